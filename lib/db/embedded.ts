@@ -1,0 +1,36 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+
+export type EmbeddedDb = { url: string; stop: () => Promise<void>; db: PGlite };
+
+/**
+ * Serves an embedded PostgreSQL (PGlite + pgvector) on a local TCP port so every process
+ * connects with an ordinary `pg` URL. `dataDir` undefined = in memory (tests).
+ */
+export async function startEmbedded(opts: { dataDir?: string; port: number; host?: string; maxConnections?: number }): Promise<EmbeddedDb> {
+  const host = opts.host ?? "127.0.0.1";
+  let dataDir: string | undefined;
+  if (opts.dataDir) {
+    dataDir = path.resolve(opts.dataDir);
+    mkdirSync(path.dirname(dataDir), { recursive: true });
+  }
+  const db = await PGlite.create({ dataDir, extensions: { vector } });
+  await db.exec("CREATE EXTENSION IF NOT EXISTS vector");
+  const server = new PGLiteSocketServer({ db, port: opts.port, host, maxConnections: opts.maxConnections ?? 32 });
+  await server.start();
+  let stopped = false;
+  return {
+    db,
+    url: `postgresql://postgres:postgres@${host}:${opts.port}/postgres?sslmode=disable`,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await server.stop();
+      // close() checkpoints and flushes the data directory; skipping it risks a torn store.
+      await db.close();
+    },
+  };
+}

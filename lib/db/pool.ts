@@ -1,0 +1,51 @@
+import pg from "pg";
+
+export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
+export type Statement = { text: string; values: unknown[] };
+
+// int8 (task ids, counters) arrives as a string by default; task ids stay strings end to end
+// (JSON has no 64-bit integers), but counts from count(*) are converted where they are read.
+const pools = new Map<string, pg.Pool>();
+
+export function databaseUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set (npm start sets it for the embedded database)");
+  return url;
+}
+
+/** One shared pool per URL per process. */
+export function getPool(url = databaseUrl(), max = Number(process.env.PG_POOL_MAX ?? 10)): pg.Pool {
+  let pool = pools.get(url);
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, application_name: "indexwright" });
+    // A dropped idle connection must not crash the process; the next checkout reconnects.
+    pool.on("error", (err) => console.error(`[db] idle client error: ${err.message}`));
+    pools.set(url, pool);
+  }
+  return pool;
+}
+
+export async function closePools(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((p) => p.end().catch(() => undefined)));
+}
+
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+export async function run<T extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, stmt: Statement): Promise<pg.QueryResult<T>> {
+  return db.query<T>(stmt.text, stmt.values as unknown[]);
+}

@@ -1,0 +1,94 @@
+// Frozen vocabularies shared by TypeScript and SQL. The migration's CHECK constraints list the
+// same values; test/db/constants.test.ts fails if the two ever disagree.
+
+export const TASK_STATUS = Object.freeze({
+  PENDING: "PENDING",
+  RUNNING: "RUNNING",
+  RETRY_WAIT: "RETRY_WAIT",
+  SUCCEEDED: "SUCCEEDED",
+  DEAD: "DEAD",
+  SUPERSEDED: "SUPERSEDED",
+  RESOLVED: "RESOLVED",
+} as const);
+export type TaskStatus = (typeof TASK_STATUS)[keyof typeof TASK_STATUS];
+export const TASK_STATUSES = Object.freeze(Object.values(TASK_STATUS)) as readonly TaskStatus[];
+export const TERMINAL_STATUSES: readonly TaskStatus[] = Object.freeze(["SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED"] as const);
+export const UNFINISHED_STATUSES: readonly TaskStatus[] = Object.freeze(["PENDING", "RUNNING", "RETRY_WAIT"] as const);
+
+export const TASK_TYPE = Object.freeze({ INDEX: "INDEX", REINDEX: "REINDEX", DELETE: "DELETE" } as const);
+export type TaskType = (typeof TASK_TYPE)[keyof typeof TASK_TYPE];
+export const TASK_TYPES = Object.freeze(Object.values(TASK_TYPE)) as readonly TaskType[];
+
+export const INDEX_VERSION_STATUS = Object.freeze({
+  BUILDING: "BUILDING",
+  READY: "READY",
+  ACTIVE: "ACTIVE",
+  RETIRED: "RETIRED",
+} as const);
+export type IndexVersionStatus = (typeof INDEX_VERSION_STATUS)[keyof typeof INDEX_VERSION_STATUS];
+
+/** Error codes of design §4. `retryable` drives the retry policy; message text never does. */
+export const ERROR_CODES = Object.freeze({
+  UNSUPPORTED_DOCUMENT: { retryable: false },
+  PARSE_ERROR: { retryable: false },
+  EMPTY_DOCUMENT: { retryable: false },
+  EMBEDDING_RATE_LIMITED: { retryable: true },
+  EMBEDDING_TIMEOUT: { retryable: true },
+  EMBEDDING_PROVIDER_UNAVAILABLE: { retryable: true },
+  EMBEDDING_INVALID_RESPONSE: { retryable: false },
+  INDEX_INTEGRITY_FAILED: { retryable: true },
+  LEASE_ATTEMPTS_EXHAUSTED: { retryable: false },
+  INTERNAL_ERROR: { retryable: true },
+} as const);
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ERROR_CODE_LIST = Object.freeze(Object.keys(ERROR_CODES)) as readonly ErrorCode[];
+export function isErrorCode(v: unknown): v is ErrorCode {
+  return typeof v === "string" && Object.prototype.hasOwnProperty.call(ERROR_CODES, v);
+}
+
+/** Kinds of task_events rows: the task timeline. */
+export const EVENT_KIND = Object.freeze({
+  CREATED: "CREATED",
+  CLAIMED: "CLAIMED",
+  LEASE_TAKEN_OVER: "LEASE_TAKEN_OVER",
+  LEASE_EXPIRED_DEAD: "LEASE_EXPIRED_DEAD",
+  RENEW_LOST: "RENEW_LOST",
+  PROGRESS: "PROGRESS",
+  FAILED: "FAILED",
+  RETRY_SCHEDULED: "RETRY_SCHEDULED",
+  DEAD: "DEAD",
+  SUPERSEDED: "SUPERSEDED",
+  SUCCEEDED: "SUCCEEDED",
+  RELEASED: "RELEASED",
+  OPERATOR_RETRY: "OPERATOR_RETRY",
+  OPERATOR_FORCE_DONE: "OPERATOR_FORCE_DONE",
+} as const);
+export type EventKind = (typeof EVENT_KIND)[keyof typeof EVENT_KIND];
+
+/** Pipeline steps, used in progress detail and logs. */
+export const STEP = Object.freeze({
+  LOAD: "load",
+  PARSE: "parse",
+  CHUNK: "chunk",
+  EMBED: "embed",
+  WRITE: "write",
+  SWITCH: "switch",
+} as const);
+export type Step = (typeof STEP)[keyof typeof STEP];
+
+export const ROLES = Object.freeze(["viewer", "maintainer", "operator", "admin"] as const);
+export type Role = (typeof ROLES)[number];
+
+/** Per-document state shown to people (design §7). */
+export const DOCUMENT_STATE = Object.freeze({
+  NOT_INDEXED: "NOT_INDEXED",
+  INDEXING: "INDEXING",
+  SEARCHABLE: "SEARCHABLE",
+  UPDATING: "UPDATING",
+  FAILED: "FAILED",
+  DELETED: "DELETED",
+} as const);
+export type DocumentState = (typeof DOCUMENT_STATE)[keyof typeof DOCUMENT_STATE];
+
+export const KEY_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+export const TENANT_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;

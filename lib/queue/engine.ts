@@ -1,0 +1,71 @@
+import type { Queryable } from "../db/pool";
+import { run } from "../db/pool";
+import * as sql from "./sql";
+import { decide, type RetryPolicyOptions } from "./retry-policy";
+import { LeaseLostError } from "./errors";
+import type { ErrorCode } from "../domain/constants";
+
+/** A task as held by one worker under one lease attempt. */
+export type Lease = {
+  taskId: string;
+  tenantId: string;
+  documentId: string;
+  versionNumber: number;
+  taskType: string;
+  leaseAttempt: number;
+  maxAttempts: number;
+  workerId: string;
+  takenOver: boolean;
+};
+
+export async function claim(db: Queryable, workerId: string, leaseSeconds: number, limit: number): Promise<Lease[]> {
+  const { rows } = await run<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit));
+  return rows.map((r) => ({
+    taskId: r.task_id,
+    tenantId: r.tenant_id,
+    documentId: r.document_id,
+    versionNumber: r.version_number,
+    taskType: r.task_type,
+    leaseAttempt: r.attempts,
+    maxAttempts: r.max_attempts,
+    workerId,
+    takenOver: r.previous_status === "RUNNING",
+  }));
+}
+
+export async function renew(db: Queryable, lease: Lease, leaseSeconds: number, progress: { done: number; total: number }): Promise<void> {
+  const r = await run(db, sql.renewLease(lease.taskId, lease.workerId, lease.leaseAttempt, leaseSeconds, progress.done, progress.total));
+  if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "renew");
+}
+
+export async function complete(db: Queryable, lease: Lease, stats: sql.CompleteStats | null = null): Promise<void> {
+  const r = await run(db, sql.completeTask(lease.taskId, lease.workerId, lease.leaseAttempt, stats));
+  if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "complete");
+}
+
+export async function fail(
+  db: Queryable,
+  lease: Lease,
+  code: ErrorCode,
+  message: string,
+  policy: RetryPolicyOptions,
+): Promise<{ status: "RETRY_WAIT" | "DEAD"; nextAttemptAt: Date }> {
+  const d = decide(code, lease.leaseAttempt, lease.maxAttempts, policy);
+  const r = await run<{ status: "RETRY_WAIT" | "DEAD"; next_attempt_at: Date }>(
+    db,
+    sql.failTask(lease.taskId, lease.workerId, lease.leaseAttempt, d.status, d.delaySeconds, code, message),
+  );
+  if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "fail");
+  return { status: r.rows[0].status, nextAttemptAt: r.rows[0].next_attempt_at };
+}
+
+export async function release(db: Queryable, lease: Lease): Promise<boolean> {
+  const r = await run(db, sql.releaseTask(lease.taskId, lease.workerId, lease.leaseAttempt));
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** Inside a transaction: lock the task row, proving the lease; throws LeaseLostError otherwise. */
+export async function lockHeld(db: Queryable, lease: Lease): Promise<void> {
+  const r = await run(db, sql.lockHeldTask(lease.taskId, lease.workerId, lease.leaseAttempt));
+  if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "index write");
+}

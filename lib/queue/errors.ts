@@ -1,0 +1,39 @@
+import { isErrorCode, type ErrorCode } from "../domain/constants";
+
+/** A failure with a stable code (design §4). */
+export class TaskError extends Error {
+  constructor(
+    public readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "TaskError";
+  }
+}
+
+/** Thrown when a fenced statement touched no row: the lease is gone; write nothing more. */
+export class LeaseLostError extends Error {
+  constructor(taskId: string, where: string) {
+    super(`lease lost for task ${taskId} (${where})`);
+    this.name = "LeaseLostError";
+  }
+}
+
+// Secrets can appear in provider error text (URLs with keys, bearer tokens); strip them before
+// anything is stored or shown.
+export function redact(message: string): string {
+  return message
+    .replace(/(bearer\s+)[A-Za-z0-9._~+\/-]+=*/gi, "$1[redacted]")
+    .replace(/\b(sk|pk|api|key|token)[-_][A-Za-z0-9_-]{8,}\b/gi, "[redacted]")
+    .replace(/([?&](?:api[-_]?key|key|token|access_token)=)[^&\s]+/gi, "$1[redacted]")
+    .replace(/(postgres(?:ql)?:\/\/[^:\s]+:)[^@\s]+@/gi, "$1[redacted]@")
+    .slice(0, 2000);
+}
+
+export function classify(err: unknown): { code: ErrorCode; message: string } {
+  if (err instanceof TaskError) return { code: err.code, message: redact(err.message) };
+  const code = (err as { code?: unknown })?.code;
+  if (isErrorCode(code)) return { code, message: redact(String((err as Error).message ?? err)) };
+  return { code: "INTERNAL_ERROR", message: redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err)) };
+}

@@ -1,0 +1,213 @@
+// Hot-path SQL of the task engine: one exported function per statement, each returning
+// {text, values}. test/queue/sql.snapshot.test.ts renders them all, so every change here shows
+// up as a reviewed snapshot diff. All time comes from the database clock (now()).
+import type { Statement } from "../db/pool";
+
+// The fence of design §3: a statement guarded by it only touches the row while the caller
+// still holds that exact lease. Zero rows back = lease lost.
+const FENCE = `status = 'RUNNING' AND lease_owner = $2 AND attempts = $3 AND lease_until > now()`;
+
+export type ClaimedRow = {
+  task_id: string;
+  tenant_id: string;
+  document_id: string;
+  version_number: number;
+  task_type: string;
+  attempts: number;
+  max_attempts: number;
+  lease_until: Date;
+  previous_status: string;
+};
+
+/**
+ * Claim up to `limit` due tasks for `workerId`. In one statement: expired leases with no attempts
+ * left become DEAD (LEASE_ATTEMPTS_EXHAUSTED); due PENDING/RETRY_WAIT tasks and RUNNING tasks
+ * whose lease expired are locked with SKIP LOCKED, moved to RUNNING with attempts + 1 (the new
+ * lease attempt = fencing token), and a timeline event is written for each.
+ */
+export function claimTasks(workerId: string, leaseSeconds: number, limit: number): Statement {
+  return {
+    text: `WITH exhausted AS (
+  UPDATE index_tasks t
+     SET status = 'DEAD', error_code = 'LEASE_ATTEMPTS_EXHAUSTED',
+         error_message = 'lease expired on the last allowed attempt',
+         lease_until = NULL, finished_at = now(), updated_at = now()
+   WHERE t.task_id IN (
+     SELECT task_id FROM index_tasks
+      WHERE status = 'RUNNING' AND lease_until <= now() AND attempts >= max_attempts
+      ORDER BY lease_until
+      LIMIT 100
+      FOR UPDATE SKIP LOCKED)
+  RETURNING t.task_id, t.tenant_id, t.attempts, t.lease_owner
+), exhausted_events AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, error_code, detail)
+  SELECT task_id, tenant_id, 'LEASE_EXPIRED_DEAD', $1, attempts, 'LEASE_ATTEMPTS_EXHAUSTED',
+         jsonb_build_object('previousOwner', lease_owner)
+    FROM exhausted
+), due AS (
+  SELECT task_id, status, lease_owner, next_attempt_at, created_at
+    FROM index_tasks
+   WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()
+   ORDER BY next_attempt_at, created_at, task_id
+   LIMIT $3
+   FOR UPDATE SKIP LOCKED
+), expired AS (
+  SELECT task_id, status, lease_owner, next_attempt_at, created_at
+    FROM index_tasks
+   WHERE status = 'RUNNING' AND lease_until <= now() AND attempts < max_attempts
+   ORDER BY lease_until
+   LIMIT $3
+   FOR UPDATE SKIP LOCKED
+), picked AS (
+  SELECT * FROM (SELECT * FROM due UNION ALL SELECT * FROM expired) c
+   ORDER BY next_attempt_at, created_at, task_id
+   LIMIT $3
+), claimed AS (
+  UPDATE index_tasks t
+     SET status = 'RUNNING', attempts = t.attempts + 1, lease_owner = $1,
+         lease_until = now() + make_interval(secs => $2::double precision),
+         started_at = coalesce(t.started_at, now()), updated_at = now()
+    FROM picked p
+   WHERE t.task_id = p.task_id
+  RETURNING t.task_id, t.tenant_id, t.document_id, t.version_number, t.task_type, t.attempts,
+            t.max_attempts, t.lease_until, p.status AS previous_status, p.lease_owner AS previous_owner
+), claim_events AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+  SELECT task_id, tenant_id,
+         CASE WHEN previous_status = 'RUNNING' THEN 'LEASE_TAKEN_OVER' ELSE 'CLAIMED' END,
+         $1, attempts,
+         CASE WHEN previous_status = 'RUNNING' THEN jsonb_build_object('previousOwner', previous_owner) END
+    FROM claimed
+)
+SELECT task_id::text, tenant_id, document_id::text, version_number, task_type, attempts,
+       max_attempts, lease_until, previous_status
+  FROM claimed
+ ORDER BY task_id`,
+    values: [workerId, leaseSeconds, limit],
+  };
+}
+
+/** Extend a held lease and report progress. Zero rows = lease lost. */
+export function renewLease(taskId: string, workerId: string, leaseAttempt: number, leaseSeconds: number, progressDone: number, progressTotal: number): Statement {
+  return {
+    text: `UPDATE index_tasks
+   SET lease_until = now() + make_interval(secs => $4::double precision),
+       progress_done = $5, progress_total = $6, updated_at = now()
+ WHERE task_id = $1 AND ${FENCE}
+RETURNING lease_until`,
+    values: [taskId, workerId, leaseAttempt, leaseSeconds, progressDone, progressTotal],
+  };
+}
+
+/** Lock the task row for the index-switch transaction, proving the lease is still held. */
+export function lockHeldTask(taskId: string, workerId: string, leaseAttempt: number): Statement {
+  return {
+    text: `SELECT task_id::text, document_id::text, version_number, task_type
+  FROM index_tasks
+ WHERE task_id = $1 AND ${FENCE}
+   FOR UPDATE`,
+    values: [taskId, workerId, leaseAttempt],
+  };
+}
+
+export type CompleteStats = { chunksTotal: number; chunksReused: number; batchesSent: number };
+
+/** Mark a held task SUCCEEDED and append its event, fenced. */
+export function completeTask(taskId: string, workerId: string, leaseAttempt: number, stats: CompleteStats | null): Statement {
+  return {
+    text: `WITH done AS (
+  UPDATE index_tasks
+     SET status = 'SUCCEEDED', lease_until = NULL, finished_at = now(), updated_at = now(),
+         error_code = NULL, error_message = NULL, progress_done = progress_total,
+         chunks_total = $4, chunks_reused = $5, batches_sent = $6
+   WHERE task_id = $1 AND ${FENCE}
+  RETURNING task_id, tenant_id, attempts
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+SELECT task_id, tenant_id, 'SUCCEEDED', $2, attempts,
+       CASE WHEN $4::int IS NULL THEN NULL
+            ELSE jsonb_build_object('chunksTotal', $4::int, 'chunksReused', $5::int, 'batchesSent', $6::int) END
+  FROM done
+RETURNING task_id::text`,
+    values: [taskId, workerId, leaseAttempt, stats?.chunksTotal ?? null, stats?.chunksReused ?? null, stats?.batchesSent ?? null],
+  };
+}
+
+/**
+ * Record a failure of a held task. `nextStatus` is decided by the retry policy (RETRY_WAIT with a
+ * delay, or DEAD); the statement only applies it under the fence and logs FAILED plus the outcome.
+ */
+export function failTask(
+  taskId: string,
+  workerId: string,
+  leaseAttempt: number,
+  nextStatus: "RETRY_WAIT" | "DEAD",
+  delaySeconds: number,
+  errorCode: string,
+  errorMessage: string,
+): Statement {
+  return {
+    text: `WITH failed AS (
+  UPDATE index_tasks
+     SET status = $4, lease_until = NULL, updated_at = now(),
+         next_attempt_at = CASE WHEN $4 = 'RETRY_WAIT' THEN now() + make_interval(secs => $5::double precision) ELSE next_attempt_at END,
+         finished_at = CASE WHEN $4 = 'DEAD' THEN now() ELSE NULL END,
+         error_code = $6, error_message = $7
+   WHERE task_id = $1 AND ${FENCE}
+  RETURNING task_id, tenant_id, attempts, status, next_attempt_at
+), events AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, error_code, detail)
+  SELECT task_id, tenant_id, 'FAILED', $2, attempts, $6, jsonb_build_object('message', $7::text) FROM failed
+  UNION ALL
+  SELECT task_id, tenant_id, CASE WHEN status = 'DEAD' THEN 'DEAD' ELSE 'RETRY_SCHEDULED' END, $2, attempts, $6,
+         CASE WHEN status = 'RETRY_WAIT' THEN jsonb_build_object('nextAttemptAt', next_attempt_at) END
+    FROM failed
+)
+SELECT task_id::text, status, next_attempt_at FROM failed`,
+    values: [taskId, workerId, leaseAttempt, nextStatus, delaySeconds, errorCode, errorMessage],
+  };
+}
+
+/** Give a held task back (shutdown grace expired): due again at once, lease cleared. */
+export function releaseTask(taskId: string, workerId: string, leaseAttempt: number): Statement {
+  return {
+    text: `WITH released AS (
+  UPDATE index_tasks
+     SET status = 'RETRY_WAIT', lease_until = NULL, next_attempt_at = now(), updated_at = now()
+   WHERE task_id = $1 AND ${FENCE}
+  RETURNING task_id, tenant_id, attempts
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt)
+SELECT task_id, tenant_id, 'RELEASED', $2, attempts FROM released
+RETURNING task_id::text`,
+    values: [taskId, workerId, leaseAttempt],
+  };
+}
+
+/**
+ * A newer version of the document was published: older unfinished INDEX/REINDEX tasks become
+ * SUPERSEDED. A RUNNING one loses its fence here, so its holder stops at the next check.
+ */
+export function supersedeOlderTasks(documentId: string, newerVersion: number, actor: string): Statement {
+  return {
+    text: `WITH superseded AS (
+  UPDATE index_tasks
+     SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
+   WHERE document_id = $1 AND version_number < $2
+     AND status IN ('PENDING', 'RETRY_WAIT', 'RUNNING')
+     AND task_type IN ('INDEX', 'REINDEX')
+  RETURNING task_id, tenant_id, attempts
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+SELECT task_id, tenant_id, 'SUPERSEDED', $3, attempts, jsonb_build_object('byVersion', $2::int) FROM superseded
+RETURNING task_id::text`,
+    values: [documentId, newerVersion, actor],
+  };
+}
+
+/** Wake idle workers at once; polling remains the fallback where NOTIFY does not arrive. */
+export function notifyTasks(): Statement {
+  return { text: `SELECT pg_notify('indexwright_tasks', '')`, values: [] };
+}
+
+export const NOTIFY_CHANNEL = "indexwright_tasks";

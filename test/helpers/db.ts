@@ -1,0 +1,63 @@
+import net from "node:net";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { startEmbedded, type EmbeddedDb } from "../../lib/db/embedded";
+import { migrate } from "../../lib/db/migrate";
+
+export type TestDb = { url: string; pool: pg.Pool; real: boolean; close: () => Promise<void> };
+
+export const onRealPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+/**
+ * A fresh, migrated database for one test file: a new database on the server named by
+ * TEST_DATABASE_URL, or an in-memory PGlite served on a free local port.
+ */
+export async function createTestDb(opts: { migrate?: boolean; poolMax?: number } = {}): Promise<TestDb> {
+  const base = process.env.TEST_DATABASE_URL;
+  let url: string;
+  let drop: () => Promise<void>;
+  let embedded: EmbeddedDb | null = null;
+  if (base) {
+    const name = `iw_test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const u = new URL(base);
+    u.pathname = `/${name}`;
+    url = u.toString();
+    drop = async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  } else {
+    embedded = await startEmbedded({ port: await freePort() });
+    url = embedded.url;
+    drop = () => embedded!.stop();
+  }
+  if (opts.migrate !== false) await migrate(url);
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolMax ?? 10 });
+  pool.on("error", () => undefined);
+  return {
+    url,
+    pool,
+    real: Boolean(base),
+    close: async () => {
+      await pool.end().catch(() => undefined);
+      await drop();
+    },
+  };
+}
