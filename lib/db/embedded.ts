@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { PGliteServer } from "./pglite-server";
 
 export type EmbeddedDb = { url: string; stop: () => Promise<void>; db: PGlite };
 
@@ -19,7 +19,7 @@ export async function startEmbedded(opts: { dataDir?: string; port: number; host
   }
   const db = await PGlite.create({ dataDir, extensions: { vector } });
   await db.exec("CREATE EXTENSION IF NOT EXISTS vector");
-  const server = new PGLiteSocketServer({ db, port: opts.port, host, maxConnections: opts.maxConnections ?? 32 });
+  const server = new PGliteServer({ db, port: opts.port, host, maxConnections: opts.maxConnections ?? 64 });
   await server.start();
   let stopped = false;
   return {

@@ -1,0 +1,27 @@
+import { handler, json } from "@/lib/http/handler";
+import { notFound } from "@/lib/http/errors";
+import { authenticate } from "@/lib/auth/authenticate";
+import { tenantParam, keyParam } from "@/lib/documents/schemas";
+import { getDocument } from "@/lib/documents/queries";
+import { requestDelete } from "@/lib/documents/delete";
+import { db } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handler<{ tenant: string; key: string }>(async (req, params) => {
+  const tenant = tenantParam.parse(params.tenant);
+  const key = keyParam.parse(params.key);
+  await authenticate(req, { tenant });
+  const doc = await getDocument(db(), tenant, key);
+  if (!doc) throw notFound(`document ${tenant}/${key}`);
+  return json(doc);
+});
+
+export const DELETE = handler<{ tenant: string; key: string }>(async (req, params) => {
+  const tenant = tenantParam.parse(params.tenant);
+  const key = keyParam.parse(params.key);
+  const principal = await authenticate(req, { role: "maintainer", tenant });
+  const r = await requestDelete(db(), tenant, key, principal.subject);
+  if (!r) throw notFound(`document ${tenant}/${key}`);
+  return json(r, 202);
+});

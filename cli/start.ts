@@ -1,0 +1,151 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes, createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync, readdirSync, statSync, rmSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../lib/config";
+import { migrate } from "../lib/db/migrate";
+import { startEmbedded, type EmbeddedDb } from "../lib/db/embedded";
+
+const ROOT = process.cwd();
+const say = (m: string) => console.log(`[indexwright] ${m}`);
+
+/** A secret kept under the data dir: read it, or make it once (0600). */
+function fileSecret(dir: string, name: string, bytes: number): string {
+  const file = path.join(dir, name);
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const value = randomBytes(bytes).toString("base64url");
+  writeFileSync(file, value + "\n", { mode: 0o600 });
+  return value;
+}
+
+// Data-dir lock: two embedded servers on one PGlite directory would corrupt it.
+function takeLock(dir: string): () => void {
+  const file = path.join(dir, "indexwright.pid");
+  if (existsSync(file)) {
+    const pid = Number(readFileSync(file, "utf8"));
+    let alive = false;
+    try {
+      if (pid > 0) {
+        process.kill(pid, 0);
+        alive = true;
+      }
+    } catch {
+      alive = false;
+    }
+    if (alive && pid !== process.pid) throw new Error(`another Indexwright (pid ${pid}) is using ${dir}; stop it first`);
+  }
+  writeFileSync(file, String(process.pid));
+  return () => rmSync(file, { force: true });
+}
+
+/** Fingerprint of what the production build is made from, to rebuild only when it changed. */
+function sourceStamp(): string {
+  const h = createHash("sha256");
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.name === "node_modules" || e.name === "generated" || e.name.startsWith(".")) continue;
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else h.update(`${p}:${statSync(p).size}:${statSync(p).mtimeMs}\n`);
+    }
+  };
+  for (const d of ["app", "components", "lib", "public"]) walk(path.join(ROOT, d));
+  for (const f of ["next.config.ts", "package.json", "tsconfig.json"]) if (existsSync(f)) h.update(`${f}:${statSync(f).mtimeMs}\n`);
+  return h.digest("hex");
+}
+
+function ensureBuild(): void {
+  const stampFile = path.join(ROOT, ".next", "indexwright-stamp");
+  const stamp = sourceStamp();
+  if (existsSync(path.join(ROOT, ".next", "BUILD_ID")) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return;
+  say("building the dashboard (first run or sources changed; this takes a minute)…");
+  const r = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "build"], {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (r.status !== 0) throw new Error("next build failed");
+  writeFileSync(stampFile, stamp);
+}
+
+export async function start(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { demo: { type: "boolean" } } });
+  const cfg = loadConfig();
+  const dataDir = path.resolve(cfg.INDEXWRIGHT_DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+
+  let embedded: EmbeddedDb | null = null;
+  let releaseLock: (() => void) | null = null;
+  let url = process.env.DATABASE_URL;
+  if (!url) {
+    releaseLock = takeLock(dataDir);
+    const port = Number(process.env.EMBEDDED_DB_PORT ?? 54329);
+    say(`starting embedded PostgreSQL (PGlite + pgvector), data in ${path.relative(ROOT, path.join(dataDir, "pgdata")) || dataDir}`);
+    embedded = await startEmbedded({ dataDir: path.join(dataDir, "pgdata"), port });
+    url = embedded.url;
+  }
+  const r = await migrate(url, { log: (m) => say(m) });
+  say(r.applied.length ? `applied ${r.applied.length} migration(s)` : "database schema is up to date");
+
+  const token = cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ?? fileSecret(dataDir, "bootstrap-token", 24);
+  const sessionSecret = cfg.INDEXWRIGHT_SESSION_SECRET ?? fileSecret(dataDir, "session-secret", 32);
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: url,
+    INDEXWRIGHT_BOOTSTRAP_TOKEN: token,
+    INDEXWRIGHT_SESSION_SECRET: sessionSecret,
+    INDEXWRIGHT_EMBEDDED: embedded ? "1" : "",
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+  if (values.demo || process.env.INDEXWRIGHT_DEMO === "1") childEnv.INDEXWRIGHT_DEMO = "1";
+
+  ensureBuild();
+
+  let stopping = false;
+  const children = new Set<ChildProcess>();
+  const node = process.execPath;
+  const launch = (name: string, args: string[], extraEnv: Record<string, string>, restart: boolean) => {
+    const child = spawn(node, args, { stdio: "inherit", env: { ...childEnv, ...extraEnv } });
+    children.add(child);
+    child.on("exit", (code, signal) => {
+      children.delete(child);
+      if (stopping) return;
+      if (restart) {
+        say(`${name} exited (${signal ?? code}); restarting in 1 s`);
+        setTimeout(() => !stopping && launch(name, args, extraEnv, restart), 1000);
+      } else {
+        say(`${name} exited (${signal ?? code}); shutting down`);
+        void shutdown(1);
+      }
+    });
+    return child;
+  };
+
+  launch(
+    "worker",
+    ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "cli", "main.ts"), "worker", "--concurrency", String(cfg.WORKER_CONCURRENCY), "--id", `embedded-${process.pid}`],
+    { INDEXWRIGHT_PROCESS: "worker" },
+    true,
+  );
+  launch("dashboard", [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(cfg.PORT)], { INDEXWRIGHT_PROCESS: "web" }, false);
+
+  say(`dashboard: http://localhost:${cfg.PORT}`);
+  say(`admin token: ${token}${cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ? " (from INDEXWRIGHT_BOOTSTRAP_TOKEN)" : ` (stored in ${path.relative(ROOT, path.join(dataDir, "bootstrap-token"))})`}`);
+
+  async function shutdown(code: number): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    say("shutting down…");
+    for (const c of children) c.kill("SIGTERM");
+    const deadline = Date.now() + (cfg.SHUTDOWN_GRACE_SECONDS + 10) * 1000;
+    while (children.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    for (const c of children) c.kill("SIGKILL");
+    if (embedded) await embedded.stop();
+    releaseLock?.();
+    say("stopped");
+    process.exit(code);
+  }
+  process.on("SIGINT", () => void shutdown(0));
+  process.on("SIGTERM", () => void shutdown(0));
+}

@@ -1,0 +1,65 @@
+import "server-only";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { getPool } from "../db/pool";
+import { ApiError } from "../http/errors";
+import { SESSION_COOKIE, decodeSession } from "./session";
+import { hasRole, canSeeTenant, type Principal } from "./principal";
+import type { Role } from "../domain/constants";
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function cookieValue(req: Request, name: string): string | undefined {
+  const header = req.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const i = part.indexOf("=");
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return undefined;
+}
+
+/** Resolves a bearer token (bootstrap or stored) to a principal, or null. */
+export async function principalForToken(token: string): Promise<Principal | null> {
+  const bootstrap = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
+  if (bootstrap && safeEqual(token, bootstrap)) return { subject: "token:bootstrap", role: "admin", tenants: null };
+  const { rows } = await getPool().query<{ id: string; name: string; role: Role; tenants: string[] }>(
+    `UPDATE api_tokens SET last_used_at = now() WHERE token_hash = $1 AND revoked_at IS NULL RETURNING id, name, role, tenants`,
+    [hashToken(token)],
+  );
+  if (!rows[0]) return null;
+  return { subject: `token:${rows[0].name}`, role: rows[0].role, tenants: rows[0].tenants.length ? rows[0].tenants : null };
+}
+
+/**
+ * Bearer token for machines, signed session cookie for people. Cookie-authenticated mutations
+ * must come from our own origin (CSRF); bearer requests carry no ambient credentials.
+ */
+export async function authenticate(req: Request, opts: { role?: Role; tenant?: string } = {}): Promise<Principal> {
+  let principal: Principal | null = null;
+  const auth = req.headers.get("authorization");
+  if (auth) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m) throw new ApiError(401, "UNAUTHORIZED", "Authorization must be 'Bearer <token>'");
+    principal = await principalForToken(m[1]);
+    if (!principal) throw new ApiError(401, "UNAUTHORIZED", "invalid or revoked token");
+  } else {
+    principal = decodeSession(cookieValue(req, SESSION_COOKIE));
+    if (!principal) throw new ApiError(401, "UNAUTHORIZED", "sign in or send a bearer token");
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      const origin = req.headers.get("origin");
+      const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+      if (!origin || !host || new URL(origin).host !== host) throw new ApiError(403, "ORIGIN_MISMATCH", "cross-origin request rejected");
+    }
+  }
+  if (opts.role && !hasRole(principal, opts.role)) throw new ApiError(403, "FORBIDDEN", `requires role ${opts.role} or higher`);
+  if (opts.tenant && !canSeeTenant(principal, opts.tenant)) throw new ApiError(403, "FORBIDDEN", `no access to tenant ${opts.tenant}`);
+  return principal;
+}

@@ -1,0 +1,126 @@
+import { createHash, randomUUID } from "node:crypto";
+import type pg from "pg";
+import { withTransaction, run } from "../db/pool";
+import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
+import { documentState } from "./state";
+import type { DocumentState } from "../domain/constants";
+
+export type PublishInput = {
+  tenant: string;
+  key: string;
+  title: string;
+  contentType: string;
+  content: Buffer;
+  acl: string[];
+  abstract: string | null;
+  overview: string | null;
+  actor: string;
+  maxAttempts: number;
+};
+
+export type PublishResult = {
+  created: boolean;
+  documentId: string;
+  versionNumber: number;
+  taskId: string | null;
+  state: DocumentState;
+};
+
+export function checksumOf(content: Buffer): string {
+  return createHash("sha256").update(content).digest("hex");
+}
+
+function sameArray(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+/**
+ * Publish = one transaction: immutable version + ACL + PENDING task (+ NOTIFY). Republishing what
+ * the business version already holds returns it unchanged; a newer version supersedes older
+ * unfinished tasks and unpins an operator rollback.
+ */
+export async function publish(pool: pg.Pool, input: PublishInput): Promise<PublishResult> {
+  const checksum = checksumOf(input.content);
+  const acl = [...new Set(input.acl)].sort();
+  return withTransaction(pool, async (tx) => {
+    await tx.query(`INSERT INTO tenants (id, name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING`, [input.tenant]);
+    await tx.query(
+      `INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, key) DO NOTHING`,
+      [randomUUID(), input.tenant, input.key, input.title],
+    );
+    // The row lock serialises concurrent publishes of one document, so version numbers are dense.
+    const doc = (
+      await tx.query<{ id: string; business_version: number; deleted_at: Date | null }>(
+        `SELECT id, business_version, deleted_at FROM documents WHERE tenant_id = $1 AND key = $2 FOR UPDATE`,
+        [input.tenant, input.key],
+      )
+    ).rows[0];
+
+    if (doc.business_version > 0 && doc.deleted_at === null) {
+      const cur = (
+        await tx.query<{ checksum: string; title: string; content_type: string; acl: string[]; abstract: string | null; overview: string | null }>(
+          `SELECT checksum, title, content_type, acl, abstract, overview FROM document_versions WHERE document_id = $1 AND version_number = $2`,
+          [doc.id, doc.business_version],
+        )
+      ).rows[0];
+      if (
+        cur &&
+        cur.checksum === checksum &&
+        cur.title === input.title &&
+        cur.content_type === input.contentType &&
+        sameArray([...cur.acl].sort(), acl) &&
+        cur.abstract === input.abstract &&
+        cur.overview === input.overview
+      ) {
+        const facts = await stateFacts(tx, doc.id);
+        return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: facts.taskId, state: documentState(facts) };
+      }
+    }
+
+    const versionNumber = doc.business_version + 1;
+    await tx.query(
+      `INSERT INTO document_versions (id, tenant_id, document_id, version_number, title, content_type, content, content_bytes, checksum, acl, abstract, overview, published_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+      [randomUUID(), input.tenant, doc.id, versionNumber, input.title, input.contentType, input.content, input.content.length, checksum, acl, input.abstract, input.overview, input.actor],
+    );
+    await tx.query(`UPDATE documents SET business_version = $2, title = $3, deleted_at = NULL, updated_at = now() WHERE id = $1`, [doc.id, versionNumber, input.title]);
+    await run(tx, supersedeOlderTasks(doc.id, versionNumber, input.actor));
+    await tx.query(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1 AND pinned`, [doc.id]);
+    const task = (
+      await tx.query<{ task_id: string }>(
+        `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
+         VALUES ($1, $2, $3, 'INDEX', $4)
+         ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE SET updated_at = index_tasks.updated_at
+         RETURNING task_id::text`,
+        [input.tenant, doc.id, versionNumber, input.maxAttempts],
+      )
+    ).rows[0];
+    await tx.query(`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail) VALUES ($1, $2, 'CREATED', $3, $4)`, [
+      task.task_id,
+      input.tenant,
+      input.actor,
+      { versionNumber, checksum },
+    ]);
+    await run(tx, notifyTasks());
+    const facts = await stateFacts(tx, doc.id);
+    return { created: true, documentId: doc.id, versionNumber, taskId: task.task_id, state: documentState(facts) };
+  });
+}
+
+async function stateFacts(db: pg.PoolClient, documentId: string) {
+  const r = (
+    await db.query<{ business_version: number; deleted: boolean; search_version: number | null; task_id: string | null; task_status: string | null }>(
+      `SELECT d.business_version, d.deleted_at IS NOT NULL AS deleted, sp.version_number AS search_version,
+              t.task_id::text AS task_id, t.status AS task_status
+         FROM documents d
+         LEFT JOIN search_pointers sp ON sp.document_id = d.id
+         LEFT JOIN LATERAL (
+           SELECT task_id, status FROM index_tasks
+            WHERE document_id = d.id AND version_number = d.business_version AND task_type IN ('INDEX', 'REINDEX')
+            ORDER BY task_id DESC LIMIT 1) t ON true
+        WHERE d.id = $1`,
+      [documentId],
+    )
+  ).rows[0];
+  return { deleted: r.deleted, businessVersion: r.business_version, searchVersion: r.search_version, latestTaskStatus: r.task_status, taskId: r.task_id };
+}

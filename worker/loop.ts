@@ -1,0 +1,244 @@
+import os from "node:os";
+import pg from "pg";
+import type { Config } from "../lib/config";
+import { faultOn } from "../lib/config";
+import { claim, fail, release, renew, type Lease } from "../lib/queue/engine";
+import { classify, LeaseLostError } from "../lib/queue/errors";
+import { NOTIFY_CHANNEL } from "../lib/queue/sql";
+import { executeTask, collectGarbage } from "../lib/pipeline/run";
+import type { Embedder } from "../lib/embedding/types";
+import { takeBacklogSnapshot } from "../lib/queue/snapshots";
+import { log } from "../lib/log";
+
+export type WorkerOptions = {
+  pool: pg.Pool;
+  databaseUrl: string;
+  workerId: string;
+  concurrency: number;
+  cfg: Config;
+  embedder: Embedder;
+};
+
+type InFlight = { lease: Lease; controller: AbortController; progress: { done: number; total: number }; promise: Promise<void>; lost: boolean };
+
+const SHUTDOWN = Symbol("shutdown");
+
+/**
+ * One worker process: N slots, claim with a real lease, heartbeat every lease/3, LISTEN/NOTIFY
+ * wake-up with polling as fallback. Stateless: everything it knows is in the database.
+ */
+export class Worker {
+  private running = false;
+  private inflight = new Map<string, InFlight>();
+  private wakeUp: (() => void) | null = null;
+  private listener: pg.Client | null = null;
+  private loopDone: Promise<void> | null = null;
+  private registryTimer: NodeJS.Timeout | null = null;
+  private maintenanceTimer: NodeJS.Timeout | null = null;
+  private idleMs: number;
+  readonly stats = { claimed: 0, succeeded: 0, failed: 0, lost: 0 };
+
+  constructor(private readonly o: WorkerOptions) {
+    this.idleMs = o.cfg.POLL_INTERVAL_MS;
+  }
+
+  get id(): string {
+    return this.o.workerId;
+  }
+
+  async start(): Promise<void> {
+    const { pool, workerId, concurrency } = this.o;
+    await pool.query(
+      `INSERT INTO workers (id, host, pid, concurrency, started_at, last_heartbeat_at, current_tasks, stopped_at)
+       VALUES ($1, $2, $3, $4, now(), now(), '{}', NULL)
+       ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, concurrency = EXCLUDED.concurrency,
+         started_at = now(), last_heartbeat_at = now(), current_tasks = '{}', stopped_at = NULL`,
+      [workerId, os.hostname(), process.pid, concurrency],
+    );
+    await this.listen();
+    this.running = true;
+    this.registryTimer = setInterval(() => void this.beat(), this.o.cfg.heartbeatSeconds * 1000);
+    this.maintenanceTimer = setInterval(() => void this.maintain(), 30_000);
+    this.loopDone = this.loop();
+    log.info({ workerId, concurrency, pid: process.pid }, "worker started");
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      const c = new pg.Client({ connectionString: this.o.databaseUrl });
+      c.on("error", (err) => log.warn({ err: err.message }, "notification connection lost; polling continues"));
+      await c.connect();
+      c.on("notification", () => this.wake());
+      await c.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      this.listener = c;
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, "LISTEN unavailable; falling back to polling");
+    }
+  }
+
+  private wake(): void {
+    this.idleMs = this.o.cfg.POLL_INTERVAL_MS;
+    const w = this.wakeUp;
+    this.wakeUp = null;
+    w?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wakeUp = null;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const { cfg } = this.o;
+    let failures = 0;
+    while (this.running) {
+      const free = this.o.concurrency - this.inflight.size;
+      if (free <= 0) {
+        await this.sleep(cfg.POLL_INTERVAL_MS);
+        continue;
+      }
+      let leases: Lease[];
+      try {
+        leases = await claim(this.o.pool, this.o.workerId, cfg.LEASE_SECONDS, free);
+        failures = 0;
+      } catch (err) {
+        // Not swallowed: logged with stack at error level, then retried with back-off, because a
+        // worker that exits on a database blip would strand its slots.
+        failures++;
+        log.error({ err }, "claim failed");
+        await this.sleep(Math.min(cfg.POLL_INTERVAL_MS * 2 ** failures, 30_000));
+        continue;
+      }
+      for (const lease of leases) this.startTask(lease);
+      if (leases.length === free) continue; // more may be due: claim again at once
+      if (leases.length === 0) {
+        await this.sleep(this.idleMs);
+        // Idle back-off: an empty queue is polled less often, up to 4× the interval; NOTIFY resets it.
+        this.idleMs = Math.min(this.idleMs * 2, cfg.POLL_INTERVAL_MS * 4);
+      } else {
+        this.idleMs = cfg.POLL_INTERVAL_MS;
+      }
+    }
+  }
+
+  private startTask(lease: Lease): void {
+    const { cfg, pool } = this.o;
+    this.stats.claimed++;
+    const controller = new AbortController();
+    const entry: InFlight = { lease, controller, progress: { done: 0, total: 0 }, promise: Promise.resolve(), lost: false };
+    const dropHeartbeat = faultOn(cfg.FAULT_DROP_LEASE_HEARTBEAT);
+    const hb = setInterval(async () => {
+      if (dropHeartbeat || controller.signal.aborted) return;
+      try {
+        await renew(pool, lease, cfg.LEASE_SECONDS, entry.progress);
+      } catch (err) {
+        if (err instanceof LeaseLostError) {
+          entry.lost = true;
+          controller.abort(err);
+          this.stats.lost++;
+          log.warn({ taskId: lease.taskId, leaseAttempt: lease.leaseAttempt }, "LOST_LEASE: renewal rejected; aborting work");
+          await pool
+            .query(`INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt) VALUES ($1, $2, 'RENEW_LOST', $3, $4)`, [
+              lease.taskId,
+              lease.tenantId,
+              lease.workerId,
+              lease.leaseAttempt,
+            ])
+            .catch(() => undefined);
+        } else {
+          // A transient renewal error is not a lost lease; the next beat tries again.
+          log.warn({ taskId: lease.taskId, err: (err as Error).message }, "lease renewal failed; will retry");
+        }
+      }
+    }, cfg.heartbeatSeconds * 1000);
+
+    entry.promise = (async () => {
+      const t0 = Date.now();
+      try {
+        const stats = await executeTask(pool, this.o.embedder, lease, {
+          signal: controller.signal,
+          progress: (done, total) => {
+            entry.progress = { done, total };
+          },
+        }, {
+          batchSize: cfg.EMBED_BATCH_SIZE,
+          batchMaxBytes: cfg.EMBED_BATCH_MAX_BYTES,
+          faultAfterChunkBatch: cfg.FAULT_AFTER_CHUNK_BATCH,
+          faultBeforeIndexSwitch: cfg.FAULT_BEFORE_INDEX_SWITCH,
+        });
+        this.stats.succeeded++;
+        log.info({ taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, ms: Date.now() - t0, ...stats }, "task succeeded");
+      } catch (err) {
+        if (entry.lost || err instanceof LeaseLostError) {
+          log.warn({ taskId: lease.taskId, leaseAttempt: lease.leaseAttempt }, "LOST_LEASE: stopped without writing");
+          return;
+        }
+        if (controller.signal.aborted && controller.signal.reason === SHUTDOWN) {
+          const released = await release(pool, lease).catch(() => false);
+          log.info({ taskId: lease.taskId, released }, "task released at shutdown");
+          return;
+        }
+        const { code, message } = classify(err);
+        this.stats.failed++;
+        if (code === "INTERNAL_ERROR") log.error({ err, taskId: lease.taskId }, "task failed with an unclassified error");
+        try {
+          const r = await fail(pool, lease, code, message, { baseSeconds: cfg.RETRY_BASE_SECONDS, maxSeconds: cfg.RETRY_MAX_SECONDS, jitter: 0.2 });
+          log.warn({ taskId: lease.taskId, code, status: r.status, nextAttemptAt: r.nextAttemptAt }, "task failed");
+        } catch (e) {
+          if (e instanceof LeaseLostError) log.warn({ taskId: lease.taskId }, "LOST_LEASE: failure not recorded (lease gone)");
+          else log.error({ err: e, taskId: lease.taskId }, "could not record task failure");
+        }
+      } finally {
+        clearInterval(hb);
+        this.inflight.delete(lease.taskId);
+        this.wake();
+      }
+    })();
+    this.inflight.set(lease.taskId, entry);
+  }
+
+  private async beat(): Promise<void> {
+    await this.o.pool
+      .query(`UPDATE workers SET last_heartbeat_at = now(), current_tasks = $2::bigint[] WHERE id = $1`, [this.o.workerId, [...this.inflight.keys()]])
+      .catch((err) => log.warn({ err: err.message }, "worker registry heartbeat failed"));
+  }
+
+  private async maintain(): Promise<void> {
+    try {
+      await takeBacklogSnapshot(this.o.pool);
+      const gc = await collectGarbage(this.o.pool, this.o.cfg.RETENTION_HOURS);
+      if (gc > 0) log.info({ removed: gc }, "garbage-collected retired index versions");
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, "maintenance failed");
+    }
+  }
+
+  /** Stop claiming, let running tasks finish within the grace period, release the rest, deregister. */
+  async stop(graceMs: number): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake();
+    await this.loopDone;
+    const all = Promise.all([...this.inflight.values()].map((e) => e.promise));
+    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref())]);
+    if (timedOut) {
+      for (const e of this.inflight.values()) e.controller.abort(SHUTDOWN);
+      await all;
+    }
+    if (this.registryTimer) clearInterval(this.registryTimer);
+    if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    await this.listener?.end().catch(() => undefined);
+    await this.o.pool
+      .query(`UPDATE workers SET stopped_at = now(), current_tasks = '{}' WHERE id = $1`, [this.o.workerId])
+      .catch((err) => log.warn({ err: err.message }, "deregister failed"));
+    log.info({ workerId: this.o.workerId, ...this.stats }, "worker stopped");
+  }
+}

@@ -1,0 +1,35 @@
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../lib/config";
+import { getPool, databaseUrl, closePools } from "../lib/db/pool";
+import { createEmbedder } from "../lib/embedding";
+import { ensureVectorIndex } from "../lib/db/vector-index";
+import { Worker } from "./loop";
+import { log } from "../lib/log";
+
+/** `npm run worker -- --concurrency N [--id NAME]` */
+export async function runWorker(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { concurrency: { type: "string" }, id: { type: "string" } }, allowPositionals: false });
+  const cfg = loadConfig();
+  const concurrency = values.concurrency ? Number(values.concurrency) : cfg.WORKER_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error("--concurrency must be an integer from 1 to 256");
+  const workerId = values.id ?? `${os.hostname()}-${process.pid}`;
+  const url = databaseUrl();
+  const pool = getPool(url, concurrency + 4);
+  const embedder = createEmbedder(cfg);
+  await ensureVectorIndex(pool, embedder.dimensions);
+  const worker = new Worker({ pool, databaseUrl: url, workerId, concurrency, cfg, embedder });
+  await worker.start();
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "stopping: no new claims; finishing in-flight work");
+    await worker.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000);
+    await closePools();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
