@@ -17,5 +17,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     globalSetup: ["test/helpers/global-setup.ts"],
+    reporters: ["default", "json"],
+    outputFile: { json: "reports/vitest.json" },
   },
 });

@@ -9,6 +9,7 @@ import { startEmbedded, type EmbeddedDb } from "../lib/db/embedded";
 
 const ROOT = process.cwd();
 const say = (m: string) => console.log(`[indexwright] ${m}`);
+const display = (p: string) => (p.startsWith(ROOT + path.sep) ? path.relative(ROOT, p) : p);
 
 /** A secret kept under the data dir: read it, or make it once (0600). */
 function fileSecret(dir: string, name: string, bytes: number): string {
@@ -81,7 +82,7 @@ export async function start(argv: string[]): Promise<void> {
   if (!url) {
     releaseLock = takeLock(dataDir);
     const port = Number(process.env.EMBEDDED_DB_PORT ?? 54329);
-    say(`starting embedded PostgreSQL (PGlite + pgvector), data in ${path.relative(ROOT, path.join(dataDir, "pgdata")) || dataDir}`);
+    say(`starting embedded PostgreSQL (PGlite + pgvector), data in ${display(path.join(dataDir, "pgdata"))}`);
     embedded = await startEmbedded({ dataDir: path.join(dataDir, "pgdata"), port });
     url = embedded.url;
   }
@@ -111,12 +112,15 @@ export async function start(argv: string[]): Promise<void> {
     child.on("exit", (code, signal) => {
       children.delete(child);
       if (stopping) return;
-      if (restart) {
+      // Ctrl-C reaches every process in the group at once, so a child may exit on that same
+      // signal before our own handler runs: a clean or signalled exit is a shutdown, not a crash.
+      const clean = code === 0 || signal === "SIGINT" || signal === "SIGTERM";
+      if (restart && !clean) {
         say(`${name} exited (${signal ?? code}); restarting in 1 s`);
         setTimeout(() => !stopping && launch(name, args, extraEnv, restart), 1000);
       } else {
         say(`${name} exited (${signal ?? code}); shutting down`);
-        void shutdown(1);
+        void shutdown(clean ? 0 : 1);
       }
     });
     return child;
@@ -131,7 +135,7 @@ export async function start(argv: string[]): Promise<void> {
   launch("dashboard", [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(cfg.PORT)], { INDEXWRIGHT_PROCESS: "web" }, false);
 
   say(`dashboard: http://localhost:${cfg.PORT}`);
-  say(`admin token: ${token}${cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ? " (from INDEXWRIGHT_BOOTSTRAP_TOKEN)" : ` (stored in ${path.relative(ROOT, path.join(dataDir, "bootstrap-token"))})`}`);
+  say(`admin token: ${token}${cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ? " (from INDEXWRIGHT_BOOTSTRAP_TOKEN)" : ` (stored in ${display(path.join(dataDir, "bootstrap-token"))})`}`);
 
   async function shutdown(code: number): Promise<void> {
     if (stopping) return;

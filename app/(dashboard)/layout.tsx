@@ -1,0 +1,24 @@
+import { redirect } from "next/navigation";
+import type { ReactNode } from "react";
+import { currentPrincipal } from "@/lib/auth/current";
+import { hasRole } from "@/lib/auth/principal";
+import { AppShell } from "@/components/shell/AppShell";
+import { PrincipalProvider, type ViewerInfo } from "@/components/PrincipalContext";
+
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const principal = await currentPrincipal();
+  if (!principal) redirect("/signin");
+
+  const viewer: ViewerInfo = {
+    subject: principal.subject,
+    role: principal.role,
+    tenants: principal.tenants,
+    canPublish: hasRole(principal, "maintainer"),
+  };
+
+  return (
+    <PrincipalProvider value={viewer}>
+      <AppShell viewer={viewer}>{children}</AppShell>
+    </PrincipalProvider>
+  );
+}

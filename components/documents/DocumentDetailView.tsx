@@ -1,0 +1,362 @@
+"use client";
+
+import Link from "next/link";
+import { useId } from "react";
+import { DOCUMENT_STATE } from "@/lib/domain/constants";
+import { errorText, isApiError } from "@/lib/ui/api";
+import { formatBytes, formatDateTime, formatVersion } from "@/lib/ui/format";
+import { DETAIL_BUSY_POLL_MS, DETAIL_IDLE_POLL_MS, useDocument } from "@/lib/ui/hooks";
+import { isBusy, type DocumentDetail, type DocumentTask, type DocumentVersion } from "@/lib/ui/schemas";
+import { useViewer } from "../PrincipalContext";
+import { ProgressBar } from "../ProgressBar";
+import { RelativeTime } from "../RelativeTime";
+import { StateBadge, TaskStatusBadge } from "../StateBadge";
+import { BlockSkeleton, EmptyState, ErrorState, TableSkeleton } from "../States";
+import { icons } from "../shell/icons";
+
+type Props = { tenant: string; docKey: string };
+
+export function DocumentDetailView({ tenant, docKey }: Props) {
+  const query = useDocument(tenant, docKey);
+  const notFound = query.isError && isApiError(query.error) && query.error.isNotFound;
+
+  return (
+    <div className="page">
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <ol>
+          <li>
+            <Link href="/documents">Documents</Link>
+          </li>
+          <li>
+            <Link href={`/documents?tenant=${encodeURIComponent(tenant)}`}>{tenant}</Link>
+          </li>
+          <li aria-current="page" className="mono">
+            {docKey}
+          </li>
+        </ol>
+      </nav>
+
+      {query.isPending ? (
+        <DetailSkeleton />
+      ) : notFound ? (
+        <NotFound tenant={tenant} docKey={docKey} />
+      ) : query.isError && !query.data ? (
+        <>
+          <h1 className="page__title">{docKey}</h1>
+          <ErrorState
+            title="Could not load this document"
+            code={isApiError(query.error) ? query.error.code : undefined}
+            message={errorText(query.error)}
+            onRetry={() => query.refetch()}
+            retrying={query.isRefetching}
+          />
+        </>
+      ) : query.data ? (
+        <>
+          {query.isError ? (
+            <div className="banner banner--warn" role="alert">
+              <span>Could not refresh: {errorText(query.error)}. Showing the last data received.</span>
+              <button type="button" className="btn btn--secondary btn--sm" onClick={() => query.refetch()}>
+                Retry
+              </button>
+            </div>
+          ) : null}
+          <DetailBody doc={query.data} fetching={query.isFetching} />
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function explain(doc: DocumentDetail): string {
+  const b = formatVersion(doc.businessVersion);
+  const s = doc.searchVersion === null ? null : formatVersion(doc.searchVersion);
+  switch (doc.state) {
+    case DOCUMENT_STATE.SEARCHABLE:
+      return s && doc.searchVersion === doc.businessVersion
+        ? `Searchable: the latest version (${b}) is in the search index.`
+        : `Searchable: ${s ?? "a version"} is in the search index.`;
+    case DOCUMENT_STATE.INDEXING:
+      return `Not searchable yet: ${b} is being indexed.`;
+    case DOCUMENT_STATE.UPDATING:
+      return `${s ?? "An older version"} is searchable; ${b} is being indexed and replaces it when done.`;
+    case DOCUMENT_STATE.FAILED:
+      return s
+        ? `Indexing ${b} failed. Search still serves ${s}.`
+        : `Not searchable: indexing ${b} failed.`;
+    case DOCUMENT_STATE.NOT_INDEXED:
+      return `Not searchable yet: ${b} is waiting to be indexed.`;
+    case DOCUMENT_STATE.DELETED:
+      return "Deleted: this document has been removed from search.";
+  }
+}
+
+function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean }) {
+  const busy = isBusy(doc.state);
+  const errorId = useId();
+  const versionsId = useId();
+  const tasksId = useId();
+  const pollSeconds = (busy ? DETAIL_BUSY_POLL_MS : DETAIL_IDLE_POLL_MS) / 1000;
+
+  return (
+    <>
+      <header className="doc-header">
+        <div className="doc-header__main">
+          <h1 className="page__title doc-header__title">{doc.title || doc.key}</h1>
+          <p className="doc-header__meta">
+            <span className="mono" data-testid="doc-key">
+              {doc.key}
+            </span>
+            <span className="tenant-chip">{doc.tenant}</span>
+          </p>
+        </div>
+        <StateBadge state={doc.state} size="lg" />
+      </header>
+
+      <p className={`explainer explainer--${doc.state.toLowerCase()}`} role="status" aria-live="polite" data-testid="state-explainer">
+        {explain(doc)}
+      </p>
+
+      <dl className="stats">
+        <div className="stat">
+          <dt>Business version</dt>
+          <dd className="mono" data-testid="business-version">
+            {formatVersion(doc.businessVersion)}
+          </dd>
+        </div>
+        <div className="stat">
+          <dt>Search version</dt>
+          <dd className="mono" data-testid="search-version">
+            {doc.searchVersion === null ? <span className="muted">none yet</span> : formatVersion(doc.searchVersion)}
+          </dd>
+        </div>
+        <div className="stat">
+          <dt>Last change</dt>
+          <dd>
+            <RelativeTime iso={doc.updatedAt ?? doc.versions[0]?.publishedAt ?? null} />
+          </dd>
+        </div>
+        <div className="stat">
+          <dt>Auto-refresh</dt>
+          <dd>
+            <span className={`live-dot${fetching ? " live-dot--busy" : ""}`} aria-hidden="true" /> every {pollSeconds} s
+          </dd>
+        </div>
+      </dl>
+
+      {busy ? (
+        <section className="card card--padded" aria-label="Indexing progress">
+          <h2 className="section-title">Indexing progress</h2>
+          {doc.progress && doc.progress.total > 0 ? (
+            <ProgressBar done={doc.progress.done} total={doc.progress.total} size="lg" label="Chunks indexed" />
+          ) : (
+            <p className="muted">
+              <span className="spinner" aria-hidden="true" /> Waiting for a worker to report progress…
+            </p>
+          )}
+        </section>
+      ) : null}
+
+      {doc.lastError ? (
+        <section className="error-panel" aria-labelledby={errorId} data-testid="last-error">
+          <h2 id={errorId} className="section-title">
+            Last error
+          </h2>
+          <p>
+            <code className="code-chip code-chip--danger">{doc.lastError.code}</code>
+          </p>
+          {doc.lastError.message ? <pre className="error-panel__message">{doc.lastError.message}</pre> : null}
+        </section>
+      ) : null}
+
+      <section className="card" aria-labelledby={versionsId}>
+        <h2 id={versionsId} className="section-title card__title">
+          Versions <span className="count">{doc.versions.length}</span>
+        </h2>
+        {doc.versions.length === 0 ? (
+          <p className="card__empty muted">No versions.</p>
+        ) : (
+          <VersionsTable versions={doc.versions} businessVersion={doc.businessVersion} searchVersion={doc.searchVersion} />
+        )}
+      </section>
+
+      <section className="card" aria-labelledby={tasksId}>
+        <h2 id={tasksId} className="section-title card__title">
+          Tasks <span className="count">{doc.tasks.length}</span>
+        </h2>
+        {doc.tasks.length === 0 ? <p className="card__empty muted">No indexing tasks.</p> : <TasksTable tasks={doc.tasks} />}
+      </section>
+    </>
+  );
+}
+
+function VersionsTable({
+  versions,
+  businessVersion,
+  searchVersion,
+}: {
+  versions: DocumentVersion[];
+  businessVersion: number;
+  searchVersion: number | null;
+}) {
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Title</th>
+            <th scope="col">Type</th>
+            <th scope="col" className="col-right">
+              Size
+            </th>
+            <th scope="col">Checksum</th>
+            <th scope="col">ACL</th>
+            <th scope="col">Published by</th>
+            <th scope="col">Published</th>
+          </tr>
+        </thead>
+        <tbody>
+          {versions.map((v) => (
+            <tr key={v.versionNumber} data-testid="version-row" data-version={v.versionNumber}>
+              <td className="nowrap">
+                <span className="mono">{formatVersion(v.versionNumber)}</span>
+                {v.versionNumber === businessVersion ? <span className="pill pill--neutral pill--tag">latest</span> : null}
+                {v.versionNumber === searchVersion ? <span className="pill pill--ok pill--tag">searchable</span> : null}
+              </td>
+              <td>{v.title || <span className="muted">—</span>}</td>
+              <td className="mono nowrap">{v.contentType || "—"}</td>
+              <td className="col-right nowrap">{formatBytes(v.contentBytes)}</td>
+              <td className="mono" title={v.checksum}>
+                {v.checksum ? v.checksum.replace(/^sha256:/, "").slice(0, 12) : "—"}
+              </td>
+              <td>
+                {v.acl.length === 0 ? (
+                  <span className="muted">none</span>
+                ) : (
+                  <span className="chips">
+                    {v.acl.map((a) => (
+                      <span key={a} className="chip mono">
+                        {a}
+                      </span>
+                    ))}
+                  </span>
+                )}
+              </td>
+              <td className="mono">{v.publishedBy || "—"}</td>
+              <td className="nowrap">
+                <RelativeTime iso={v.publishedAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function TasksTable({ tasks }: { tasks: DocumentTask[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Task</th>
+            <th scope="col">Version</th>
+            <th scope="col">Type</th>
+            <th scope="col">Status</th>
+            <th scope="col" className="col-right">
+              Attempts
+            </th>
+            <th scope="col">Progress</th>
+            <th scope="col">Error</th>
+            <th scope="col">Created</th>
+            <th scope="col">Finished</th>
+          </tr>
+        </thead>
+        <tbody>
+          {tasks.map((t) => (
+            <tr key={t.taskId} data-testid="task-row" data-task-id={t.taskId} data-status={t.status}>
+              <td className="mono" title={t.taskId}>
+                {t.taskId.length > 10 ? `${t.taskId.slice(0, 8)}…` : t.taskId}
+              </td>
+              <td className="mono">{formatVersion(t.versionNumber)}</td>
+              <td className="mono">{t.taskType}</td>
+              <td>
+                <TaskStatusBadge status={t.status} />
+              </td>
+              <td className="col-right mono nowrap">
+                {t.attempts} / {t.maxAttempts}
+              </td>
+              <td className="cell-progress">
+                {t.progress && t.progress.total > 0 ? (
+                  <ProgressBar done={t.progress.done} total={t.progress.total} label={`Progress of task ${t.taskId}`} />
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
+              <td className="cell-error">
+                {t.errorCode || t.errorMessage ? (
+                  <span className="error-inline" title={[t.errorCode, t.errorMessage].filter(Boolean).join(": ")}>
+                    {t.errorCode ? <code className="code-chip code-chip--danger">{t.errorCode}</code> : null}
+                    {t.errorMessage ? <span className="error-inline__msg">{t.errorMessage}</span> : null}
+                  </span>
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
+              <td className="nowrap" title={formatDateTime(t.createdAt)}>
+                <RelativeTime iso={t.createdAt} />
+              </td>
+              <td className="nowrap">{t.finishedAt ? <RelativeTime iso={t.finishedAt} /> : <span className="muted">—</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function DetailSkeleton() {
+  return (
+    <div className="stack" aria-busy="true">
+      <span className="visually-hidden" role="status">
+        Loading document…
+      </span>
+      <div className="doc-header">
+        <div className="doc-header__main" style={{ flex: 1 }}>
+          <BlockSkeleton lines={2} />
+        </div>
+      </div>
+      <section className="card">
+        <TableSkeleton rows={3} columns={6} label="Loading versions" />
+      </section>
+    </div>
+  );
+}
+
+function NotFound({ tenant, docKey }: { tenant: string; docKey: string }) {
+  const viewer = useViewer();
+  return (
+    <section className="card" data-testid="not-found">
+      <EmptyState
+        icon={icons.documents}
+        title="Document not found"
+        action={
+          <Link href="/documents" className="btn btn--secondary">
+            Back to documents
+          </Link>
+        }
+      >
+        <p>
+          There is no document <code className="mono">{docKey}</code> in tenant <code className="mono">{tenant}</code>.
+        </p>
+        <p className="muted">
+          It may not have been published yet, the key may be misspelled, or you may not have access to this tenant.
+          {viewer.canPublish ? " Publishing it from the Documents page creates it." : ""} This page checks again every{" "}
+          {DETAIL_IDLE_POLL_MS / 1000} s.
+        </p>
+      </EmptyState>
+    </section>
+  );
+}

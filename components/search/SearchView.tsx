@@ -1,0 +1,327 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useId, useMemo, useState, type FormEvent } from "react";
+import { TENANT_PATTERN } from "@/lib/domain/constants";
+import { documentHref, errorText, isApiError, splitList } from "@/lib/ui/api";
+import { useSearch, useTenants } from "@/lib/ui/hooks";
+import type { SearchHit, SearchInput, Tenant } from "@/lib/ui/schemas";
+import { EmptyState, ErrorState } from "../States";
+import { icons } from "../shell/icons";
+import { Highlight } from "./Highlight";
+
+const DEFAULT_TOP_K = 10;
+
+function parseTopK(raw: string | null): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 && n <= 100 ? n : DEFAULT_TOP_K;
+}
+
+type FormState = { tenant: string; q: string; principals: string; topK: string };
+type FormErrors = Partial<Record<keyof FormState, string>>;
+
+export function SearchView() {
+  const router = useRouter();
+  const pathname = usePathname();
+  const sp = useSearchParams();
+
+  // The URL is the source of truth for the search that runs; the form edits a draft of it.
+  const urlTenant = sp.get("tenant") ?? "";
+  const urlQ = sp.get("q") ?? "";
+  const urlPrincipals = sp.get("principals") ?? "";
+  const urlTopK = parseTopK(sp.get("topK"));
+
+  const input: SearchInput | null = useMemo(
+    () =>
+      urlTenant && urlQ.trim()
+        ? { tenant: urlTenant, query: urlQ.trim(), topK: urlTopK, principals: splitList(urlPrincipals) }
+        : null,
+    [urlTenant, urlQ, urlTopK, urlPrincipals],
+  );
+
+  const tenants = useTenants();
+  const search = useSearch(input);
+
+  function onSearch(qs: URLSearchParams) {
+    if (qs.toString() === sp.toString()) void search.refetch();
+    else router.push(`${pathname}?${qs}`, { scroll: false });
+  }
+
+  return (
+    <div className="page">
+      <div className="page__header">
+        <div>
+          <h1 className="page__title">Search</h1>
+          <p className="page__lead">Query a tenant&apos;s index the way your application does, and see which chunks come back.</p>
+        </div>
+      </div>
+
+      {/* Keyed by the URL: back/forward remounts the form with the search the URL describes. */}
+      <SearchForm
+        key={sp.toString()}
+        initial={{ tenant: urlTenant, q: urlQ, principals: urlPrincipals, topK: String(urlTopK) }}
+        tenants={tenants.data ?? []}
+        fetching={search.isFetching}
+        onSearch={onSearch}
+      />
+
+      <Results input={input} search={search} />
+    </div>
+  );
+}
+
+type SearchFormProps = {
+  initial: FormState;
+  tenants: Tenant[];
+  fetching: boolean;
+  onSearch: (qs: URLSearchParams) => void;
+};
+
+function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
+  // tenant === null: not chosen yet, so suggest "default" (or the only tenant) once the list arrives.
+  const [form, setForm] = useState<Omit<FormState, "tenant"> & { tenant: string | null }>({
+    ...initial,
+    tenant: initial.tenant || null,
+  });
+  const [errors, setErrors] = useState<FormErrors>({});
+  const suggested = tenants.find((t) => t.id === "default") ?? (tenants.length === 1 ? tenants[0] : undefined);
+  const tenantValue = form.tenant ?? suggested?.id ?? "";
+
+  const ids = { tenant: useId(), q: useId(), principals: useId(), topK: useId(), tenants: useId() };
+
+  function update(name: keyof FormState, value: string) {
+    setForm((f) => ({ ...f, [name]: value }));
+    if (errors[name]) setErrors((e) => ({ ...e, [name]: undefined }));
+  }
+
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const errs: FormErrors = {};
+    const tenant = tenantValue.trim();
+    const q = form.q.trim();
+    const topK = Number(form.topK);
+    if (!tenant) errs.tenant = "Choose a tenant.";
+    else if (!TENANT_PATTERN.test(tenant)) errs.tenant = "Not a valid tenant id.";
+    if (!q) errs.q = "Enter something to search for.";
+    if (!Number.isInteger(topK) || topK < 1 || topK > 100) errs.topK = "A whole number from 1 to 100.";
+    setErrors(errs);
+    const first = (["tenant", "q", "principals", "topK"] as const).find((n) => errs[n]);
+    if (first) {
+      document.getElementById(ids[first])?.focus();
+      return;
+    }
+    const qs = new URLSearchParams();
+    qs.set("tenant", tenant);
+    qs.set("q", q);
+    const principals = splitList(form.principals).join(",");
+    if (principals) qs.set("principals", principals);
+    if (topK !== DEFAULT_TOP_K) qs.set("topK", String(topK));
+    onSearch(qs);
+  }
+
+  return (
+    <section className="card card--padded">
+      <form className="search-form" role="search" aria-label="Search the index" onSubmit={onSubmit} noValidate>
+        <div className="field search-form__tenant">
+          <label htmlFor={ids.tenant} className="field__label">
+            Tenant
+          </label>
+          <input
+            id={ids.tenant}
+            name="tenant"
+            className="input mono"
+            list={ids.tenants}
+            value={tenantValue}
+            onChange={(e) => update("tenant", e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+            required
+            aria-invalid={errors.tenant ? true : undefined}
+            aria-describedby={errors.tenant ? `${ids.tenant}-error` : undefined}
+          />
+          <datalist id={ids.tenants}>
+            {tenants.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name && t.name !== t.id ? t.name : undefined}
+              </option>
+            ))}
+          </datalist>
+          {errors.tenant ? (
+            <p id={`${ids.tenant}-error`} className="field__error">
+              {errors.tenant}
+            </p>
+          ) : null}
+        </div>
+
+        <div className="field search-form__query">
+          <label htmlFor={ids.q} className="field__label">
+            Query
+          </label>
+          <input
+            id={ids.q}
+            name="q"
+            type="search"
+            className="input"
+            value={form.q}
+            onChange={(e) => update("q", e.target.value)}
+            autoComplete="off"
+            required
+            placeholder="What are you looking for?"
+            aria-invalid={errors.q ? true : undefined}
+            aria-describedby={errors.q ? `${ids.q}-error` : undefined}
+          />
+          {errors.q ? (
+            <p id={`${ids.q}-error`} className="field__error">
+              {errors.q}
+            </p>
+          ) : null}
+        </div>
+
+        <div className="field search-form__principals">
+          <label htmlFor={ids.principals} className="field__label">
+            Principals <span className="field__optional">(optional)</span>
+          </label>
+          <input
+            id={ids.principals}
+            name="principals"
+            className="input mono"
+            value={form.principals}
+            onChange={(e) => update("principals", e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="group:engineering, user:ada@example.com"
+            aria-describedby={`${ids.principals}-hint`}
+          />
+          <p id={`${ids.principals}-hint`} className="field__hint">
+            Comma-separated; search as if by these principals (ACL filtering).
+          </p>
+        </div>
+
+        <div className="field search-form__topk">
+          <label htmlFor={ids.topK} className="field__label">
+            Top K
+          </label>
+          <input
+            id={ids.topK}
+            name="topK"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={100}
+            step={1}
+            className="input"
+            value={form.topK}
+            onChange={(e) => update("topK", e.target.value)}
+            aria-invalid={errors.topK ? true : undefined}
+            aria-describedby={errors.topK ? `${ids.topK}-error` : undefined}
+          />
+          {errors.topK ? (
+            <p id={`${ids.topK}-error`} className="field__error">
+              {errors.topK}
+            </p>
+          ) : null}
+        </div>
+
+        <div className="search-form__submit">
+          <button type="submit" className="btn btn--primary" aria-busy={fetching || undefined} data-testid="search-submit">
+            {icons.search}
+            <span>{fetching ? "Searching…" : "Search"}</span>
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function Results({ input, search }: { input: SearchInput | null; search: ReturnType<typeof useSearch> }) {
+  let status = "";
+  if (input) {
+    if (search.isPending) status = "Searching…";
+    else if (search.isError) status = "Search failed.";
+    else if (search.data) status = `${search.data.length} result${search.data.length === 1 ? "" : "s"} for “${input.query}” in ${input.tenant}.`;
+  }
+
+  return (
+    <section className="results" aria-label="Search results">
+      <p className="visually-hidden" role="status" aria-live="polite">
+        {status}
+      </p>
+      {!input ? (
+        <div className="card">
+          <EmptyState icon={icons.search} title="Search a tenant's index">
+            <p>Pick a tenant and type a query. Only documents whose state is Searchable (or Updating) can be found.</p>
+          </EmptyState>
+        </div>
+      ) : search.isPending ? (
+        <ol className="hits" aria-busy="true" aria-label="Loading results">
+          {Array.from({ length: 3 }, (_, i) => (
+            <li key={i} className="hit hit--skeleton" aria-hidden="true">
+              <span className="skeleton" style={{ width: "30%" }} />
+              <span className="skeleton skeleton--block" style={{ width: "90%" }} />
+              <span className="skeleton skeleton--block" style={{ width: "70%" }} />
+            </li>
+          ))}
+        </ol>
+      ) : search.isError ? (
+        <ErrorState
+          title="Search failed"
+          code={isApiError(search.error) ? search.error.code : undefined}
+          message={errorText(search.error)}
+          onRetry={() => search.refetch()}
+          retrying={search.isRefetching}
+        />
+      ) : search.data.length === 0 ? (
+        <div className="card">
+          <EmptyState icon={icons.search} title={`No results for “${input.query}”`}>
+            <p>
+              Nothing in <code className="mono">{input.tenant}</code> matched. Check the tenant, and that the document you
+              expect is Searchable
+              {input.principals.length > 0 ? " and that its ACL lets these principals read it" : ""}.
+            </p>
+          </EmptyState>
+        </div>
+      ) : (
+        <>
+          <p className="results__summary">
+            <strong>{search.data.length}</strong> result{search.data.length === 1 ? "" : "s"} for “{input.query}” in{" "}
+            <span className="tenant-chip">{input.tenant}</span>
+            {search.isFetching ? <span className="muted"> · refreshing…</span> : null}
+          </p>
+          <ol className="hits">
+            {search.data.map((hit, i) => (
+              <HitItem key={`${hit.chunkId}-${i}`} hit={hit} rank={i + 1} tenant={input.tenant} query={input.query} />
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
+
+function HitItem({ hit, rank, tenant, query }: { hit: SearchHit; rank: number; tenant: string; query: string }) {
+  return (
+    <li className="hit" data-testid="search-hit" data-document-key={hit.documentKey} data-version={hit.versionNumber}>
+      <div className="hit__head">
+        <span className="hit__rank" aria-label={`Rank ${rank}`}>
+          {rank}
+        </span>
+        <Link href={documentHref(tenant, hit.documentKey)} className="hit__key mono" data-testid="hit-document-key">
+          {hit.documentKey}
+        </Link>
+        <span className="pill pill--neutral mono">v{hit.versionNumber}</span>
+        {hit.sectionPath ? (
+          <span className="hit__section" title={hit.sectionPath}>
+            {hit.sectionPath}
+          </span>
+        ) : null}
+        <span className="hit__score" title="Similarity score (higher is closer)">
+          <span className="muted">score</span> <strong className="mono">{hit.score.toFixed(3)}</strong>
+        </span>
+      </div>
+      <p className="hit__text">
+        <Highlight text={hit.text} query={query} />
+      </p>
+    </li>
+  );
+}

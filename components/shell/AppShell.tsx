@@ -1,0 +1,54 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import type { ViewerInfo } from "../PrincipalContext";
+import { NavLinks } from "./NavLinks";
+import { SignOutButton } from "./SignOutButton";
+import { icons } from "./icons";
+
+/** Dark sidebar + top bar frame of every signed-in page. Server component. */
+export function AppShell({ viewer, children }: { viewer: ViewerInfo; children: ReactNode }) {
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="sidebar">
+        <Link href="/documents" className="brand" aria-label="Indexwright home">
+          <span className="brand__mark">{icons.logo}</span>
+          <span className="brand__name">Indexwright</span>
+        </Link>
+        <nav className="nav" aria-label="Main">
+          <NavLinks />
+        </nav>
+      </aside>
+      <div className="shell__body">
+        <header className="topbar">
+          <div className="topbar__spacer" />
+          <div className="whoami" data-testid="whoami">
+            <span className="whoami__avatar" aria-hidden="true">
+              {initial(viewer.subject)}
+            </span>
+            <span className="whoami__text">
+              <span className="visually-hidden">Signed in as </span>
+              <span className="whoami__subject" title={viewer.subject}>
+                {viewer.subject}
+              </span>
+              <span className="role-chip" data-role={viewer.role}>
+                {viewer.role}
+              </span>
+            </span>
+          </div>
+          <SignOutButton />
+        </header>
+        <main id="main" className="main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}
+
+function initial(subject: string): string {
+  const s = subject.includes(":") ? subject.slice(subject.indexOf(":") + 1) : subject;
+  return (s.trim()[0] ?? "?").toUpperCase();
+}
