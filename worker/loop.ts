@@ -19,7 +19,15 @@ export type WorkerOptions = {
   embedder: Embedder;
 };
 
-type InFlight = { lease: Lease; controller: AbortController; progress: { done: number; total: number }; promise: Promise<void>; lost: boolean };
+type InFlight = {
+  lease: Lease;
+  controller: AbortController;
+  progress: { done: number; total: number };
+  promise: Promise<void>;
+  lost: boolean;
+  /** In (or past) the final fenced transaction: heartbeats stop and their late failures are moot. */
+  switching: boolean;
+};
 
 const SHUTDOWN = Symbol("shutdown");
 
@@ -133,13 +141,14 @@ export class Worker {
     const { cfg, pool } = this.o;
     this.stats.claimed++;
     const controller = new AbortController();
-    const entry: InFlight = { lease, controller, progress: { done: 0, total: 0 }, promise: Promise.resolve(), lost: false };
+    const entry: InFlight = { lease, controller, progress: { done: 0, total: 0 }, promise: Promise.resolve(), lost: false, switching: false };
     const dropHeartbeat = faultOn(cfg.FAULT_DROP_LEASE_HEARTBEAT);
     const hb = setInterval(async () => {
-      if (dropHeartbeat || controller.signal.aborted) return;
+      if (dropHeartbeat || controller.signal.aborted || entry.switching) return;
       try {
         await renew(pool, lease, cfg.LEASE_SECONDS, entry.progress);
       } catch (err) {
+        if (entry.switching) return;
         if (err instanceof LeaseLostError) {
           entry.lost = true;
           controller.abort(err);
@@ -167,6 +176,9 @@ export class Worker {
           signal: controller.signal,
           progress: (done, total) => {
             entry.progress = { done, total };
+          },
+          beforeSwitch: () => {
+            entry.switching = true;
           },
         }, {
           batchSize: cfg.EMBED_BATCH_SIZE,
@@ -197,6 +209,7 @@ export class Worker {
           else log.error({ err: e, taskId: lease.taskId }, "could not record task failure");
         }
       } finally {
+        entry.switching = true;
         clearInterval(hb);
         this.inflight.delete(lease.taskId);
         this.wake();

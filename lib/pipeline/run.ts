@@ -20,6 +20,11 @@ export type PipelineOptions = {
 export type PipelineHooks = {
   signal: AbortSignal;
   progress: (done: number, total: number) => void;
+  /**
+   * Called just before the final fenced transaction. From here the transaction's own fence
+   * decides; a heartbeat racing with it (and losing to its commit) must not count as lease loss.
+   */
+  beforeSwitch?: () => void;
 };
 
 type Record_ = Chunk & { level: number };
@@ -44,6 +49,7 @@ function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number):
 /** Run one held task to completion (design §5). Throws TaskError / LeaseLostError on failure. */
 export async function executeTask(pool: pg.Pool, embedder: Embedder, lease: Lease, hooks: PipelineHooks, opts: PipelineOptions): Promise<CompleteStats | null> {
   if (lease.taskType === "DELETE") {
+    hooks.beforeSwitch?.();
     await withTransaction(pool, async (tx) => {
       await lockHeld(tx, lease);
       await tx.query(`DELETE FROM search_pointers WHERE document_id = $1`, [lease.documentId]);
@@ -124,6 +130,7 @@ export async function executeTask(pool: pg.Pool, embedder: Embedder, lease: Leas
 
   // 6. One short fenced transaction: write, verify, switch, retire, complete.
   const stats: CompleteStats = { chunksTotal: total, chunksReused: reusedChunks, batchesSent: batches };
+  hooks.beforeSwitch?.();
   await withTransaction(pool, async (tx) => {
     await lockHeld(tx, lease);
     await tx.query(`SELECT id FROM documents WHERE id = $1 FOR UPDATE`, [lease.documentId]);
