@@ -2,6 +2,9 @@ import type { Config } from "../config";
 import type { Embedder } from "./types";
 import { embedLocal, LOCAL_MODEL } from "../pipeline/local-embedder";
 import { TaskError } from "../queue/errors";
+import { OpenAIEmbedder } from "./openai";
+
+export { OpenAIEmbedder } from "./openai";
 
 export class LocalEmbedder implements Embedder {
   readonly model = LOCAL_MODEL;
@@ -12,7 +15,22 @@ export class LocalEmbedder implements Embedder {
   }
 }
 
+export const OPENAI_DEFAULT_MODEL = "text-embedding-3-small";
+export const OPENAI_DEFAULT_DIMENSIONS = 1536;
+
 export function createEmbedder(cfg: Config): Embedder {
   if (cfg.EMBEDDING_PROVIDER === "local") return new LocalEmbedder(cfg.EMBEDDING_DIMENSIONS ?? 384);
-  throw new TaskError("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding provider ${cfg.EMBEDDING_PROVIDER} is not available in this build`);
+  if (cfg.EMBEDDING_PROVIDER === "openai") {
+    if (!cfg.OPENAI_API_KEY) {
+      throw new Error("invalid configuration: EMBEDDING_PROVIDER=openai requires OPENAI_API_KEY to be set");
+    }
+    return new OpenAIEmbedder({
+      apiKey: cfg.OPENAI_API_KEY,
+      baseURL: cfg.OPENAI_BASE_URL,
+      model: cfg.EMBEDDING_MODEL ?? OPENAI_DEFAULT_MODEL,
+      dimensions: cfg.EMBEDDING_DIMENSIONS ?? OPENAI_DEFAULT_DIMENSIONS,
+      timeoutMs: cfg.EMBEDDING_TIMEOUT_MS,
+    });
+  }
+  throw new TaskError("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding provider ${String(cfg.EMBEDDING_PROVIDER)} is not available in this build`);
 }
