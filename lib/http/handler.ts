@@ -43,3 +43,10 @@ export async function readJson(req: Request, maxBytes: number): Promise<unknown>
     throw new ApiError(400, "INVALID_JSON", "request body is not valid JSON");
   }
 }
+
+/** Like readJson, but an absent/empty body is `{}` (for actions whose fields are all optional). */
+export async function readOptionalJson(req: Request, maxBytes: number): Promise<unknown> {
+  const text = await req.clone().text();
+  if (!text.trim()) return {};
+  return readJson(req, maxBytes);
+}

@@ -1,0 +1,14 @@
+import { handler, json, readJson } from "@/lib/http/handler";
+import { authenticate } from "@/lib/auth/authenticate";
+import { taskIdParam, reasonBody } from "@/lib/operations/schemas";
+import { forceDone } from "@/lib/operations/actions";
+import { db } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handler<{ taskId: string }>(async (req, params) => {
+  const p = await authenticate(req, { role: "operator" });
+  const id = taskIdParam.parse(params.taskId);
+  const body = reasonBody.parse(await readJson(req, 10_000));
+  return json(await forceDone(db(), id, p, body.reason, p.tenants));
+});

@@ -1,0 +1,16 @@
+import { handler, json } from "@/lib/http/handler";
+import { notFound } from "@/lib/http/errors";
+import { authenticate } from "@/lib/auth/authenticate";
+import { taskIdParam } from "@/lib/operations/schemas";
+import { getTask } from "@/lib/operations/queries";
+import { db } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handler<{ taskId: string }>(async (req, params) => {
+  const p = await authenticate(req);
+  const id = taskIdParam.parse(params.taskId);
+  const t = await getTask(db(), id, p.tenants);
+  if (!t) throw notFound(`task ${id}`);
+  return json(t);
+});

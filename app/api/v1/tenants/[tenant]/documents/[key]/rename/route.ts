@@ -1,0 +1,16 @@
+import { handler, json, readJson } from "@/lib/http/handler";
+import { authenticate } from "@/lib/auth/authenticate";
+import { tenantParam, keyParam } from "@/lib/documents/schemas";
+import { renameBody } from "@/lib/operations/schemas";
+import { rename } from "@/lib/operations/actions";
+import { db } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handler<{ tenant: string; key: string }>(async (req, params) => {
+  const tenant = tenantParam.parse(params.tenant);
+  const key = keyParam.parse(params.key);
+  const p = await authenticate(req, { role: "maintainer", tenant });
+  const body = renameBody.parse(await readJson(req, 10_000));
+  return json(await rename(db(), tenant, key, body.newKey, p));
+});

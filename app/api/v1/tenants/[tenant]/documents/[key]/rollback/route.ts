@@ -1,0 +1,16 @@
+import { handler, json, readJson } from "@/lib/http/handler";
+import { authenticate } from "@/lib/auth/authenticate";
+import { tenantParam, keyParam } from "@/lib/documents/schemas";
+import { rollbackBody } from "@/lib/operations/schemas";
+import { rollback } from "@/lib/operations/actions";
+import { db, serverConfig } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handler<{ tenant: string; key: string }>(async (req, params) => {
+  const tenant = tenantParam.parse(params.tenant);
+  const key = keyParam.parse(params.key);
+  const p = await authenticate(req, { role: "operator", tenant });
+  const body = rollbackBody.parse(await readJson(req, 10_000));
+  return json(await rollback(db(), tenant, key, body.toVersion, body.reason, p, serverConfig().RETENTION_HOURS));
+});

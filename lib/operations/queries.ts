@@ -1,0 +1,139 @@
+import type pg from "pg";
+
+const TASK_COLUMNS = `t.task_id::text, t.tenant_id, d.key AS document_key, t.version_number, t.task_type, t.status, t.attempts, t.max_attempts,
+  t.lease_owner, t.lease_until, t.next_attempt_at, t.error_code, t.error_message, t.progress_done, t.progress_total,
+  t.chunks_total, t.chunks_reused, t.batches_sent, t.created_at, t.updated_at, t.started_at, t.finished_at`;
+
+function task(r: Record<string, any>) {
+  return {
+    taskId: r.task_id,
+    tenant: r.tenant_id,
+    documentKey: r.document_key,
+    versionNumber: r.version_number,
+    taskType: r.task_type,
+    status: r.status,
+    attempts: r.attempts,
+    maxAttempts: r.max_attempts,
+    leaseOwner: r.lease_owner,
+    leaseUntil: r.lease_until?.toISOString() ?? null,
+    nextAttemptAt: r.next_attempt_at?.toISOString() ?? null,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    progress: r.status === "RUNNING" ? { done: r.progress_done, total: r.progress_total } : null,
+    stats: r.chunks_total === null ? null : { chunksTotal: r.chunks_total, chunksReused: r.chunks_reused, batchesSent: r.batches_sent },
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+    startedAt: r.started_at?.toISOString() ?? null,
+    finishedAt: r.finished_at?.toISOString() ?? null,
+  };
+}
+
+/** Newest first, keyset-paginated on task_id; filters map onto the partial/status indexes. */
+export async function listTasks(db: pg.Pool, f: { status?: string; errorCode?: string; type?: string; tenant?: string; cursor?: string; limit: number; tenants: string[] | null }) {
+  const { rows } = await db.query(
+    `SELECT ${TASK_COLUMNS} FROM index_tasks t JOIN documents d ON d.id = t.document_id
+      WHERE ($1::text IS NULL OR t.status = $1) AND ($2::text IS NULL OR t.error_code = $2) AND ($3::text IS NULL OR t.task_type = $3)
+        AND ($4::text IS NULL OR t.tenant_id = $4) AND ($5::bigint IS NULL OR t.task_id < $5) AND ($6::text[] IS NULL OR t.tenant_id = ANY($6::text[]))
+      ORDER BY t.task_id DESC LIMIT $7`,
+    [f.status ?? null, f.errorCode ?? null, f.type ?? null, f.tenant ?? null, f.cursor ?? null, f.tenants, f.limit + 1],
+  );
+  const more = rows.length > f.limit;
+  const page = rows.slice(0, f.limit).map(task);
+  return { items: page, nextCursor: more ? page[page.length - 1].taskId : null };
+}
+
+export async function getTask(db: pg.Pool, taskId: string, tenants: string[] | null) {
+  const { rows } = await db.query(`SELECT ${TASK_COLUMNS} FROM index_tasks t JOIN documents d ON d.id = t.document_id WHERE t.task_id = $1 AND ($2::text[] IS NULL OR t.tenant_id = ANY($2::text[]))`, [taskId, tenants]);
+  if (!rows[0]) return null;
+  const ev = await db.query(`SELECT id::text, at, kind, actor, lease_attempt, error_code, detail FROM task_events WHERE task_id = $1 ORDER BY id LIMIT 1000`, [taskId]);
+  return {
+    ...task(rows[0]),
+    events: ev.rows.map((e) => ({ id: e.id, at: e.at.toISOString(), kind: e.kind, actor: e.actor, leaseAttempt: e.lease_attempt, errorCode: e.error_code, detail: e.detail })),
+  };
+}
+
+/**
+ * Fleet figures of design §7. Every count reads a partial index (due, running, dead) or a bounded
+ * window (the newest 1,000 finished tasks), never an unbounded count over all tasks.
+ */
+export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number }) {
+  const [queue, errors, drift, latency, workers, history] = await Promise.all([
+    db.query(
+      `SELECT
+         (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()) AS due,
+         (SELECT extract(epoch FROM now() - min(next_attempt_at))::float FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()) AS oldest_due_age,
+         (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at > now()) AS waiting,
+         (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING') AS running,
+         (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until > now() AND lease_until <= now() + make_interval(secs => $1::double precision)) AS leases_expiring,
+         (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until <= now()) AS leases_expired,
+         (SELECT count(*)::int FROM index_tasks WHERE status = 'DEAD') AS dead`,
+      [opts.leaseSeconds / 3],
+    ),
+    db.query(`SELECT error_code, status, count(*)::int AS n FROM index_tasks WHERE status IN ('DEAD', 'RETRY_WAIT') AND error_code IS NOT NULL GROUP BY error_code, status ORDER BY n DESC`),
+    db.query(
+      `SELECT count(*)::int AS drift,
+              count(*) FILTER (WHERE lt.status = 'RESOLVED')::int AS acknowledged,
+              extract(epoch FROM now() - min(dv.published_at))::float AS oldest_drift_age
+         FROM documents d
+         LEFT JOIN search_pointers sp ON sp.document_id = d.id
+         JOIN document_versions dv ON dv.document_id = d.id AND dv.version_number = d.business_version
+         LEFT JOIN LATERAL (SELECT status FROM index_tasks t WHERE t.document_id = d.id AND t.version_number = d.business_version AND t.task_type IN ('INDEX', 'REINDEX') ORDER BY t.task_id DESC LIMIT 1) lt ON true
+        WHERE d.deleted_at IS NULL AND d.business_version > 0 AND coalesce(sp.version_number, 0) <> d.business_version`,
+    ),
+    db.query(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) AS p95,
+              percentile_cont(0.99) WITHIN GROUP (ORDER BY s) AS p99, count(*)::int AS samples,
+              avg(chunks_total)::float AS chunks_per_task, avg(batches_sent)::float AS batches_per_task,
+              CASE WHEN sum(chunks_total) > 0 THEN sum(chunks_reused)::float / sum(chunks_total) END AS reuse_rate
+         FROM (SELECT extract(epoch FROM t.finished_at - t.created_at) AS s, t.chunks_total, t.chunks_reused, t.batches_sent
+                 FROM index_tasks t WHERE t.status = 'SUCCEEDED' AND t.task_type IN ('INDEX', 'REINDEX')
+                ORDER BY t.status, t.task_id DESC LIMIT 1000) recent`,
+    ),
+    db.query(
+      `SELECT id, host, pid, concurrency, started_at, last_heartbeat_at, current_tasks::text[] AS current_tasks
+         FROM workers WHERE stopped_at IS NULL AND last_heartbeat_at > now() - make_interval(secs => $1::double precision)
+        ORDER BY id LIMIT 500`,
+      [Math.max(opts.heartbeatSeconds * 3, 30)],
+    ),
+    db.query(`SELECT taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count FROM backlog_snapshots WHERE taken_at > now() - interval '24 hours' ORDER BY taken_at LIMIT 1500`),
+  ]);
+  const q = queue.rows[0];
+  const l = latency.rows[0];
+  const dr = drift.rows[0];
+  return {
+    generatedAt: new Date().toISOString(),
+    queue: {
+      due: q.due,
+      oldestDueAgeSeconds: q.oldest_due_age,
+      waitingForRetry: q.waiting,
+      running: q.running,
+      leasesExpiringSoon: q.leases_expiring,
+      leasesExpired: q.leases_expired,
+      dead: q.dead,
+    },
+    errors: errors.rows.map((r) => ({ errorCode: r.error_code, status: r.status, count: r.n })),
+    drift: { count: dr.drift, acknowledged: dr.acknowledged, oldestAgeSeconds: dr.oldest_drift_age },
+    publishToSearchableSeconds: { p50: l.p50, p95: l.p95, p99: l.p99, samples: l.samples },
+    perTask: { chunks: l.chunks_per_task, embeddingBatches: l.batches_per_task },
+    embeddingReuseRate: l.reuse_rate,
+    workers: workers.rows.map((w) => ({
+      id: w.id,
+      host: w.host,
+      pid: w.pid,
+      concurrency: w.concurrency,
+      startedAt: w.started_at.toISOString(),
+      lastHeartbeatAt: w.last_heartbeat_at.toISOString(),
+      currentTasks: w.current_tasks,
+    })),
+    history: history.rows.map((h) => ({
+      at: h.taken_at.toISOString(),
+      pending: h.pending,
+      retryWait: h.retry_wait,
+      running: h.running,
+      dead: h.dead,
+      due: h.due,
+      oldestDueAgeSeconds: h.oldest_due_age_seconds,
+      drift: h.drift_count,
+    })),
+  };
+}

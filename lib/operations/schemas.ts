@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { TASK_STATUSES, TASK_TYPES, ERROR_CODE_LIST } from "../domain/constants";
+import { TENANT_PATTERN, KEY_PATTERN } from "../domain/constants";
+
+export const taskIdParam = z.string().regex(/^\d{1,19}$/, "task id must be a number");
+export const taskListQuery = z.object({
+  status: z.enum(TASK_STATUSES as unknown as [string, ...string[]]).optional(),
+  errorCode: z.enum(ERROR_CODE_LIST as unknown as [string, ...string[]]).optional(),
+  type: z.enum(TASK_TYPES as unknown as [string, ...string[]]).optional(),
+  tenant: z.string().regex(TENANT_PATTERN).optional(),
+  cursor: taskIdParam.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export const reasonBody = z.object({ reason: z.string().trim().min(3).max(1000) }).strict();
+export const optionalReasonBody = z.object({ reason: z.string().trim().max(1000).optional() }).strict();
+export const bulkRetryBody = z
+  .object({
+    status: z.literal("DEAD"),
+    errorCode: z.enum(ERROR_CODE_LIST as unknown as [string, ...string[]]).optional(),
+    tenant: z.string().regex(TENANT_PATTERN).optional(),
+    reason: z.string().trim().max(1000).optional(),
+  })
+  .strict();
+export const rollbackBody = z.object({ toVersion: z.number().int().min(1), reason: z.string().trim().min(3).max(1000) }).strict();
+export const renameBody = z.object({ newKey: z.string().regex(KEY_PATTERN, "newKey must match [a-z0-9][a-z0-9._-]{0,127}") }).strict();
