@@ -3,6 +3,7 @@ import type pg from "pg";
 import { withTransaction, run } from "../db/pool";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
 import { documentState } from "./state";
+import { ApiError } from "../http/errors";
 import type { DocumentState } from "../domain/constants";
 
 export type PublishInput = {
@@ -16,10 +17,14 @@ export type PublishInput = {
   overview: string | null;
   actor: string;
   maxAttempts: number;
+  /** Idempotency-Key header and a hash of the request it came with. */
+  idempotency?: { key: string; requestHash: string };
 };
 
 export type PublishResult = {
   created: boolean;
+  /** True when this answer is the stored first answer to an earlier request with the same key. */
+  replayed?: boolean;
   documentId: string;
   versionNumber: number;
   taskId: string | null;
@@ -43,6 +48,35 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
   const checksum = checksumOf(input.content);
   const acl = [...new Set(input.acl)].sort();
   return withTransaction(pool, async (tx) => {
+    const idem = input.idempotency;
+    if (idem) {
+      // One request per key at a time, so a retry racing the original waits and then replays it.
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, [`idempotency/${input.tenant}/${idem.key}`]);
+      const prior = (
+        await tx.query<{ request_hash: string; response: PublishResult }>(
+          `SELECT request_hash, response FROM idempotency_keys WHERE tenant_id = $1 AND key = $2 AND created_at > now() - interval '24 hours'`,
+          [input.tenant, idem.key],
+        )
+      ).rows[0];
+      if (prior) {
+        if (prior.request_hash !== idem.requestHash) throw new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request in the last 24 hours");
+        return { ...prior.response, replayed: true };
+      }
+    }
+    const result = await publishInTx(tx, input, checksum, acl);
+    if (idem) {
+      await tx.query(
+        `INSERT INTO idempotency_keys (tenant_id, key, request_hash, status_code, response) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code, response = EXCLUDED.response, created_at = now()`,
+        [input.tenant, idem.key, idem.requestHash, result.created ? 202 : 200, JSON.stringify(result)],
+      );
+    }
+    return result;
+  });
+}
+
+async function publishInTx(tx: pg.PoolClient, input: PublishInput, checksum: string, acl: string[]): Promise<PublishResult> {
+  {
     await tx.query(`INSERT INTO tenants (id, name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING`, [input.tenant]);
     await tx.query(
       `INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, key) DO NOTHING`,
@@ -104,7 +138,7 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
     await run(tx, notifyTasks());
     const facts = await stateFacts(tx, doc.id);
     return { created: true, documentId: doc.id, versionNumber, taskId: task.task_id, state: documentState(facts) };
-  });
+  }
 }
 
 async function stateFacts(db: pg.PoolClient, documentId: string) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { KEY_PATTERN, TENANT_PATTERN, DOCUMENT_STATE } from "../domain/constants";
 
-export const SUPPORTED_TYPES = ["text/markdown", "text/plain", "text/html"] as const;
+export { SUPPORTED_CONTENT_TYPES as SUPPORTED_TYPES } from "../pipeline/parse";
 
 export const tenantParam = z.string().regex(TENANT_PATTERN, "tenant must match [a-z0-9][a-z0-9._-]{0,63}");
 export const keyParam = z.string().regex(KEY_PATTERN, "key must match [a-z0-9][a-z0-9._-]{0,127}");
@@ -11,6 +11,8 @@ export const publishBody = z
     title: z.string().trim().min(1).max(500),
     contentType: z.string().min(1).max(100),
     content: z.string(),
+    /** Binary formats (PDF, DOCX) travel as base64 in JSON, or as a multipart file. */
+    contentEncoding: z.enum(["utf8", "base64"]).optional(),
     acl: z.array(z.string().trim().min(1).max(200)).max(100).optional(),
     abstract: z.string().max(20_000).nullish(),
     overview: z.string().max(50_000).nullish(),

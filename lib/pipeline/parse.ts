@@ -1,13 +1,28 @@
 // Document parsing: bytes + content type -> ordered, heading-aware sections.
 //
-// Pure and dependency-free. Every scanner here walks its input left to right with indexOf /
-// charCodeAt and bounded look-ahead; no regular expression can backtrack catastrophically and no
-// recursion depends on input nesting, so hostile input (deep nesting, unclosed tags, megabytes of
-// text in one paragraph) costs linear time.
+// Text formats (Markdown, plain text, HTML) are parsed synchronously by `parseDocument`, pure and
+// dependency-free. Every scanner here walks its input left to right with indexOf / charCodeAt and
+// bounded look-ahead; no regular expression can backtrack catastrophically and no recursion
+// depends on input nesting, so hostile input (deep nesting, unclosed tags, megabytes of text in
+// one paragraph) costs linear time.
+//
+// Binary formats (PDF, DOCX) need asynchronous libraries and go through `parseDocumentAsync`,
+// which also handles the text formats by delegating to `parseDocument`:
+//   * PDF: the text layer only, via unpdf's bundled serverless PDF.js build (no canvas, no native
+//     code); one section per page with heading path ["Page N"], paragraphs split on large vertical
+//     gaps. Scanned pages without a text layer yield nothing (no OCR).
+//   * DOCX: mammoth converts the document to HTML, which the HTML parser below turns into
+//     sections, so Word's Heading 1..6 styles become heading paths.
+// Both libraries are loaded lazily on first use.
 
 export type Section = { headingPath: string[]; text: string };
 
-export const SUPPORTED_CONTENT_TYPES = ["text/markdown", "text/plain", "text/html"] as const;
+export const TEXT_CONTENT_TYPES = ["text/markdown", "text/plain", "text/html"] as const;
+export const PDF_CONTENT_TYPE = "application/pdf";
+export const DOCX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+/** Formats only `parseDocumentAsync` can parse. */
+export const BINARY_CONTENT_TYPES = [PDF_CONTENT_TYPE, DOCX_CONTENT_TYPE] as const;
+export const SUPPORTED_CONTENT_TYPES = [...TEXT_CONTENT_TYPES, ...BINARY_CONTENT_TYPES] as const;
 export type SupportedContentType = (typeof SUPPORTED_CONTENT_TYPES)[number];
 
 export type PipelineErrorCode = "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT";
@@ -28,13 +43,29 @@ export function normaliseContentType(ct: string): string {
   return (semi >= 0 ? ct.slice(0, semi) : ct).trim().toLowerCase();
 }
 
+/** Supported by `parseDocumentAsync` (text and binary formats). */
 export function isSupportedContentType(ct: string): boolean {
   return (SUPPORTED_CONTENT_TYPES as readonly string[]).includes(normaliseContentType(ct));
 }
 
+/** A supported format that only `parseDocumentAsync` can parse (PDF, DOCX). */
+export function isBinaryContentType(ct: string): boolean {
+  return (BINARY_CONTENT_TYPES as readonly string[]).includes(normaliseContentType(ct));
+}
+
+/**
+ * Parse a text document (Markdown, plain text, HTML) synchronously. Binary formats are rejected
+ * with UNSUPPORTED_DOCUMENT naming `parseDocumentAsync`, which handles every supported type.
+ */
 export function parseDocument(contentType: string, content: Uint8Array): Section[] {
   const type = normaliseContentType(contentType);
-  if (!(SUPPORTED_CONTENT_TYPES as readonly string[]).includes(type)) {
+  if ((BINARY_CONTENT_TYPES as readonly string[]).includes(type)) {
+    throw new PipelineError(
+      "UNSUPPORTED_DOCUMENT",
+      `"${contentType}" is a binary format that parseDocument cannot read synchronously; use parseDocumentAsync`,
+    );
+  }
+  if (!(TEXT_CONTENT_TYPES as readonly string[]).includes(type)) {
     throw new PipelineError(
       "UNSUPPORTED_DOCUMENT",
       `unsupported content type "${contentType}"; supported: ${SUPPORTED_CONTENT_TYPES.join(", ")}`,
@@ -59,6 +90,371 @@ export function parseDocument(contentType: string, content: Uint8Array): Section
 
   if (sections.length === 0) throw new PipelineError("EMPTY_DOCUMENT", "the document has no indexable text");
   return sections;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binary formats (asynchronous)
+
+export type ParseOptions = {
+  /** PDF: pages read at most; later pages are ignored (see `onTruncated`). Default 2,000. */
+  maxPages?: number;
+  /**
+   * Wall-clock budget for one binary document; past it the parse is abandoned with PARSE_ERROR.
+   * Default 120,000 ms. The libraries run on this thread, so the budget is checked whenever they
+   * yield (between pages, between ZIP entries), not inside one synchronous step.
+   */
+  timeoutMs?: number;
+  /** DOCX: refuse archives whose entries declare more than this many unpacked bytes. Default 256 MiB. */
+  maxUnpackedBytes?: number;
+  /** Abort the parse; the returned promise rejects with `signal.reason` (not a PipelineError). */
+  signal?: AbortSignal;
+  /** Called once when a PDF has more pages than `maxPages` and only the first ones were read. */
+  onTruncated?: (info: { totalPages: number; parsedPages: number }) => void;
+};
+
+export const DEFAULT_MAX_PAGES = 2000;
+export const DEFAULT_PARSE_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Parse any supported document. Text types give exactly what `parseDocument` gives; PDF and DOCX
+ * are read with their libraries. Every document problem is a `PipelineError`: UNSUPPORTED_DOCUMENT,
+ * PARSE_ERROR (corrupt, truncated, encrypted, not the declared format, over the time budget) or
+ * EMPTY_DOCUMENT (no extractable text). Otherwise it rejects only with `options.signal`'s reason
+ * on abort, or with ParserUnavailableError when the PDF/DOCX library itself cannot be loaded.
+ */
+export async function parseDocumentAsync(contentType: string, content: Uint8Array, options: ParseOptions = {}): Promise<Section[]> {
+  const type = normaliseContentType(contentType);
+  if (type !== PDF_CONTENT_TYPE && type !== DOCX_CONTENT_TYPE) return parseDocument(contentType, content);
+  options.signal?.throwIfAborted();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
+  const what = type === PDF_CONTENT_TYPE ? "PDF" : "DOCX";
+  const job = new CancellableJob();
+  const work = type === PDF_CONTENT_TYPE ? parsePdf(content, options, job) : parseDocx(content, options, job);
+  return settleWithin(work, timeoutMs, options.signal, job, what);
+}
+
+/** Lets the caller stop a running parse; the parser checks `cancelled` whenever it regains control. */
+class CancellableJob {
+  cancelled = false;
+  private readonly onCancel: (() => void)[] = [];
+  whenCancelled(fn: () => void): void {
+    this.onCancel.push(fn);
+  }
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    for (const fn of this.onCancel) {
+      try {
+        fn();
+      } catch {
+        // best effort
+      }
+    }
+  }
+  check(): void {
+    if (this.cancelled) throw new PipelineError("PARSE_ERROR", "parsing was cancelled");
+  }
+}
+
+/**
+ * Resolve/reject with `work`, unless the time budget runs out (PARSE_ERROR) or `signal` aborts
+ * (its reason) first; then the job is cancelled and `work`'s eventual outcome is swallowed, so no
+ * rejection goes unhandled. Library errors that are not PipelineErrors become PARSE_ERROR.
+ */
+function settleWithin<T>(work: Promise<T>, timeoutMs: number, signal: AbortSignal | undefined, job: CancellableJob, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      fn();
+    };
+    const onAbort = () =>
+      finish(() => {
+        job.cancel();
+        reject(signal!.reason);
+      });
+    const timer = setTimeout(
+      () =>
+        finish(() => {
+          job.cancel();
+          reject(new PipelineError("PARSE_ERROR", `reading the ${what} took longer than ${timeoutMs} ms; giving up`));
+        }),
+      Math.min(Math.max(0, timeoutMs), 2 ** 31 - 1), // setTimeout fires at once past 2^31-1 ms
+    );
+    signal?.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => finish(() => resolve(v)),
+      (e: unknown) =>
+        finish(() =>
+          reject(
+            e instanceof PipelineError || e instanceof ParserUnavailableError
+              ? e
+              : new PipelineError("PARSE_ERROR", `could not read the ${what}: ${errorSummary(e)}`),
+          ),
+        ),
+    );
+  });
+}
+
+/**
+ * The PDF/DOCX library could not be loaded: a broken installation, not a broken document, so it
+ * is deliberately not a PipelineError (a queue should retry or alert, not fail the document).
+ */
+export class ParserUnavailableError extends Error {
+  constructor(library: string, cause: unknown) {
+    super(`the ${library} library could not be loaded: ${errorSummary(cause)}`, { cause });
+    this.name = "ParserUnavailableError";
+  }
+}
+
+async function loadLibrary<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    throw new ParserUnavailableError(name, e);
+  }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** One readable line from whatever a library threw, at most 300 characters. */
+function errorSummary(e: unknown): string {
+  let msg = e instanceof Error ? e.message : typeof e === "string" ? e : "";
+  if (!msg && e && typeof e === "object" && "message" in e) msg = String((e as { message: unknown }).message);
+  msg = collapseWs(msg || String(e));
+  return msg.length > 300 ? msg.slice(0, 297) + "..." : msg || "unknown error";
+}
+
+// --- PDF ---------------------------------------------------------------------------------------
+
+type PdfTextItem = { str: string; transform: number[]; width: number; height: number; hasEOL: boolean };
+type PdfLine = { text: string; y: number; size: number };
+
+async function parsePdf(content: Uint8Array, options: ParseOptions, job: CancellableJob): Promise<Section[]> {
+  if (content.length === 0) throw new PipelineError("PARSE_ERROR", "the PDF file is empty (0 bytes)");
+  const cap = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const maxPages = Number.isFinite(cap) ? Math.max(1, Math.floor(cap)) : DEFAULT_MAX_PAGES;
+  const { getDocument } = await loadLibrary("unpdf", async () => (await import("unpdf")).getResolvedPDFJS());
+  job.check();
+  const task = getDocument({
+    data: content.slice(), // PDF.js may take ownership of (detach) the buffer it is given
+    verbosity: 0, // errors only: no "Warning: ..." lines from broken files on stdout
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    enableXfa: false,
+  });
+  // Once cancelled, whatever the loading task still does is abandoned, never left unhandled.
+  task.promise.catch(() => undefined);
+  job.whenCancelled(() => void task.destroy().catch(() => undefined));
+  try {
+    let doc;
+    try {
+      doc = await task.promise;
+    } catch (e) {
+      throw pdfOpenError(e);
+    }
+    job.check();
+    const total = doc.numPages;
+    const pages = Math.min(total, maxPages);
+    const b = new SectionBuilder();
+    let pageErrors = 0;
+    let firstPageError: unknown;
+    for (let n = 1; n <= pages; n++) {
+      // PDF.js's in-thread worker answers through microtasks only, so without this a long document
+      // would hold the event loop (timers, heartbeats, the time budget) until its last page.
+      await yieldToEventLoop();
+      job.check();
+      let items: PdfTextItem[];
+      try {
+        const page = await doc.getPage(n);
+        const tc = await page.getTextContent();
+        page.cleanup();
+        items = tc.items.filter((it) => "str" in it) as unknown as PdfTextItem[];
+      } catch (e) {
+        // One damaged page does not lose the rest of the document.
+        pageErrors++;
+        firstPageError ??= e;
+        continue;
+      }
+      const paras = pdfParagraphs(items);
+      if (paras.length === 0) continue;
+      b.heading(1, `Page ${n}`);
+      for (const p of paras) b.paragraph(p);
+    }
+    if (total > pages) options.onTruncated?.({ totalPages: total, parsedPages: pages });
+    const sections = b.finish();
+    if (sections.length === 0) {
+      if (pageErrors > 0) throw new PipelineError("PARSE_ERROR", `could not read the PDF's pages: ${errorSummary(firstPageError)}`);
+      throw new PipelineError("EMPTY_DOCUMENT", "the PDF has no extractable text (scanned images without a text layer?)");
+    }
+    return sections;
+  } finally {
+    await task.destroy().catch(() => undefined);
+  }
+}
+
+function pdfOpenError(e: unknown): PipelineError {
+  const name = e && typeof e === "object" && "name" in e ? String((e as { name: unknown }).name) : "";
+  if (name === "PasswordException") return new PipelineError("PARSE_ERROR", "the PDF is password-protected (encrypted)");
+  if (name === "InvalidPDFException") return new PipelineError("PARSE_ERROR", `not a valid PDF file: ${errorSummary(e)}`);
+  return new PipelineError("PARSE_ERROR", `could not open the PDF: ${errorSummary(e)}`);
+}
+
+/** Strip characters that only mean "no glyph mapping" (NUL, other C0 controls, noncharacters). */
+function cleanPdfText(s: string): string {
+  return s.replace(/[\u0000-\u0008\u000b\u000e-\u001f\u007f\ufffe\uffff]/g, "");
+}
+
+/**
+ * Text items of one page -> paragraphs. Items join into lines (PDF.js marks line ends; a change
+ * of baseline also ends a line); lines join into paragraphs unless the gap to the next baseline
+ * is clearly larger than the page's usual line spacing, the text moves up (a new column), or the
+ * font size changes markedly (a heading).
+ */
+function pdfParagraphs(items: PdfTextItem[]): string[] {
+  const lines: PdfLine[] = [];
+  let cur: { parts: string[]; y: number; size: number; endX: number; eol: boolean } | null = null;
+  const pushLine = () => {
+    if (cur) {
+      const text = collapseWs(cur.parts.join(""));
+      if (text) lines.push({ text, y: cur.y, size: cur.size });
+    }
+    cur = null;
+  };
+  for (const it of items) {
+    const t = it.transform ?? [1, 0, 0, 1, 0, 0];
+    const size = Math.hypot(t[2] ?? 0, t[3] ?? 0) || it.height || 1;
+    const x = t[4] ?? 0;
+    const y = t[5] ?? 0;
+    const str = cleanPdfText(it.str ?? "");
+    if (str !== "") {
+      if (cur && (cur.eol || Math.abs(y - cur.y) > 0.5 * Math.max(size, cur.size))) pushLine();
+      if (!cur) {
+        cur = { parts: [], y, size, endX: x, eol: false };
+      } else {
+        const prev = cur.parts[cur.parts.length - 1] ?? "";
+        const gap = x - cur.endX;
+        if (gap > 0.15 * size && !/\s$/.test(prev) && !/^\s/.test(str)) cur.parts.push(" ");
+        cur.size = Math.max(cur.size, size);
+      }
+      cur.parts.push(str);
+      cur.endX = x + (Number.isFinite(it.width) ? it.width : 0);
+    }
+    if (it.hasEOL && cur) cur.eol = true;
+  }
+  pushLine();
+  if (lines.length === 0) return [];
+
+  // The page's usual baseline distance: the lower quartile of downward steps between same-size
+  // lines (body lines outnumber paragraph gaps, and the quartile stays right with few lines).
+  const steps: number[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const dy = lines[i - 1].y - lines[i].y;
+    if (dy > 0 && Math.abs(lines[i].size - lines[i - 1].size) < 0.5) steps.push(dy);
+  }
+  steps.sort((a, b) => a - b);
+  const usual = steps.length ? steps[Math.floor((steps.length - 1) / 4)] : 0;
+
+  const paras: string[] = [];
+  let para: string[] = [];
+  const flush = () => {
+    if (para.length) paras.push(para.join(""));
+    para = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (i > 0) {
+      const p = lines[i - 1];
+      const dy = p.y - l.y;
+      const size = Math.max(p.size, l.size);
+      const limit = usual > 0 ? Math.max(usual * 1.35, size * 1.15) : size * 1.6;
+      const sizeJump = Math.max(p.size, l.size) / Math.max(0.01, Math.min(p.size, l.size)) > 1.2;
+      if (dy > limit || dy < -0.5 * size || sizeJump) flush();
+    }
+    if (para.length === 0) para.push(l.text);
+    else {
+      const prev = para[para.length - 1];
+      // A line ending in "letter-" continues the word on the next line; otherwise a space.
+      para.push(/\p{L}-$/u.test(prev) ? l.text : " " + l.text);
+    }
+  }
+  flush();
+  return paras;
+}
+
+// --- DOCX --------------------------------------------------------------------------------------
+
+async function parseDocx(content: Uint8Array, options: ParseOptions, job: CancellableJob): Promise<Section[]> {
+  if (content.length === 0) throw new PipelineError("PARSE_ERROR", "the DOCX file is empty (0 bytes)");
+  if (!(content[0] === 0x50 && content[1] === 0x4b && content[2] === 0x03 && content[3] === 0x04)) {
+    throw new PipelineError("PARSE_ERROR", "not a DOCX file: it does not start with a ZIP header");
+  }
+  checkZipUnpackedSize(content, options.maxUnpackedBytes ?? DEFAULT_MAX_UNPACKED_BYTES);
+  const mammoth = await loadLibrary("mammoth", async () => {
+    const mod = await import("mammoth");
+    return (mod.default ?? mod) as typeof mod.default;
+  });
+  job.check();
+  let html: string;
+  try {
+    const result = await mammoth.convertToHtml(
+      { buffer: Buffer.from(content.buffer, content.byteOffset, content.byteLength) },
+      {
+        externalFileAccess: false, // never follow links to files outside the document
+        // Images carry no text: skip base64-encoding them into the HTML.
+        convertImage: mammoth.images.imgElement(async () => ({ src: "" })),
+      },
+    );
+    html = result.value;
+  } catch (e) {
+    throw new PipelineError("PARSE_ERROR", `could not read the DOCX file: ${errorSummary(e)}`);
+  }
+  job.check();
+  const sections = parseHtml(html);
+  if (sections.length === 0) throw new PipelineError("EMPTY_DOCUMENT", "the DOCX document has no indexable text");
+  return sections;
+}
+
+/**
+ * Zip-bomb guard: read the ZIP central directory and refuse the archive when its entries declare
+ * more than `max` unpacked bytes in total. Also rejects a missing or damaged central directory
+ * (a truncated file) with a clearer message than the ZIP library's. ZIP64 archives are left to
+ * the library.
+ */
+function checkZipUnpackedSize(z: Uint8Array, max: number): void {
+  const u16 = (p: number) => z[p] | (z[p + 1] << 8);
+  const u32 = (p: number) => (z[p] | (z[p + 1] << 8) | (z[p + 2] << 16)) + z[p + 3] * 0x1000000;
+  let eocd = -1;
+  for (let p = z.length - 22; p >= 0 && p >= z.length - 22 - 0xffff; p--) {
+    if (z[p] === 0x50 && z[p + 1] === 0x4b && z[p + 2] === 0x05 && z[p + 3] === 0x06) {
+      eocd = p;
+      break;
+    }
+  }
+  if (eocd < 0) throw new PipelineError("PARSE_ERROR", "not a complete DOCX file: the ZIP directory is missing (truncated?)");
+  const entries = u16(eocd + 10);
+  const cdOffset = u32(eocd + 16);
+  if (cdOffset === 0xffffffff || entries === 0xffff) return; // ZIP64
+  let p = cdOffset;
+  let total = 0;
+  for (let i = 0; i < entries; i++) {
+    if (p + 46 > z.length || u32(p) !== 0x02014b50) {
+      throw new PipelineError("PARSE_ERROR", "not a valid DOCX file: the ZIP directory is damaged");
+    }
+    const size = u32(p + 24);
+    total += size === 0xffffffff ? Number.POSITIVE_INFINITY : size;
+    if (total > max) {
+      throw new PipelineError("PARSE_ERROR", `the DOCX file would unpack to more than ${Math.floor(max / (1024 * 1024))} MiB; refusing it`);
+    }
+    p += 46 + u16(p + 28) + u16(p + 30) + u16(p + 32);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import { TaskError } from "../queue/errors";
 import type { CompleteStats } from "../queue/sql";
 import type { Embedder } from "../embedding/types";
 import { toVectorLiteral } from "../embedding/types";
-import { parseDocument } from "./parse";
+import { parseDocumentAsync } from "./parse";
 import { chunkSections, CHUNKER_VERSION, type Chunk } from "./chunker";
 import { faultOn } from "../config";
 
@@ -73,7 +73,7 @@ export async function executeTask(pool: pg.Pool, embedder: Embedder, lease: Leas
   hooks.signal.throwIfAborted();
 
   // 2–3. Parse and chunk deterministically.
-  const sections = parseDocument(version.content_type, new Uint8Array(version.content));
+  const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), { signal: hooks.signal });
   const chunks: Record_[] = chunkSections(sections, { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber }).map(
     (c) => ({ ...c, level: 2 }),
   );

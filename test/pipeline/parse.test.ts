@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { parseDocument, isSupportedContentType, PipelineError, SUPPORTED_CONTENT_TYPES, decodeEntities, type Section } from "../../lib/pipeline/parse";
+import { parseDocument, isSupportedContentType, PipelineError, SUPPORTED_CONTENT_TYPES, TEXT_CONTENT_TYPES, decodeEntities, type Section } from "../../lib/pipeline/parse";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const md = (s: string) => parseDocument("text/markdown", enc(s));
@@ -18,11 +18,11 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe("content types", () => {
   it("accepts the three supported types, normalising case and parameters", () => {
-    expect(SUPPORTED_CONTENT_TYPES).toEqual(["text/markdown", "text/plain", "text/html"]);
+    expect(TEXT_CONTENT_TYPES).toEqual(["text/markdown", "text/plain", "text/html"]);
     expect(isSupportedContentType("text/markdown")).toBe(true);
     expect(isSupportedContentType("Text/HTML; charset=UTF-8")).toBe(true);
     expect(isSupportedContentType("  text/plain ;format=flowed")).toBe(true);
-    expect(isSupportedContentType("application/pdf")).toBe(false);
+    expect(isSupportedContentType("application/pdf")).toBe(true);
     expect(isSupportedContentType("text/x-markdown")).toBe(false);
     expect(isSupportedContentType("")).toBe(false);
   });
@@ -61,7 +61,7 @@ describe("decoding and errors", () => {
   });
 
   it("empty and whitespace-only documents are EMPTY_DOCUMENT", () => {
-    for (const ct of SUPPORTED_CONTENT_TYPES) {
+    for (const ct of TEXT_CONTENT_TYPES) {
       expect(codeOf(() => parseDocument(ct, new Uint8Array()))).toBe("EMPTY_DOCUMENT");
       expect(codeOf(() => parseDocument(ct, enc(" \n\t\r\n  \n")))).toBe("EMPTY_DOCUMENT");
     }

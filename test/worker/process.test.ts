@@ -50,3 +50,47 @@ describe("worker process", () => {
     for (const r of left.rows) expect(["PENDING", "RETRY_WAIT", "SUCCEEDED"]).toContain(r.status);
   });
 });
+
+describe("worker crash", () => {
+  it("SIGKILL mid-task: another worker takes the task over after lease expiry and it succeeds exactly once", async () => {
+    const { startFakeProvider } = await import("../helpers/fake-provider");
+    const fake = await startFakeProvider({ dimensions: 384 });
+    const providerEnv = {
+      EMBEDDING_PROVIDER: "openai",
+      OPENAI_API_KEY: "test-key-not-secret",
+      OPENAI_BASE_URL: fake.url,
+      EMBEDDING_MODEL: "fake-embed",
+      EMBEDDING_DIMENSIONS: "384",
+      EMBEDDING_TIMEOUT_MS: "60000",
+      LEASE_SECONDS: "2",
+      HEARTBEAT_SECONDS: "0.5",
+    };
+    try {
+      await t.pool.query(`UPDATE index_tasks SET status = 'SUCCEEDED' WHERE status IN ('PENDING', 'RETRY_WAIT')`);
+      fake.mode("slow", { delayMs: 60_000 });
+      const r = await publish(t.pool, {
+        tenant: "proc", key: "crash", title: "Crash", contentType: "text/markdown", content: Buffer.from(longDocument(6, "crash")),
+        acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 8,
+      });
+      const a = spawnWorker(t.url, "proc-doomed", providerEnv, 1);
+      await waitFor(async () => (await t.pool.query(`SELECT lease_owner FROM index_tasks WHERE task_id = $1 AND status = 'RUNNING'`, [r.taskId])).rows[0]?.lease_owner === "proc-doomed", 30_000);
+      await waitFor(async () => fake.requests > 0, 30_000);
+      a.kill("SIGKILL");
+      expect((await a.exited).signal).toBe("SIGKILL");
+      fake.mode("ok");
+
+      const b = spawnWorker(t.url, "proc-rescuer", providerEnv, 1);
+      await waitFor(async () => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [r.taskId])).rows[0].status === "SUCCEEDED", 60_000);
+      b.kill("SIGTERM");
+      expect((await b.exited).code, b.logs()).toBe(0);
+
+      const ev = (await t.pool.query(`SELECT kind, actor, lease_attempt FROM task_events WHERE task_id = $1 ORDER BY id`, [r.taskId])).rows;
+      expect(ev.filter((e) => e.kind === "SUCCEEDED")).toEqual([{ kind: "SUCCEEDED", actor: "proc-rescuer", lease_attempt: 2 }]);
+      expect(ev.find((e) => e.kind === "LEASE_TAKEN_OVER")).toMatchObject({ actor: "proc-rescuer", lease_attempt: 2 });
+      const sp = await t.pool.query(`SELECT version_number FROM search_pointers WHERE document_id = (SELECT document_id FROM index_tasks WHERE task_id = $1)`, [r.taskId]);
+      expect(sp.rows).toEqual([{ version_number: 1 }]);
+    } finally {
+      await fake.close();
+    }
+  });
+});

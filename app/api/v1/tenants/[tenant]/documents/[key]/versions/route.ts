@@ -1,15 +1,44 @@
+import { createHash } from "node:crypto";
 import { handler, json, readJson } from "@/lib/http/handler";
 import { ApiError } from "@/lib/http/errors";
 import { authenticate } from "@/lib/auth/authenticate";
-import { publishBody, tenantParam, keyParam, SUPPORTED_TYPES } from "@/lib/documents/schemas";
+import { publishBody, tenantParam, keyParam, SUPPORTED_TYPES, type PublishBody } from "@/lib/documents/schemas";
 import { publish } from "@/lib/documents/publish";
+import { isBinaryContentType, normaliseContentType } from "@/lib/pipeline/parse";
 import { db, serverConfig } from "@/lib/server";
 import { faultOn } from "@/lib/config";
 
 export const dynamic = "force-dynamic";
 
-function normaliseType(ct: string): string {
-  return ct.split(";")[0].trim().toLowerCase();
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/** A multipart upload: `file` plus the JSON body's other fields as form fields. */
+async function readMultipart(req: Request, maxBytes: number): Promise<{ body: PublishBody; content: Buffer }> {
+  let form: FormData;
+  try {
+    form = await req.formData();
+  } catch {
+    throw new ApiError(400, "INVALID_MULTIPART", "the multipart body could not be read");
+  }
+  const file = form.get("file");
+  if (!(file instanceof File)) throw new ApiError(400, "VALIDATION_FAILED", "file: a multipart upload needs a `file` field");
+  if (file.size > maxBytes) throw new ApiError(413, "CONTENT_TOO_LARGE", `content exceeds ${maxBytes} bytes`);
+  const text = (name: string) => {
+    const v = form.get(name);
+    return typeof v === "string" ? v : undefined;
+  };
+  const allowed = new Set(["file", "title", "contentType", "acl", "abstract", "overview"]);
+  for (const name of form.keys()) if (!allowed.has(name)) throw new ApiError(400, "VALIDATION_FAILED", `${name}: unknown field`);
+  const acl = text("acl");
+  const body = publishBody.parse({
+    title: text("title") ?? file.name.replace(/\.[^.]+$/, ""),
+    contentType: text("contentType") ?? file.type,
+    content: "",
+    acl: acl === undefined ? undefined : acl.split(",").map((s) => s.trim()).filter(Boolean),
+    abstract: text("abstract"),
+    overview: text("overview"),
+  });
+  return { body, content: Buffer.from(await file.arrayBuffer()) };
 }
 
 export const POST = handler<{ tenant: string; key: string }>(async (req, params) => {
@@ -17,15 +46,40 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
   const principal = await authenticate(req, { role: "maintainer", tenant });
-  // Validation happens before any transaction: bad input writes nothing.
-  const body = publishBody.parse(await readJson(req, Math.ceil(cfg.MAX_CONTENT_BYTES * 1.2) + 200_000));
-  const contentType = normaliseType(body.contentType);
+  const idemKey = req.headers.get("idempotency-key");
+  if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) throw new ApiError(400, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1–200 visible ASCII characters");
+
+  // Everything is validated before the transaction: bad input writes nothing.
+  let body: PublishBody;
+  let content: Buffer;
+  const isMultipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
+  const limit = Math.ceil(cfg.MAX_CONTENT_BYTES * 1.4) + 200_000; // base64 and JSON overhead
+  if (isMultipart) {
+    if (Number(req.headers.get("content-length") ?? 0) > limit) throw new ApiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
+    ({ body, content } = await readMultipart(req, cfg.MAX_CONTENT_BYTES));
+  } else {
+    body = publishBody.parse(await readJson(req, limit));
+    if (body.contentEncoding === "base64") {
+      if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(body.content)) throw new ApiError(400, "VALIDATION_FAILED", "content: not valid base64");
+      content = Buffer.from(body.content, "base64");
+    } else {
+      content = Buffer.from(body.content, "utf8");
+    }
+  }
+  const contentType = normaliseContentType(body.contentType);
   if (!(SUPPORTED_TYPES as readonly string[]).includes(contentType)) {
     throw new ApiError(415, "UNSUPPORTED_DOCUMENT", `content type ${contentType} is not supported (use ${SUPPORTED_TYPES.join(", ")})`);
   }
-  const content = Buffer.from(body.content, "utf8");
+  if (!isMultipart && isBinaryContentType(contentType) && body.contentEncoding !== "base64") {
+    throw new ApiError(400, "VALIDATION_FAILED", `contentEncoding: ${contentType} must be sent as base64 (or as a multipart file)`);
+  }
   if (content.length > cfg.MAX_CONTENT_BYTES) throw new ApiError(413, "CONTENT_TOO_LARGE", `content exceeds ${cfg.MAX_CONTENT_BYTES} bytes`);
-  if (!body.content.trim()) throw new ApiError(400, "EMPTY_DOCUMENT", "content is empty");
+  if (content.length === 0 || (!isBinaryContentType(contentType) && !content.toString("utf8").trim())) throw new ApiError(400, "EMPTY_DOCUMENT", "content is empty");
+
+  const requestHash = createHash("sha256")
+    .update(JSON.stringify([tenant, key, body.title, contentType, body.acl ?? [], body.abstract ?? null, body.overview ?? null]))
+    .update(content)
+    .digest("hex");
   const r = await publish(db(), {
     tenant,
     key,
@@ -37,10 +91,11 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     overview: body.overview ?? null,
     actor: principal.subject,
     maxAttempts: cfg.MAX_ATTEMPTS,
+    idempotency: idemKey ? { key: idemKey, requestHash } : undefined,
   });
-  if (faultOn(cfg.FAULT_AFTER_PUBLISH_COMMIT)) {
+  if (faultOn(cfg.FAULT_AFTER_PUBLISH_COMMIT) && !r.replayed) {
     console.error("[fault] FAULT_AFTER_PUBLISH_COMMIT: dying after commit, before answering");
     process.exit(137);
   }
-  return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state }, r.created ? 202 : 200);
+  return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
 });
