@@ -137,3 +137,49 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
     })),
   };
 }
+
+export async function listAudit(db: pg.Pool, f: { cursor?: string; limit: number; tenants: string[] | null }) {
+  const { rows } = await db.query(
+    `SELECT id::text, at, actor, action, tenant_id, target_type, target_id, reason, detail FROM audit_log
+      WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))
+      ORDER BY id DESC LIMIT $3`,
+    [f.cursor ?? null, f.tenants, f.limit + 1],
+  );
+  const more = rows.length > f.limit;
+  const items = rows.slice(0, f.limit).map((r) => ({
+    id: r.id,
+    at: r.at.toISOString(),
+    actor: r.actor,
+    action: r.action,
+    tenant: r.tenant_id,
+    targetType: r.target_type,
+    targetId: r.target_id,
+    reason: r.reason,
+    detail: r.detail,
+  }));
+  return { items, nextCursor: more ? items[items.length - 1].id : null };
+}
+
+/** Live workers first, then those stopped or silent in the last 24 hours. */
+export async function listWorkers(db: pg.Pool, heartbeatSeconds: number) {
+  const { rows } = await db.query(
+    `SELECT id, host, pid, concurrency, started_at, last_heartbeat_at, stopped_at, current_tasks::text[] AS current_tasks,
+            (stopped_at IS NULL AND last_heartbeat_at > now() - make_interval(secs => $1::double precision)) AS live
+       FROM workers WHERE stopped_at IS NULL OR stopped_at > now() - interval '24 hours'
+      ORDER BY live DESC, last_heartbeat_at DESC LIMIT 500`,
+    [Math.max(heartbeatSeconds * 3, 30)],
+  );
+  return {
+    items: rows.map((w) => ({
+      id: w.id,
+      host: w.host,
+      pid: w.pid,
+      concurrency: w.concurrency,
+      live: w.live,
+      startedAt: w.started_at.toISOString(),
+      lastHeartbeatAt: w.last_heartbeat_at.toISOString(),
+      stoppedAt: w.stopped_at?.toISOString() ?? null,
+      currentTasks: w.current_tasks,
+    })),
+  };
+}

@@ -62,7 +62,7 @@ describe("publish", () => {
     expect(stored.content.subarray(0, 5).toString()).toBe("%PDF-");
 
     const form = new FormData();
-    form.set("file", new File([makeDocx([{ style: "Heading1", text: "Rules" }, { text: "Keep the door shut." }])], "rules.docx", { type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" }));
+    form.set("file", new File([Buffer.from(makeDocx([{ style: "Heading1", text: "Rules" }, { text: "Keep the door shut." }]))], "rules.docx", { type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" }));
     form.set("acl", "group:a, group:b");
     const r2 = await post("docx", form);
     expect(r2.status).toBe(202);

@@ -112,7 +112,7 @@ describe("provider failures", () => {
 });
 
 describe("crashes never expose half-built versions", () => {
-  for (const fault of [{ FAULT_AFTER_CHUNK_BATCH: "2" }, { FAULT_BEFORE_INDEX_SWITCH: "1" }]) {
+  for (const fault of [{ FAULT_AFTER_CHUNK_BATCH: "2" }, { FAULT_BEFORE_INDEX_SWITCH: "1" }] as Record<string, string>[]) {
     const name = Object.keys(fault)[0];
     it(`${name}: v1 keeps serving, v2 text never shows before the switch, the retry completes with no duplicate chunks`, async () => {
       const w = worker("seed");

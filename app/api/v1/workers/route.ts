@@ -1,0 +1,11 @@
+import { handler, json } from "@/lib/http/handler";
+import { authenticate } from "@/lib/auth/authenticate";
+import { listWorkers } from "@/lib/operations/queries";
+import { db, serverConfig } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handler(async (req) => {
+  await authenticate(req);
+  return json(await listWorkers(db(), serverConfig().heartbeatSeconds));
+});
