@@ -7,8 +7,11 @@ import { OpenAIEmbedder } from "./openai";
 export { OpenAIEmbedder } from "./openai";
 
 export class LocalEmbedder implements Embedder {
-  readonly model = LOCAL_MODEL;
-  constructor(readonly dimensions = 384) {}
+  constructor(
+    readonly dimensions = 384,
+    /** Another name marks a different embedding space: nothing embedded under the old name is reused. */
+    readonly model: string = LOCAL_MODEL,
+  ) {}
   async embed(texts: string[], signal: AbortSignal): Promise<number[][]> {
     signal.throwIfAborted();
     return embedLocal(texts, this.dimensions);

@@ -1,0 +1,31 @@
+import pg from "pg";
+import { migrate } from "../lib/db/migrate";
+
+/** A fresh migrated database for one benchmark run on BENCH_DATABASE_URL's server; dropped after. */
+export async function withBenchDatabase<T>(name: string, fn: (url: string) => Promise<T>): Promise<T> {
+  const base = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+  const db = `iw_bench_${name}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${db}`);
+  await admin.query(`CREATE DATABASE ${db}`);
+  const u = new URL(base);
+  u.pathname = `/${db}`;
+  try {
+    await migrate(u.toString());
+    return await fn(u.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+export const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+export async function serverVersion(pool: pg.Pool): Promise<string> {
+  return (await pool.query(`SELECT current_setting('server_version') AS v`)).rows[0].v;
+}
