@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../helpers/db";
+import { testWorker, waitFor } from "../helpers/worker";
+import { publish } from "../../lib/documents/publish";
+import { reindex } from "../../lib/operations/actions";
+import { search } from "../../lib/search/search";
+import { collectGarbage } from "../../lib/pipeline/run";
+import { LocalEmbedder } from "../../lib/embedding";
+
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb();
+});
+afterAll(async () => t?.close());
+beforeEach(async () => {
+  await t.pool.query(`TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants CASCADE`);
+});
+
+const doc = "# Atlas\n\nThe atlas room keeps maps of every coastline.\n\n## Loans\n\nMaps may be borrowed for two weeks.";
+const status = async (id: string | null) => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [id])).rows[0].status;
+
+describe("REINDEX after a model change", () => {
+  it("builds a new index version with the new model, switched only when complete; nothing is reused across models", async () => {
+    const w1 = testWorker(t, "old-model", {}, 1, new LocalEmbedder(384));
+    await w1.start();
+    const p = await publish(t.pool, { tenant: "rx", key: "atlas", title: "Atlas", contentType: "text/markdown", content: Buffer.from(doc), acl: [], abstract: null, overview: null, actor: "t", maxAttempts: 8 });
+    await waitFor(async () => (await status(p.taskId)) === "SUCCEEDED");
+    await w1.stop(2000);
+
+    class NewModel extends LocalEmbedder {
+      texts = 0;
+      constructor() {
+        super(384, "indexwright-local-hash-v2");
+      }
+      override async embed(texts: string[], s: AbortSignal) {
+        this.texts += texts.length;
+        return super.embed(texts, s);
+      }
+    }
+    const next = new NewModel();
+    const r = await reindex(t.pool, "rx", "atlas", { subject: "ops" }, 8);
+    const w2 = testWorker(t, "new-model", {}, 1, next);
+    await w2.start();
+    await waitFor(async () => (await status(r.taskId)) === "SUCCEEDED");
+    await w2.stop(2000);
+    const ivs = await t.pool.query(`SELECT embedding_model, status, chunk_count, expected_chunk_count FROM index_versions ORDER BY created_at`);
+    expect(ivs.rows.map((x) => [x.embedding_model, x.status])).toEqual([
+      ["indexwright-local-hash-v1", "RETIRED"],
+      ["indexwright-local-hash-v2", "ACTIVE"],
+    ]);
+    expect(next.texts).toBe(ivs.rows[1].chunk_count);
+    const hits = await search(t.pool, next, { tenant: "rx", query: "maps may be borrowed for two weeks", topK: 3, principals: [] });
+    expect(hits[0]).toMatchObject({ documentKey: "atlas", sectionPath: "Atlas > Loans" });
+  });
+});
+
+describe("layered records", () => {
+  it("abstract and overview are indexed as level-0 and level-1 records next to level-2 chunks", async () => {
+    const w = testWorker(t, "levels", {}, 1);
+    await w.start();
+    const p = await publish(t.pool, {
+      tenant: "lv", key: "atlas", title: "Atlas", contentType: "text/markdown", content: Buffer.from(doc), acl: [],
+      abstract: "Map library rules in one line.", overview: "Covers the atlas room, what it holds, and the lending period for maps.", actor: "t", maxAttempts: 8,
+    });
+    await waitFor(async () => (await status(p.taskId)) === "SUCCEEDED");
+    await w.stop(2000);
+    const e = new LocalEmbedder(384);
+    const l0 = await search(t.pool, e, { tenant: "lv", query: "map library rules", topK: 5, principals: [], level: 0 });
+    expect(l0.map((h) => [h.level, h.sectionPath, h.text])).toEqual([[0, "abstract", "Map library rules in one line."]]);
+    const l1 = await search(t.pool, e, { tenant: "lv", query: "lending period", topK: 5, principals: [], level: 1 });
+    expect(l1.map((h) => h.level)).toEqual([1]);
+    const l2 = await search(t.pool, e, { tenant: "lv", query: "maps borrowed two weeks", topK: 5, principals: [], level: 2 });
+    expect(l2.length).toBeGreaterThan(0);
+    expect(l2.every((h) => h.level === 2)).toBe(true);
+    const ids = await t.pool.query(`SELECT level, chunk_id FROM chunks WHERE level < 2 ORDER BY level`);
+    expect(ids.rows).toHaveLength(2);
+    expect(new Set(ids.rows.map((r) => r.chunk_id)).size).toBe(2);
+  });
+});
+
+describe("retention", () => {
+  it("garbage-collects retired index versions past retention, never one a pointer references", async () => {
+    const w = testWorker(t, "gc", {}, 1);
+    await w.start();
+    for (const v of ["one", "two", "three"]) {
+      const p = await publish(t.pool, { tenant: "gc", key: "atlas", title: "Atlas", contentType: "text/markdown", content: Buffer.from(`${doc}\n\nEdition ${v}.`), acl: [], abstract: null, overview: null, actor: "t", maxAttempts: 8 });
+      await waitFor(async () => (await status(p.taskId)) === "SUCCEEDED");
+    }
+    await w.stop(2000);
+    expect(await collectGarbage(t.pool, 1)).toBe(0); // within retention
+    await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE status = 'RETIRED'`);
+    expect(await collectGarbage(t.pool, 1)).toBe(2);
+    const left = await t.pool.query(`SELECT version_number, status FROM index_versions`);
+    expect(left.rows).toEqual([{ version_number: 3, status: "ACTIVE" }]);
+    expect((await t.pool.query(`SELECT count(DISTINCT index_version_id)::int AS n FROM chunks`)).rows[0].n).toBe(1);
+  });
+});
