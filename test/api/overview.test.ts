@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { createTestDb, type TestDb } from "../helpers/db";
+import { overview } from "../../lib/operations/queries";
+
+// Overview figures against ground truth computed separately in SQL, over a seeded mix of states,
+// expired and expiring leases, drifted documents (some acknowledged) and error codes.
+let t: TestDb;
+const TOKEN = "overview-token-0123456789abcdef";
+beforeAll(async () => {
+  t = await createTestDb();
+  process.env.DATABASE_URL = t.url;
+  process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = TOKEN;
+  await t.pool.query(`INSERT INTO tenants (id, name) VALUES ('ov', 'ov')`);
+  // 60 documents; document i has business version 1 + (i % 3) and a task mix driven by i.
+  const statuses = ["PENDING", "RUNNING", "RETRY_WAIT", "SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED"];
+  const codes = ["EMBEDDING_RATE_LIMITED", "PARSE_ERROR", "EMBEDDING_TIMEOUT"];
+  for (let i = 0; i < 60; i++) {
+    const docId = randomUUID();
+    const bv = 1 + (i % 3);
+    await t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version, deleted_at) VALUES ($1, 'ov', $2, 'D', $3, $4)`, [docId, `d${i}`, bv, i % 17 === 0 ? new Date() : null]);
+    for (let v = 1; v <= bv; v++) {
+      await t.pool.query(
+        `INSERT INTO document_versions (id, tenant_id, document_id, version_number, title, content_type, content, content_bytes, checksum, published_by, published_at)
+         VALUES ($1, 'ov', $2, $3, 'D', 'text/plain', 'x', 1, 'c', 't', now() - make_interval(mins => $4))`,
+        [randomUUID(), docId, v, (60 - i) * 3 + v],
+      );
+    }
+    const status = statuses[i % statuses.length];
+    const running = status === "RUNNING";
+    await t.pool.query(
+      `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, attempts, lease_owner, lease_until, next_attempt_at, error_code, error_message,
+                                created_at, finished_at, chunks_total, chunks_reused, batches_sent)
+       VALUES ('ov', $1, $2, 'INDEX', $3, 1, $4, $5, now() + make_interval(secs => $6), $7, $8, now() - make_interval(secs => $9), $10, $11, $12, $13)`,
+      [
+        docId, bv, status,
+        running ? "w1" : null,
+        running ? new Date(Date.now() + (i % 2 === 0 ? -5_000 : i % 3 === 0 ? 5_000 : 300_000)) : null,
+        i % 4 === 0 ? 120 : -(i * 11),
+        status === "DEAD" || status === "RETRY_WAIT" ? codes[i % codes.length] : null,
+        status === "DEAD" || status === "RETRY_WAIT" ? "boom" : null,
+        100 + i * 7,
+        status === "SUCCEEDED" ? new Date(Date.now() - i * 1000) : null,
+        status === "SUCCEEDED" ? 10 + i : null,
+        status === "SUCCEEDED" ? i : null,
+        status === "SUCCEEDED" ? 1 + (i % 4) : null,
+      ],
+    );
+    if (i % 2 === 0) {
+      // Half the documents are searchable at some version ≤ the business version.
+      const iv = randomUUID();
+      const sv = Math.max(1, bv - (i % 4 === 0 ? 1 : 0));
+      await t.pool.query(`INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count) VALUES ($1, 'ov', $2, $3, 'ACTIVE', 'c', 'm', 3, 0)`, [iv, docId, sv]);
+      await t.pool.query(`INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'ov', $2, $3)`, [docId, iv, sv]);
+    }
+  }
+  await t.pool.query(`INSERT INTO workers (id, host, pid, concurrency, last_heartbeat_at) VALUES ('live', 'h', 1, 2, now()), ('stale', 'h', 2, 2, now() - interval '1 hour')`);
+});
+afterAll(async () => {
+  const { closePools } = await import("../../lib/db/pool");
+  await closePools();
+  await t?.close();
+});
+
+const one = async (sql: string) => Object.values((await t.pool.query(sql)).rows[0])[0] as any;
+
+describe("overview", () => {
+  it("equals ground truth computed directly in SQL", async () => {
+    const o = await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20 });
+    expect(o.queue.due).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING','RETRY_WAIT') AND next_attempt_at <= now()`));
+    expect(o.queue.due).toBeGreaterThan(0);
+    const oldest = await one(`SELECT extract(epoch FROM now() - min(next_attempt_at))::float FROM index_tasks WHERE status IN ('PENDING','RETRY_WAIT') AND next_attempt_at <= now()`);
+    expect(o.queue.oldestDueAgeSeconds).toBeCloseTo(oldest, 0);
+    expect(o.queue.running).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING'`));
+    expect(o.queue.leasesExpired).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until <= now()`));
+    expect(o.queue.leasesExpired).toBeGreaterThan(0);
+    expect(o.queue.leasesExpiringSoon).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until > now() AND lease_until <= now() + interval '20 seconds'`));
+    expect(o.queue.leasesExpiringSoon).toBeGreaterThan(0);
+    expect(o.queue.dead).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status = 'DEAD'`));
+
+    const errs = (await t.pool.query(`SELECT error_code, status, count(*)::int AS n FROM index_tasks WHERE status IN ('DEAD','RETRY_WAIT') AND error_code IS NOT NULL GROUP BY 1, 2`)).rows;
+    expect(o.errors.map((e) => `${e.errorCode}/${e.status}=${e.count}`).sort()).toEqual(errs.map((e) => `${e.error_code}/${e.status}=${e.n}`).sort());
+
+    const driftRows = (await t.pool.query(
+      `SELECT d.id, (SELECT status FROM index_tasks x WHERE x.document_id = d.id AND x.version_number = d.business_version ORDER BY task_id DESC LIMIT 1) AS st,
+              (SELECT published_at FROM document_versions v WHERE v.document_id = d.id AND v.version_number = d.business_version) AS pub
+         FROM documents d LEFT JOIN search_pointers sp ON sp.document_id = d.id
+        WHERE d.deleted_at IS NULL AND coalesce(sp.version_number, 0) <> d.business_version`,
+    )).rows;
+    expect(o.drift.count).toBe(driftRows.length);
+    expect(o.drift.acknowledged).toBe(driftRows.filter((r) => r.st === "RESOLVED").length);
+    expect(o.drift.acknowledged).toBeGreaterThan(0);
+    const oldestPub = Math.min(...driftRows.map((r) => r.pub.getTime()));
+    expect(o.drift.oldestAgeSeconds!).toBeCloseTo((Date.now() - oldestPub) / 1000, -1);
+
+    const succ = (await t.pool.query(`SELECT extract(epoch FROM finished_at - created_at)::float AS s, chunks_total, chunks_reused, batches_sent FROM index_tasks WHERE status = 'SUCCEEDED'`)).rows;
+    const lat = succ.map((r) => r.s).sort((a, b) => a - b);
+    const median = (lat[Math.floor((lat.length - 1) / 2)] + lat[Math.ceil((lat.length - 1) / 2)]) / 2;
+    expect(o.publishToSearchableSeconds.samples).toBe(succ.length);
+    expect(Number(o.publishToSearchableSeconds.p50)).toBeCloseTo(median, 3);
+    const total = succ.reduce((a, r) => a + r.chunks_total, 0);
+    const reused = succ.reduce((a, r) => a + r.chunks_reused, 0);
+    expect(Number(o.embeddingReuseRate)).toBeCloseTo(reused / total, 6);
+    expect(Number(o.perTask.chunks)).toBeCloseTo(total / succ.length, 6);
+    expect(Number(o.perTask.embeddingBatches)).toBeCloseTo(succ.reduce((a, r) => a + r.batches_sent, 0) / succ.length, 6);
+    expect(o.workers.map((w) => w.id)).toEqual(["live"]);
+  });
+
+  it("serves Prometheus metrics with low-cardinality labels only", async () => {
+    const { GET } = await import("../../app/api/metrics/route");
+    const res = await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/^indexwright_tasks_dead \d+$/m);
+    expect(text).toMatch(/^indexwright_task_errors\{error_code="PARSE_ERROR",status="DEAD"\} \d+$/m);
+    expect(text).toMatch(/^indexwright_leases\{condition="expired"\} [1-9]\d*$/m);
+    const labels = [...text.matchAll(/\{([^}]*)\}/g)].flatMap((m) => m[1].split(",").map((kv) => kv.split("=")[0]));
+    for (const l of new Set(labels)) expect(["task", "task_id", "document", "document_id", "tenant", "tenant_id", "key", "worker_id"]).not.toContain(l);
+    expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
+    expect(text).not.toContain('"ov"');
+    const unauth = await GET(new Request("http://localhost/api/metrics"), { params: Promise.resolve({}) });
+    expect(unauth.status).toBe(401);
+  });
+});
