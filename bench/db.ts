@@ -15,7 +15,8 @@ export async function withBenchDatabase<T>(name: string, fn: (url: string) => Pr
     await migrate(u.toString());
     return await fn(u.toString());
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    if (process.env.BENCH_KEEP === "1") console.error(`[bench] kept database ${db}`);
+    else await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await admin.end();
   }
 }

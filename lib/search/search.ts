@@ -5,10 +5,17 @@ import { toVectorLiteral } from "../embedding/types";
 
 export type SearchHit = { documentKey: string; versionNumber: number; chunkId: string; sectionPath: string; text: string; score: number; level: number };
 
+const MAX_CANDIDATES = 2000;
+
 /**
  * Reads only chunks of the index version each document's search pointer names (so never a
  * half-built one), in one tenant, visible to the caller's principals (empty ACL = whole tenant).
- * HNSW iterative scans keep filtered queries from losing recall.
+ *
+ * Two steps, so the HNSW index does the heavy lifting: the inner query walks the index with only
+ * chunk-local filters (tenant, dimension, level; pgvector's iterative scan keeps going until it
+ * has enough rows that pass them, so a selective tenant does not cost recall); the outer query
+ * keeps candidates that are live and visible. When visibility filters drop too many, the
+ * candidate pool doubles and the query runs again, up to MAX_CANDIDATES.
  */
 export async function search(
   pool: pg.Pool,
@@ -17,34 +24,47 @@ export async function search(
 ): Promise<SearchHit[]> {
   const [vec] = await embedder.embed([q.query], AbortSignal.timeout(30_000));
   const dims = embedder.dimensions;
+  const literal = toVectorLiteral(vec);
   return withTransaction(pool, async (tx) => {
     await tx.query(`SET LOCAL hnsw.ef_search = 100`);
     await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-    const { rows } = await tx.query(
-      `SELECT x.key, x.version_number, x.chunk_id, x.section_path, x.text, x.level, 1 - x.distance AS score
-         FROM (
-           SELECT d.key, sp.version_number, c.chunk_id, c.section_path, c.text, c.level,
+    let candidates = Math.max(q.topK * 4, 40);
+    for (;;) {
+      const { rows } = await tx.query<{ scanned: number; hits: Record<string, any>[] }>(
+        `WITH candidates AS (
+           SELECT c.index_version_id, c.document_id, c.chunk_id, c.section_path, c.text, c.level,
                   c.embedding::vector(${dims}) <=> $2::vector(${dims}) AS distance
              FROM chunks c
-             JOIN search_pointers sp ON sp.index_version_id = c.index_version_id
-             JOIN documents d ON d.id = c.document_id AND d.deleted_at IS NULL
-             JOIN document_versions dv ON dv.document_id = sp.document_id AND dv.version_number = sp.version_number
-            WHERE c.tenant_id = $1 AND c.dims = ${dims}
-              AND ($4::int IS NULL OR c.level = $4::int)
-              AND (cardinality(dv.acl) = 0 OR dv.acl && $5::text[])
+            WHERE c.tenant_id = $1 AND c.dims = ${dims} AND ($4::int IS NULL OR c.level = $4::int)
             ORDER BY c.embedding::vector(${dims}) <=> $2::vector(${dims})
-            LIMIT $3) x
-        ORDER BY x.distance`,
-      [q.tenant, toVectorLiteral(vec), q.topK, q.level ?? null, q.principals],
-    );
-    return rows.map((r) => ({
-      documentKey: r.key,
-      versionNumber: r.version_number,
-      chunkId: r.chunk_id,
-      sectionPath: r.section_path,
-      text: r.text,
-      level: r.level,
-      score: Number(r.score),
-    }));
+            LIMIT $6),
+         visible AS (
+           SELECT d.key, sp.version_number, x.chunk_id, x.section_path, x.text, x.level, x.distance
+             FROM candidates x
+             JOIN search_pointers sp ON sp.index_version_id = x.index_version_id AND sp.document_id = x.document_id
+             JOIN documents d ON d.id = x.document_id AND d.deleted_at IS NULL
+             JOIN document_versions dv ON dv.document_id = sp.document_id AND dv.version_number = sp.version_number
+            WHERE cardinality(dv.acl) = 0 OR dv.acl && $5::text[]
+            ORDER BY x.distance
+            LIMIT $3)
+         SELECT (SELECT count(*) FROM candidates)::int AS scanned,
+                coalesce((SELECT json_agg(v ORDER BY v.distance) FROM visible v), '[]'::json) AS hits`,
+        [q.tenant, literal, q.topK, q.level ?? null, q.principals, candidates],
+      );
+      const { scanned, hits } = rows[0];
+      // Fewer candidates than asked for means the tenant has no more chunks: nothing left to find.
+      if (hits.length >= q.topK || scanned < candidates || candidates >= MAX_CANDIDATES) {
+        return hits.map((r) => ({
+          documentKey: r.key,
+          versionNumber: r.version_number,
+          chunkId: r.chunk_id,
+          sectionPath: r.section_path,
+          text: r.text,
+          level: r.level,
+          score: 1 - Number(r.distance),
+        }));
+      }
+      candidates = Math.min(candidates * 2, MAX_CANDIDATES);
+    }
   });
 }
