@@ -30,3 +30,15 @@ export const round3 = (n: number) => Math.round(n * 1000) / 1000;
 export async function serverVersion(pool: pg.Pool): Promise<string> {
   return (await pool.query(`SELECT current_setting('server_version') AS v`)).rows[0].v;
 }
+
+/** mulberry32: a small deterministic PRNG with a full 2^32 period (Math.imul keeps it exact). */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -8,7 +8,7 @@
 //   npm run bench:index            DOCS=1000 PARAS=20 EDIT_PCT=5 by default
 import pg from "pg";
 import os from "node:os";
-import { withBenchDatabase, round3, serverVersion } from "./db";
+import { withBenchDatabase, round3, serverVersion, prng } from "./db";
 import { LocalEmbedder } from "../lib/embedding";
 import { publish } from "../lib/documents/publish";
 import { reindex } from "../lib/operations/actions";
@@ -33,8 +33,7 @@ class CountingEmbedder extends LocalEmbedder {
 }
 
 // Deterministic pseudo-random prose, so runs are comparable.
-let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const rand = prng(42);
 const WORDS = "policy refund travel expense receipt manager approve deadline invoice customer contract renewal security password rotate access badge office desk schedule holiday leave payroll salary benefit insurance claim training onboarding laptop network printer meeting budget forecast quarter audit compliance vendor shipping warehouse inventory".split(" ");
 const sentence = () => Array.from({ length: 12 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(" ") + ".";
 const paragraph = () => Array.from({ length: 3 + Math.floor(rand() * 3) }, sentence).join(" ");

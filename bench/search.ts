@@ -2,24 +2,25 @@
 // over TENANTS tenants, every query filtered to one tenant (so each query sees 1/TENANTS of the
 // data). Real PostgreSQL + pgvector HNSW (m=16, ef_construction=64 defaults), ef_search=100,
 // iterative index scans on (what lib/search/search.ts uses); the same queries with iterative scans
-// off are measured too, to show what the filter would cost without them.
+// off are measured too, to show what the filter would cost without them. The default path
+// searches tenants of at most SEARCH_EXACT_MAX_CHUNKS chunks exactly; `hnswForced` shows the
+// approximate path on the same queries.
 //   npm run bench:search        CHUNKS=100000 TENANTS=10 QUERIES=200
 import pg from "pg";
 import os from "node:os";
 import { randomUUID } from "node:crypto";
-import { withBenchDatabase, percentile, round3, serverVersion } from "./db";
+import { withBenchDatabase, percentile, round3, serverVersion, prng } from "./db";
 import { LocalEmbedder } from "../lib/embedding";
 import { embedLocal } from "../lib/pipeline/local-embedder";
 import { toVectorLiteral } from "../lib/embedding/types";
-import { search } from "../lib/search/search";
+import { searchWithPlan, EXACT_SEARCH_MAX_CHUNKS } from "../lib/search/search";
 
 const CHUNKS = Number(process.env.CHUNKS ?? 100_000);
 const TENANTS = Number(process.env.TENANTS ?? 10);
 const QUERIES = Number(process.env.QUERIES ?? 200);
 const PER_DOC = 100;
 
-let seed = 7;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const rand = prng(7);
 const VOCAB = Array.from({ length: 3000 }, (_, i) => `w${(i * 7919) % 100000}`.replace(/\d/g, (d) => "abcdefghij"[Number(d)]));
 const text = () => Array.from({ length: 25 + Math.floor(rand() * 25) }, () => VOCAB[Math.floor(rand() ** 2 * VOCAB.length)]).join(" ");
 
@@ -65,17 +66,27 @@ async function main() {
 
     const embedder = new LocalEmbedder(384);
     const lat: number[] = [];
+    const latHnsw: number[] = [];
     let recallSum = 0;
+    let recallHnswSum = 0;
     let recallOffSum = 0;
+    let sourceFirst = 0;
+    let sourceFirstHnsw = 0;
     let usedIndex = false;
+    const strategies = new Set<string>();
     for (let i = 0; i < QUERIES; i++) {
       const pick = Math.floor(rand() * texts.length);
       const words = texts[pick].split(" ");
       const query = words.filter(() => rand() < 0.6).join(" ") || words[0];
       const tenant = tenantOfChunk[pick];
       const s = performance.now();
-      const hits = await search(pool, embedder, { tenant, query, topK: 10, principals: [] });
+      const res = await searchWithPlan(pool, embedder, { tenant, query, topK: 10, principals: [] });
       lat.push(performance.now() - s);
+      strategies.add(res.strategy);
+      const hits = res.hits;
+      const s2 = performance.now();
+      const forced = await searchWithPlan(pool, embedder, { tenant, query, topK: 10, principals: [], exactMaxChunks: 0 });
+      latHnsw.push(performance.now() - s2);
       const qv = toVectorLiteral(embedLocal([query], 384)[0]);
       const c = await pool.connect();
       try {
@@ -106,12 +117,17 @@ async function main() {
         await c.query("ROLLBACK");
         const truth = new Set(exact.rows.map((r) => r.chunk_id));
         recallSum += hits.filter((h) => truth.has(h.chunkId)).length / Math.max(1, truth.size);
+        const source = `d${Math.floor(pick / PER_DOC)}-${(pick % PER_DOC) + 1}`;
+        if (hits[0]?.chunkId === source) sourceFirst++;
+        if (forced.hits[0]?.chunkId === source) sourceFirstHnsw++;
+        recallHnswSum += forced.hits.filter((h) => truth.has(h.chunkId)).length / Math.max(1, truth.size);
         recallOffSum += off.rows.filter((r) => truth.has(r.chunk_id)).length / Math.max(1, truth.size);
       } finally {
         c.release();
       }
     }
     lat.sort((a, b) => a - b);
+    latHnsw.sort((a, b) => a - b);
     const pgv = await serverVersion(pool);
     const ext = (await pool.query(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`)).rows[0].extversion;
     await pool.end();
@@ -123,9 +139,20 @@ async function main() {
           machine: { cpus: os.cpus().length, node: process.version, postgres: pgv, pgvector: ext },
           data: { chunks: CHUNKS, tenants: TENANTS, chunksPerTenant: CHUNKS / TENANTS, dimensions: 384, seedSeconds: round3(seedSeconds), hnswBuildSeconds: round3(buildSeconds) },
           queries: QUERIES,
-          latencyMs: { p50: round3(percentile(lat, 50)), p95: round3(percentile(lat, 95)), p99: round3(percentile(lat, 99)) },
-          recallAt10: round3(recallSum / QUERIES),
-          recallAt10WithoutIterativeScan: round3(recallOffSum / QUERIES),
+          default: {
+            strategy: [...strategies].join(","),
+            exactMaxChunks: EXACT_SEARCH_MAX_CHUNKS,
+            latencyMs: { p50: round3(percentile(lat, 50)), p95: round3(percentile(lat, 95)), p99: round3(percentile(lat, 99)) },
+            recallAt10: round3(recallSum / QUERIES),
+            sourceChunkRankedFirst: round3(sourceFirst / QUERIES),
+          },
+          hnswForced: {
+            note: "same queries with exactMaxChunks = 0: HNSW (ef_search 100) + iterative scan, candidate pool 40",
+            latencyMs: { p50: round3(percentile(latHnsw, 50)), p95: round3(percentile(latHnsw, 95)), p99: round3(percentile(latHnsw, 99)) },
+            recallAt10: round3(recallHnswSum / QUERIES),
+            sourceChunkRankedFirst: round3(sourceFirstHnsw / QUERIES),
+          },
+          recallAt10HnswWithoutIterativeScan: round3(recallOffSum / QUERIES),
           planUsesHnswIndex: usedIndex,
         },
         null,

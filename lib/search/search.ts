@@ -6,28 +6,41 @@ import { toVectorLiteral } from "../embedding/types";
 export type SearchHit = { documentKey: string; versionNumber: number; chunkId: string; sectionPath: string; text: string; score: number; level: number };
 
 const MAX_CANDIDATES = 2000;
+/** Tenants with at most this many chunks (of the dimension) are searched exactly. */
+export const EXACT_SEARCH_MAX_CHUNKS = Number(process.env.SEARCH_EXACT_MAX_CHUNKS ?? 20_000);
+
+export type SearchQuery = { tenant: string; query: string; topK: number; principals: string[]; level?: number; exactMaxChunks?: number };
+
+export async function search(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
+  return (await searchWithPlan(pool, embedder, q)).hits;
+}
 
 /**
  * Reads only chunks of the index version each document's search pointer names (so never a
  * half-built one), in one tenant, visible to the caller's principals (empty ACL = whole tenant).
  *
- * Two steps, so the HNSW index does the heavy lifting: the inner query walks the index with only
- * chunk-local filters (tenant, dimension, level; pgvector's iterative scan keeps going until it
- * has enough rows that pass them, so a selective tenant does not cost recall); the outer query
- * keeps candidates that are live and visible. When visibility filters drop too many, the
- * candidate pool doubles and the query runs again, up to MAX_CANDIDATES.
+ * Candidates come from chunk-local filters only (tenant, dimension, level): a tenant with at most
+ * `exactMaxChunks` chunks is scanned exactly through its btree index (perfect recall, a few ms);
+ * a larger one walks the HNSW index, where pgvector's iterative scan keeps going until enough rows
+ * pass the tenant filter. The outer query keeps candidates that are live and visible; when
+ * visibility filters drop too many, the candidate pool doubles and the query runs again, up to
+ * MAX_CANDIDATES.
  */
-export async function search(
-  pool: pg.Pool,
-  embedder: Embedder,
-  q: { tenant: string; query: string; topK: number; principals: string[]; level?: number },
-): Promise<SearchHit[]> {
+export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<{ hits: SearchHit[]; strategy: "exact" | "hnsw"; candidates: number }> {
   const [vec] = await embedder.embed([q.query], AbortSignal.timeout(30_000));
   const dims = embedder.dimensions;
   const literal = toVectorLiteral(vec);
   return withTransaction(pool, async (tx) => {
     await tx.query(`SET LOCAL hnsw.ef_search = 100`);
     await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+    // Bounded count through the tenant index: small tenants get an exact scan (the "+ 0" keeps
+    // the planner off the HNSW index), large ones the approximate index walk.
+    const size = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM chunks WHERE tenant_id = $1 AND dims = ${dims} LIMIT $2) s`,
+      [q.tenant, (q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS) + 1],
+    );
+    const exact = size.rows[0].n <= (q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS);
+    const order = exact ? `(c.embedding::vector(${dims}) <=> $2::vector(${dims})) + 0` : `c.embedding::vector(${dims}) <=> $2::vector(${dims})`;
     let candidates = Math.max(q.topK * 4, 40);
     for (;;) {
       const { rows } = await tx.query<{ scanned: number; hits: Record<string, any>[] }>(
@@ -36,7 +49,7 @@ export async function search(
                   c.embedding::vector(${dims}) <=> $2::vector(${dims}) AS distance
              FROM chunks c
             WHERE c.tenant_id = $1 AND c.dims = ${dims} AND ($4::int IS NULL OR c.level = $4::int)
-            ORDER BY c.embedding::vector(${dims}) <=> $2::vector(${dims})
+            ORDER BY ${order}
             LIMIT $6),
          visible AS (
            SELECT d.key, sp.version_number, x.chunk_id, x.section_path, x.text, x.level, x.distance
@@ -54,7 +67,7 @@ export async function search(
       const { scanned, hits } = rows[0];
       // Fewer candidates than asked for means the tenant has no more chunks: nothing left to find.
       if (hits.length >= q.topK || scanned < candidates || candidates >= MAX_CANDIDATES) {
-        return hits.map((r) => ({
+        return { strategy: exact ? "exact" : "hnsw", candidates, hits: hits.map((r) => ({
           documentKey: r.key,
           versionNumber: r.version_number,
           chunkId: r.chunk_id,
@@ -62,7 +75,7 @@ export async function search(
           text: r.text,
           level: r.level,
           score: 1 - Number(r.distance),
-        }));
+        })) };
       }
       candidates = Math.min(candidates * 2, MAX_CANDIDATES);
     }
