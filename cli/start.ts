@@ -6,6 +6,8 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../lib/config";
 import { migrate } from "../lib/db/migrate";
 import { startEmbedded, type EmbeddedDb } from "../lib/db/embedded";
+import { seedDemo } from "../lib/demo";
+import pg from "pg";
 
 const ROOT = process.cwd();
 const say = (m: string) => console.log(`[indexwright] ${m}`);
@@ -99,7 +101,12 @@ export async function start(argv: string[]): Promise<void> {
     INDEXWRIGHT_EMBEDDED: embedded ? "1" : "",
     NEXT_TELEMETRY_DISABLED: "1",
   };
-  if (values.demo || process.env.INDEXWRIGHT_DEMO === "1") childEnv.INDEXWRIGHT_DEMO = "1";
+  if (values.demo || process.env.INDEXWRIGHT_DEMO === "1") {
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const n = await seedDemo(pool);
+    await pool.end();
+    say(n > 0 ? `demo: published ${n} sample versions in tenants acme and globex` : "demo: sample data already present");
+  }
 
   ensureBuild();
 
