@@ -7,6 +7,8 @@ import { loadConfig } from "../lib/config";
 import { migrate } from "../lib/db/migrate";
 import { startEmbedded, type EmbeddedDb } from "../lib/db/embedded";
 import { seedDemo } from "../lib/demo";
+import { upsertAdmin, hasUser, DEFAULT_ADMIN_EMAIL } from "../lib/auth/users";
+import { generatePassword } from "../lib/auth/password";
 import pg from "pg";
 
 const ROOT = process.cwd();
@@ -101,12 +103,25 @@ export async function start(argv: string[]): Promise<void> {
     INDEXWRIGHT_EMBEDDED: embedded ? "1" : "",
     NEXT_TELEMETRY_DISABLED: "1",
   };
+  const setup = new pg.Pool({ connectionString: url, max: 2 });
+  const adminEmail = process.env.INDEXWRIGHT_ADMIN_EMAIL ?? DEFAULT_ADMIN_EMAIL;
+  let adminNote: string;
+  if (process.env.INDEXWRIGHT_ADMIN_PASSWORD) {
+    await upsertAdmin(setup, adminEmail, process.env.INDEXWRIGHT_ADMIN_PASSWORD);
+    adminNote = `${adminEmail} (password from INDEXWRIGHT_ADMIN_PASSWORD)`;
+  } else if (!(await hasUser(setup, adminEmail))) {
+    const password = generatePassword();
+    await upsertAdmin(setup, adminEmail, password);
+    writeFileSync(path.join(dataDir, "admin-password"), password + "\n", { mode: 0o600 });
+    adminNote = `${adminEmail} / ${password}  (shown once; also in ${display(path.join(dataDir, "admin-password"))})`;
+  } else {
+    adminNote = `${adminEmail} (password set earlier)`;
+  }
   if (values.demo || process.env.INDEXWRIGHT_DEMO === "1") {
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
-    const n = await seedDemo(pool);
-    await pool.end();
+    const n = await seedDemo(setup);
     say(n > 0 ? `demo: published ${n} sample versions in tenants acme and globex` : "demo: sample data already present");
   }
+  await setup.end();
 
   ensureBuild();
 
@@ -142,6 +157,7 @@ export async function start(argv: string[]): Promise<void> {
   launch("dashboard", [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(cfg.PORT)], { INDEXWRIGHT_PROCESS: "web" }, false);
 
   say(`dashboard: http://localhost:${cfg.PORT}`);
+  say(`admin sign-in: ${adminNote}`);
   say(`admin token: ${token}${cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ? " (from INDEXWRIGHT_BOOTSTRAP_TOKEN)" : ` (stored in ${display(path.join(dataDir, "bootstrap-token"))})`}`);
 
   async function shutdown(code: number): Promise<void> {

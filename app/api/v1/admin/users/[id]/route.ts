@@ -1,0 +1,12 @@
+import { z } from "zod";
+import { handler, json, readJson } from "@/lib/http/handler";
+import { authenticate } from "@/lib/auth/authenticate";
+import { updateUser, patchUserBody } from "@/lib/admin/accounts";
+import { db } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+export const PATCH = handler<{ id: string }>(async (req, params) => {
+  const p = await authenticate(req, { role: "admin" });
+  return json(await updateUser(db(), p.subject, z.string().uuid().parse(params.id), patchUserBody.parse(await readJson(req, 10_000))));
+});

@@ -1,0 +1,16 @@
+import { handler, json, readJson } from "@/lib/http/handler";
+import { authenticate } from "@/lib/auth/authenticate";
+import { listUsers, createUser, newUserBody } from "@/lib/admin/accounts";
+import { db } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handler(async (req) => {
+  await authenticate(req, { role: "admin" });
+  return json({ items: await listUsers(db()) });
+});
+
+export const POST = handler(async (req) => {
+  const p = await authenticate(req, { role: "admin" });
+  return json(await createUser(db(), p.subject, newUserBody.parse(await readJson(req, 10_000))), 201);
+});

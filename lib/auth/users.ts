@@ -1,0 +1,42 @@
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { hashPassword, verifyPassword } from "./password";
+import type { Principal } from "./principal";
+import type { Role } from "../domain/constants";
+
+export const DEFAULT_ADMIN_EMAIL = "admin@localhost";
+
+/** Creates the bootstrap admin, or resets its password and role when it exists. */
+export async function upsertAdmin(pool: pg.Pool, email: string, password: string): Promise<void> {
+  const hash = await hashPassword(password);
+  await pool.query(
+    `INSERT INTO users (id, email, password_hash, role) VALUES ($1, lower($2), $3, 'admin')
+     ON CONFLICT (email) DO UPDATE SET password_hash = EXCLUDED.password_hash, role = 'admin', disabled_at = NULL`,
+    [randomUUID(), email, hash],
+  );
+}
+
+export async function hasUser(pool: pg.Pool, email: string): Promise<boolean> {
+  return (await pool.query(`SELECT 1 FROM users WHERE email = lower($1)`, [email])).rowCount === 1;
+}
+
+export async function principalForPassword(pool: pg.Pool, email: string, password: string): Promise<Principal | null> {
+  const u = (await pool.query<{ email: string; password_hash: string | null; role: Role; tenants: string[] }>(
+    `SELECT email, password_hash, role, tenants FROM users WHERE email = lower($1) AND disabled_at IS NULL`,
+    [email],
+  )).rows[0];
+  const ok = await verifyPassword(password, u?.password_hash ?? null);
+  if (!u || !ok) return null;
+  return { subject: `user:${u.email}`, role: u.role, tenants: u.tenants.length ? u.tenants : null };
+}
+
+// Slows guessing: after 5 failures for one email (or one client) in 5 minutes, refuse for the rest of
+// the window. In memory per server process: enough for one dashboard, not a distributed limiter.
+const failures = new Map<string, number[]>();
+const WINDOW_MS = 5 * 60_000;
+export function tooManyFailures(keys: string[], now = Date.now()): boolean {
+  return keys.some((k) => (failures.get(k) ?? []).filter((t) => now - t < WINDOW_MS).length >= 5);
+}
+export function recordFailure(keys: string[], now = Date.now()): void {
+  for (const k of keys) failures.set(k, [...(failures.get(k) ?? []).filter((t) => now - t < WINDOW_MS), now]);
+}

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../helpers/db";
+import { upsertAdmin } from "../../lib/auth/users";
+import { decodeSession } from "../../lib/auth/session";
+
+// People sign in with email + password (or a token), machines use tokens an admin creates;
+// roles and tenant limits hold for both, and cookie-authenticated mutations need our origin.
+const BOOT = "auth-bootstrap-token-0123456789";
+let t: TestDb;
+let R: Record<string, any>;
+beforeAll(async () => {
+  t = await createTestDb();
+  process.env.DATABASE_URL = t.url;
+  process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = BOOT;
+  process.env.INDEXWRIGHT_SESSION_SECRET = "auth-test-session-secret";
+  process.env.LOG_LEVEL = "silent";
+  await upsertAdmin(t.pool, "Admin@Example.com", "correct horse battery staple");
+  R = {
+    signin: await import("../../app/api/auth/signin/route"),
+    tokens: await import("../../app/api/v1/admin/tokens/route"),
+    token: await import("../../app/api/v1/admin/tokens/[id]/route"),
+    users: await import("../../app/api/v1/admin/users/route"),
+    user: await import("../../app/api/v1/admin/users/[id]/route"),
+    publish: await import("../../app/api/v1/tenants/[tenant]/documents/[key]/versions/route"),
+    docs: await import("../../app/api/v1/documents/route"),
+  };
+});
+afterAll(async () => {
+  const { closePools } = await import("../../lib/db/pool");
+  await closePools();
+  await t?.close();
+});
+
+const ctx = (p: object = {}) => ({ params: Promise.resolve(p) });
+const req = (method: string, body?: unknown, headers: Record<string, string> = {}) =>
+  new Request("http://dash.local/x", { method, headers: { "content-type": "application/json", host: "dash.local", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+const bearer = (tok: string) => ({ authorization: `Bearer ${tok}` });
+
+describe("sign-in", () => {
+  it("email + password gives an httpOnly SameSite session cookie for the user's role", async () => {
+    const res = await R.signin.POST(req("POST", { email: "admin@example.com", password: "correct horse battery staple" }), ctx());
+    expect(res.status).toBe(200);
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    const value = /iw_session=([^;]+)/.exec(cookie)![1];
+    expect(decodeSession(value)).toEqual({ subject: "user:admin@example.com", role: "admin", tenants: null });
+  });
+
+  it("a wrong password is 401, and repeated failures are throttled", async () => {
+    const h = { "x-forwarded-for": "10.9.9.9" };
+    for (let i = 0; i < 5; i++) {
+      const r = await R.signin.POST(req("POST", { email: "admin@example.com", password: `wrong-${i}` }, h), ctx());
+      expect(r.status).toBe(401);
+    }
+    const blocked = await R.signin.POST(req("POST", { email: "admin@example.com", password: "correct horse battery staple" }, h), ctx());
+    expect(blocked.status).toBe(429);
+  });
+
+  it("cookie-authenticated mutations from another origin are rejected", async () => {
+    const res = await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.1.1.1" }), ctx());
+    const cookie = /iw_session=([^;]+)/.exec(res.headers.get("set-cookie")!)![1];
+    const body = { title: "x", contentType: "text/plain", content: "hello" };
+    const cross = await R.publish.POST(req("POST", body, { cookie: `iw_session=${cookie}`, origin: "http://evil.example" }), ctx({ tenant: "a", key: "k" }));
+    expect(cross.status).toBe(403);
+    const same = await R.publish.POST(req("POST", body, { cookie: `iw_session=${cookie}`, origin: "http://dash.local" }), ctx({ tenant: "a", key: "k" }));
+    expect(same.status).toBe(202);
+  });
+});
+
+describe("admin: tokens and users", () => {
+  it("creates a tenant-limited viewer token that can read only its tenant and write nothing; revoking it locks it out", async () => {
+    const created = await R.tokens.POST(req("POST", { name: "reporting", role: "viewer", tenants: ["a"] }, bearer(BOOT)), ctx());
+    expect(created.status).toBe(201);
+    const { id, token } = await created.json();
+    expect(token).toMatch(/^iw_/);
+    const listed = await (await R.tokens.GET(req("GET", undefined, bearer(BOOT)), ctx())).json();
+    expect(JSON.stringify(listed)).not.toContain(token);
+    const docs = await (await R.docs.GET(req("GET", undefined, bearer(token)), ctx())).json();
+    expect(docs.items.every((d: any) => d.tenant === "a")).toBe(true);
+    const write = await R.publish.POST(req("POST", { title: "x", contentType: "text/plain", content: "x" }, bearer(token)), ctx({ tenant: "a", key: "z" }));
+    expect(write.status).toBe(403);
+    const admin = await R.tokens.GET(req("GET", undefined, bearer(token)), ctx());
+    expect(admin.status).toBe(403);
+    expect((await R.token.DELETE(req("DELETE", undefined, bearer(BOOT)), ctx({ id }))).status).toBe(200);
+    expect((await R.docs.GET(req("GET", undefined, bearer(token)), ctx())).status).toBe(401);
+  });
+
+  it("creates, disables and re-enables a user; duplicate emails are 409; weak passwords 400", async () => {
+    const weak = await R.users.POST(req("POST", { email: "op@example.com", password: "short", role: "operator" }, bearer(BOOT)), ctx());
+    expect(weak.status).toBe(400);
+    const u = await R.users.POST(req("POST", { email: "op@example.com", password: "a long enough password", role: "operator" }, bearer(BOOT)), ctx());
+    expect(u.status).toBe(201);
+    const { id } = await u.json();
+    expect((await R.users.POST(req("POST", { email: "OP@example.com", password: "a long enough password", role: "viewer" }, bearer(BOOT)), ctx())).status).toBe(409);
+    const signin = (ip: string) => R.signin.POST(req("POST", { email: "op@example.com", password: "a long enough password" }, { "x-forwarded-for": ip }), ctx());
+    expect((await signin("10.2.0.1")).status).toBe(200);
+    await R.user.PATCH(req("PATCH", { disabled: true }, bearer(BOOT)), ctx({ id }));
+    expect((await signin("10.2.0.2")).status).toBe(401);
+    await R.user.PATCH(req("PATCH", { disabled: false, role: "viewer" }, bearer(BOOT)), ctx({ id }));
+    const again = await signin("10.2.0.3");
+    expect((await again.json()).role).toBe("viewer");
+    const audit = await t.pool.query(`SELECT action FROM audit_log WHERE target_type IN ('user', 'token') ORDER BY id`);
+    expect(audit.rows.map((r) => r.action)).toEqual(["token.create", "token.revoke", "user.create", "user.update", "user.update"]);
+  });
+});
