@@ -51,6 +51,7 @@ const maxTaskId = async (pool: pg.Pool) => Number((await pool.query(`SELECT coal
 async function main() {
   await withBenchDatabase("index", async (url) => {
     const pool = new pg.Pool({ connectionString: url, max: 8 });
+    pool.on("error", () => undefined); // the database is dropped under idle clients at the end
     const cfg = loadConfig({ POLL_INTERVAL_MS: "20", LOG_LEVEL: "silent", LEASE_SECONDS: "60" });
     const run = async (embedder: CountingEmbedder, work: () => Promise<void>) => {
       const w = new Worker({ pool, databaseUrl: url, workerId: "bench", concurrency: 2, cfg, embedder });

@@ -27,6 +27,7 @@ const text = () => Array.from({ length: 25 + Math.floor(rand() * 25) }, () => VO
 async function main() {
   await withBenchDatabase("search", async (url) => {
     const pool = new pg.Pool({ connectionString: url, max: 4 });
+    pool.on("error", () => undefined); // the database is dropped under idle clients at the end
     await pool.query(`DROP INDEX chunks_embedding_384_hnsw`);
     const docs = Math.ceil(CHUNKS / PER_DOC);
     const texts: string[] = [];
