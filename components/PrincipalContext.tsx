@@ -2,6 +2,7 @@
 
 import { createContext, useContext, type ReactNode } from "react";
 import type { Role } from "@/lib/domain/constants";
+import { can, type GuardedAction } from "@/lib/ui/roles";
 
 /** What client components may know about the signed-in person; decided by the server layout. */
 export type ViewerInfo = {
@@ -21,4 +22,9 @@ export function useViewer(): ViewerInfo {
   const v = useContext(PrincipalContext);
   if (!v) throw new Error("useViewer must be used inside the dashboard layout");
   return v;
+}
+
+/** Whether the signed-in role may do `action` (the server checks again). */
+export function useCan(action: GuardedAction): boolean {
+  return can(useViewer().role, action);
 }

@@ -46,12 +46,27 @@ const TASK_TONE: Record<string, string> = {
   RESOLVED: "muted",
 };
 
-/** Task status pill (not a document state, so it has its own test id). */
-export function TaskStatusBadge({ status }: { status: string }) {
+export const TASK_STATUS_HINT: Record<string, string> = {
+  PENDING: "Waiting for a worker to claim it.",
+  RUNNING: "A worker holds the lease and is indexing.",
+  RETRY_WAIT: "Failed with a retryable error; waiting before the next attempt.",
+  SUCCEEDED: "Finished: the version was indexed (or removed).",
+  DEAD: "Gave up: a permanent error or no attempts left. Needs an operator.",
+  SUPERSEDED: "Replaced by a newer version before it finished.",
+  RESOLVED: "Force-closed by an operator. Not a success: the version was not indexed.",
+};
+
+/** Task status pill (not a document state, so it has its own test id). RESOLVED is never shown as a success. */
+export function TaskStatusBadge({ status, testId = "task-status" }: { status: string; testId?: string }) {
   const tone = TASK_TONE[status] ?? "neutral";
   return (
-    <span className={`pill pill--status pill--${tone}`} data-testid="task-status" data-status={status}>
-      {status.replace(/_/g, " ").toLowerCase()}
+    <span
+      className={`pill pill--status pill--${tone}${status === "RESOLVED" ? " pill--resolved" : ""}`}
+      data-testid={testId}
+      data-status={status}
+      title={TASK_STATUS_HINT[status]}
+    >
+      {status === "RESOLVED" ? "Resolved (force-closed)" : status.replace(/_/g, " ").toLowerCase()}
     </span>
   );
 }

@@ -16,13 +16,13 @@ export function uniqueKey(prefix = "e2e-doc"): string {
   return `${safe}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`.slice(0, 128);
 }
 
-/** Signs in through the real form and waits for the documents page. */
+/** Signs in through the real form and waits for the landing page (the overview). */
 export async function signIn(page: Page, token: string = E2E_TOKEN): Promise<void> {
   await page.goto("/signin");
   await page.getByLabel("Access token").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/documents(\?|$)/);
-  await expect(page.getByRole("heading", { level: 1, name: "Documents" })).toBeVisible();
+  await page.waitForURL(/\/overview(\?|$)/);
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
 }
 
 type Fixtures = {
@@ -34,6 +34,9 @@ export const test = base.extend<Fixtures>({
   // (The second parameter is Playwright's `use`, renamed so React lint rules do not mistake it for React's.)
   signedIn: async ({ page }, provide) => {
     await signIn(page);
+    await page.getByRole("link", { name: "Documents", exact: true }).click();
+    await page.waitForURL(/\/documents(\?|$)/);
+    await expect(page.getByRole("heading", { level: 1, name: "Documents" })).toBeVisible();
     await provide(page);
   },
 });

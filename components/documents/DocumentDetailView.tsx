@@ -3,16 +3,18 @@
 import Link from "next/link";
 import { useId } from "react";
 import { DOCUMENT_STATE } from "@/lib/domain/constants";
-import { errorText, isApiError } from "@/lib/ui/api";
+import { errorText, isApiError, taskHref } from "@/lib/ui/api";
 import { formatBytes, formatDateTime, formatVersion } from "@/lib/ui/format";
-import { DETAIL_BUSY_POLL_MS, DETAIL_IDLE_POLL_MS, useDocument } from "@/lib/ui/hooks";
-import { isBusy, type DocumentDetail, type DocumentTask, type DocumentVersion } from "@/lib/ui/schemas";
+import { DETAIL_BUSY_POLL_MS, DETAIL_IDLE_POLL_MS, useDocument, useTask } from "@/lib/ui/hooks";
+import { isBusy, type DocumentDetail, type DocumentTask, type DocumentVersion, type IndexVersion } from "@/lib/ui/schemas";
 import { useViewer } from "../PrincipalContext";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { StateBadge, TaskStatusBadge } from "../StateBadge";
 import { BlockSkeleton, EmptyState, ErrorState, TableSkeleton } from "../States";
 import { icons } from "../shell/icons";
+import { DeadTaskActions } from "../tasks/DeadTaskActions";
+import { DocumentActions } from "./DocumentActions";
 
 type Props = { tenant: string; docKey: string };
 
@@ -73,6 +75,8 @@ function explain(doc: DocumentDetail): string {
   const s = doc.searchVersion === null ? null : formatVersion(doc.searchVersion);
   switch (doc.state) {
     case DOCUMENT_STATE.SEARCHABLE:
+      if (s && doc.searchVersion !== null && doc.searchVersion < doc.businessVersion)
+        return `Searchable at ${s}; the latest version ${b} is not the one search serves.`;
       return s && doc.searchVersion === doc.businessVersion
         ? `Searchable: the latest version (${b}) is in the search index.`
         : `Searchable: ${s ?? "a version"} is in the search index.`;
@@ -96,6 +100,8 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
   const errorId = useId();
   const versionsId = useId();
   const tasksId = useId();
+  const indexId = useId();
+  const newestDead = doc.tasks.find((t) => t.status === "DEAD") ?? null;
   const pollSeconds = (busy ? DETAIL_BUSY_POLL_MS : DETAIL_IDLE_POLL_MS) / 1000;
 
   return (
@@ -116,6 +122,10 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
       <p className={`explainer explainer--${doc.state.toLowerCase()}`} role="status" aria-live="polite" data-testid="state-explainer">
         {explain(doc)}
       </p>
+
+      <DriftNotes doc={doc} />
+
+      <DocumentActions doc={doc} />
 
       <dl className="stats">
         <div className="stat">
@@ -160,12 +170,23 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
       {doc.lastError ? (
         <section className="error-panel" aria-labelledby={errorId} data-testid="last-error">
           <h2 id={errorId} className="section-title">
-            Last error
+            {decidingTask(doc)?.status === "RESOLVED" ? "Last error (force-closed by an operator)" : "Last error"}
           </h2>
           <p>
             <code className="code-chip code-chip--danger">{doc.lastError.code}</code>
           </p>
           {doc.lastError.message ? <pre className="error-panel__message">{doc.lastError.message}</pre> : null}
+          {newestDead ? (
+            <div className="error-panel__actions">
+              <Link href={taskHref(newestDead.taskId)} className="btn btn--secondary btn--sm" data-testid="last-error-task-link">
+                Open task #{newestDead.taskId}
+              </Link>
+              <DeadTaskActions
+                size="sm"
+                task={{ taskId: newestDead.taskId, versionNumber: newestDead.versionNumber, errorCode: newestDead.errorCode, documentKey: doc.key }}
+              />
+            </div>
+          ) : null}
         </section>
       ) : null}
 
@@ -177,6 +198,17 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
           <p className="card__empty muted">No versions.</p>
         ) : (
           <VersionsTable versions={doc.versions} businessVersion={doc.businessVersion} searchVersion={doc.searchVersion} />
+        )}
+      </section>
+
+      <section className="card" aria-labelledby={indexId}>
+        <h2 id={indexId} className="section-title card__title">
+          Index versions <span className="count">{doc.indexVersions.length}</span>
+        </h2>
+        {doc.indexVersions.length === 0 ? (
+          <p className="card__empty muted">No index has been built for this document yet.</p>
+        ) : (
+          <IndexVersionsTable items={doc.indexVersions} searchVersion={doc.searchVersion} />
         )}
       </section>
 
@@ -277,8 +309,10 @@ function TasksTable({ tasks }: { tasks: DocumentTask[] }) {
         <tbody>
           {tasks.map((t) => (
             <tr key={t.taskId} data-testid="task-row" data-task-id={t.taskId} data-status={t.status}>
-              <td className="mono" title={t.taskId}>
-                {t.taskId.length > 10 ? `${t.taskId.slice(0, 8)}…` : t.taskId}
+              <td className="mono nowrap" title={t.taskId}>
+                <Link href={taskHref(t.taskId)} className="row-link" data-testid="task-link" aria-label={`Task ${t.taskId}`}>
+                  #{t.taskId.length > 10 ? `${t.taskId.slice(0, 8)}…` : t.taskId}
+                </Link>
               </td>
               <td className="mono">{formatVersion(t.versionNumber)}</td>
               <td className="mono">{t.taskType}</td>
@@ -309,6 +343,127 @@ function TasksTable({ tasks }: { tasks: DocumentTask[] }) {
                 <RelativeTime iso={t.createdAt} />
               </td>
               <td className="nowrap">{t.finishedAt ? <RelativeTime iso={t.finishedAt} /> : <span className="muted">—</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The newest INDEX/REINDEX task of the business version: the one that decides the document's state. */
+function decidingTask(doc: DocumentDetail): DocumentTask | null {
+  return doc.tasks.find((t) => t.versionNumber === doc.businessVersion && (t.taskType === "INDEX" || t.taskType === "REINDEX")) ?? null;
+}
+
+/**
+ * Why search may serve an older version than the latest one:
+ *  - the newest task was force-closed (RESOLVED): acknowledged drift, amber;
+ *  - otherwise (e.g. after a rollback) search is behind while nothing is working on it.
+ */
+function DriftNotes({ doc }: { doc: DocumentDetail }) {
+  const deciding = decidingTask(doc);
+  const behind = doc.state !== DOCUMENT_STATE.DELETED && (doc.searchVersion ?? 0) < doc.businessVersion;
+  const acknowledged = behind && deciding?.status === "RESOLVED";
+  const task = useTask(acknowledged && deciding ? deciding.taskId : null);
+  if (!behind) return null;
+
+  const b = formatVersion(doc.businessVersion);
+  const s = doc.searchVersion === null ? null : formatVersion(doc.searchVersion);
+
+  if (acknowledged && deciding) {
+    const fc = task.data ? [...task.data.events].reverse().find((e) => e.kind === "OPERATOR_FORCE_DONE") : undefined;
+    const d = fc?.detail && typeof fc.detail === "object" ? (fc.detail as Record<string, unknown>) : null;
+    const reason = d && typeof d.reason === "string" ? d.reason : null;
+    return (
+      <div className="note note--amber" role="note" data-testid="drift-acknowledged">
+        <span className="note__icon" aria-hidden="true">
+          !
+        </span>
+        <p>
+          <strong>Drift acknowledged:</strong> {b} was force-closed
+          {fc?.actor ? (
+            <>
+              {" "}
+              by <span className="mono">{fc.actor}</span>
+            </>
+          ) : null}
+          {reason ? <> (reason: “{reason}”)</> : task.isPending ? " (loading reason…)" : null};{" "}
+          {s ? `${s} still serves.` : "no version is searchable."} This is not a success: {b} was never indexed.{" "}
+          <Link href={taskHref(deciding.taskId)}>Task #{deciding.taskId}</Link>
+        </p>
+      </div>
+    );
+  }
+
+  const working = deciding && (deciding.status === "PENDING" || deciding.status === "RUNNING" || deciding.status === "RETRY_WAIT");
+  if (s && !working && deciding?.status !== "DEAD") {
+    return (
+      <div className="note note--info" role="note" data-testid="search-behind">
+        <span className="note__icon" aria-hidden="true">
+          i
+        </span>
+        <p>
+          Search serves <strong>{s}</strong>, not the latest {b}. After a rollback, search stays pinned to that version until the next publish or
+          an unpin.
+        </p>
+      </div>
+    );
+  }
+  return null;
+}
+
+const INDEX_STATUS_TONE: Record<string, string> = { BUILDING: "info", READY: "neutral", ACTIVE: "ok", RETIRED: "muted" };
+const INDEX_STATUS_HINT: Record<string, string> = {
+  BUILDING: "Being built by a task; not served yet.",
+  READY: "Complete, not served; can be rolled back to.",
+  ACTIVE: "Serving search now.",
+  RETIRED: "Served before; kept for rollback until retention ends.",
+};
+
+function IndexVersionsTable({ items, searchVersion }: { items: IndexVersion[]; searchVersion: number | null }) {
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <caption className="visually-hidden">Index versions built for this document, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Status</th>
+            <th scope="col">Embedding model</th>
+            <th scope="col" className="col-right">
+              Dims
+            </th>
+            <th scope="col" className="col-right">
+              Chunks
+            </th>
+            <th scope="col">Chunker</th>
+            <th scope="col">Created</th>
+            <th scope="col">Activated</th>
+            <th scope="col">Retired</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((iv) => (
+            <tr key={iv.id} data-testid="index-version-row" data-version={iv.versionNumber} data-status={iv.status}>
+              <td className="nowrap">
+                <span className="mono">{formatVersion(iv.versionNumber)}</span>
+                {iv.status === "ACTIVE" && iv.versionNumber === searchVersion ? <span className="pill pill--ok pill--tag">serving</span> : null}
+              </td>
+              <td>
+                <span className={`pill pill--status pill--${INDEX_STATUS_TONE[iv.status] ?? "neutral"}`} title={INDEX_STATUS_HINT[iv.status]}>
+                  {iv.status.toLowerCase()}
+                </span>
+              </td>
+              <td className="mono nowrap">{iv.embeddingModel ?? "—"}</td>
+              <td className="col-right mono">{iv.embeddingDimensions ?? "—"}</td>
+              <td className="col-right mono">{iv.chunkCount ?? "—"}</td>
+              <td className="mono nowrap">{iv.chunkerVersion ?? "—"}</td>
+              <td className="nowrap" title={formatDateTime(iv.createdAt)}>
+                <RelativeTime iso={iv.createdAt} />
+              </td>
+              <td className="nowrap">{iv.activatedAt ? <RelativeTime iso={iv.activatedAt} /> : <span className="muted">—</span>}</td>
+              <td className="nowrap">{iv.retiredAt ? <RelativeTime iso={iv.retiredAt} /> : <span className="muted">—</span>}</td>
             </tr>
           ))}
         </tbody>

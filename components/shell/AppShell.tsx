@@ -13,7 +13,7 @@ export function AppShell({ viewer, children }: { viewer: ViewerInfo; children: R
         Skip to content
       </a>
       <aside className="sidebar">
-        <Link href="/documents" className="brand" aria-label="Indexwright home">
+        <Link href="/overview" className="brand" aria-label="Indexwright home">
           <span className="brand__mark">{icons.logo}</span>
           <span className="brand__name">Indexwright</span>
         </Link>

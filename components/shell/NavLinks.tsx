@@ -3,21 +3,28 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
+import { can, type GuardedAction } from "@/lib/ui/roles";
+import { useViewer } from "../PrincipalContext";
 import { icons } from "./icons";
 
-type NavItem = { href: string; label: string; icon: ReactNode };
+type NavItem = { href: string; label: string; icon: ReactNode; /** Hidden unless the role may do this. */ requires?: GuardedAction };
 
-/** Main navigation. Later sections (Overview, Tasks, Workers, Audit) are added here. */
+/** Main navigation. Items with `requires` only appear for roles that may use them. */
 export const NAV_ITEMS: NavItem[] = [
+  { href: "/overview", label: "Overview", icon: icons.overview },
   { href: "/documents", label: "Documents", icon: icons.documents },
+  { href: "/tasks", label: "Tasks", icon: icons.tasks },
+  { href: "/workers", label: "Workers", icon: icons.workers },
   { href: "/search", label: "Search", icon: icons.search },
+  { href: "/audit", label: "Audit", icon: icons.audit, requires: "viewAudit" },
 ];
 
 export function NavLinks() {
   const pathname = usePathname() ?? "";
+  const { role } = useViewer();
   return (
     <ul className="nav__list">
-      {NAV_ITEMS.map((item) => {
+      {NAV_ITEMS.filter((item) => !item.requires || can(role, item.requires)).map((item) => {
         const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
         return (
           <li key={item.href}>

@@ -2,6 +2,22 @@
 import type { z } from "zod";
 import {
   apiErrorBodySchema,
+  auditPageSchema,
+  bulkRetryResultSchema,
+  overviewSchema,
+  rollbackResultSchema,
+  taskActionResultSchema,
+  taskCreatedSchema,
+  taskDetailSchema,
+  taskPageSchema,
+  workersSchema,
+  type AuditPage,
+  type Overview,
+  type RollbackResult,
+  type TaskActionResult,
+  type TaskDetail,
+  type TaskPage,
+  type WorkerInfo,
   documentDetailSchema,
   documentPageSchema,
   publishResultSchema,
@@ -104,7 +120,7 @@ function defaultMessage(status: number): string {
   return `Request failed (HTTP ${status}).`;
 }
 
-type RequestOptions = { method?: "GET" | "POST"; body?: unknown; signal?: AbortSignal };
+type RequestOptions = { method?: "GET" | "POST" | "DELETE"; body?: unknown; signal?: AbortSignal };
 
 async function request(url: string, opts: RequestOptions = {}): Promise<{ res: Response; json: unknown }> {
   let res: Response;
@@ -147,6 +163,10 @@ const seg = encodeURIComponent;
 
 export function documentHref(tenant: string, key: string): string {
   return `/documents/${seg(tenant)}/${seg(key)}`;
+}
+
+export function taskHref(taskId: string): string {
+  return `/tasks/${seg(taskId)}`;
 }
 
 export type DocumentFilters = { tenant?: string; state?: string; q?: string };
@@ -192,6 +212,90 @@ export async function searchTenant(input: SearchInput, signal?: AbortSignal): Pr
   if (input.principals.length > 0) body.principals = input.principals;
   const { json } = await request(`/api/v1/tenants/${seg(input.tenant)}/search`, { method: "POST", body, signal });
   return parse(searchResultSchema, json, "search").hits;
+}
+
+// ---------- operations ----------
+
+export type TaskFilters = { status?: string; errorCode?: string; type?: string; tenant?: string };
+
+export async function fetchOverview(signal?: AbortSignal): Promise<Overview> {
+  const { json } = await request("/api/v1/overview", { signal });
+  return parse(overviewSchema, json, "overview");
+}
+
+export async function fetchTasks(filters: TaskFilters, cursor: string | null, signal?: AbortSignal, limit = 50): Promise<TaskPage> {
+  const qs = new URLSearchParams();
+  if (filters.status) qs.set("status", filters.status);
+  if (filters.errorCode) qs.set("errorCode", filters.errorCode);
+  if (filters.type) qs.set("type", filters.type);
+  if (filters.tenant) qs.set("tenant", filters.tenant);
+  if (cursor) qs.set("cursor", cursor);
+  qs.set("limit", String(limit));
+  const { json } = await request(`/api/v1/tasks?${qs}`, { signal });
+  return parse(taskPageSchema, json, "task list");
+}
+
+export async function fetchTask(taskId: string, signal?: AbortSignal): Promise<TaskDetail> {
+  const { json } = await request(`/api/v1/tasks/${seg(taskId)}`, { signal });
+  return parse(taskDetailSchema, json, "task");
+}
+
+/** DEAD → PENDING with a fresh attempt budget. */
+export async function retryTask(taskId: string, reason?: string): Promise<TaskActionResult> {
+  const body: Record<string, unknown> = {};
+  if (reason && reason.trim()) body.reason = reason.trim();
+  const { json } = await request(`/api/v1/tasks/${seg(taskId)}/retry`, { method: "POST", body });
+  return parse(taskActionResultSchema, json, "retry");
+}
+
+/** DEAD → RESOLVED (operator force-close; not a success). */
+export async function forceDoneTask(taskId: string, reason: string): Promise<TaskActionResult> {
+  const { json } = await request(`/api/v1/tasks/${seg(taskId)}/force-done`, { method: "POST", body: { reason: reason.trim() } });
+  return parse(taskActionResultSchema, json, "force-done");
+}
+
+export type BulkRetryInput = { errorCode?: string; tenant?: string; reason?: string };
+
+export async function bulkRetryTasks(input: BulkRetryInput): Promise<{ retried: number }> {
+  const body: Record<string, unknown> = { status: "DEAD" };
+  if (input.errorCode) body.errorCode = input.errorCode;
+  if (input.tenant) body.tenant = input.tenant;
+  if (input.reason && input.reason.trim()) body.reason = input.reason.trim();
+  const { json } = await request("/api/v1/tasks/retry", { method: "POST", body });
+  return parse(bulkRetryResultSchema, json, "bulk retry");
+}
+
+export async function fetchWorkers(signal?: AbortSignal): Promise<WorkerInfo[]> {
+  const { json } = await request("/api/v1/workers", { signal });
+  return parse(workersSchema, json, "worker list").items;
+}
+
+export async function fetchAudit(cursor: string | null, signal?: AbortSignal, limit = 50): Promise<AuditPage> {
+  const qs = new URLSearchParams();
+  if (cursor) qs.set("cursor", cursor);
+  qs.set("limit", String(limit));
+  const { json } = await request(`/api/v1/audit?${qs}`, { signal });
+  return parse(auditPageSchema, json, "audit log");
+}
+
+export type DocumentRef = { tenant: string; key: string };
+
+export async function rollbackDocument(doc: DocumentRef, toVersion: number, reason: string): Promise<RollbackResult> {
+  const { json } = await request(`/api/v1/tenants/${seg(doc.tenant)}/documents/${seg(doc.key)}/rollback`, {
+    method: "POST",
+    body: { toVersion, reason: reason.trim() },
+  });
+  return parse(rollbackResultSchema, json, "rollback");
+}
+
+export async function reindexDocument(doc: DocumentRef): Promise<{ taskId: string }> {
+  const { json } = await request(`/api/v1/tenants/${seg(doc.tenant)}/documents/${seg(doc.key)}/reindex`, { method: "POST", body: {} });
+  return parse(taskCreatedSchema, json, "reindex");
+}
+
+export async function deleteDocument(doc: DocumentRef): Promise<{ taskId: string }> {
+  const { json } = await request(`/api/v1/tenants/${seg(doc.tenant)}/documents/${seg(doc.key)}`, { method: "DELETE" });
+  return parse(taskCreatedSchema, json, "delete");
 }
 
 export async function signIn(token: string): Promise<{ role: string | null }> {

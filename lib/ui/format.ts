@@ -68,3 +68,39 @@ export function percent(done: number, total: number): number {
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
 }
+
+/** Seconds as a compact duration: "850 ms", "12 s", "4 min 12 s", "3 h 5 min", "2 d 3 h". */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return "—";
+  const s = Math.max(0, seconds);
+  if (s < 1) return `${Math.round(s * 1000)} ms`;
+  if (s < 10) return `${s.toFixed(1).replace(/\.0$/, "")} s`;
+  if (s < 60) return `${Math.round(s)} s`;
+  const total = Math.round(s);
+  const d = Math.floor(total / 86400);
+  const h = Math.floor((total % 86400) / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = total % 60;
+  if (d > 0) return h > 0 ? `${d} d ${h} h` : `${d} d`;
+  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
+  return sec > 0 ? `${m} min ${sec} s` : `${m} min`;
+}
+
+/** A 0..1 ratio as "87%" (one decimal below 10%). */
+export function formatRatio(ratio: number | null | undefined): string {
+  if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return "—";
+  const pct = ratio * 100;
+  return pct > 0 && pct < 10 ? `${pct.toFixed(1)}%` : `${Math.round(pct)}%`;
+}
+
+const clock = new Intl.DateTimeFormat("en", { hour: "2-digit", minute: "2-digit", hour12: false });
+
+/** "14:05" (local), for chart axes. */
+export function formatClock(ms: number): string {
+  return Number.isFinite(ms) ? clock.format(ms) : "";
+}
+
+/** "PARSE_ERROR" → "parse error"; "RETRY_WAIT" → "retry wait". */
+export function humanize(code: string): string {
+  return code.replace(/_/g, " ").toLowerCase();
+}

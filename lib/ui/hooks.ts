@@ -10,25 +10,52 @@ import {
 } from "@tanstack/react-query";
 import {
   ApiError,
+  bulkRetryTasks,
+  deleteDocument,
+  fetchAudit,
   fetchDocument,
   fetchDocuments,
+  fetchOverview,
+  fetchTask,
+  fetchTasks,
   fetchTenants,
+  fetchWorkers,
+  forceDoneTask,
   publishDocument,
+  reindexDocument,
+  retryTask,
+  rollbackDocument,
   searchTenant,
+  type BulkRetryInput,
   type DocumentFilters,
+  type DocumentRef,
+  type TaskFilters,
 } from "./api";
-import { isBusy, type PublishInput, type SearchInput } from "./schemas";
+import { isBusy, isTerminalStatus, type PublishInput, type SearchInput } from "./schemas";
 
 export const LIST_POLL_MS = 2000;
 export const DETAIL_BUSY_POLL_MS = 1500;
 export const DETAIL_IDLE_POLL_MS = 5000;
+export const TASK_DETAIL_POLL_MS = 2000;
+export const OVERVIEW_POLL_MS = 5000;
+export const WORKERS_POLL_MS = 5000;
 
 export const queryKeys = {
   documents: (f: DocumentFilters) => ["documents", { tenant: f.tenant ?? "", state: f.state ?? "", q: f.q ?? "" }] as const,
   allDocuments: ["documents"] as const,
   tenants: ["tenants"] as const,
   document: (tenant: string, key: string) => ["document", tenant, key] as const,
+  allDocumentDetails: ["document"] as const,
+  allSearches: ["search"] as const,
   search: (s: SearchInput) => ["search", s.tenant, s.query, s.topK, s.principals.join(",")] as const,
+  overview: ["overview"] as const,
+  allTasks: ["tasks"] as const,
+  tasks: (f: TaskFilters) =>
+    ["tasks", { status: f.status ?? "", errorCode: f.errorCode ?? "", type: f.type ?? "", tenant: f.tenant ?? "" }] as const,
+  task: (taskId: string) => ["task", taskId] as const,
+  allTaskDetails: ["task"] as const,
+  workers: ["workers"] as const,
+  audit: ["audit"] as const,
 };
 
 /** Client errors (4xx) are answers, not glitches: retrying them only delays the error state. */
@@ -88,6 +115,140 @@ export function usePublish() {
       // Not awaited: the dialog closes at once and the list refreshes behind it.
       void invalidateAfterPublish(qc, input.tenant, input.key);
     },
+  });
+}
+
+// ---------- operations ----------
+
+export function useOverview() {
+  return useQuery({
+    queryKey: queryKeys.overview,
+    queryFn: ({ signal }) => fetchOverview(signal),
+    refetchInterval: OVERVIEW_POLL_MS,
+    refetchIntervalInBackground: false,
+  });
+}
+
+export function useTasks(filters: TaskFilters) {
+  return useInfiniteQuery({
+    queryKey: queryKeys.tasks(filters),
+    queryFn: ({ pageParam, signal }) => fetchTasks(filters, pageParam, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    refetchInterval: LIST_POLL_MS,
+    refetchIntervalInBackground: false,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** One task with its timeline; polls every 2 s until the task is terminal (or missing). */
+export function useTask(taskId: string | null) {
+  return useQuery({
+    queryKey: taskId ? queryKeys.task(taskId) : ["task", "none"],
+    queryFn: ({ signal }) => fetchTask(taskId as string, signal),
+    enabled: taskId !== null,
+    refetchInterval: (query) => {
+      if (query.state.error) return false;
+      const data = query.state.data;
+      return data && isTerminalStatus(data.status) ? false : TASK_DETAIL_POLL_MS;
+    },
+    refetchIntervalInBackground: false,
+  });
+}
+
+export function useWorkers() {
+  return useQuery({
+    queryKey: queryKeys.workers,
+    queryFn: ({ signal }) => fetchWorkers(signal),
+    refetchInterval: WORKERS_POLL_MS,
+    refetchIntervalInBackground: false,
+  });
+}
+
+export function useAudit(enabled: boolean) {
+  return useInfiniteQuery({
+    queryKey: queryKeys.audit,
+    queryFn: ({ pageParam, signal }) => fetchAudit(pageParam, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    enabled,
+    staleTime: 5_000,
+  });
+}
+
+/** After any operator action: everything that shows tasks, documents or fleet figures is stale. */
+export function invalidateOperations(qc: QueryClient, extra: readonly (readonly unknown[])[] = []): Promise<unknown> {
+  return Promise.all(
+    [
+      queryKeys.allTasks,
+      queryKeys.allTaskDetails,
+      queryKeys.allDocuments,
+      queryKeys.allDocumentDetails,
+      queryKeys.overview,
+      queryKeys.workers,
+      queryKeys.audit,
+      ...extra,
+    ].map((queryKey) => qc.invalidateQueries({ queryKey })),
+  );
+}
+
+/**
+ * For action dialogs: after the server refused an action (e.g. 409 because the task changed in the
+ * meantime), the data behind the dialog is stale. Refresh it when the dialog closes, not at once,
+ * so the dialog and its error message stay put until the person has read them.
+ */
+export function useRefreshOnCloseAfterError(): (failed: boolean) => void {
+  const qc = useQueryClient();
+  return (failed: boolean) => {
+    if (failed) void invalidateOperations(qc);
+  };
+}
+
+export function useRetryTask() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ taskId, reason }: { taskId: string; reason?: string }) => retryTask(taskId, reason),
+    onSuccess: () => void invalidateOperations(qc),
+  });
+}
+
+export function useForceDone() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ taskId, reason }: { taskId: string; reason: string }) => forceDoneTask(taskId, reason),
+    onSuccess: () => void invalidateOperations(qc),
+  });
+}
+
+export function useBulkRetry() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: BulkRetryInput) => bulkRetryTasks(input),
+    onSuccess: () => void invalidateOperations(qc),
+  });
+}
+
+export function useRollback() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ doc, toVersion, reason }: { doc: DocumentRef; toVersion: number; reason: string }) => rollbackDocument(doc, toVersion, reason),
+    onSuccess: () => void invalidateOperations(qc, [queryKeys.allSearches]),
+  });
+}
+
+export function useReindex() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (doc: DocumentRef) => reindexDocument(doc),
+    onSuccess: () => void invalidateOperations(qc),
+  });
+}
+
+export function useDeleteDocument() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (doc: DocumentRef) => deleteDocument(doc),
+    onSuccess: () => void invalidateOperations(qc, [queryKeys.allSearches]),
   });
 }
 

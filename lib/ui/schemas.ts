@@ -2,7 +2,14 @@
 // strings, optional fields may be missing) so a harmless backend change does not blank the dashboard;
 // everything is normalised to the shapes below.
 import { z } from "zod";
-import { DOCUMENT_STATE, type DocumentState } from "@/lib/domain/constants";
+import {
+  DOCUMENT_STATE,
+  ERROR_CODE_LIST,
+  TASK_STATUSES,
+  TASK_TYPES,
+  TERMINAL_STATUSES,
+  type DocumentState,
+} from "@/lib/domain/constants";
 
 export const DOCUMENT_STATES = Object.values(DOCUMENT_STATE) as DocumentState[];
 
@@ -81,6 +88,13 @@ export const versionSchema = z.object({
 });
 export type DocumentVersion = z.infer<typeof versionSchema>;
 
+/** Chunk figures a finished (or running) task reports; null until the worker has chunked the version. */
+export const taskStatsSchema = z
+  .object({ chunksTotal: nullableNum, chunksReused: nullableNum, batchesSent: nullableNum })
+  .nullish()
+  .transform((v) => v ?? null);
+export type TaskStats = { chunksTotal: number | null; chunksReused: number | null; batchesSent: number | null } | null;
+
 export const taskSchema = z.object({
   taskId: z.coerce.string(),
   versionNumber: nullableNum,
@@ -91,11 +105,28 @@ export const taskSchema = z.object({
   errorCode: nullableStr,
   errorMessage: nullableStr,
   progress: progressSchema,
+  stats: taskStatsSchema,
+  leaseOwner: nullableStr,
+  nextAttemptAt: nullableStr,
   createdAt: z.string(),
   updatedAt: z.string().nullish().transform((v) => v ?? null),
   finishedAt: nullableStr,
 });
 export type DocumentTask = z.infer<typeof taskSchema>;
+
+export const indexVersionSchema = z.object({
+  id: z.coerce.string(),
+  versionNumber: num,
+  status: z.string(),
+  chunkerVersion: nullableStr,
+  embeddingModel: nullableStr,
+  embeddingDimensions: nullableNum,
+  chunkCount: nullableNum,
+  createdAt: z.string(),
+  activatedAt: nullableStr,
+  retiredAt: nullableStr,
+});
+export type IndexVersion = z.infer<typeof indexVersionSchema>;
 
 export const documentDetailSchema = documentSummarySchema.omit({ updatedAt: true }).extend({
   updatedAt: z.string().nullish().transform((v) => v ?? null),
@@ -105,6 +136,10 @@ export const documentDetailSchema = documentSummarySchema.omit({ updatedAt: true
     .transform((v) => v ?? []),
   tasks: z
     .array(taskSchema)
+    .nullish()
+    .transform((v) => v ?? []),
+  indexVersions: z
+    .array(indexVersionSchema)
     .nullish()
     .transform((v) => v ?? []),
 });
@@ -157,3 +192,137 @@ export const apiErrorBodySchema = z.object({
     fields: z.unknown().optional(),
   }),
 });
+
+// ---------- operations (tasks, workers, overview, audit) ----------
+
+export const TASK_STATUS_OPTIONS: readonly string[] = TASK_STATUSES;
+export const TASK_TYPE_OPTIONS: readonly string[] = TASK_TYPES;
+export const ERROR_CODE_OPTIONS: readonly string[] = ERROR_CODE_LIST;
+
+/** SUCCEEDED, DEAD, SUPERSEDED, RESOLVED: nothing more happens unless an operator acts. */
+export function isTerminalStatus(status: string): boolean {
+  return (TERMINAL_STATUSES as readonly string[]).includes(status);
+}
+
+const stringList = z
+  .array(z.coerce.string())
+  .nullish()
+  .transform((v) => v ?? []);
+
+/** A task as the operations API lists it (more than the per-document view carries). */
+export const opsTaskSchema = taskSchema.extend({
+  tenant: z.string(),
+  documentKey: z.string(),
+  leaseUntil: nullableStr,
+  startedAt: nullableStr,
+});
+export type OpsTask = z.infer<typeof opsTaskSchema>;
+
+export const taskPageSchema = z.object({
+  items: z.array(opsTaskSchema),
+  nextCursor: nullableStr,
+});
+export type TaskPage = z.infer<typeof taskPageSchema>;
+
+export const taskEventSchema = z.object({
+  id: z.coerce.string(),
+  at: z.string(),
+  kind: z.string(),
+  actor: nullableStr,
+  leaseAttempt: nullableNum,
+  errorCode: nullableStr,
+  detail: z.unknown().optional().transform((v) => (v === undefined ? null : v)),
+});
+export type TaskEvent = z.infer<typeof taskEventSchema>;
+
+export const taskDetailSchema = opsTaskSchema.extend({
+  events: z
+    .array(taskEventSchema)
+    .nullish()
+    .transform((v) => v ?? []),
+});
+export type TaskDetail = z.infer<typeof taskDetailSchema>;
+
+export const taskActionResultSchema = z.object({ taskId: z.coerce.string(), status: z.string() });
+export type TaskActionResult = z.infer<typeof taskActionResultSchema>;
+export const bulkRetryResultSchema = z.object({ retried: num });
+export const taskCreatedSchema = z.object({ taskId: z.coerce.string() });
+export const rollbackResultSchema = z.object({
+  searchVersion: num,
+  pinned: z.boolean().nullish().transform((v) => v ?? true),
+});
+export type RollbackResult = z.infer<typeof rollbackResultSchema>;
+
+export const workerSchema = z.object({
+  id: z.string(),
+  host: z.string().nullish().transform((v) => v ?? ""),
+  pid: nullableNum,
+  concurrency: nullableNum,
+  live: z.boolean().nullish().transform((v) => v ?? true),
+  startedAt: z.string(),
+  lastHeartbeatAt: z.string(),
+  stoppedAt: nullableStr,
+  currentTasks: stringList,
+});
+export type WorkerInfo = z.infer<typeof workerSchema>;
+export const workersSchema = z.object({ items: z.array(workerSchema) });
+
+export const snapshotSchema = z.object({
+  at: z.string(),
+  pending: num,
+  retryWait: num,
+  running: num,
+  dead: num,
+  due: num,
+  oldestDueAgeSeconds: nullableNum,
+  drift: nullableNum,
+});
+export type BacklogSnapshot = z.infer<typeof snapshotSchema>;
+
+export const overviewSchema = z.object({
+  generatedAt: z.string(),
+  queue: z.object({
+    due: num,
+    oldestDueAgeSeconds: nullableNum,
+    waitingForRetry: num,
+    running: num,
+    leasesExpiringSoon: num,
+    leasesExpired: num,
+    dead: num,
+  }),
+  errors: z
+    .array(z.object({ errorCode: z.string(), status: z.string(), count: num }))
+    .nullish()
+    .transform((v) => v ?? []),
+  drift: z.object({ count: num, acknowledged: num, oldestAgeSeconds: nullableNum }),
+  publishToSearchableSeconds: z.object({ p50: nullableNum, p95: nullableNum, p99: nullableNum, samples: num }),
+  perTask: z
+    .object({ chunks: nullableNum, embeddingBatches: nullableNum })
+    .nullish()
+    .transform((v) => v ?? { chunks: null, embeddingBatches: null }),
+  embeddingReuseRate: nullableNum,
+  workers: z
+    .array(workerSchema.omit({ live: true, stoppedAt: true }))
+    .nullish()
+    .transform((v) => v ?? []),
+  history: z
+    .array(snapshotSchema)
+    .nullish()
+    .transform((v) => v ?? []),
+});
+export type Overview = z.infer<typeof overviewSchema>;
+
+export const auditEntrySchema = z.object({
+  id: z.coerce.string(),
+  at: z.string(),
+  actor: z.string(),
+  action: z.string(),
+  tenant: nullableStr,
+  targetType: z.string().nullish().transform((v) => v ?? ""),
+  targetId: z.string().nullish().transform((v) => v ?? ""),
+  reason: nullableStr,
+  detail: z.unknown().optional().transform((v) => (v === undefined ? null : v)),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+export const auditPageSchema = z.object({ items: z.array(auditEntrySchema), nextCursor: nullableStr });
+export type AuditPage = z.infer<typeof auditPageSchema>;

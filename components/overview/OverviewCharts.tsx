@@ -1,0 +1,209 @@
+"use client";
+
+import type { ReactNode } from "react";
+import {
+  Area,
+  AreaChart,
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+import { formatClock, formatDateTime, formatDuration } from "@/lib/ui/format";
+import type { BacklogSnapshot, Overview } from "@/lib/ui/schemas";
+
+/** Series colours; every series also has a legend entry with its name (never colour alone). */
+const C = {
+  pending: "#64748b",
+  retryWait: "#d97706",
+  running: "#2563eb",
+  dead: "#dc2626",
+  oldest: "#0f766e",
+  drift: "#7c3aed",
+  grid: "#e3e6eb",
+  axis: "#5b6577",
+};
+
+const AXIS_TICK = { fill: C.axis, fontSize: 12 };
+
+type Point = BacklogSnapshot & { t: number };
+
+function toPoints(history: BacklogSnapshot[]): Point[] {
+  return history.map((h) => ({ ...h, t: Date.parse(h.at) })).filter((p) => Number.isFinite(p.t));
+}
+
+function tooltipTime(label: ReactNode): ReactNode {
+  return typeof label === "number" ? formatDateTime(new Date(label).toISOString()) : label;
+}
+
+type ChartCardProps = { title: string; summary: string; testId: string; children: ReactNode; height?: number; wide?: boolean };
+
+/** A titled chart with a text summary for people who cannot see the chart. */
+function ChartCard({ title, summary, testId, children, height = 240, wide = false }: ChartCardProps) {
+  return (
+    <figure className={`card card--padded chart${wide ? " chart--wide" : ""}`} data-testid={testId}>
+      <figcaption className="chart__head">
+        <span className="section-title">{title}</span>
+        <span className="chart__summary">{summary}</span>
+      </figcaption>
+      {/* ResponsiveContainer measures its parent, so the parent must have a size. */}
+      <div className="chart__canvas" style={{ height }}>
+        {children}
+      </div>
+    </figure>
+  );
+}
+
+function ChartEmpty({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
+  return (
+    <figure className="card card--padded chart" data-testid={testId} data-empty="true">
+      <figcaption className="chart__head">
+        <span className="section-title">{title}</span>
+      </figcaption>
+      <div className="chart__empty">{children}</div>
+    </figure>
+  );
+}
+
+const FILL_IN = "Charts fill in as the worker records a snapshot every minute.";
+
+export function BacklogChart({ history }: { history: BacklogSnapshot[] }) {
+  const points = toPoints(history);
+  if (points.length < 2)
+    return (
+      <ChartEmpty title="Backlog by state" testId="chart-backlog">
+        {FILL_IN}
+      </ChartEmpty>
+    );
+  const last = points[points.length - 1];
+  return (
+    <ChartCard
+      title="Backlog by state"
+      testId="chart-backlog"
+      summary={`Now: ${last.pending} pending, ${last.retryWait} waiting to retry, ${last.running} running, ${last.dead} dead.`}
+      wide
+    >
+      <ResponsiveContainer width="100%" height="100%">
+        <AreaChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
+          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
+          <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
+          <Tooltip labelFormatter={tooltipTime} />
+          <Legend />
+          <Area type="monotone" dataKey="pending" name="Pending" stackId="backlog" stroke={C.pending} fill={C.pending} fillOpacity={0.35} isAnimationActive={false} />
+          <Area type="monotone" dataKey="retryWait" name="Retry wait" stackId="backlog" stroke={C.retryWait} fill={C.retryWait} fillOpacity={0.35} isAnimationActive={false} />
+          <Area type="monotone" dataKey="running" name="Running" stackId="backlog" stroke={C.running} fill={C.running} fillOpacity={0.35} isAnimationActive={false} />
+          <Area type="monotone" dataKey="dead" name="Dead" stackId="backlog" stroke={C.dead} fill={C.dead} fillOpacity={0.35} isAnimationActive={false} />
+        </AreaChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}
+
+export function OldestDueChart({ history }: { history: BacklogSnapshot[] }) {
+  const points = toPoints(history).map((p) => ({ ...p, oldest: p.oldestDueAgeSeconds ?? 0 }));
+  if (points.length < 2)
+    return (
+      <ChartEmpty title="Oldest due task age" testId="chart-oldest-due">
+        {FILL_IN}
+      </ChartEmpty>
+    );
+  const max = Math.max(...points.map((p) => p.oldest));
+  return (
+    <ChartCard
+      title="Oldest due task age"
+      testId="chart-oldest-due"
+      summary={`Now ${formatDuration(points[points.length - 1].oldest)}; peak ${formatDuration(max)} in the window.`}
+    >
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
+          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
+          <YAxis tickFormatter={(v: number) => formatDuration(v)} tick={AXIS_TICK} width={64} />
+          <Tooltip labelFormatter={tooltipTime} formatter={(v) => (typeof v === "number" ? formatDuration(v) : String(v))} />
+          <Legend />
+          <Line type="monotone" dataKey="oldest" name="Oldest due age" stroke={C.oldest} strokeWidth={2} dot={false} isAnimationActive={false} />
+        </LineChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}
+
+export function DriftChart({ history }: { history: BacklogSnapshot[] }) {
+  const points = toPoints(history).map((p) => ({ ...p, driftCount: p.drift ?? 0 }));
+  if (points.length < 2)
+    return (
+      <ChartEmpty title="Drift over time" testId="chart-drift">
+        {FILL_IN}
+      </ChartEmpty>
+    );
+  return (
+    <ChartCard
+      title="Drift over time"
+      testId="chart-drift"
+      summary={`Documents whose newest version is not the one search serves: ${points[points.length - 1].driftCount} now.`}
+    >
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
+          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
+          <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
+          <Tooltip labelFormatter={tooltipTime} />
+          <Legend />
+          <Line type="stepAfter" dataKey="driftCount" name="Drifted documents" stroke={C.drift} strokeWidth={2} dot={false} isAnimationActive={false} />
+        </LineChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}
+
+type ErrorRow = { errorCode: string; dead: number; retryWait: number };
+
+export function errorRows(errors: Overview["errors"]): ErrorRow[] {
+  const by = new Map<string, ErrorRow>();
+  for (const e of errors) {
+    const row = by.get(e.errorCode) ?? { errorCode: e.errorCode, dead: 0, retryWait: 0 };
+    if (e.status === "DEAD") row.dead += e.count;
+    else row.retryWait += e.count;
+    by.set(e.errorCode, row);
+  }
+  return [...by.values()].sort((a, b) => b.dead + b.retryWait - (a.dead + a.retryWait));
+}
+
+export function ErrorBreakdownChart({ errors }: { errors: Overview["errors"] }) {
+  const rows = errorRows(errors);
+  if (rows.length === 0)
+    return (
+      <ChartEmpty title="Errors by code" testId="chart-errors">
+        No DEAD or retrying tasks carry an error right now.
+      </ChartEmpty>
+    );
+  const height = Math.max(160, rows.length * 40 + 70);
+  return (
+    <ChartCard
+      title="Errors by code"
+      testId="chart-errors"
+      height={height}
+      wide
+      summary={rows.map((r) => `${r.errorCode}: ${r.dead} dead, ${r.retryWait} retrying`).join("; ") + "."}
+    >
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={rows} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 8 }} barCategoryGap={8}>
+          <CartesianGrid stroke={C.grid} strokeDasharray="3 3" horizontal={false} />
+          <XAxis type="number" allowDecimals={false} tick={AXIS_TICK} />
+          <YAxis type="category" dataKey="errorCode" width={210} tick={{ ...AXIS_TICK, fontFamily: "var(--font-mono)" }} />
+          <Tooltip cursor={{ fill: "rgb(15 23 42 / 0.05)" }} />
+          <Legend />
+          <Bar dataKey="dead" name="Dead" stackId="err" fill={C.dead} isAnimationActive={false} />
+          <Bar dataKey="retryWait" name="Retry wait" stackId="err" fill={C.retryWait} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}

@@ -1,0 +1,112 @@
+"use client";
+
+import { useId, useState } from "react";
+import { useBulkRetry, useRefreshOnCloseAfterError } from "@/lib/ui/hooks";
+import { ActionForm, ReasonField, reasonProblem } from "../ActionForm";
+import { Dialog } from "../Dialog";
+import { useToast } from "../Toast";
+
+type Props = {
+  open: boolean;
+  onClose: () => void;
+  errorCode: string;
+  tenant: string;
+  /** The list's type filter; the bulk endpoint does not take one, so the dialog says so. */
+  type: string;
+  /** How many DEAD tasks the current list shows (a lower bound when more pages exist). */
+  shown: number;
+  more: boolean;
+};
+
+export function BulkRetryDialog(props: Props) {
+  const bulk = useBulkRetry();
+  const refresh = useRefreshOnCloseAfterError();
+  const close = () => {
+    if (bulk.isPending) return;
+    refresh(bulk.isError);
+    bulk.reset();
+    props.onClose();
+  };
+  return (
+    <Dialog open={props.open} onClose={close} busy={bulk.isPending} title="Retry DEAD tasks in bulk" testId="bulk-retry-dialog">
+      <BulkRetryForm {...props} mutation={bulk} onClose={close} />
+    </Dialog>
+  );
+}
+
+function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose }: Props & { mutation: ReturnType<typeof useBulkRetry> }) {
+  const toast = useToast();
+  const id = useId();
+  const [reason, setReason] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+
+  const scope = (
+    <>
+      Retry <strong>all DEAD tasks</strong>
+      {errorCode ? (
+        <>
+          {" "}
+          with error <code className="code-chip code-chip--danger">{errorCode}</code>
+        </>
+      ) : (
+        <> with any error</>
+      )}
+      {tenant ? (
+        <>
+          {" "}
+          in tenant <span className="tenant-chip">{tenant}</span>
+        </>
+      ) : (
+        <> in every tenant you can see</>
+      )}
+      : they go back to <strong>PENDING</strong> with a fresh attempt budget.
+    </>
+  );
+
+  return (
+    <ActionForm
+      effect={
+        <>
+          <p data-testid="bulk-retry-scope">{scope}</p>
+          <p className="muted">
+            This list shows {shown}
+            {more ? "+" : ""} matching task{shown === 1 && !more ? "" : "s"}; the server retries every match, including ones not loaded here.
+            {type ? (
+              <>
+                {" "}
+                <strong>The type filter ({type}) does not apply</strong>: DEAD tasks of every type are retried.
+              </>
+            ) : null}{" "}
+            Tasks whose cause is permanent (e.g. a file that cannot be parsed) will fail again.
+          </p>
+        </>
+      }
+      onSubmit={() => {
+        const p = reasonProblem(reason, false);
+        setProblem(p);
+        if (p) return;
+        mutation.mutate(
+          { errorCode: errorCode || undefined, tenant: tenant || undefined, reason },
+          {
+            onSuccess: (res) => {
+              onClose();
+              toast.push({
+                tone: res.retried > 0 ? "success" : "info",
+                title: res.retried > 0 ? `Retried ${res.retried} task${res.retried === 1 ? "" : "s"}` : "No DEAD tasks matched",
+                body: res.retried > 0 ? "They are PENDING again; the list refreshes as workers pick them up." : "Nothing was changed.",
+              });
+            },
+          },
+        );
+      }}
+      onCancel={onClose}
+      busy={mutation.isPending}
+      error={mutation.error}
+      confirmLabel="Retry all matching"
+      busyLabel="Retrying…"
+      confirmTestId="bulk-retry-confirm"
+    >
+      <ReasonField id={`${id}-reason`} value={reason} onChange={setReason} error={problem} />
+    </ActionForm>
+  );
+}

@@ -1,0 +1,169 @@
+"use client";
+
+import { useId, useState } from "react";
+import { taskHref } from "@/lib/ui/api";
+import { formatVersion } from "@/lib/ui/format";
+import { useForceDone, useRetryTask, useRefreshOnCloseAfterError } from "@/lib/ui/hooks";
+import { ActionForm, ReasonField, reasonProblem } from "../ActionForm";
+import { Dialog } from "../Dialog";
+import { useToast } from "../Toast";
+
+/** What the dialogs need to know about the task they act on. */
+export type TaskRef = {
+  taskId: string;
+  versionNumber: number | null;
+  errorCode: string | null;
+  documentKey?: string | null;
+};
+
+type Props = { task: TaskRef; open: boolean; onClose: () => void };
+
+function describe(task: TaskRef): string {
+  const doc = task.documentKey ? ` of ${task.documentKey}` : "";
+  return `task #${task.taskId} (${formatVersion(task.versionNumber)}${doc})`;
+}
+
+export function RetryTaskDialog({ task, open, onClose }: Props) {
+  const retry = useRetryTask();
+  const refresh = useRefreshOnCloseAfterError();
+  const close = () => {
+    if (retry.isPending) return;
+    refresh(retry.isError);
+    retry.reset();
+    onClose();
+  };
+  return (
+    <Dialog open={open} onClose={close} busy={retry.isPending} title={`Retry task #${task.taskId}`} testId="retry-dialog">
+      <RetryForm task={task} mutation={retry} onClose={close} />
+    </Dialog>
+  );
+}
+
+function RetryForm({ task, mutation, onClose }: { task: TaskRef; mutation: ReturnType<typeof useRetryTask>; onClose: () => void }) {
+  const toast = useToast();
+  const id = useId();
+  const [reason, setReason] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+
+  return (
+    <ActionForm
+      effect={
+        <p>
+          Puts {describe(task)} back to <strong>PENDING</strong> with a fresh attempt budget. A worker picks it up at once
+          {task.errorCode ? (
+            <>
+              ; if the cause (<code className="code-chip code-chip--danger">{task.errorCode}</code>) is still there it fails again
+            </>
+          ) : null}
+          .
+        </p>
+      }
+      onSubmit={() => {
+        const p = reasonProblem(reason, false);
+        setProblem(p);
+        if (p) return;
+        mutation.mutate(
+          { taskId: task.taskId, reason },
+          {
+            onSuccess: () => {
+              onClose();
+              toast.push({
+                tone: "success",
+                title: `Task #${task.taskId} queued again`,
+                body: "It is PENDING with a fresh attempt budget; this page updates as a worker runs it.",
+                link: { href: taskHref(task.taskId), label: "Open task" },
+              });
+            },
+          },
+        );
+      }}
+      onCancel={onClose}
+      busy={mutation.isPending}
+      error={mutation.error}
+      confirmLabel="Retry task"
+      busyLabel="Retrying…"
+      confirmTestId="retry-confirm"
+    >
+      <ReasonField id={`${id}-reason`} value={reason} onChange={setReason} error={problem} />
+    </ActionForm>
+  );
+}
+
+export function ForceDoneDialog({ task, open, onClose }: Props) {
+  const forceDone = useForceDone();
+  const refresh = useRefreshOnCloseAfterError();
+  const close = () => {
+    if (forceDone.isPending) return;
+    refresh(forceDone.isError);
+    forceDone.reset();
+    onClose();
+  };
+  return (
+    <Dialog open={open} onClose={close} busy={forceDone.isPending} title={`Force-close task #${task.taskId}`} testId="force-done-dialog">
+      <ForceDoneForm task={task} mutation={forceDone} onClose={close} />
+    </Dialog>
+  );
+}
+
+function ForceDoneForm({ task, mutation, onClose }: { task: TaskRef; mutation: ReturnType<typeof useForceDone>; onClose: () => void }) {
+  const toast = useToast();
+  const id = useId();
+  const [reason, setReason] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+
+  return (
+    <ActionForm
+      effect={
+        <>
+          <p>
+            Stops retrying {describe(task)}. The task ends <strong>RESOLVED</strong>; {formatVersion(task.versionNumber)} is{" "}
+            <strong>not</strong> indexed and search keeps serving whatever version it serves now.
+          </p>
+          <p className="effect__warn">
+            This is not a success: the drift stays visible as <em>acknowledged</em> on the document and the overview.
+          </p>
+        </>
+      }
+      onSubmit={() => {
+        const p = reasonProblem(reason, true);
+        setProblem(p);
+        if (p) {
+          document.getElementById(`${id}-reason`)?.focus();
+          return;
+        }
+        mutation.mutate(
+          { taskId: task.taskId, reason },
+          {
+            onSuccess: () => {
+              onClose();
+              toast.push({
+                tone: "info",
+                title: `Task #${task.taskId} force-closed (RESOLVED)`,
+                body: "The drift is now shown as acknowledged.",
+              });
+            },
+          },
+        );
+      }}
+      onCancel={onClose}
+      busy={mutation.isPending}
+      error={mutation.error}
+      confirmLabel="Force-close task"
+      busyLabel="Closing…"
+      tone="danger"
+      confirmTestId="force-done-confirm"
+    >
+      <ReasonField
+        id={`${id}-reason`}
+        value={reason}
+        onChange={(v) => {
+          setReason(v);
+          if (problem) setProblem(null);
+        }}
+        required
+        error={problem}
+        hint="Required (at least 3 characters). Recorded in the audit log and on the task's timeline."
+      />
+    </ActionForm>
+  );
+}
