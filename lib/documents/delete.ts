@@ -13,6 +13,7 @@ export async function requestDelete(pool: pg.Pool, tenant: string, key: string, 
     ).rows[0];
     if (!doc) return null;
     await tx.query(`UPDATE documents SET deleted_at = coalesce(deleted_at, now()), updated_at = now() WHERE id = $1`, [doc.id]);
+    await tx.query(`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id) VALUES ($1, 'document.delete', $2, 'document', $3)`, [actor, tenant, `${tenant}/${key}`]);
     await run(tx, supersedeOlderTasks(doc.id, doc.business_version + 1, actor));
     const ins = await tx.query<{ task_id: string }>(
       `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type) VALUES ($1, $2, $3, 'DELETE')

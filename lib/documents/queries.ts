@@ -79,7 +79,19 @@ export async function listDocuments(
   if (f.tenants) add("d.tenant_id = ANY(?::text[])", f.tenants);
   if (f.tenant) add("d.tenant_id = ?", f.tenant);
   if (f.q) add("(d.key ILIKE ? OR d.title ILIKE $" + (values.length + 1) + ")", `%${f.q.replace(/[\\%_]/g, (m) => "\\" + m)}%`);
-  if (f.state) add(`(${DOCUMENT_STATE_SQL}) = ?`, f.state);
+  if (f.state) {
+    // A cheap necessary condition first (partial indexes on tasks, the denormalised search
+    // version), so the exact state expression only runs on plausible rows.
+    const pre: Record<string, string> = {
+      FAILED: `d.id IN (SELECT document_id FROM index_tasks WHERE status = 'DEAD')`,
+      INDEXING: `d.id IN (SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT'))`,
+      UPDATING: `d.id IN (SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT'))`,
+      NOT_INDEXED: `d.search_version IS NULL`,
+      DELETED: `d.deleted_at IS NOT NULL`,
+    };
+    if (pre[f.state]) where.push(pre[f.state]);
+    add(`(${DOCUMENT_STATE_SQL}) = ?`, f.state);
+  }
   if (f.cursor) {
     const [at, id] = decodeCursor(f.cursor);
     values.push(at, id);

@@ -44,14 +44,14 @@ export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, rea
   });
 }
 
-export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; tenant?: string }, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
+export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; tenant?: string; type?: string }, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
   return withTransaction(pool, async (tx) => {
     const r = await tx.query<{ task_id: string; tenant_id: string }>(
       `UPDATE index_tasks SET status = 'PENDING', next_attempt_at = now(), max_attempts = attempts + $1, finished_at = NULL, updated_at = now()
         WHERE status = 'DEAD' AND ($2::text IS NULL OR error_code = $2) AND ($3::text IS NULL OR tenant_id = $3)
-          AND ($4::text[] IS NULL OR tenant_id = ANY($4::text[]))
+          AND ($4::text[] IS NULL OR tenant_id = ANY($4::text[])) AND ($5::text IS NULL OR task_type = $5)
         RETURNING task_id::text, tenant_id`,
-      [budget, filter.errorCode ?? null, filter.tenant ?? null, tenants],
+      [budget, filter.errorCode ?? null, filter.tenant ?? null, tenants, filter.type ?? null],
     );
     if (r.rows.length > 0) {
       await tx.query(

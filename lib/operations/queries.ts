@@ -75,10 +75,9 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
               count(*) FILTER (WHERE lt.status = 'RESOLVED')::int AS acknowledged,
               extract(epoch FROM now() - min(dv.published_at))::float AS oldest_drift_age
          FROM documents d
-         LEFT JOIN search_pointers sp ON sp.document_id = d.id
          JOIN document_versions dv ON dv.document_id = d.id AND dv.version_number = d.business_version
          LEFT JOIN LATERAL (SELECT status FROM index_tasks t WHERE t.document_id = d.id AND t.version_number = d.business_version AND t.task_type IN ('INDEX', 'REINDEX') ORDER BY t.task_id DESC LIMIT 1) lt ON true
-        WHERE d.deleted_at IS NULL AND d.business_version > 0 AND coalesce(sp.version_number, 0) <> d.business_version`,
+        WHERE d.deleted_at IS NULL AND d.business_version > 0 AND d.business_version IS DISTINCT FROM d.search_version`,
     ),
     db.query(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) AS p95,

@@ -18,6 +18,7 @@ export const bulkRetryBody = z
     status: z.literal("DEAD"),
     errorCode: z.enum(ERROR_CODE_LIST as unknown as [string, ...string[]]).optional(),
     tenant: z.string().regex(TENANT_PATTERN).optional(),
+    type: z.enum(TASK_TYPES as unknown as [string, ...string[]]).optional(),
     reason: z.string().trim().max(1000).optional(),
   })
   .strict();

@@ -120,9 +120,9 @@ function defaultMessage(status: number): string {
   return `Request failed (HTTP ${status}).`;
 }
 
-type RequestOptions = { method?: "GET" | "POST" | "DELETE"; body?: unknown; signal?: AbortSignal };
+type RequestOptions = { method?: "GET" | "POST" | "PATCH" | "DELETE"; body?: unknown; signal?: AbortSignal };
 
-async function request(url: string, opts: RequestOptions = {}): Promise<{ res: Response; json: unknown }> {
+export async function request(url: string, opts: RequestOptions = {}): Promise<{ res: Response; json: unknown }> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -149,7 +149,7 @@ async function request(url: string, opts: RequestOptions = {}): Promise<{ res: R
   return { res, json };
 }
 
-function parse<S extends z.ZodType>(schema: S, json: unknown, what: string): z.output<S> {
+export function parse<S extends z.ZodType>(schema: S, json: unknown, what: string): z.output<S> {
   const r = schema.safeParse(json);
   if (!r.success) {
     const first = r.error.issues[0];
@@ -298,8 +298,12 @@ export async function deleteDocument(doc: DocumentRef): Promise<{ taskId: string
   return parse(taskCreatedSchema, json, "delete");
 }
 
-export async function signIn(token: string): Promise<{ role: string | null }> {
-  const { json } = await request("/api/auth/signin", { method: "POST", body: { token } });
+/** Either a machine/person access token, or a person's email and password. */
+export type SignInCredentials = { token: string } | { email: string; password: string };
+
+export async function signIn(credentials: string | SignInCredentials): Promise<{ role: string | null }> {
+  const body = typeof credentials === "string" ? { token: credentials } : credentials;
+  const { json } = await request("/api/auth/signin", { method: "POST", body });
   const role = json && typeof json === "object" && "role" in json ? String((json as { role: unknown }).role) : null;
   return { role };
 }

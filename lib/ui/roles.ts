@@ -17,6 +17,7 @@ export const REQUIRED_ROLE = {
   forceDone: "operator",
   bulkRetry: "operator",
   viewAudit: "operator",
+  manageAccess: "admin",
 } as const satisfies Record<string, Role>;
 
 export type GuardedAction = keyof typeof REQUIRED_ROLE;

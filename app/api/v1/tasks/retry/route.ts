@@ -9,5 +9,5 @@ export const dynamic = "force-dynamic";
 export const POST = handler(async (req) => {
   const p = await authenticate(req, { role: "operator" });
   const body = bulkRetryBody.parse(await readJson(req, 10_000));
-  return json(await bulkRetry(db(), { errorCode: body.errorCode, tenant: body.tenant }, p, body.reason ?? null, serverConfig().MAX_ATTEMPTS, p.tenants));
+  return json(await bulkRetry(db(), { errorCode: body.errorCode, tenant: body.tenant, type: body.type }, p, body.reason ?? null, serverConfig().MAX_ATTEMPTS, p.tenants));
 });
