@@ -11,31 +11,18 @@
 // free slot) claim and complete until the queue is empty. Every claim is timed on the client.
 import pg from "pg";
 import os from "node:os";
-import { migrate } from "../lib/db/migrate";
+import { withBenchDatabase, percentile, round3 } from "./db";
 import { claim, complete } from "../lib/queue/engine";
 
-const BASE = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const FINISHED = Number(process.env.FINISHED ?? 1_000_000);
 const TASKS = Number(process.env.TASKS ?? 4000);
 const WORKERS = (process.env.WORKERS ?? "1,4,8").split(",").map(Number);
-const DB = `iw_bench_queue_${process.pid}`;
 
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-const round = (n: number) => Math.round(n * 1000) / 1000;
+const pct = percentile;
+const round = round3;
 
 async function main() {
-  const admin = new pg.Client({ connectionString: BASE });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
-  await admin.query(`CREATE DATABASE ${DB}`);
-  const url = new URL(BASE);
-  url.pathname = `/${DB}`;
-  const dbUrl = url.toString();
-  try {
-    await migrate(dbUrl);
+  await withBenchDatabase("queue", async (dbUrl) => {
     const pool = new pg.Pool({ connectionString: dbUrl, max: 12 });
     await pool.query(`INSERT INTO tenants (id, name) VALUES ('bench', 'bench')`);
     await pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version)
@@ -118,10 +105,7 @@ async function main() {
         2,
       ),
     );
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-    await admin.end();
-  }
+  });
 }
 
 main().catch((err) => {

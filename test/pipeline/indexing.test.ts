@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetContent } from "../helpers/seed";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { waitFor } from "../helpers/worker";
 import { spawnWorker } from "../helpers/process";
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   fake.reset();
-  await t.pool.query(`TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants CASCADE`);
+  await resetContent(t.pool);
 });
 
 const providerEnv = () => ({

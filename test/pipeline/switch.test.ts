@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetContent } from "../helpers/seed";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { testWorker, waitFor, SlowEmbedder, longDocument } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
@@ -12,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 beforeEach(async () => {
-  await t.pool.query(`TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants CASCADE`);
+  await resetContent(t.pool);
 });
 
 const pub = (key: string, content: string) =>
