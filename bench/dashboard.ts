@@ -139,8 +139,9 @@ async function main() {
         2,
       ),
     );
-    process.exit(0);
   });
+  // Route modules keep pools and timers alive; the figures are printed and the database dropped.
+  process.exit(0);
 }
 
 main().catch((err) => {

@@ -77,7 +77,7 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
          FROM documents d
          JOIN document_versions dv ON dv.document_id = d.id AND dv.version_number = d.business_version
          LEFT JOIN LATERAL (SELECT status FROM index_tasks t WHERE t.document_id = d.id AND t.version_number = d.business_version AND t.task_type IN ('INDEX', 'REINDEX') ORDER BY t.task_id DESC LIMIT 1) lt ON true
-        WHERE d.deleted_at IS NULL AND d.business_version > 0 AND d.business_version IS DISTINCT FROM d.search_version`,
+        WHERE d.drifted`,
     ),
     db.query(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) AS p95,

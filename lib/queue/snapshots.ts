@@ -14,8 +14,7 @@ export async function takeBacklogSnapshot(pool: pg.Pool, minIntervalSeconds = 55
        (SELECT count(*) FROM index_tasks WHERE status = 'DEAD'),
        (SELECT count(*) FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()),
        (SELECT extract(epoch FROM now() - min(next_attempt_at)) FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()),
-       (SELECT count(*) FROM documents d
-         WHERE d.deleted_at IS NULL AND d.business_version > 0 AND d.business_version IS DISTINCT FROM d.search_version)
+       (SELECT count(*) FROM documents WHERE drifted)
      WHERE NOT EXISTS (SELECT 1 FROM backlog_snapshots WHERE taken_at > now() - make_interval(secs => $1::double precision))`,
     [minIntervalSeconds],
   );

@@ -91,7 +91,7 @@ describe("schema.prisma matches the migrations", () => {
 
     expect(await prisma.tenant.findUniqueOrThrow({ where: { id: "drift" } })).toEqual(tenant);
     // The search pointer's trigger copied its version onto the document.
-    expect(await prisma.document.findUniqueOrThrow({ where: { id: docId } })).toEqual({ ...doc, searchVersion: 1 });
+    expect(await prisma.document.findUniqueOrThrow({ where: { id: docId } })).toEqual({ ...doc, searchVersion: 1, drifted: false });
     const ver2 = await prisma.documentVersion.findUniqueOrThrow({ where: { id: ver.id } });
     expect({ ...ver2, content: Buffer.from(ver2.content).toString() }).toEqual({ ...ver, content: "hi" });
     expect(await prisma.indexTask.findUniqueOrThrow({ where: { taskId: task.taskId } })).toEqual(task);
