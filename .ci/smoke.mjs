@@ -13,7 +13,8 @@ delete env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
 
 function check(name, ok, detail = "") {
   results.checks.push({ name, ok, detail });
-  ok ? results.passed++ : results.failed++;
+  if (ok) results.passed++;
+  else results.failed++;
   console.log(`${ok ? "ok  " : "FAIL"} ${name}${detail ? ` — ${detail}` : ""}`);
   if (!ok) throw new Error(`smoke check failed: ${name}`);
 }

@@ -80,7 +80,8 @@ async function main() {
     const evTask = (await pool.query(`SELECT task_id::text AS id FROM task_events ORDER BY id DESC LIMIT 1`)).rows[0].id;
 
     const api = "../app/api";
-    const routes: [string, any, string, Record<string, string>][] = [
+    type RouteModule = { GET: (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response> };
+    const routes: [string, RouteModule, string, Record<string, string>][] = [
       ["GET /api/v1/overview", await import(`${api}/v1/overview/route`), "", {}],
       ["GET /api/v1/documents", await import(`${api}/v1/documents/route`), "", {}],
       ["GET /api/v1/documents?state=FAILED", await import(`${api}/v1/documents/route`), "?state=FAILED", {}],

@@ -4,7 +4,32 @@ const TASK_COLUMNS = `t.task_id::text, t.tenant_id, d.key AS document_key, t.ver
   t.lease_owner, t.lease_until, t.next_attempt_at, t.error_code, t.error_message, t.progress_done, t.progress_total,
   t.chunks_total, t.chunks_reused, t.batches_sent, t.created_at, t.updated_at, t.started_at, t.finished_at`;
 
-function task(r: Record<string, any>) {
+type TaskRow = {
+  task_id: string;
+  tenant_id: string;
+  document_key: string;
+  version_number: number;
+  task_type: string;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  next_attempt_at: Date | null;
+  error_code: string | null;
+  error_message: string | null;
+  progress_done: number;
+  progress_total: number;
+  chunks_total: number | null;
+  chunks_reused: number | null;
+  batches_sent: number | null;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+};
+
+function task(r: TaskRow) {
   return {
     taskId: r.task_id,
     tenant: r.tenant_id,
@@ -30,7 +55,7 @@ function task(r: Record<string, any>) {
 
 /** Newest first, keyset-paginated on task_id; filters map onto the partial/status indexes. */
 export async function listTasks(db: pg.Pool, f: { status?: string; errorCode?: string; type?: string; tenant?: string; cursor?: string; limit: number; tenants: string[] | null }) {
-  const { rows } = await db.query(
+  const { rows } = await db.query<TaskRow>(
     `SELECT ${TASK_COLUMNS} FROM index_tasks t JOIN documents d ON d.id = t.document_id
       WHERE ($1::text IS NULL OR t.status = $1) AND ($2::text IS NULL OR t.error_code = $2) AND ($3::text IS NULL OR t.task_type = $3)
         AND ($4::text IS NULL OR t.tenant_id = $4) AND ($5::bigint IS NULL OR t.task_id < $5) AND ($6::text[] IS NULL OR t.tenant_id = ANY($6::text[]))
@@ -43,7 +68,7 @@ export async function listTasks(db: pg.Pool, f: { status?: string; errorCode?: s
 }
 
 export async function getTask(db: pg.Pool, taskId: string, tenants: string[] | null) {
-  const { rows } = await db.query(`SELECT ${TASK_COLUMNS} FROM index_tasks t JOIN documents d ON d.id = t.document_id WHERE t.task_id = $1 AND ($2::text[] IS NULL OR t.tenant_id = ANY($2::text[]))`, [taskId, tenants]);
+  const { rows } = await db.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM index_tasks t JOIN documents d ON d.id = t.document_id WHERE t.task_id = $1 AND ($2::text[] IS NULL OR t.tenant_id = ANY($2::text[]))`, [taskId, tenants]);
   if (!rows[0]) return null;
   const ev = await db.query(`SELECT id::text, at, kind, actor, lease_attempt, error_code, detail FROM task_events WHERE task_id = $1 ORDER BY id LIMIT 1000`, [taskId]);
   return {

@@ -9,6 +9,8 @@ const MAX_CANDIDATES = 2000;
 /** Tenants with at most this many chunks (of the dimension) are searched exactly. */
 export const EXACT_SEARCH_MAX_CHUNKS = Number(process.env.SEARCH_EXACT_MAX_CHUNKS ?? 20_000);
 
+type HitRow = { key: string; version_number: number; chunk_id: string; section_path: string; text: string; level: number; distance: number };
+
 export type SearchQuery = { tenant: string; query: string; topK: number; principals: string[]; level?: number; exactMaxChunks?: number };
 
 export async function search(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
@@ -43,7 +45,7 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
     const order = exact ? `(c.embedding::vector(${dims}) <=> $2::vector(${dims})) + 0` : `c.embedding::vector(${dims}) <=> $2::vector(${dims})`;
     let candidates = Math.max(q.topK * 4, 40);
     for (;;) {
-      const { rows } = await tx.query<{ scanned: number; hits: Record<string, any>[] }>(
+      const { rows } = await tx.query<{ scanned: number; hits: HitRow[] }>(
         `WITH candidates AS (
            SELECT c.index_version_id, c.document_id, c.chunk_id, c.section_path, c.text, c.level,
                   c.embedding::vector(${dims}) <=> $2::vector(${dims}) AS distance

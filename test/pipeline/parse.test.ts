@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { parseDocument, isSupportedContentType, PipelineError, SUPPORTED_CONTENT_TYPES, TEXT_CONTENT_TYPES, decodeEntities, type Section } from "../../lib/pipeline/parse";
+import { parseDocument, isSupportedContentType, PipelineError, TEXT_CONTENT_TYPES, decodeEntities, type Section } from "../../lib/pipeline/parse";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const md = (s: string) => parseDocument("text/markdown", enc(s));
