@@ -67,6 +67,8 @@ export class Worker {
     this.running = true;
     this.registryTimer = setInterval(() => void this.beat(), this.o.cfg.heartbeatSeconds * 1000);
     this.maintenanceTimer = setInterval(() => void this.maintain(), 30_000);
+    // A first snapshot at once, so backlog charts have a starting point right after start-up.
+    void this.maintain();
     this.loopDone = this.loop();
     log.info({ workerId, concurrency, pid: process.pid }, "worker started");
   }
