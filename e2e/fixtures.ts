@@ -16,13 +16,34 @@ export function uniqueKey(prefix = "e2e-doc"): string {
   return `${safe}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`.slice(0, 128);
 }
 
-/** Signs in through the real form and waits for the landing page (the overview). */
+/** Signs in through the real form with an access token ("Access token" tab) and waits for the overview. */
 export async function signIn(page: Page, token: string = E2E_TOKEN): Promise<void> {
   await page.goto("/signin");
-  await page.getByLabel("Access token").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("tab", { name: "Access token" }).click();
+  const panel = page.getByRole("tabpanel", { name: "Access token" });
+  await panel.getByLabel("Access token").fill(token);
+  await panel.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/overview(\?|$)/);
   await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+}
+
+/** Signs in with email and password (the default "Email and password" tab) and waits for the overview. */
+export async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
+  await page.goto("/signin");
+  await expect(page.getByRole("tab", { name: "Email and password" })).toHaveAttribute("aria-selected", "true");
+  const panel = page.getByRole("tabpanel", { name: "Email and password" });
+  await panel.getByLabel("Email").fill(email);
+  await panel.getByLabel("Password").fill(password);
+  await panel.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/overview(\?|$)/);
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+}
+
+/** Clicks "Sign out" in the top bar and waits for the sign-in page. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByTestId("sign-out").click();
+  await page.waitForURL(/\/signin(\?|$)/);
+  await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
 }
 
 type Fixtures = {

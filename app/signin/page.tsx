@@ -34,8 +34,11 @@ export default async function SignInPage({ searchParams }: Props) {
           <span>Indexwright</span>
         </div>
         <h1 className="signin__title">Sign in</h1>
-        <p className="signin__lead">Paste an access token to open the dashboard.</p>
+        <p className="signin__lead">Use your email and password, or an access token.</p>
         <SignInForm next={next} />
+        <p className="signin__foot">
+          First sign-in? <code>npm start</code> prints the admin&rsquo;s email and password.
+        </p>
       </div>
     </main>
   );

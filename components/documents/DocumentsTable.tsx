@@ -82,8 +82,9 @@ function DocumentRow({ doc }: { doc: DocumentSummary }) {
             <span className="error-inline__msg">{truncate(doc.lastError.message, 80)}</span>
           </span>
         ) : (
-          <span className="muted" aria-label="No error">
-            —
+          <span className="muted">
+            <span aria-hidden="true">—</span>
+            <span className="visually-hidden">No error</span>
           </span>
         )}
       </td>

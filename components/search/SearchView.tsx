@@ -303,7 +303,8 @@ function HitItem({ hit, rank, tenant, query }: { hit: SearchHit; rank: number; t
   return (
     <li className="hit" data-testid="search-hit" data-document-key={hit.documentKey} data-version={hit.versionNumber}>
       <div className="hit__head">
-        <span className="hit__rank" aria-label={`Rank ${rank}`}>
+        <span className="hit__rank">
+          <span className="visually-hidden">Rank </span>
           {rank}
         </span>
         <Link href={documentHref(tenant, hit.documentKey)} className="hit__key mono" data-testid="hit-document-key">

@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { can, type GuardedAction } from "@/lib/ui/roles";
 import { useViewer } from "../PrincipalContext";
+import { adminIcons } from "../admin/icons";
 import { icons } from "./icons";
 
 type NavItem = { href: string; label: string; icon: ReactNode; /** Hidden unless the role may do this. */ requires?: GuardedAction };
@@ -17,6 +18,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/workers", label: "Workers", icon: icons.workers },
   { href: "/search", label: "Search", icon: icons.search },
   { href: "/audit", label: "Audit", icon: icons.audit, requires: "viewAudit" },
+  { href: "/admin", label: "Admin", icon: adminIcons.admin, requires: "manageAccess" },
 ];
 
 export function NavLinks() {

@@ -1,0 +1,25 @@
+"use client";
+
+import Link from "next/link";
+import { TokensSection } from "./TokensSection";
+import { UsersSection } from "./UsersSection";
+import "./admin.css";
+
+/** The admin console: API tokens and users. The page only renders this for admins (checked on the server). */
+export function AdminView() {
+  return (
+    <div className="page" data-testid="admin-page">
+      <div className="page__header">
+        <div>
+          <h1 className="page__title">Admin</h1>
+          <p className="page__lead">
+            Who can use Indexwright: API tokens for machines, and people who sign in with a password. Every change is recorded in the{" "}
+            <Link href="/audit">audit log</Link>.
+          </p>
+        </div>
+      </div>
+      <TokensSection />
+      <UsersSection />
+    </div>
+  );
+}

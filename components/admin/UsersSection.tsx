@@ -1,0 +1,458 @@
+"use client";
+
+import { useId, useState } from "react";
+import type { Role } from "@/lib/domain/constants";
+import { errorText, isApiError } from "@/lib/ui/api";
+import { emailProblem, parseTenants, passwordProblem, useAdminUsers, useCreateUser, useUpdateUser, type AdminUser } from "@/lib/ui/admin";
+import { formatDateTime } from "@/lib/ui/format";
+import { ActionForm } from "../ActionForm";
+import { Dialog } from "../Dialog";
+import { useViewer } from "../PrincipalContext";
+import { RelativeTime } from "../RelativeTime";
+import { EmptyState, ErrorState, TableSkeleton } from "../States";
+import { useToast } from "../Toast";
+import { icons } from "../shell/icons";
+import { PasswordField, RoleField, TenantsCell, TenantsField, TextField } from "./fields";
+import { adminIcons } from "./icons";
+
+type Open = { kind: "role" | "password" | "disable" | "enable"; user: AdminUser } | null;
+
+/** People who sign in with email and password: list, add, change role, disable/enable, reset password. */
+export function UsersSection() {
+  const users = useAdminUsers();
+  const viewer = useViewer();
+  const headingId = useId();
+  const [adding, setAdding] = useState(false);
+  const [open, setOpen] = useState<Open>(null);
+  const items = users.data ?? [];
+  const enabled = items.filter((u) => !u.disabledAt).length;
+  const close = () => setOpen(null);
+
+  return (
+    <section className="card" aria-labelledby={headingId} data-testid="users-section">
+      <div className="card__header">
+        <div>
+          <h2 id={headingId} className="section-title">
+            Users{" "}
+            <span className="count">
+              {enabled}
+              <span className="visually-hidden"> active</span>
+            </span>
+          </h2>
+          <p className="card__lead">People who sign in to the dashboard with their email and password.</p>
+        </div>
+        <button type="button" className="btn btn--primary btn--sm" onClick={() => setAdding(true)} data-testid="user-create-open">
+          {icons.plus}
+          <span>Add user</span>
+        </button>
+      </div>
+
+      {users.isPending ? (
+        <TableSkeleton rows={3} columns={6} label="Loading users" />
+      ) : users.isError && !users.data ? (
+        <ErrorState
+          title="Could not load users"
+          code={isApiError(users.error) ? users.error.code : undefined}
+          message={errorText(users.error)}
+          onRetry={() => users.refetch()}
+          retrying={users.isRefetching}
+        />
+      ) : items.length === 0 ? (
+        <EmptyState icon={adminIcons.users} title="No users yet">
+          <p>Add the people who should sign in with an email and password.</p>
+        </EmptyState>
+      ) : (
+        <div className="table-wrap">
+          <table className="table table--admin" data-testid="users-table">
+            <caption className="visually-hidden">Users, by email</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Tenants</th>
+                <th scope="col">Added</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((u) => (
+                <UserRow key={u.id} user={u} self={viewer.subject === `user:${u.email}`} onAction={(kind) => setOpen({ kind, user: u })} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <AddUserDialog open={adding} onClose={() => setAdding(false)} />
+      <ChangeRoleDialog user={open?.kind === "role" ? open.user : null} onClose={close} />
+      <ResetPasswordDialog user={open?.kind === "password" ? open.user : null} onClose={close} />
+      <SetDisabledDialog user={open?.kind === "disable" || open?.kind === "enable" ? open.user : null} disable={open?.kind === "disable"} onClose={close} />
+    </section>
+  );
+}
+
+function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; onAction: (k: "role" | "password" | "disable" | "enable") => void }) {
+  const disabled = u.disabledAt !== null;
+  const selfHint = "You cannot change your own role or disable yourself; ask another admin.";
+  return (
+    <tr
+      data-testid="user-row"
+      data-user-id={u.id}
+      data-email={u.email}
+      data-role={u.role}
+      data-status={disabled ? "disabled" : "active"}
+      className={disabled ? "row--revoked" : undefined}
+    >
+      <td className="cell-name">
+        <span className="cell-name__text mono">{u.email}</span>
+        {self ? <span className="pill pill--neutral pill--tag">you</span> : null}
+      </td>
+      <td>
+        <span className="role-chip" data-role={u.role}>
+          {u.role}
+        </span>
+      </td>
+      <td>
+        <TenantsCell tenants={u.tenants} />
+      </td>
+      <td className="nowrap">{u.createdAt ? <RelativeTime iso={u.createdAt} /> : <span className="muted">—</span>}</td>
+      <td className="nowrap">
+        {disabled ? (
+          <span className="pill pill--muted pill--status" title={`Disabled ${formatDateTime(u.disabledAt)}`} data-testid="user-status">
+            disabled
+          </span>
+        ) : (
+          <span className="pill pill--ok pill--status" data-testid="user-status">
+            active
+          </span>
+        )}
+      </td>
+      <td className="col-right">
+        <div className="row-actions" role="group" aria-label={`Actions for ${u.email}`}>
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            onClick={() => onAction("role")}
+            disabled={self}
+            title={self ? selfHint : undefined}
+            data-testid="user-change-role"
+          >
+            Change role…
+          </button>
+          <button type="button" className="btn btn--secondary btn--sm" onClick={() => onAction("password")} data-testid="user-reset-password">
+            Reset password…
+          </button>
+          {disabled ? (
+            <button type="button" className="btn btn--secondary btn--sm" onClick={() => onAction("enable")} data-testid="user-enable">
+              Enable…
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="btn btn--danger-outline btn--sm"
+              onClick={() => onAction("disable")}
+              disabled={self}
+              title={self ? selfHint : undefined}
+              data-testid="user-disable"
+            >
+              Disable…
+            </button>
+          )}
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+function AddUserDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const create = useCreateUser();
+  const close = () => {
+    if (create.isPending) return;
+    create.reset();
+    onClose();
+  };
+  return (
+    <Dialog open={open} onClose={close} busy={create.isPending} title="Add user" testId="user-create-dialog">
+      <AddUserForm mutation={create} onClose={close} />
+    </Dialog>
+  );
+}
+
+function AddUserForm({ mutation, onClose }: { mutation: ReturnType<typeof useCreateUser>; onClose: () => void }) {
+  const toast = useToast();
+  const id = useId();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [role, setRole] = useState<Role>("viewer");
+  const [tenantsText, setTenantsText] = useState("");
+  const [problems, setProblems] = useState<{ email?: string | null; password?: string | null; tenants?: string | null }>({});
+  const taken = isApiError(mutation.error) && mutation.error.code === "EMAIL_TAKEN";
+
+  return (
+    <ActionForm
+      effect={<p>The person signs in on the sign-in page under &ldquo;Email and password&rdquo;. Share the password with them through a safe channel.</p>}
+      onSubmit={() => {
+        const { tenants, problem } = parseTenants(tenantsText);
+        const next = { email: emailProblem(email), password: passwordProblem(password), tenants: problem };
+        setProblems(next);
+        const first = next.email ? "email" : next.password ? "password" : next.tenants ? "tenants" : null;
+        if (first) {
+          document.getElementById(`${id}-${first}`)?.focus();
+          return;
+        }
+        mutation.mutate(
+          { email, password, role, tenants },
+          {
+            onSuccess: (res) => {
+              onClose();
+              toast.push({ tone: "success", title: `User ${res.email} added`, body: `Role ${res.role}. They can sign in with their email and password now.` });
+            },
+            onError: (err) => {
+              if (isApiError(err) && err.code === "EMAIL_TAKEN") document.getElementById(`${id}-email`)?.focus();
+            },
+          },
+        );
+      }}
+      onCancel={onClose}
+      busy={mutation.isPending}
+      error={mutation.error}
+      confirmLabel="Add user"
+      busyLabel="Adding…"
+      confirmTestId="user-create-submit"
+    >
+      <TextField
+        id={`${id}-email`}
+        label="Email"
+        type="email"
+        value={email}
+        onChange={(v) => {
+          setEmail(v);
+          if (problems.email) setProblems((p) => ({ ...p, email: null }));
+          if (taken) mutation.reset();
+        }}
+        error={problems.email ?? (taken ? "A user with this email already exists." : null)}
+        testId="user-email"
+      />
+      <PasswordField
+        id={`${id}-password`}
+        label="Password"
+        value={password}
+        onChange={(v) => {
+          setPassword(v);
+          if (problems.password) setProblems((p) => ({ ...p, password: null }));
+        }}
+        error={problems.password}
+        testId="user-password"
+        generate
+      />
+      <div className="grid-2 grid-2--admin">
+        <RoleField id={`${id}-role`} value={role} onChange={setRole} testId="user-role" />
+        <TenantsField
+          id={`${id}-tenants`}
+          value={tenantsText}
+          onChange={(v) => {
+            setTenantsText(v);
+            if (problems.tenants) setProblems((p) => ({ ...p, tenants: null }));
+          }}
+          error={problems.tenants}
+          testId="user-tenants"
+        />
+      </div>
+    </ActionForm>
+  );
+}
+
+type UserDialogProps = { user: AdminUser | null; onClose: () => void };
+
+function useUserDialog(onClose: () => void) {
+  const update = useUpdateUser();
+  const close = () => {
+    if (update.isPending) return;
+    update.reset();
+    onClose();
+  };
+  return { update, close };
+}
+
+function ChangeRoleDialog({ user, onClose }: UserDialogProps) {
+  const { update, close } = useUserDialog(onClose);
+  return (
+    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={user ? `Change role of ${user.email}` : "Change role"} testId="user-role-dialog">
+      {user ? <ChangeRoleForm user={user} mutation={update} onClose={close} /> : null}
+    </Dialog>
+  );
+}
+
+function ChangeRoleForm({ user, mutation, onClose }: { user: AdminUser; mutation: ReturnType<typeof useUpdateUser>; onClose: () => void }) {
+  const toast = useToast();
+  const id = useId();
+  const [role, setRole] = useState<Role>(user.role);
+  const [tenantsText, setTenantsText] = useState(user.tenants.join(", "));
+  const [problem, setProblem] = useState<string | null>(null);
+  const parsed = parseTenants(tenantsText);
+  const changed = role !== user.role || parsed.tenants.join(",") !== user.tenants.join(",");
+
+  return (
+    <ActionForm
+      effect={
+        <>
+          <p>
+            Now <strong>{user.role}</strong> in {user.tenants.length ? `tenants ${user.tenants.join(", ")}` : "all tenants"}.
+          </p>
+          <p className="effect__warn">The new access applies from their next sign-in; a session already open keeps its old role until it expires (at most 12 hours).</p>
+        </>
+      }
+      onSubmit={() => {
+        setProblem(parsed.problem);
+        if (parsed.problem) {
+          document.getElementById(`${id}-tenants`)?.focus();
+          return;
+        }
+        mutation.mutate(
+          { id: user.id, patch: { role, tenants: parsed.tenants } },
+          {
+            onSuccess: (res) => {
+              onClose();
+              toast.push({ tone: "success", title: `${res.email} is now ${res.role}`, body: res.tenants.length ? `Tenants: ${res.tenants.join(", ")}.` : "All tenants." });
+            },
+          },
+        );
+      }}
+      onCancel={onClose}
+      busy={mutation.isPending}
+      error={mutation.error}
+      confirmLabel="Save changes"
+      busyLabel="Saving…"
+      canSubmit={changed}
+      confirmTestId="user-role-confirm"
+    >
+      <RoleField id={`${id}-role`} label="New role" value={role} onChange={setRole} testId="user-role-select" />
+      <TenantsField
+        id={`${id}-tenants`}
+        value={tenantsText}
+        onChange={(v) => {
+          setTenantsText(v);
+          if (problem) setProblem(null);
+        }}
+        error={problem}
+        testId="user-role-tenants"
+      />
+    </ActionForm>
+  );
+}
+
+function ResetPasswordDialog({ user, onClose }: UserDialogProps) {
+  const { update, close } = useUserDialog(onClose);
+  return (
+    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={user ? `Reset password of ${user.email}` : "Reset password"} testId="user-password-dialog">
+      {user ? <ResetPasswordForm user={user} mutation={update} onClose={close} /> : null}
+    </Dialog>
+  );
+}
+
+function ResetPasswordForm({ user, mutation, onClose }: { user: AdminUser; mutation: ReturnType<typeof useUpdateUser>; onClose: () => void }) {
+  const toast = useToast();
+  const id = useId();
+  const [password, setPassword] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  return (
+    <ActionForm
+      effect={
+        <p>
+          Sets a new password for <span className="mono">{user.email}</span>. Their old password stops working at once; tell them the new one through a
+          safe channel.
+        </p>
+      }
+      onSubmit={() => {
+        const p = passwordProblem(password);
+        setProblem(p);
+        if (p) {
+          document.getElementById(`${id}-password`)?.focus();
+          return;
+        }
+        mutation.mutate(
+          { id: user.id, patch: { password } },
+          {
+            onSuccess: () => {
+              onClose();
+              toast.push({ tone: "success", title: `Password of ${user.email} changed`, body: "The old password no longer works." });
+            },
+          },
+        );
+      }}
+      onCancel={onClose}
+      busy={mutation.isPending}
+      error={mutation.error}
+      confirmLabel="Set new password"
+      busyLabel="Saving…"
+      confirmTestId="user-password-confirm"
+    >
+      <PasswordField
+        id={`${id}-password`}
+        label="New password"
+        value={password}
+        onChange={(v) => {
+          setPassword(v);
+          if (problem) setProblem(null);
+        }}
+        error={problem}
+        testId="user-new-password"
+        generate
+      />
+    </ActionForm>
+  );
+}
+
+function SetDisabledDialog({ user, disable, onClose }: UserDialogProps & { disable: boolean }) {
+  const { update, close } = useUserDialog(onClose);
+  const toast = useToast();
+  const title = user ? `${disable ? "Disable" : "Enable"} ${user.email}` : disable ? "Disable user" : "Enable user";
+  return (
+    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={title} testId={disable ? "user-disable-dialog" : "user-enable-dialog"}>
+      {user ? (
+        <ActionForm
+          effect={
+            disable ? (
+              <>
+                <p>
+                  <span className="mono">{user.email}</span> can no longer sign in with their email and password. Their account, role and tenants are
+                  kept, so you can enable it again later.
+                </p>
+                <p className="effect__warn">A session already open keeps working until it expires (at most 12 hours).</p>
+              </>
+            ) : (
+              <p>
+                <span className="mono">{user.email}</span> can sign in again with their email and password, as <strong>{user.role}</strong>.
+              </p>
+            )
+          }
+          onSubmit={() =>
+            update.mutate(
+              { id: user.id, patch: { disabled: disable } },
+              {
+                onSuccess: () => {
+                  close();
+                  toast.push({
+                    tone: "success",
+                    title: disable ? `${user.email} disabled` : `${user.email} enabled`,
+                    body: disable ? "They can no longer sign in." : "They can sign in again.",
+                  });
+                },
+              },
+            )
+          }
+          onCancel={close}
+          busy={update.isPending}
+          error={update.error}
+          confirmLabel={disable ? "Disable user" : "Enable user"}
+          busyLabel={disable ? "Disabling…" : "Enabling…"}
+          tone={disable ? "danger" : "primary"}
+          confirmTestId={disable ? "user-disable-confirm" : "user-enable-confirm"}
+        />
+      ) : null}
+    </Dialog>
+  );
+}

@@ -1,0 +1,157 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { E2E_TOKEN, expect, signIn, test, uniqueKey } from "./fixtures";
+
+const TENANT = "e2e";
+const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
+const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+/** base64("not a pdf"): declared as a PDF, it fails parsing (PARSE_ERROR) and its task goes DEAD. */
+const NOT_A_PDF = "bm90IGEgcGRm";
+
+type Finding = { page: string; id: string; impact: string; help: string; helpUrl: string; targets: string[] };
+
+async function publish(request: APIRequestContext, key: string, data: Record<string, unknown>): Promise<void> {
+  const res = await request.post(`/api/v1/tenants/${TENANT}/documents/${key}/versions`, { headers: ADMIN, data });
+  expect(res.status(), await res.text()).toBeLessThan(300);
+}
+
+async function waitForState(request: APIRequestContext, key: string, state: string): Promise<Record<string, unknown>> {
+  let doc: Record<string, unknown> = {};
+  await expect
+    .poll(
+      async () => {
+        const res = await request.get(`/api/v1/tenants/${TENANT}/documents/${key}`, { headers: ADMIN });
+        if (!res.ok()) return `HTTP_${res.status()}`;
+        doc = await res.json();
+        return doc.state;
+      },
+      { timeout: 90_000, intervals: [250, 500, 1000] },
+    )
+    .toBe(state);
+  return doc;
+}
+
+/** Waits until the page has its content (no loading skeletons, no busy regions). */
+async function settled(page: Page): Promise<void> {
+  await expect(page.getByTestId("table-skeleton")).toHaveCount(0);
+  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
+}
+
+test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations", async ({ page }) => {
+  // Seeding, eleven pages and up to a minute's wait for the chart history.
+  test.setTimeout(300_000);
+  const findings: Finding[] = [];
+  const minor: Finding[] = [];
+  const goodKey = uniqueKey("e2e-a11y");
+  const badKey = uniqueKey("e2e-a11y-fail");
+  const sentence = `Pelicans annotate turquoise sundials before breakfast ${goodKey.split("-").slice(-1)[0]}.`;
+
+  let audited = 0;
+  async function audit(name: string): Promise<void> {
+    audited += 1;
+    const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+    for (const v of results.violations) {
+      const f: Finding = {
+        page: name,
+        id: v.id,
+        impact: v.impact ?? "unknown",
+        help: v.help,
+        helpUrl: v.helpUrl,
+        targets: v.nodes.map((n) => n.target.join(" ")),
+      };
+      (v.impact === "serious" || v.impact === "critical" ? findings : minor).push(f);
+    }
+    await test.info().attach(`axe-${name.replace(/[^a-z0-9]+/gi, "-")}.json`, {
+      body: JSON.stringify({ url: page.url(), violations: results.violations, incomplete: results.incomplete.map((i) => ({ id: i.id, nodes: i.nodes.map((n) => ({ target: n.target.join(" "), why: n.any.concat(n.all, n.none).map((c) => c.message) })) })) }, null, 2),
+      contentType: "application/json",
+    });
+    await page.screenshot({ path: test.info().outputPath(`a11y-${String(audited).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-")}.png`), fullPage: true });
+  }
+
+  async function visit(name: string, url: string, heading: string | RegExp): Promise<void> {
+    await test.step(name, async () => {
+      await page.goto(url);
+      await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
+      await settled(page);
+      await audit(name);
+    });
+  }
+
+  await test.step("/signin (signed out)", async () => {
+    await page.goto("/signin");
+    await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
+    await audit("signin");
+    await page.getByRole("tab", { name: "Access token" }).click();
+    await audit("signin-token-tab");
+  });
+
+  let taskId = "";
+  await test.step("seed one searchable and one failing document", async () => {
+    await publish(page.request, goodKey, { title: "Accessible notes", contentType: "text/markdown", content: `# Accessible notes\n\n## Birds\n\n${sentence}\n` });
+    await publish(page.request, badKey, { title: "Broken scan", contentType: "application/pdf", contentEncoding: "base64", content: NOT_A_PDF });
+    await waitForState(page.request, goodKey, "SEARCHABLE");
+    const bad = await waitForState(page.request, badKey, "FAILED");
+    const tasks = (bad.tasks ?? []) as { taskId: string | number; status: string }[];
+    taskId = String(tasks[0]?.taskId ?? "");
+    expect(taskId).not.toBe("");
+    await signIn(page);
+  });
+
+  await visit("overview", "/overview", "Overview");
+  await visit("documents", "/documents", "Documents");
+  await visit("document-searchable", `/documents/${TENANT}/${goodKey}`, "Accessible notes");
+  await visit("document-failed", `/documents/${TENANT}/${badKey}`, "Broken scan");
+  await visit("tasks", "/tasks", "Tasks");
+  await visit("task-detail", `/tasks/${taskId}`, `Task #${taskId}`);
+  await visit("workers", "/workers", "Workers");
+
+  await test.step("search (with a query)", async () => {
+    await page.goto(`/search?tenant=${TENANT}&q=${encodeURIComponent(sentence)}`);
+    await expect(page.getByRole("heading", { level: 1, name: "Search" })).toBeVisible();
+    await expect(page.getByTestId("search-hit").first()).toBeVisible({ timeout: 20_000 });
+    await settled(page);
+    await audit("search");
+  });
+
+  await visit("audit", "/audit", "Audit log");
+  await visit("admin", "/admin", "Admin");
+
+  await test.step("admin: create-token dialog open", async () => {
+    await page.getByTestId("token-create-open").click();
+    await expect(page.getByRole("dialog", { name: "Create API token" })).toBeVisible();
+    await audit("admin-create-token-dialog");
+    await page.keyboard.press("Escape");
+  });
+
+  await test.step("documents: publish dialog open", async () => {
+    await page.goto("/documents");
+    await page.getByTestId("publish-open").click();
+    await expect(page.getByRole("dialog", { name: "Publish document" })).toBeVisible();
+    await audit("documents-publish-dialog");
+  });
+
+  await test.step("overview again, once the history charts (recharts) have data", async () => {
+    // The worker records a backlog snapshot about once a minute; two are needed for a line.
+    await expect
+      .poll(
+        async () => {
+          const res = await page.request.get("/api/v1/overview", { headers: ADMIN });
+          return res.ok() ? ((await res.json()).history?.length ?? 0) : 0;
+        },
+        { timeout: 150_000, intervals: [2_000, 5_000] },
+      )
+      .toBeGreaterThanOrEqual(2);
+    await page.goto("/overview");
+    await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+    await expect(page.getByTestId("chart-backlog")).not.toHaveAttribute("data-empty", "true");
+    await expect(page.getByTestId("chart-backlog").locator(".recharts-surface").first()).toBeVisible();
+    await settled(page);
+    await audit("overview-with-charts");
+  });
+
+  const format = (list: Finding[]) =>
+    list.map((f) => `[${f.page}] ${f.id} (${f.impact}): ${f.help}\n    ${f.helpUrl}\n    targets: ${f.targets.join(" | ")}`).join("\n");
+  if (minor.length > 0) console.log(`axe: ${minor.length} minor/moderate finding(s), not failing the test:\n${format(minor)}`);
+  if (findings.length > 0) console.log(`axe: ${findings.length} serious/critical finding(s):\n${format(findings)}`);
+  expect(findings, `serious or critical axe violations:\n${format(findings)}`).toEqual([]);
+});

@@ -1,0 +1,331 @@
+import type { Page } from "@playwright/test";
+import { E2E_TOKEN, expect, signIn, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
+
+const TENANT = "e2e";
+const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
+
+function shooter(page: Page) {
+  return (name: string) => page.screenshot({ path: test.info().outputPath(name), fullPage: true });
+}
+
+async function openAdmin(page: Page): Promise<void> {
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin", exact: true }).click();
+  await page.waitForURL(/\/admin$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Admin" })).toBeVisible();
+}
+
+test("admin creates a viewer token in the UI; signed in with it, the viewer can look but not act", async ({ signedIn: page, context }) => {
+  const shot = shooter(page);
+  const key = uniqueKey("e2e-admin-doc");
+  const tokenName = uniqueKey("viewer-bot");
+  let secret = "";
+
+  await test.step("publish a document with the admin token", async () => {
+    const res = await page.request.post(`/api/v1/tenants/${TENANT}/documents/${key}/versions`, {
+      headers: ADMIN,
+      data: { title: "Viewer check", contentType: "text/markdown", content: "# Viewer check\n\nOnly admins and maintainers may change this.\n" },
+    });
+    expect(res.status(), await res.text()).toBeLessThan(300);
+  });
+
+  await test.step("open Admin from the navigation", async () => {
+    await openAdmin(page);
+    await expect(page.getByRole("heading", { level: 2, name: /^API tokens/ })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 2, name: /^Users/ })).toBeVisible();
+    // The bootstrap admin user exists from the first start.
+    await expect(page.locator('[data-testid="user-row"][data-email="admin@localhost"]')).toBeVisible();
+    await shot("01-admin-page.png");
+  });
+
+  await test.step("create a viewer token and copy its secret from the dialog", async () => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await page.getByTestId("token-create-open").click();
+    const dialog = page.getByRole("dialog", { name: "Create API token" });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByLabel("Name")).toBeFocused();
+    // An empty name is refused in the dialog.
+    await dialog.getByTestId("token-create-submit").click();
+    await expect(dialog.getByText("Give the token a name.")).toBeVisible();
+    await expect(dialog.getByLabel("Name")).toHaveAttribute("aria-invalid", "true");
+
+    await dialog.getByLabel("Name").fill(tokenName);
+    await dialog.getByLabel("Role").selectOption("viewer");
+    await expect(dialog.getByText("Read only: documents, tasks, workers and search.")).toBeVisible();
+    await expect(dialog.getByLabel(/Tenants/)).toHaveValue("");
+    await shot("02-create-token-dialog.png");
+    await dialog.getByTestId("token-create-submit").click();
+
+    const secretDialog = page.getByRole("dialog", { name: "Copy your new token" });
+    await expect(secretDialog).toBeVisible();
+    await expect(secretDialog.getByRole("alert")).toContainText("It will not be shown again");
+    const field = secretDialog.getByTestId("token-secret");
+    await expect(field).toHaveAttribute("readonly", "");
+    await expect(field).toBeFocused();
+    secret = await field.inputValue();
+    expect(secret).toMatch(/^iw_[A-Za-z0-9_-]{20,}$/);
+
+    await secretDialog.getByTestId("token-secret-copy").click();
+    await expect(secretDialog.getByTestId("token-secret-copied")).toHaveText("Copied to the clipboard.");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await expect(page.getByTestId("toast").filter({ hasText: `Token “${tokenName}” created` })).toBeVisible();
+    await shot("03-token-secret-once.png");
+
+    await secretDialog.getByTestId("token-secret-done").click();
+    await expect(secretDialog).toBeHidden();
+    const row = page.locator(`[data-testid="token-row"][data-name="${tokenName}"]`);
+    await expect(row).toHaveAttribute("data-status", "active");
+    await expect(row).toHaveAttribute("data-role", "viewer");
+    await expect(row).toContainText("all");
+    await expect(row).toContainText("never");
+    await expect(row).toContainText("token:bootstrap");
+    // The secret is nowhere on the page any more.
+    await expect(page.getByText(secret)).toHaveCount(0);
+    await shot("04-token-row.png");
+  });
+
+  await test.step("sign out, then sign in with the new viewer token", async () => {
+    await signOut(page);
+    await signIn(page, secret);
+    await expect(page.getByTestId("whoami")).toContainText(`token:${tokenName}`);
+    await expect(page.getByTestId("whoami")).toContainText("viewer");
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" })).toHaveCount(0);
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit" })).toHaveCount(0);
+    await shot("05-viewer-overview.png");
+  });
+
+  await test.step("the viewer gets no Publish button", async () => {
+    await page.getByRole("link", { name: "Documents", exact: true }).click();
+    await page.waitForURL(/\/documents(\?|$)/);
+    await expect(page.getByRole("heading", { level: 1, name: "Documents" })).toBeVisible();
+    await expect(page.locator(`[data-testid="doc-row"][data-key="${key}"]`)).toBeVisible();
+    await expect(page.getByTestId("publish-open")).toHaveCount(0);
+    await expect(page.getByTestId("publish-open-empty")).toHaveCount(0);
+    await expect(page.getByRole("button", { name: /publish/i })).toHaveCount(0);
+    await shot("06-viewer-documents.png");
+  });
+
+  await test.step("the viewer sees no enabled actions on the document page", async () => {
+    await page.locator(`[data-testid="doc-row"][data-key="${key}"]`).getByRole("link", { name: key }).click();
+    await page.waitForURL(`**/documents/${TENANT}/${key}`);
+    await expect(page.getByRole("heading", { level: 1, name: "Viewer check" })).toBeVisible();
+    await expect(page.getByTestId("actions-readonly")).toContainText("Read-only: your role (viewer)");
+    await expect(page.getByTestId("document-actions")).toHaveCount(0);
+    for (const id of ["action-reindex", "action-rollback", "action-delete", "task-retry", "task-force-done"]) {
+      await expect(page.getByTestId(id)).toHaveCount(0);
+    }
+    const enabledActions = page
+      .getByRole("main")
+      .locator("button:enabled")
+      .filter({ hasText: /reindex|roll ?back|delete|retry|force|publish|revoke/i });
+    await expect(enabledActions).toHaveCount(0);
+    await shot("07-viewer-document-readonly.png");
+  });
+
+  await test.step("/admin shows the viewer an 'Admins only' state", async () => {
+    await page.goto("/admin");
+    await expect(page.getByTestId("admin-forbidden")).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Admins only" })).toBeVisible();
+    await expect(page.getByTestId("admin-forbidden")).toContainText("Your role is viewer");
+    await expect(page.getByTestId("tokens-section")).toHaveCount(0);
+    await shot("08-viewer-admins-only.png");
+  });
+
+  await test.step("the API refuses the viewer token with 403 for publish and reindex", async () => {
+    const viewer = { authorization: `Bearer ${secret}` };
+    const publish = await page.request.post(`/api/v1/tenants/${TENANT}/documents/${key}/versions`, {
+      headers: viewer,
+      data: { title: "Nope", contentType: "text/markdown", content: "# Nope\n" },
+    });
+    expect(publish.status(), await publish.text()).toBe(403);
+    expect((await publish.json()).error.code).toBe("FORBIDDEN");
+    const reindex = await page.request.post(`/api/v1/tenants/${TENANT}/documents/${key}/reindex`, { headers: viewer, data: {} });
+    expect(reindex.status(), await reindex.text()).toBe(403);
+    expect((await reindex.json()).error.code).toBe("FORBIDDEN");
+    const tokens = await page.request.get("/api/v1/admin/tokens", { headers: viewer });
+    expect(tokens.status()).toBe(403);
+  });
+
+  await test.step("the admin revokes the token (with confirmation); the API then answers 401", async () => {
+    await signOut(page);
+    await signIn(page);
+    await openAdmin(page);
+    const row = page.locator(`[data-testid="token-row"][data-name="${tokenName}"]`);
+    await row.getByTestId("token-revoke").click();
+    const dialog = page.getByRole("dialog", { name: `Revoke token “${tokenName}”` });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByTestId("action-effect")).toContainText("401 Unauthorized");
+    await shot("09-revoke-dialog.png");
+    await dialog.getByTestId("token-revoke-confirm").click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByTestId("toast").filter({ hasText: `Token “${tokenName}” revoked` })).toBeVisible();
+    await expect(row).toHaveAttribute("data-status", "revoked");
+    await expect(row.getByTestId("token-revoke")).toHaveCount(0);
+    await shot("10-token-revoked.png");
+
+    const after = await page.request.get(`/api/v1/tenants/${TENANT}/documents/${key}`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(after.status()).toBe(401);
+  });
+});
+
+test("admin adds a user in the UI; the user signs in with email and password", async ({ signedIn: page }) => {
+  const shot = shooter(page);
+  const email = `${uniqueKey("e2e-user")}@example.com`;
+  const password = "quiet-harbour-lantern-42";
+  const newPassword = "violet-orchard-compass-17";
+
+  await test.step("add the user through the dialog (a short password is refused first)", async () => {
+    await openAdmin(page);
+    await page.getByTestId("user-create-open").click();
+    const dialog = page.getByRole("dialog", { name: "Add user" });
+    await expect(dialog).toBeVisible();
+    await dialog.getByLabel("Email").fill(email);
+    await dialog.getByLabel("Password", { exact: true }).fill("too-short");
+    await expect(dialog.getByTestId("user-password-hint")).toContainText("At least 12 characters");
+    await dialog.getByTestId("user-create-submit").click();
+    await expect(dialog.getByText("Use at least 12 characters (9 so far).")).toBeVisible();
+    await expect(dialog.getByLabel("Password", { exact: true })).toHaveAttribute("aria-invalid", "true");
+    await dialog.getByLabel("Password", { exact: true }).fill(password);
+    await dialog.getByLabel("Role").selectOption("maintainer");
+    await shot("11-add-user-dialog.png");
+    await dialog.getByTestId("user-create-submit").click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByTestId("toast").filter({ hasText: `User ${email} added` })).toBeVisible();
+    const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`);
+    await expect(row).toHaveAttribute("data-role", "maintainer");
+    await expect(row).toHaveAttribute("data-status", "active");
+    await expect(row).toContainText("all");
+    await shot("12-user-row.png");
+  });
+
+  await test.step("adding the same email again is refused inside the dialog", async () => {
+    await page.getByTestId("user-create-open").click();
+    const dialog = page.getByRole("dialog", { name: "Add user" });
+    await dialog.getByLabel("Email").fill(email);
+    await dialog.getByLabel("Password", { exact: true }).fill("another-long-password");
+    await dialog.getByTestId("user-create-submit").click();
+    await expect(dialog.getByTestId("action-error")).toContainText("EMAIL_TAKEN");
+    await expect(dialog.getByText("A user with this email already exists.")).toBeVisible();
+    await expect(dialog).toBeVisible();
+    await shot("13-email-taken.png");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(dialog).toBeHidden();
+  });
+
+  await test.step("sign out and sign in with email and password", async () => {
+    await signOut(page);
+    await shot("14-signin-email-mode.png");
+    await signInWithPassword(page, email, password);
+    await expect(page).toHaveURL(/\/overview$/);
+    await expect(page.getByTestId("whoami")).toContainText(`user:${email}`);
+    await expect(page.getByTestId("whoami")).toContainText("maintainer");
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" })).toHaveCount(0);
+    await shot("15-user-overview.png");
+  });
+
+  await test.step("the admin changes the user's role and resets the password", async () => {
+    await signOut(page);
+    await signIn(page);
+    await openAdmin(page);
+    const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`);
+
+    await row.getByTestId("user-change-role").click();
+    const roleDialog = page.getByRole("dialog", { name: `Change role of ${email}` });
+    await expect(roleDialog.getByTestId("user-role-confirm")).toBeDisabled();
+    await roleDialog.getByLabel("New role").selectOption("operator");
+    await roleDialog.getByTestId("user-role-confirm").click();
+    await expect(roleDialog).toBeHidden();
+    await expect(page.getByTestId("toast").filter({ hasText: `${email} is now operator` })).toBeVisible();
+    await expect(row).toHaveAttribute("data-role", "operator");
+
+    await row.getByTestId("user-reset-password").click();
+    const pwDialog = page.getByRole("dialog", { name: `Reset password of ${email}` });
+    await pwDialog.getByLabel("New password", { exact: true }).fill(newPassword);
+    await shot("16-reset-password-dialog.png");
+    await pwDialog.getByTestId("user-password-confirm").click();
+    await expect(pwDialog).toBeHidden();
+    await expect(page.getByTestId("toast").filter({ hasText: `Password of ${email} changed` })).toBeVisible();
+  });
+
+  await test.step("the user signs in with the new password and has the new role", async () => {
+    await signOut(page);
+    await signInWithPassword(page, email, newPassword);
+    await expect(page.getByTestId("whoami")).toContainText("operator");
+  });
+
+  await test.step("a disabled user can no longer sign in", async () => {
+    await signOut(page);
+    await signIn(page);
+    await openAdmin(page);
+    const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`);
+    await row.getByTestId("user-disable").click();
+    const dialog = page.getByRole("dialog", { name: `Disable ${email}` });
+    await expect(dialog.getByTestId("action-effect")).toContainText("can no longer sign in");
+    await dialog.getByTestId("user-disable-confirm").click();
+    await expect(dialog).toBeHidden();
+    await expect(row).toHaveAttribute("data-status", "disabled");
+    await expect(row.getByTestId("user-enable")).toBeVisible();
+    await shot("17-user-disabled.png");
+
+    await signOut(page);
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(newPassword);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const error = page.getByTestId("signin-error");
+    await expect(error).toHaveAttribute("data-code", "UNAUTHORIZED");
+    await expect(error).toContainText("Wrong email or password");
+    await expect(page.getByLabel("Password", { exact: true })).toHaveAttribute("aria-invalid", "true");
+    await shot("18-signin-refused.png");
+  });
+});
+
+test("sign-in tabs work from the keyboard, and 401 / 429 answers are explained", async ({ page }) => {
+  const shot = shooter(page);
+  await page.goto("/signin");
+  const passwordTab = page.getByRole("tab", { name: "Email and password" });
+  const tokenTab = page.getByRole("tab", { name: "Access token" });
+  await expect(passwordTab).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByLabel("Email", { exact: true })).toBeFocused();
+
+  // Submitting empty explains what is missing, without a request.
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("signin-error")).toContainText("Enter your email");
+  await expect(page.getByLabel("Email", { exact: true })).toHaveAttribute("aria-invalid", "true");
+
+  // Arrow keys move between the two methods (roving tab stop).
+  await passwordTab.focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(tokenTab).toBeFocused();
+  await expect(tokenTab).toHaveAttribute("aria-selected", "true");
+  await expect(passwordTab).toHaveAttribute("tabindex", "-1");
+  await expect(page.getByTestId("signin-error")).toHaveCount(0);
+  const panel = page.getByRole("tabpanel", { name: "Access token" });
+  await expect(panel.getByLabel("Access token")).toBeVisible();
+  await page.keyboard.press("Home");
+  await expect(passwordTab).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("End");
+  await expect(tokenTab).toHaveAttribute("aria-selected", "true");
+
+  // The server's answers are stubbed here, so that no real failures count towards the rate limit.
+  let answer: { status: number; code: string; message: string } = { status: 401, code: "UNAUTHORIZED", message: "that token is not valid" };
+  await page.route("**/api/auth/signin", (route) =>
+    route.fulfill({ status: answer.status, contentType: "application/json", body: JSON.stringify({ error: { code: answer.code, message: answer.message } }) }),
+  );
+
+  await panel.getByLabel("Access token").fill("iw_not-a-real-token");
+  await page.keyboard.press("Enter");
+  const error = page.getByTestId("signin-error");
+  await expect(error).toHaveAttribute("data-code", "UNAUTHORIZED");
+  await expect(error).toContainText("Token not accepted");
+  await expect(panel.getByLabel("Access token")).toHaveAttribute("aria-invalid", "true");
+  await shot("21-signin-token-401.png");
+
+  answer = { status: 429, code: "TOO_MANY_ATTEMPTS", message: "too many failed sign-ins; wait a few minutes" };
+  await passwordTab.click();
+  await page.getByLabel("Email", { exact: true }).fill("someone@example.com");
+  await page.getByLabel("Password", { exact: true }).fill("not-the-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(error).toHaveAttribute("data-code", "TOO_MANY_ATTEMPTS");
+  await expect(error).toContainText("Too many failed attempts");
+  await expect(error).toContainText("Wait");
+  await shot("22-signin-429.png");
+});
