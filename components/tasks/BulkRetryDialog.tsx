@@ -11,7 +11,7 @@ type Props = {
   onClose: () => void;
   errorCode: string;
   tenant: string;
-  /** The list's type filter; the bulk endpoint does not take one, so the dialog says so. */
+  /** The list's type filter; bulk retry honours it. */
   type: string;
   /** How many DEAD tasks the current list shows (a lower bound when more pages exist). */
   shown: number;
@@ -42,7 +42,7 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
 
   const scope = (
     <>
-      Retry <strong>all DEAD tasks</strong>
+      Retry <strong>all DEAD {type ? <code className="code-chip">{type}</code> : null} tasks</strong>
       {errorCode ? (
         <>
           {" "}
@@ -71,12 +71,7 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
           <p className="muted">
             This list shows {shown}
             {more ? "+" : ""} matching task{shown === 1 && !more ? "" : "s"}; the server retries every match, including ones not loaded here.
-            {type ? (
-              <>
-                {" "}
-                <strong>The type filter ({type}) does not apply</strong>: DEAD tasks of every type are retried.
-              </>
-            ) : null}{" "}
+{" "}
             Tasks whose cause is permanent (e.g. a file that cannot be parsed) will fail again.
           </p>
         </>
@@ -86,7 +81,7 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
         setProblem(p);
         if (p) return;
         mutation.mutate(
-          { errorCode: errorCode || undefined, tenant: tenant || undefined, reason },
+          { errorCode: errorCode || undefined, tenant: tenant || undefined, type: type || undefined, reason },
           {
             onSuccess: (res) => {
               onClose();

@@ -254,12 +254,13 @@ export async function forceDoneTask(taskId: string, reason: string): Promise<Tas
   return parse(taskActionResultSchema, json, "force-done");
 }
 
-export type BulkRetryInput = { errorCode?: string; tenant?: string; reason?: string };
+export type BulkRetryInput = { errorCode?: string; tenant?: string; type?: string; reason?: string };
 
 export async function bulkRetryTasks(input: BulkRetryInput): Promise<{ retried: number }> {
   const body: Record<string, unknown> = { status: "DEAD" };
   if (input.errorCode) body.errorCode = input.errorCode;
   if (input.tenant) body.tenant = input.tenant;
+  if (input.type) body.type = input.type;
   if (input.reason && input.reason.trim()) body.reason = input.reason.trim();
   const { json } = await request("/api/v1/tasks/retry", { method: "POST", body });
   return parse(bulkRetryResultSchema, json, "bulk retry");
