@@ -42,7 +42,10 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
 
   const scope = (
     <>
-      Retry <strong>all DEAD {type ? <code className="code-chip">{type}</code> : null} tasks</strong>
+      Retry{" "}
+      <strong>
+        all DEAD{type ? <> <code className="code-chip">{type}</code></> : null} tasks
+      </strong>
       {errorCode ? (
         <>
           {" "}
