@@ -1,7 +1,8 @@
 "use client";
 
-import type { FormEvent, ReactNode } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { errorText, isApiError } from "@/lib/ui/api";
+import { useRefreshOnCloseAfterError } from "@/lib/ui/hooks";
 
 type Props = {
   /** What will happen, in one or two sentences (shown above the fields). */
@@ -124,4 +125,45 @@ export function reasonProblem(reason: string, required: boolean): string | null 
   if (required && t.length < MIN_REASON) return `Give a reason of at least ${MIN_REASON} characters.`;
   if (t.length > 1000) return "Keep the reason under 1,000 characters.";
   return null;
+}
+
+/** What a dialog's close handler needs from the mutation it runs. */
+type DialogMutation = { isPending: boolean; isError: boolean; reset: () => void };
+
+/**
+ * Close handler for a dialog that runs one mutation: ignored while the request is in flight, and
+ * clears the mutation's result. After a failed operator action it also refreshes the operational
+ * views (the refusal may mean they are stale); admin dialogs opt out with `refreshAfterError: false`.
+ */
+export function useDialogClose(mutation: DialogMutation, onClose: () => void, { refreshAfterError = true } = {}): () => void {
+  const refresh = useRefreshOnCloseAfterError();
+  return () => {
+    if (mutation.isPending) return;
+    if (refreshAfterError) refresh(mutation.isError);
+    mutation.reset();
+    onClose();
+  };
+}
+
+/**
+ * State of a ReasonField: the text, the problem shown after a submit attempt and `check()`, which
+ * validates before submitting. A required reason also gets focus when it is refused and drops its
+ * error as soon as it is edited; an optional one keeps the error until the next submit.
+ */
+export function useReason(id: string, required: boolean) {
+  const [reason, setReason] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  function check(): boolean {
+    const p = reasonProblem(reason, required);
+    setProblem(p);
+    if (p && required) document.getElementById(id)?.focus();
+    return !p;
+  }
+  const onChange = required
+    ? (v: string) => {
+        setReason(v);
+        if (problem) setProblem(null);
+      }
+    : setReason;
+  return { reason, check, field: { id, value: reason, onChange, required, error: problem } };
 }

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { errorText, isApiError } from "@/lib/ui/api";
 
 type EmptyProps = { title: string; children?: ReactNode; action?: ReactNode; icon?: ReactNode };
 
@@ -35,6 +36,35 @@ export function ErrorState({ title = "Something went wrong", message, code, onRe
   );
 }
 
+/** What the query-driven states need from a React Query result. */
+export type QueryLike = { isError: boolean; error: unknown; data: unknown; refetch: () => unknown; isRefetching: boolean };
+
+/** ErrorState for a query that failed with no data to show: the API error code, its message and a Retry. */
+export function QueryErrorState({ title, query }: { title: string; query: QueryLike }) {
+  return (
+    <ErrorState
+      title={title}
+      code={isApiError(query.error) ? query.error.code : undefined}
+      message={errorText(query.error)}
+      onRetry={() => query.refetch()}
+      retrying={query.isRefetching}
+    />
+  );
+}
+
+/** Warning banner while a background refresh fails but earlier data is still shown; nothing otherwise. */
+export function StaleDataBanner({ query }: { query: Pick<QueryLike, "isError" | "error" | "data" | "refetch"> }) {
+  if (!(query.isError && query.data)) return null;
+  return (
+    <div className="banner banner--warn" role="alert">
+      <span>Could not refresh: {errorText(query.error)}. Showing the last data received.</span>
+      <button type="button" className="btn btn--secondary btn--sm" onClick={() => query.refetch()}>
+        Retry
+      </button>
+    </div>
+  );
+}
+
 /** Grey shimmer placeholder rows in the shape of a table. */
 export function TableSkeleton({ rows = 6, columns = 6, label = "Loading" }: { rows?: number; columns?: number; label?: string }) {
   return (
@@ -65,6 +95,22 @@ export function BlockSkeleton({ lines = 3 }: { lines?: number }) {
       {Array.from({ length: lines }, (_, i) => (
         <span key={i} className="skeleton skeleton--block" style={{ width: `${90 - i * 18}%` }} />
       ))}
+    </div>
+  );
+}
+
+/** Suspense fallback of a list page: its title and a table skeleton in a card. */
+export function ListPageSkeleton({ title, columns, label }: { title: string; columns: number; label: string }) {
+  return (
+    <div className="page">
+      <div className="page__header">
+        <div>
+          <h1 className="page__title">{title}</h1>
+        </div>
+      </div>
+      <section className="card">
+        <TableSkeleton rows={6} columns={columns} label={label} />
+      </section>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { Role } from "@/lib/domain/constants";
 import { EmptyState } from "../States";
-import { adminIcons } from "./icons";
+import { adminIcons } from "../shell/icons";
 import "./admin.css";
 
 /** What a signed-in non-admin sees on /admin (the API refuses them too). Server component. */

@@ -2,17 +2,17 @@
 
 import { useEffect, useId, useRef, useState } from "react";
 import type { Role } from "@/lib/domain/constants";
-import { errorText, isApiError } from "@/lib/ui/api";
 import { parseTenants, useAdminTokens, useCreateToken, useRevokeToken, type AdminToken, type CreatedToken } from "@/lib/ui/admin";
 import { formatDateTime } from "@/lib/ui/format";
-import { ActionForm } from "../ActionForm";
+import { ActionForm, useDialogClose } from "../ActionForm";
 import { Dialog } from "../Dialog";
+import { QueryStates } from "../ListFrame";
 import { RelativeTime } from "../RelativeTime";
-import { EmptyState, ErrorState, TableSkeleton } from "../States";
+import { EmptyState, TableSkeleton } from "../States";
+import { TableHead } from "../TableHead";
 import { useToast } from "../Toast";
-import { icons } from "../shell/icons";
+import { adminIcons, icons } from "../shell/icons";
 import { RoleField, TenantsCell, TenantsField, TextField } from "./fields";
-import { adminIcons } from "./icons";
 
 /** API tokens: list, create (secret shown once), revoke. */
 export function TokensSection() {
@@ -46,37 +46,31 @@ export function TokensSection() {
         {createButton("token-create-open")}
       </div>
 
-      {tokens.isPending ? (
-        <TableSkeleton rows={3} columns={7} label="Loading API tokens" />
-      ) : tokens.isError && !tokens.data ? (
-        <ErrorState
-          title="Could not load API tokens"
-          code={isApiError(tokens.error) ? tokens.error.code : undefined}
-          message={errorText(tokens.error)}
-          onRetry={() => tokens.refetch()}
-          retrying={tokens.isRefetching}
-        />
-      ) : items.length === 0 ? (
-        <EmptyState icon={adminIcons.key} title="No API tokens yet" action={createButton("token-create-open-empty")}>
-          <p>Create one for each script or machine, with the lowest role it needs. The bootstrap token from the server&rsquo;s settings is not listed here.</p>
-        </EmptyState>
-      ) : (
+      <QueryStates
+        query={tokens}
+        skeleton={<TableSkeleton rows={3} columns={7} label="Loading API tokens" />}
+        errorTitle="Could not load API tokens"
+        empty={items.length === 0}
+        emptyState={
+          <EmptyState icon={adminIcons.key} title="No API tokens yet" action={createButton("token-create-open-empty")}>
+            <p>Create one for each script or machine, with the lowest role it needs. The bootstrap token from the server&rsquo;s settings is not listed here.</p>
+          </EmptyState>
+        }
+      >
         <div className="table-wrap">
           <table className="table table--admin" data-testid="tokens-table">
             <caption className="visually-hidden">API tokens, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Tenants</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                "Name",
+                "Role",
+                "Tenants",
+                "Created",
+                "Last used",
+                "Status",
+                { label: <span className="visually-hidden">Actions</span> },
+              ]}
+            />
             <tbody>
               {items.map((t) => (
                 <TokenRow key={t.id} token={t} onRevoke={() => setRevoking(t)} />
@@ -84,7 +78,7 @@ export function TokensSection() {
             </tbody>
           </table>
         </div>
-      )}
+      </QueryStates>
 
       <CreateTokenDialog open={creating} onClose={() => setCreating(false)} />
       <RevokeTokenDialog token={revoking} onClose={() => setRevoking(null)} />
@@ -148,12 +142,14 @@ function TokenRow({ token: t, onRevoke }: { token: AdminToken; onRevoke: () => v
 function CreateTokenDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const create = useCreateToken();
   const [created, setCreated] = useState<CreatedToken | null>(null);
-  const close = () => {
-    if (create.isPending) return;
-    create.reset();
-    setCreated(null); // the secret is dropped from memory with the dialog
-    onClose();
-  };
+  const close = useDialogClose(
+    create,
+    () => {
+      setCreated(null); // the secret is dropped from memory with the dialog
+      onClose();
+    },
+    { refreshAfterError: false },
+  );
   return (
     <Dialog
       open={open}
@@ -329,11 +325,7 @@ function SecretView({ created, onDone }: { created: CreatedToken; onDone: () => 
 function RevokeTokenDialog({ token, onClose }: { token: AdminToken | null; onClose: () => void }) {
   const revoke = useRevokeToken();
   const toast = useToast();
-  const close = () => {
-    if (revoke.isPending) return;
-    revoke.reset();
-    onClose();
-  };
+  const close = useDialogClose(revoke, onClose, { refreshAfterError: false });
   const t = token;
   return (
     <Dialog open={token !== null} onClose={close} busy={revoke.isPending} title={t ? `Revoke token “${t.name}”` : "Revoke token"} testId="token-revoke-dialog">

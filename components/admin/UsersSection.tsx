@@ -2,18 +2,19 @@
 
 import { useId, useState } from "react";
 import type { Role } from "@/lib/domain/constants";
-import { errorText, isApiError } from "@/lib/ui/api";
+import { isApiError } from "@/lib/ui/api";
 import { emailProblem, parseTenants, passwordProblem, useAdminUsers, useCreateUser, useUpdateUser, type AdminUser } from "@/lib/ui/admin";
 import { formatDateTime } from "@/lib/ui/format";
-import { ActionForm } from "../ActionForm";
+import { ActionForm, useDialogClose } from "../ActionForm";
 import { Dialog } from "../Dialog";
+import { QueryStates } from "../ListFrame";
 import { useViewer } from "../PrincipalContext";
 import { RelativeTime } from "../RelativeTime";
-import { EmptyState, ErrorState, TableSkeleton } from "../States";
+import { EmptyState, TableSkeleton } from "../States";
+import { TableHead } from "../TableHead";
 import { useToast } from "../Toast";
-import { icons } from "../shell/icons";
+import { adminIcons, icons } from "../shell/icons";
 import { PasswordField, RoleField, TenantsCell, TenantsField, TextField } from "./fields";
-import { adminIcons } from "./icons";
 
 type Open = { kind: "role" | "password" | "disable" | "enable"; user: AdminUser } | null;
 
@@ -47,36 +48,21 @@ export function UsersSection() {
         </button>
       </div>
 
-      {users.isPending ? (
-        <TableSkeleton rows={3} columns={6} label="Loading users" />
-      ) : users.isError && !users.data ? (
-        <ErrorState
-          title="Could not load users"
-          code={isApiError(users.error) ? users.error.code : undefined}
-          message={errorText(users.error)}
-          onRetry={() => users.refetch()}
-          retrying={users.isRefetching}
-        />
-      ) : items.length === 0 ? (
-        <EmptyState icon={adminIcons.users} title="No users yet">
-          <p>Add the people who should sign in with an email and password.</p>
-        </EmptyState>
-      ) : (
+      <QueryStates
+        query={users}
+        skeleton={<TableSkeleton rows={3} columns={6} label="Loading users" />}
+        errorTitle="Could not load users"
+        empty={items.length === 0}
+        emptyState={
+          <EmptyState icon={adminIcons.users} title="No users yet">
+            <p>Add the people who should sign in with an email and password.</p>
+          </EmptyState>
+        }
+      >
         <div className="table-wrap">
           <table className="table table--admin" data-testid="users-table">
             <caption className="visually-hidden">Users, by email</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Tenants</th>
-                <th scope="col">Added</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Email", "Role", "Tenants", "Added", "Status", { label: <span className="visually-hidden">Actions</span> }]} />
             <tbody>
               {items.map((u) => (
                 <UserRow key={u.id} user={u} self={viewer.subject === `user:${u.email}`} onAction={(kind) => setOpen({ kind, user: u })} />
@@ -84,7 +70,7 @@ export function UsersSection() {
             </tbody>
           </table>
         </div>
-      )}
+      </QueryStates>
 
       <AddUserDialog open={adding} onClose={() => setAdding(false)} />
       <ChangeRoleDialog user={open?.kind === "role" ? open.user : null} onClose={close} />
@@ -169,11 +155,7 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
 
 function AddUserDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const create = useCreateUser();
-  const close = () => {
-    if (create.isPending) return;
-    create.reset();
-    onClose();
-  };
+  const close = useDialogClose(create, onClose, { refreshAfterError: false });
   return (
     <Dialog open={open} onClose={close} busy={create.isPending} title="Add user" testId="user-create-dialog">
       <AddUserForm mutation={create} onClose={close} />
@@ -269,11 +251,7 @@ type UserDialogProps = { user: AdminUser | null; onClose: () => void };
 
 function useUserDialog(onClose: () => void) {
   const update = useUpdateUser();
-  const close = () => {
-    if (update.isPending) return;
-    update.reset();
-    onClose();
-  };
+  const close = useDialogClose(update, onClose, { refreshAfterError: false });
   return { update, close };
 }
 

@@ -1,14 +1,16 @@
 "use client";
 
 import Link from "next/link";
-import { documentHref, errorText, isApiError, taskHref } from "@/lib/ui/api";
+import { documentHref, taskHref } from "@/lib/ui/api";
 import { formatDateTime, truncate } from "@/lib/ui/format";
 import { useAudit } from "@/lib/ui/hooks";
 import { REQUIRED_ROLE } from "@/lib/ui/roles";
 import type { AuditEntry } from "@/lib/ui/schemas";
+import { ListStatus, LoadMoreFooter, QueryStates } from "../ListFrame";
 import { useCan, useViewer } from "../PrincipalContext";
 import { RelativeTime } from "../RelativeTime";
-import { EmptyState, ErrorState, TableSkeleton } from "../States";
+import { EmptyState, TableSkeleton } from "../States";
+import { TableHead } from "../TableHead";
 import { icons } from "../shell/icons";
 
 export function AuditView() {
@@ -33,9 +35,7 @@ export function AuditView() {
         ) : null}
       </div>
 
-      <p className="visually-hidden" role="status" aria-live="polite">
-        {allowed && audit.data ? `${items.length}${audit.hasNextPage ? "+" : ""} audit entries.` : ""}
-      </p>
+      <ListStatus>{allowed && audit.data ? `${items.length}${audit.hasNextPage ? "+" : ""} audit entries.` : ""}</ListStatus>
 
       <section className="card" aria-label="Audit entries">
         {!allowed ? (
@@ -44,35 +44,22 @@ export function AuditView() {
               Your role is <strong>{viewer.role}</strong>; reading the audit log needs <strong>{REQUIRED_ROLE.viewAudit}</strong> or higher.
             </p>
           </EmptyState>
-        ) : audit.isPending ? (
-          <TableSkeleton rows={5} columns={6} label="Loading audit log" />
-        ) : audit.isError && !audit.data ? (
-          <ErrorState
-            title="Could not load the audit log"
-            code={isApiError(audit.error) ? audit.error.code : undefined}
-            message={errorText(audit.error)}
-            onRetry={() => audit.refetch()}
-            retrying={audit.isRefetching}
-          />
-        ) : items.length === 0 ? (
-          <EmptyState icon={icons.audit} title="No operator actions yet">
-            <p>Retries, force-closes, rollbacks and reindexes are recorded here with their reason.</p>
-          </EmptyState>
         ) : (
-          <>
+          <QueryStates
+            query={audit}
+            skeleton={<TableSkeleton rows={5} columns={6} label="Loading audit log" />}
+            errorTitle="Could not load the audit log"
+            empty={items.length === 0}
+            emptyState={
+              <EmptyState icon={icons.audit} title="No operator actions yet">
+                <p>Retries, force-closes, rollbacks and reindexes are recorded here with their reason.</p>
+              </EmptyState>
+            }
+          >
             <div className="table-wrap">
               <table className="table">
                 <caption className="visually-hidden">Audit log, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Time</th>
-                    <th scope="col">Actor</th>
-                    <th scope="col">Action</th>
-                    <th scope="col">Target</th>
-                    <th scope="col">Reason</th>
-                    <th scope="col">Detail</th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Time", "Actor", "Action", "Target", "Reason", "Detail"]} />
                 <tbody>
                   {items.map((e) => (
                     <AuditRow key={e.id} entry={e} />
@@ -80,24 +67,10 @@ export function AuditView() {
                 </tbody>
               </table>
             </div>
-            <div className="table-footer">
-              <span className="muted">
-                Showing {items.length} entr{items.length === 1 ? "y" : "ies"}, newest first
-              </span>
-              {audit.hasNextPage ? (
-                <button
-                  type="button"
-                  className="btn btn--secondary"
-                  onClick={() => audit.fetchNextPage()}
-                  disabled={audit.isFetchingNextPage}
-                  aria-busy={audit.isFetchingNextPage || undefined}
-                  data-testid="load-more"
-                >
-                  {audit.isFetchingNextPage ? "Loading…" : "Load more"}
-                </button>
-              ) : null}
-            </div>
-          </>
+            <LoadMoreFooter query={audit}>
+              Showing {items.length} entr{items.length === 1 ? "y" : "ies"}, newest first
+            </LoadMoreFooter>
+          </QueryStates>
         )}
       </section>
     </div>

@@ -4,10 +4,10 @@ import { useId, useState } from "react";
 import { DOCUMENT_STATE } from "@/lib/domain/constants";
 import { taskHref } from "@/lib/ui/api";
 import { formatDateTime, formatVersion } from "@/lib/ui/format";
-import { useDeleteDocument, useReindex, useRollback, useRefreshOnCloseAfterError } from "@/lib/ui/hooks";
+import { useDeleteDocument, useReindex, useRollback } from "@/lib/ui/hooks";
 import { REQUIRED_ROLE } from "@/lib/ui/roles";
 import type { DocumentDetail, IndexVersion } from "@/lib/ui/schemas";
-import { ActionForm, ReasonField, reasonProblem } from "../ActionForm";
+import { ActionForm, ReasonField, useDialogClose, useReason } from "../ActionForm";
 import { Dialog } from "../Dialog";
 import { useCan, useViewer } from "../PrincipalContext";
 import { useToast } from "../Toast";
@@ -109,14 +109,8 @@ type DialogProps = { doc: DocumentDetail; open: boolean; onClose: () => void };
 
 function ReindexDialog({ doc, open, onClose }: DialogProps) {
   const reindex = useReindex();
-  const refresh = useRefreshOnCloseAfterError();
   const toast = useToast();
-  const close = () => {
-    if (reindex.isPending) return;
-    refresh(reindex.isError);
-    reindex.reset();
-    onClose();
-  };
+  const close = useDialogClose(reindex, onClose);
   const b = formatVersion(doc.businessVersion);
   return (
     <Dialog open={open} onClose={close} busy={reindex.isPending} title={`Reindex ${doc.key}`} testId="reindex-dialog">
@@ -159,13 +153,7 @@ function ReindexDialog({ doc, open, onClose }: DialogProps) {
 
 function DeleteDialog({ doc, open, onClose }: DialogProps) {
   const del = useDeleteDocument();
-  const refresh = useRefreshOnCloseAfterError();
-  const close = () => {
-    if (del.isPending) return;
-    refresh(del.isError);
-    del.reset();
-    onClose();
-  };
+  const close = useDialogClose(del, onClose);
   return (
     <Dialog open={open} onClose={close} busy={del.isPending} title={`Delete ${doc.key} from search`} testId="delete-dialog">
       <DeleteForm doc={doc} mutation={del} onClose={close} />
@@ -235,13 +223,7 @@ function DeleteForm({ doc, mutation, onClose }: { doc: DocumentDetail; mutation:
 
 function RollbackDialog({ doc, candidates, open, onClose }: DialogProps & { candidates: ReturnType<typeof rollbackCandidates> }) {
   const rollback = useRollback();
-  const refresh = useRefreshOnCloseAfterError();
-  const close = () => {
-    if (rollback.isPending) return;
-    refresh(rollback.isError);
-    rollback.reset();
-    onClose();
-  };
+  const close = useDialogClose(rollback, onClose);
   return (
     <Dialog open={open} onClose={close} busy={rollback.isPending} title={`Roll back ${doc.key}`} testId="rollback-dialog">
       <RollbackForm doc={doc} candidates={candidates} mutation={rollback} onClose={close} />
@@ -263,8 +245,7 @@ function RollbackForm({
   const toast = useToast();
   const id = useId();
   const [version, setVersion] = useState<string>(() => (candidates[0] ? String(candidates[0].versionNumber) : ""));
-  const [reason, setReason] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
+  const { reason, check, field } = useReason(`${id}-reason`, true);
   const v = Number(version);
   const chosen = candidates.find((c) => c.versionNumber === v);
 
@@ -278,12 +259,7 @@ function RollbackForm({
         </p>
       }
       onSubmit={() => {
-        const p = reasonProblem(reason, true);
-        setProblem(p);
-        if (p) {
-          document.getElementById(`${id}-reason`)?.focus();
-          return;
-        }
+        if (!check()) return;
         if (!chosen) return;
         mutation.mutate(
           { doc: { tenant: doc.tenant, key: doc.key }, toVersion: chosen.versionNumber, reason },
@@ -320,17 +296,7 @@ function RollbackForm({
           ))}
         </select>
       </div>
-      <ReasonField
-        id={`${id}-reason`}
-        value={reason}
-        onChange={(val) => {
-          setReason(val);
-          if (problem) setProblem(null);
-        }}
-        required
-        error={problem}
-        hint="Required (at least 3 characters). Recorded in the audit log."
-      />
+      <ReasonField {...field} hint="Required (at least 3 characters). Recorded in the audit log." />
     </ActionForm>
   );
 }

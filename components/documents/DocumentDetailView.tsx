@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useId } from "react";
 import { DOCUMENT_STATE } from "@/lib/domain/constants";
-import { errorText, isApiError, taskHref } from "@/lib/ui/api";
+import { isApiError, taskHref } from "@/lib/ui/api";
 import { formatBytes, formatDateTime, formatVersion } from "@/lib/ui/format";
 import { DETAIL_BUSY_POLL_MS, DETAIL_IDLE_POLL_MS, useDocument, useTask } from "@/lib/ui/hooks";
 import { isBusy, type DocumentDetail, type DocumentTask, type DocumentVersion, type IndexVersion } from "@/lib/ui/schemas";
@@ -11,7 +11,8 @@ import { useViewer } from "../PrincipalContext";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { StateBadge, TaskStatusBadge } from "../StateBadge";
-import { BlockSkeleton, EmptyState, ErrorState, TableSkeleton } from "../States";
+import { BlockSkeleton, EmptyState, QueryErrorState, StaleDataBanner, TableSkeleton } from "../States";
+import { TableHead } from "../TableHead";
 import { icons } from "../shell/icons";
 import { DeadTaskActions } from "../tasks/DeadTaskActions";
 import { DocumentActions } from "./DocumentActions";
@@ -45,24 +46,11 @@ export function DocumentDetailView({ tenant, docKey }: Props) {
       ) : query.isError && !query.data ? (
         <>
           <h1 className="page__title">{docKey}</h1>
-          <ErrorState
-            title="Could not load this document"
-            code={isApiError(query.error) ? query.error.code : undefined}
-            message={errorText(query.error)}
-            onRetry={() => query.refetch()}
-            retrying={query.isRefetching}
-          />
+          <QueryErrorState title="Could not load this document" query={query} />
         </>
       ) : query.data ? (
         <>
-          {query.isError ? (
-            <div className="banner banner--warn" role="alert">
-              <span>Could not refresh: {errorText(query.error)}. Showing the last data received.</span>
-              <button type="button" className="btn btn--secondary btn--sm" onClick={() => query.refetch()}>
-                Retry
-              </button>
-            </div>
-          ) : null}
+          <StaleDataBanner query={query} />
           <DetailBody doc={query.data} fetching={query.isFetching} />
         </>
       ) : null}
@@ -234,20 +222,18 @@ function VersionsTable({
   return (
     <div className="table-wrap">
       <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Title</th>
-            <th scope="col">Type</th>
-            <th scope="col" className="col-right">
-              Size
-            </th>
-            <th scope="col">Checksum</th>
-            <th scope="col">ACL</th>
-            <th scope="col">Published by</th>
-            <th scope="col">Published</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            "Version",
+            "Title",
+            "Type",
+            { label: "Size", className: "col-right" },
+            "Checksum",
+            "ACL",
+            "Published by",
+            "Published",
+          ]}
+        />
         <tbody>
           {versions.map((v) => (
             <tr key={v.versionNumber} data-testid="version-row" data-version={v.versionNumber}>
@@ -291,21 +277,19 @@ function TasksTable({ tasks }: { tasks: DocumentTask[] }) {
   return (
     <div className="table-wrap">
       <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Task</th>
-            <th scope="col">Version</th>
-            <th scope="col">Type</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="col-right">
-              Attempts
-            </th>
-            <th scope="col">Progress</th>
-            <th scope="col">Error</th>
-            <th scope="col">Created</th>
-            <th scope="col">Finished</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            "Task",
+            "Version",
+            "Type",
+            "Status",
+            { label: "Attempts", className: "col-right" },
+            "Progress",
+            "Error",
+            "Created",
+            "Finished",
+          ]}
+        />
         <tbody>
           {tasks.map((t) => (
             <tr key={t.taskId} data-testid="task-row" data-task-id={t.taskId} data-status={t.status}>
@@ -426,23 +410,19 @@ function IndexVersionsTable({ items, searchVersion }: { items: IndexVersion[]; s
     <div className="table-wrap">
       <table className="table">
         <caption className="visually-hidden">Index versions built for this document, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Status</th>
-            <th scope="col">Embedding model</th>
-            <th scope="col" className="col-right">
-              Dims
-            </th>
-            <th scope="col" className="col-right">
-              Chunks
-            </th>
-            <th scope="col">Chunker</th>
-            <th scope="col">Created</th>
-            <th scope="col">Activated</th>
-            <th scope="col">Retired</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            "Version",
+            "Status",
+            "Embedding model",
+            { label: "Dims", className: "col-right" },
+            { label: "Chunks", className: "col-right" },
+            "Chunker",
+            "Created",
+            "Activated",
+            "Retired",
+          ]}
+        />
         <tbody>
           {items.map((iv) => (
             <tr key={iv.id} data-testid="index-version-row" data-version={iv.versionNumber} data-status={iv.status}>

@@ -7,29 +7,30 @@ import { isBusy, type DocumentSummary } from "@/lib/ui/schemas";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { StateBadge } from "../StateBadge";
+import { TableHead } from "../TableHead";
 
 export function DocumentsTable({ items, dimmed = false }: { items: DocumentSummary[]; dimmed?: boolean }) {
   return (
     <div className={`table-wrap${dimmed ? " table-wrap--dimmed" : ""}`}>
       <table className="table table--docs">
         <caption className="visually-hidden">Documents, their indexing state and versions</caption>
-        <thead>
-          <tr>
-            <th scope="col">Tenant</th>
-            <th scope="col">Key</th>
-            <th scope="col">Title</th>
-            <th scope="col">State</th>
-            <th scope="col">
-              <abbr title="Business version (latest published) / search version (currently searchable)" className="abbr">
-                Versions
-              </abbr>
-            </th>
-            <th scope="col">Last error</th>
-            <th scope="col" className="col-right">
-              Updated
-            </th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            "Tenant",
+            "Key",
+            "Title",
+            "State",
+            {
+              label: (
+                <abbr title="Business version (latest published) / search version (currently searchable)" className="abbr">
+                  Versions
+                </abbr>
+              ),
+            },
+            "Last error",
+            { label: "Updated", className: "col-right" },
+          ]}
+        />
         <tbody>
           {items.map((d) => (
             <DocumentRow key={`${d.tenant}/${d.key}`} doc={d} />

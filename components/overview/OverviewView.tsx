@@ -2,12 +2,11 @@
 
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { errorText, isApiError } from "@/lib/ui/api";
 import { formatDuration, formatRatio } from "@/lib/ui/format";
 import { OVERVIEW_POLL_MS, useOverview } from "@/lib/ui/hooks";
 import type { Overview } from "@/lib/ui/schemas";
 import { RelativeTime } from "../RelativeTime";
-import { BlockSkeleton, ErrorState } from "../States";
+import { BlockSkeleton, QueryErrorState, StaleDataBanner } from "../States";
 import { BacklogChart, DriftChart, ErrorBreakdownChart, OldestDueChart } from "./OverviewCharts";
 
 /** Thresholds for the warning colours (seconds). */
@@ -118,24 +117,11 @@ export function OverviewView() {
         </div>
       ) : query.isError && !query.data ? (
         <div className="card">
-          <ErrorState
-            title="Could not load the overview"
-            code={isApiError(query.error) ? query.error.code : undefined}
-            message={errorText(query.error)}
-            onRetry={() => query.refetch()}
-            retrying={query.isRefetching}
-          />
+          <QueryErrorState title="Could not load the overview" query={query} />
         </div>
       ) : query.data ? (
         <>
-          {query.isError ? (
-            <div className="banner banner--warn" role="alert">
-              <span>Could not refresh: {errorText(query.error)}. Showing the last data received.</span>
-              <button type="button" className="btn btn--secondary btn--sm" onClick={() => query.refetch()}>
-                Retry
-              </button>
-            </div>
-          ) : null}
+          <StaleDataBanner query={query} />
           <OverviewBody o={query.data} />
         </>
       ) : null}

@@ -4,10 +4,10 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useId, useMemo, useState, type FormEvent } from "react";
 import { TENANT_PATTERN } from "@/lib/domain/constants";
-import { documentHref, errorText, isApiError, splitList } from "@/lib/ui/api";
+import { documentHref, splitList } from "@/lib/ui/api";
 import { useSearch, useTenants } from "@/lib/ui/hooks";
 import type { SearchHit, SearchInput, Tenant } from "@/lib/ui/schemas";
-import { EmptyState, ErrorState } from "../States";
+import { EmptyState, QueryErrorState } from "../States";
 import { icons } from "../shell/icons";
 import { Highlight } from "./Highlight";
 
@@ -264,13 +264,7 @@ function Results({ input, search }: { input: SearchInput | null; search: ReturnT
           ))}
         </ol>
       ) : search.isError ? (
-        <ErrorState
-          title="Search failed"
-          code={isApiError(search.error) ? search.error.code : undefined}
-          message={errorText(search.error)}
-          onRetry={() => search.refetch()}
-          retrying={search.isRefetching}
-        />
+        <QueryErrorState title="Search failed" query={search} />
       ) : search.data.length === 0 ? (
         <div className="card">
           <EmptyState icon={icons.search} title={`No results for “${input.query}”`}>

@@ -5,8 +5,7 @@ import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { can, type GuardedAction } from "@/lib/ui/roles";
 import { useViewer } from "../PrincipalContext";
-import { adminIcons } from "../admin/icons";
-import { icons } from "./icons";
+import { adminIcons, icons } from "./icons";
 
 type NavItem = { href: string; label: string; icon: ReactNode; /** Hidden unless the role may do this. */ requires?: GuardedAction };
 

@@ -1,8 +1,8 @@
 "use client";
 
-import { useId, useState } from "react";
-import { useBulkRetry, useRefreshOnCloseAfterError } from "@/lib/ui/hooks";
-import { ActionForm, ReasonField, reasonProblem } from "../ActionForm";
+import { useId } from "react";
+import { useBulkRetry } from "@/lib/ui/hooks";
+import { ActionForm, ReasonField, useDialogClose, useReason } from "../ActionForm";
 import { Dialog } from "../Dialog";
 import { useToast } from "../Toast";
 
@@ -20,13 +20,7 @@ type Props = {
 
 export function BulkRetryDialog(props: Props) {
   const bulk = useBulkRetry();
-  const refresh = useRefreshOnCloseAfterError();
-  const close = () => {
-    if (bulk.isPending) return;
-    refresh(bulk.isError);
-    bulk.reset();
-    props.onClose();
-  };
+  const close = useDialogClose(bulk, props.onClose);
   return (
     <Dialog open={props.open} onClose={close} busy={bulk.isPending} title="Retry DEAD tasks in bulk" testId="bulk-retry-dialog">
       <BulkRetryForm {...props} mutation={bulk} onClose={close} />
@@ -36,9 +30,7 @@ export function BulkRetryDialog(props: Props) {
 
 function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose }: Props & { mutation: ReturnType<typeof useBulkRetry> }) {
   const toast = useToast();
-  const id = useId();
-  const [reason, setReason] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
+  const { reason, check, field } = useReason(`${useId()}-reason`, false);
 
   const scope = (
     <>
@@ -80,9 +72,7 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
         </>
       }
       onSubmit={() => {
-        const p = reasonProblem(reason, false);
-        setProblem(p);
-        if (p) return;
+        if (!check()) return;
         mutation.mutate(
           { errorCode: errorCode || undefined, tenant: tenant || undefined, type: type || undefined, reason },
           {
@@ -104,7 +94,7 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
       busyLabel="Retrying…"
       confirmTestId="bulk-retry-confirm"
     >
-      <ReasonField id={`${id}-reason`} value={reason} onChange={setReason} error={problem} />
+      <ReasonField {...field} />
     </ActionForm>
   );
 }

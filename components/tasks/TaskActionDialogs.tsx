@@ -1,10 +1,10 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useId } from "react";
 import { taskHref } from "@/lib/ui/api";
 import { formatVersion } from "@/lib/ui/format";
-import { useForceDone, useRetryTask, useRefreshOnCloseAfterError } from "@/lib/ui/hooks";
-import { ActionForm, ReasonField, reasonProblem } from "../ActionForm";
+import { useForceDone, useRetryTask } from "@/lib/ui/hooks";
+import { ActionForm, ReasonField, useDialogClose, useReason } from "../ActionForm";
 import { Dialog } from "../Dialog";
 import { useToast } from "../Toast";
 
@@ -25,13 +25,7 @@ function describe(task: TaskRef): string {
 
 export function RetryTaskDialog({ task, open, onClose }: Props) {
   const retry = useRetryTask();
-  const refresh = useRefreshOnCloseAfterError();
-  const close = () => {
-    if (retry.isPending) return;
-    refresh(retry.isError);
-    retry.reset();
-    onClose();
-  };
+  const close = useDialogClose(retry, onClose);
   return (
     <Dialog open={open} onClose={close} busy={retry.isPending} title={`Retry task #${task.taskId}`} testId="retry-dialog">
       <RetryForm task={task} mutation={retry} onClose={close} />
@@ -41,9 +35,7 @@ export function RetryTaskDialog({ task, open, onClose }: Props) {
 
 function RetryForm({ task, mutation, onClose }: { task: TaskRef; mutation: ReturnType<typeof useRetryTask>; onClose: () => void }) {
   const toast = useToast();
-  const id = useId();
-  const [reason, setReason] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
+  const { reason, check, field } = useReason(`${useId()}-reason`, false);
 
   return (
     <ActionForm
@@ -59,9 +51,7 @@ function RetryForm({ task, mutation, onClose }: { task: TaskRef; mutation: Retur
         </p>
       }
       onSubmit={() => {
-        const p = reasonProblem(reason, false);
-        setProblem(p);
-        if (p) return;
+        if (!check()) return;
         mutation.mutate(
           { taskId: task.taskId, reason },
           {
@@ -84,20 +74,14 @@ function RetryForm({ task, mutation, onClose }: { task: TaskRef; mutation: Retur
       busyLabel="Retrying…"
       confirmTestId="retry-confirm"
     >
-      <ReasonField id={`${id}-reason`} value={reason} onChange={setReason} error={problem} />
+      <ReasonField {...field} />
     </ActionForm>
   );
 }
 
 export function ForceDoneDialog({ task, open, onClose }: Props) {
   const forceDone = useForceDone();
-  const refresh = useRefreshOnCloseAfterError();
-  const close = () => {
-    if (forceDone.isPending) return;
-    refresh(forceDone.isError);
-    forceDone.reset();
-    onClose();
-  };
+  const close = useDialogClose(forceDone, onClose);
   return (
     <Dialog open={open} onClose={close} busy={forceDone.isPending} title={`Force-close task #${task.taskId}`} testId="force-done-dialog">
       <ForceDoneForm task={task} mutation={forceDone} onClose={close} />
@@ -107,9 +91,7 @@ export function ForceDoneDialog({ task, open, onClose }: Props) {
 
 function ForceDoneForm({ task, mutation, onClose }: { task: TaskRef; mutation: ReturnType<typeof useForceDone>; onClose: () => void }) {
   const toast = useToast();
-  const id = useId();
-  const [reason, setReason] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
+  const { reason, check, field } = useReason(`${useId()}-reason`, true);
 
   return (
     <ActionForm
@@ -125,12 +107,7 @@ function ForceDoneForm({ task, mutation, onClose }: { task: TaskRef; mutation: R
         </>
       }
       onSubmit={() => {
-        const p = reasonProblem(reason, true);
-        setProblem(p);
-        if (p) {
-          document.getElementById(`${id}-reason`)?.focus();
-          return;
-        }
+        if (!check()) return;
         mutation.mutate(
           { taskId: task.taskId, reason },
           {
@@ -153,17 +130,7 @@ function ForceDoneForm({ task, mutation, onClose }: { task: TaskRef; mutation: R
       tone="danger"
       confirmTestId="force-done-confirm"
     >
-      <ReasonField
-        id={`${id}-reason`}
-        value={reason}
-        onChange={(v) => {
-          setReason(v);
-          if (problem) setProblem(null);
-        }}
-        required
-        error={problem}
-        hint="Required (at least 3 characters). Recorded in the audit log and on the task's timeline."
-      />
+      <ReasonField {...field} hint="Required (at least 3 characters). Recorded in the audit log and on the task's timeline." />
     </ActionForm>
   );
 }

@@ -2,14 +2,14 @@
 
 import Link from "next/link";
 import { useId, type ReactNode } from "react";
-import { documentHref, errorText, isApiError } from "@/lib/ui/api";
+import { documentHref, isApiError } from "@/lib/ui/api";
 import { formatDateTime, formatRatio, formatVersion } from "@/lib/ui/format";
 import { TASK_DETAIL_POLL_MS, useNow, useTask } from "@/lib/ui/hooks";
 import { isTerminalStatus, type TaskDetail } from "@/lib/ui/schemas";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { TaskStatusBadge } from "../StateBadge";
-import { BlockSkeleton, EmptyState, ErrorState } from "../States";
+import { BlockSkeleton, EmptyState, QueryErrorState, StaleDataBanner } from "../States";
 import { icons } from "../shell/icons";
 import { DeadTaskActions } from "./DeadTaskActions";
 import { TaskTimeline } from "./TaskTimeline";
@@ -57,24 +57,11 @@ export function TaskDetailView({ taskId }: { taskId: string }) {
       ) : query.isError && !query.data ? (
         <>
           <h1 className="page__title">Task #{taskId}</h1>
-          <ErrorState
-            title="Could not load this task"
-            code={isApiError(query.error) ? query.error.code : undefined}
-            message={errorText(query.error)}
-            onRetry={() => query.refetch()}
-            retrying={query.isRefetching}
-          />
+          <QueryErrorState title="Could not load this task" query={query} />
         </>
       ) : query.data ? (
         <>
-          {query.isError ? (
-            <div className="banner banner--warn" role="alert">
-              <span>Could not refresh: {errorText(query.error)}. Showing the last data received.</span>
-              <button type="button" className="btn btn--secondary btn--sm" onClick={() => query.refetch()}>
-                Retry
-              </button>
-            </div>
-          ) : null}
+          <StaleDataBanner query={query} />
           <TaskBody task={query.data} fetching={query.isFetching} />
         </>
       ) : null}

@@ -8,6 +8,7 @@ import type { OpsTask } from "@/lib/ui/schemas";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { TaskStatusBadge } from "../StateBadge";
+import { TableHead } from "../TableHead";
 
 export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed?: boolean }) {
   const now = useNow(5_000);
@@ -15,23 +16,19 @@ export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed
     <div className={`table-wrap${dimmed ? " table-wrap--dimmed" : ""}`}>
       <table className="table table--tasks">
         <caption className="visually-hidden">Indexing tasks, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Task</th>
-            <th scope="col">Document</th>
-            <th scope="col">Type</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="col-right">
-              Attempts
-            </th>
-            <th scope="col">Error</th>
-            <th scope="col">Lease</th>
-            <th scope="col">Next attempt</th>
-            <th scope="col" className="col-right">
-              Updated
-            </th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            "Task",
+            "Document",
+            "Type",
+            "Status",
+            { label: "Attempts", className: "col-right" },
+            "Error",
+            "Lease",
+            "Next attempt",
+            { label: "Updated", className: "col-right" },
+          ]}
+        />
         <tbody>
           {items.map((t) => {
             const leaseMs = t.leaseUntil ? Date.parse(t.leaseUntil) : NaN;

@@ -1,13 +1,12 @@
 "use client";
 
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useId, useState } from "react";
-import { errorText, isApiError } from "@/lib/ui/api";
+import { useId, useState } from "react";
 import { humanize } from "@/lib/ui/format";
-import { LIST_POLL_MS, useTasks, useTenants } from "@/lib/ui/hooks";
+import { useSearchParamsPatch, useTasks, useTenants } from "@/lib/ui/hooks";
 import { ERROR_CODE_OPTIONS, TASK_STATUS_OPTIONS, TASK_TYPE_OPTIONS } from "@/lib/ui/schemas";
+import { ListStatus, LiveIndicator, LoadMoreFooter, QueryStates, TenantFilter } from "../ListFrame";
 import { useCan } from "../PrincipalContext";
-import { EmptyState, ErrorState, TableSkeleton } from "../States";
+import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";
 import { icons } from "../shell/icons";
 import { BulkRetryDialog } from "./BulkRetryDialog";
 import { TasksTable } from "./TasksTable";
@@ -17,9 +16,7 @@ function pick(raw: string | null, allowed: readonly string[]): string {
 }
 
 export function TasksView() {
-  const router = useRouter();
-  const pathname = usePathname();
-  const sp = useSearchParams();
+  const [sp, setParams] = useSearchParamsPatch();
   const canBulkRetry = useCan("bulkRetry");
 
   const status = pick(sp.get("status"), TASK_STATUS_OPTIONS);
@@ -28,26 +25,10 @@ export function TasksView() {
   const tenant = sp.get("tenant") ?? "";
   const filtered = Boolean(status || errorCode || type || tenant);
 
-  const setParams = useCallback(
-    (patch: Record<string, string>) => {
-      const next = new URLSearchParams(sp.toString());
-      for (const [k, v] of Object.entries(patch)) {
-        if (v) next.set(k, v);
-        else next.delete(k);
-      }
-      const qs = next.toString();
-      router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
-    },
-    [router, pathname, sp],
-  );
-
   const tenants = useTenants();
   const tasks = useTasks({ status, errorCode, type, tenant });
   const items = tasks.data?.pages.flatMap((p) => p.items) ?? [];
   const [bulkOpen, setBulkOpen] = useState(false);
-
-  const tenantOptions = [...(tenants.data ?? [])];
-  if (tenant && !tenantOptions.some((t) => t.id === tenant)) tenantOptions.unshift({ id: tenant, name: tenant });
 
   const ids = { status: useId(), errorCode: useId(), type: useId(), tenant: useId(), bulkHint: useId() };
 
@@ -133,95 +114,49 @@ export function TasksView() {
               ))}
             </select>
           </div>
-          <div className="field field--inline">
-            <label htmlFor={ids.tenant} className="field__label">
-              Tenant
-            </label>
-            <select id={ids.tenant} className="select" value={tenant} onChange={(e) => setParams({ tenant: e.target.value })} data-testid="filter-tenant">
-              <option value="">All tenants</option>
-              {tenantOptions.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name && t.name !== t.id ? `${t.name} (${t.id})` : t.id}
-                </option>
-              ))}
-            </select>
-          </div>
+          <TenantFilter id={ids.tenant} value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} testId="filter-tenant" />
           {filtered ? (
             <button type="button" className="btn btn--ghost btn--sm toolbar__clear" onClick={() => setParams({ status: "", errorCode: "", type: "", tenant: "" })}>
               Clear filters
             </button>
           ) : null}
-          <div className="toolbar__status">
-            <span className={`live-dot${tasks.isFetching ? " live-dot--busy" : ""}`} aria-hidden="true" />
-            <span className="muted" title={`The list refreshes every ${LIST_POLL_MS / 1000} s while this tab is visible.`}>
-              Live
-            </span>
-          </div>
+          <LiveIndicator fetching={tasks.isFetching} />
         </form>
 
-        <p className="visually-hidden" role="status" aria-live="polite">
-          {liveStatus}
-        </p>
+        <ListStatus>{liveStatus}</ListStatus>
 
-        {tasks.isError && tasks.data ? (
-          <div className="banner banner--warn" role="alert">
-            <span>Could not refresh: {errorText(tasks.error)}. Showing the last data received.</span>
-            <button type="button" className="btn btn--secondary btn--sm" onClick={() => tasks.refetch()}>
-              Retry
-            </button>
-          </div>
-        ) : null}
+        <StaleDataBanner query={tasks} />
 
-        {tasks.isPending ? (
-          <TableSkeleton rows={6} columns={8} label="Loading tasks" />
-        ) : tasks.isError && !tasks.data ? (
-          <ErrorState
-            title="Could not load tasks"
-            code={isApiError(tasks.error) ? tasks.error.code : undefined}
-            message={errorText(tasks.error)}
-            onRetry={() => tasks.refetch()}
-            retrying={tasks.isRefetching}
-          />
-        ) : items.length === 0 ? (
-          filtered ? (
-            <EmptyState
-              icon={icons.tasks}
-              title="No tasks match these filters"
-              action={
-                <button type="button" className="btn btn--secondary" onClick={() => setParams({ status: "", errorCode: "", type: "", tenant: "" })}>
-                  Clear filters
-                </button>
-              }
-            >
-              <p>{status === "DEAD" ? "Nothing is stuck: no task matching these filters has given up." : "Try another status, error code or tenant."}</p>
-            </EmptyState>
-          ) : (
-            <EmptyState icon={icons.tasks} title="No tasks yet">
-              <p>Every publish, reindex or delete creates a task. They appear here as soon as one is queued.</p>
-            </EmptyState>
-          )
-        ) : (
-          <>
-            <TasksTable items={items} dimmed={tasks.isPlaceholderData} />
-            <div className="table-footer">
-              <span className="muted">
-                Showing {items.length} task{items.length === 1 ? "" : "s"}, newest first
-              </span>
-              {tasks.hasNextPage ? (
-                <button
-                  type="button"
-                  className="btn btn--secondary"
-                  onClick={() => tasks.fetchNextPage()}
-                  disabled={tasks.isFetchingNextPage}
-                  aria-busy={tasks.isFetchingNextPage || undefined}
-                  data-testid="load-more"
-                >
-                  {tasks.isFetchingNextPage ? "Loading…" : "Load more"}
-                </button>
-              ) : null}
-            </div>
-          </>
-        )}
+        <QueryStates
+          query={tasks}
+          skeleton={<TableSkeleton rows={6} columns={8} label="Loading tasks" />}
+          errorTitle="Could not load tasks"
+          empty={items.length === 0}
+          emptyState={
+            filtered ? (
+              <EmptyState
+                icon={icons.tasks}
+                title="No tasks match these filters"
+                action={
+                  <button type="button" className="btn btn--secondary" onClick={() => setParams({ status: "", errorCode: "", type: "", tenant: "" })}>
+                    Clear filters
+                  </button>
+                }
+              >
+                <p>{status === "DEAD" ? "Nothing is stuck: no task matching these filters has given up." : "Try another status, error code or tenant."}</p>
+              </EmptyState>
+            ) : (
+              <EmptyState icon={icons.tasks} title="No tasks yet">
+                <p>Every publish, reindex or delete creates a task. They appear here as soon as one is queued.</p>
+              </EmptyState>
+            )
+          }
+        >
+          <TasksTable items={items} dimmed={tasks.isPlaceholderData} />
+          <LoadMoreFooter query={tasks}>
+            Showing {items.length} task{items.length === 1 ? "" : "s"}, newest first
+          </LoadMoreFooter>
+        </QueryStates>
       </section>
 
       {canBulkRetry && bulkEnabled ? (

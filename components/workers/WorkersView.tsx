@@ -2,12 +2,14 @@
 
 import Link from "next/link";
 import { useId } from "react";
-import { errorText, isApiError, taskHref } from "@/lib/ui/api";
+import { taskHref } from "@/lib/ui/api";
 import { formatDateTime, formatDuration } from "@/lib/ui/format";
 import { WORKERS_POLL_MS, useNow, useWorkers } from "@/lib/ui/hooks";
 import type { WorkerInfo } from "@/lib/ui/schemas";
+import { QueryStates } from "../ListFrame";
 import { RelativeTime } from "../RelativeTime";
-import { EmptyState, ErrorState, TableSkeleton } from "../States";
+import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";
+import { TableHead } from "../TableHead";
 import { icons } from "../shell/icons";
 
 /** Heartbeat age → label + tone. A worker counts as gone after ~60 s of silence (server side). */
@@ -42,39 +44,28 @@ export function WorkersView() {
         {workers.isPending ? "Loading workers…" : workers.data ? `${live.length} live worker${live.length === 1 ? "" : "s"}, ${gone.length} recently stopped.` : ""}
       </p>
 
-      {workers.isError && workers.data ? (
-        <div className="banner banner--warn" role="alert">
-          <span>Could not refresh: {errorText(workers.error)}. Showing the last data received.</span>
-          <button type="button" className="btn btn--secondary btn--sm" onClick={() => workers.refetch()}>
-            Retry
-          </button>
-        </div>
-      ) : null}
+      <StaleDataBanner query={workers} />
 
       <section className="card" aria-labelledby={liveId}>
         <h2 id={liveId} className="section-title card__title">
           Live <span className="count">{live.length}</span>
         </h2>
-        {workers.isPending ? (
-          <TableSkeleton rows={2} columns={7} label="Loading workers" />
-        ) : workers.isError && !workers.data ? (
-          <ErrorState
-            title="Could not load workers"
-            code={isApiError(workers.error) ? workers.error.code : undefined}
-            message={errorText(workers.error)}
-            onRetry={() => workers.refetch()}
-            retrying={workers.isRefetching}
-          />
-        ) : live.length === 0 ? (
-          <div className="banner banner--danger banner--flush" role="alert" data-testid="no-live-workers">
-            <span>
-              <strong>No live workers.</strong> Nothing is being indexed: published documents stay queued until a worker starts (
-              <code>indexwright worker</code>).
-            </span>
-          </div>
-        ) : (
+        <QueryStates
+          query={workers}
+          skeleton={<TableSkeleton rows={2} columns={7} label="Loading workers" />}
+          errorTitle="Could not load workers"
+          empty={live.length === 0}
+          emptyState={
+            <div className="banner banner--danger banner--flush" role="alert" data-testid="no-live-workers">
+              <span>
+                <strong>No live workers.</strong> Nothing is being indexed: published documents stay queued until a worker starts (
+                <code>indexwright worker</code>).
+              </span>
+            </div>
+          }
+        >
           <WorkerTable items={live} live />
-        )}
+        </QueryStates>
       </section>
 
       <section className="card" aria-labelledby={stoppedId}>
@@ -97,21 +88,17 @@ function WorkerTable({ items, live }: { items: WorkerInfo[]; live: boolean }) {
     <div className="table-wrap">
       <table className="table">
         <caption className="visually-hidden">{live ? "Live workers" : "Workers stopped or silent in the last 24 hours"}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Worker</th>
-            <th scope="col">Host</th>
-            <th scope="col" className="col-right">
-              PID
-            </th>
-            <th scope="col" className="col-right">
-              Concurrency
-            </th>
-            <th scope="col">Current tasks</th>
-            <th scope="col">Last heartbeat</th>
-            <th scope="col">{live ? "Started" : "Stopped"}</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            "Worker",
+            "Host",
+            { label: "PID", className: "col-right" },
+            { label: "Concurrency", className: "col-right" },
+            "Current tasks",
+            "Last heartbeat",
+            live ? "Started" : "Stopped",
+          ]}
+        />
         <tbody>
           {items.map((w) => {
             const age = Math.max(0, (now - Date.parse(w.lastHeartbeatAt)) / 1000);

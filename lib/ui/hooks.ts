@@ -1,5 +1,6 @@
 // React Query hooks for the dashboard. Only import from client components.
-import { useEffect, useState } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useCallback, useEffect, useState } from "react";
 import {
   keepPreviousData,
   useInfiniteQuery,
@@ -280,4 +281,27 @@ export function useDebounced<T>(value: T, ms: number): T {
     return () => window.clearTimeout(id);
   }, [value, ms]);
   return v;
+}
+
+/**
+ * The page's query string and a setter that patches it (an empty value removes the key), replacing
+ * the history entry without scrolling: list filters live in the URL.
+ */
+export function useSearchParamsPatch() {
+  const router = useRouter();
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const setParams = useCallback(
+    (patch: Record<string, string>) => {
+      const next = new URLSearchParams(searchParams.toString());
+      for (const [k, v] of Object.entries(patch)) {
+        if (v) next.set(k, v);
+        else next.delete(k);
+      }
+      const qs = next.toString();
+      router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+    },
+    [router, pathname, searchParams],
+  );
+  return [searchParams, setParams] as const;
 }
