@@ -31,7 +31,11 @@ export async function principalForToken(token: string): Promise<Principal | null
   const bootstrap = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
   if (bootstrap && safeEqual(token, bootstrap)) return { subject: "token:bootstrap", role: "admin", tenants: null };
   const { rows } = await getPool().query<{ id: string; name: string; role: Role; tenants: string[] }>(
-    `UPDATE api_tokens SET last_used_at = now() WHERE token_hash = $1 AND revoked_at IS NULL RETURNING id, name, role, tenants`,
+    // last_used_at is written at most once a minute per token, not on every request.
+    `WITH t AS (SELECT id, name, role, tenants, last_used_at FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),
+          touched AS (UPDATE api_tokens SET last_used_at = now()
+                       WHERE id IN (SELECT id FROM t WHERE last_used_at IS NULL OR last_used_at < now() - interval '1 minute'))
+     SELECT id, name, role, tenants FROM t`,
     [hashToken(token)],
   );
   if (!rows[0]) return null;

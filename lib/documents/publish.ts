@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { withTransaction, run } from "../db/pool";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
-import { documentState } from "./state";
+import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN } from "./state";
 import { ApiError } from "../http/errors";
 import type { DocumentState } from "../domain/constants";
 
@@ -106,8 +106,8 @@ async function publishInTx(tx: pg.PoolClient, input: PublishInput, checksum: str
         cur.abstract === input.abstract &&
         cur.overview === input.overview
       ) {
-        const facts = await stateFacts(tx, doc.id);
-        return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: facts.taskId, state: documentState(facts) };
+        const cur = await currentState(tx, doc.id);
+        return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: cur.taskId, state: cur.state };
       }
     }
 
@@ -136,25 +136,22 @@ async function publishInTx(tx: pg.PoolClient, input: PublishInput, checksum: str
       { versionNumber, checksum },
     ]);
     await run(tx, notifyTasks());
-    const facts = await stateFacts(tx, doc.id);
-    return { created: true, documentId: doc.id, versionNumber, taskId: task.task_id, state: documentState(facts) };
+    const { state } = await currentState(tx, doc.id);
+    return { created: true, documentId: doc.id, versionNumber, taskId: task.task_id, state };
   }
 }
 
-async function stateFacts(db: pg.PoolClient, documentId: string) {
+/** The document's state and newest business-version task, by the shared state rule. */
+async function currentState(db: pg.PoolClient, documentId: string): Promise<{ state: DocumentState; taskId: string | null }> {
   const r = (
-    await db.query<{ business_version: number; deleted: boolean; search_version: number | null; task_id: string | null; task_status: string | null }>(
-      `SELECT d.business_version, d.deleted_at IS NOT NULL AS deleted, sp.version_number AS search_version,
-              t.task_id::text AS task_id, t.status AS task_status
+    await db.query<{ state: DocumentState; task_id: string | null }>(
+      `SELECT ${DOCUMENT_STATE_SQL} AS state, lt.task_id::text AS task_id
          FROM documents d
          LEFT JOIN search_pointers sp ON sp.document_id = d.id
-         LEFT JOIN LATERAL (
-           SELECT task_id, status FROM index_tasks
-            WHERE document_id = d.id AND version_number = d.business_version AND task_type IN ('INDEX', 'REINDEX')
-            ORDER BY task_id DESC LIMIT 1) t ON true
+         ${LATEST_TASK_JOIN}
         WHERE d.id = $1`,
       [documentId],
     )
   ).rows[0];
-  return { deleted: r.deleted, businessVersion: r.business_version, searchVersion: r.search_version, latestTaskStatus: r.task_status, taskId: r.task_id };
+  return { state: r.state, taskId: r.task_id };
 }

@@ -74,11 +74,11 @@ export async function listDocuments(
   const values: unknown[] = [];
   const add = (sql: string, v: unknown) => {
     values.push(v);
-    where.push(sql.replace("?", `$${values.length}`));
+    where.push(sql.replaceAll("?", `$${values.length}`));
   };
   if (f.tenants) add("d.tenant_id = ANY(?::text[])", f.tenants);
   if (f.tenant) add("d.tenant_id = ?", f.tenant);
-  if (f.q) add("(d.key ILIKE ? OR d.title ILIKE $" + (values.length + 1) + ")", `%${f.q.replace(/[\\%_]/g, (m) => "\\" + m)}%`);
+  if (f.q) add("(d.key ILIKE ? OR d.title ILIKE ?)", `%${f.q.replace(/[\\%_]/g, (m) => "\\" + m)}%`);
   if (f.state) {
     // A cheap necessary condition first (partial indexes on tasks, the denormalised search
     // version), so the exact state expression only runs on plausible rows.

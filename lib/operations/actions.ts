@@ -20,6 +20,13 @@ async function audit(tx: pg.PoolClient, actor: Actor, action: string, target: { 
   ]);
 }
 
+/** Explains why a DEAD-only action touched no row: the task is unknown (404) or not DEAD (409). */
+async function notDead(tx: pg.PoolClient, taskId: string, tenants: string[] | null, verb: string): Promise<never> {
+  const cur = await tx.query(`SELECT status FROM index_tasks WHERE task_id = $1 AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))`, [taskId, tenants]);
+  if (!cur.rows[0]) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
+  throw new ApiError(409, "INVALID_STATE", `only DEAD tasks can be ${verb}; task ${taskId} is ${cur.rows[0].status}`);
+}
+
 /**
  * DEAD → PENDING, due now, with a fresh attempt budget. The budget grows (max = attempts + N)
  * instead of resetting attempts, so the lease attempt stays monotonic and old zombies stay fenced.
@@ -32,11 +39,7 @@ export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, rea
         RETURNING task_id::text, tenant_id`,
       [taskId, budget, tenants],
     );
-    if (!r.rows[0]) {
-      const cur = await tx.query(`SELECT status FROM index_tasks WHERE task_id = $1 AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))`, [taskId, tenants]);
-      if (!cur.rows[0]) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
-      throw new ApiError(409, "INVALID_STATE", `only DEAD tasks can be retried; task ${taskId} is ${cur.rows[0].status}`);
-    }
+    if (!r.rows[0]) return notDead(tx, taskId, tenants, "retried");
     await tx.query(`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail) VALUES ($1, $2, 'OPERATOR_RETRY', $3, $4)`, [taskId, r.rows[0].tenant_id, actor.subject, { reason }]);
     await audit(tx, actor, "task.retry", { type: "task", id: taskId, tenant: r.rows[0].tenant_id }, reason, undefined);
     await run(tx, notifyTasks());
@@ -74,11 +77,7 @@ export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, rea
         WHERE task_id = $1 AND status = 'DEAD' AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[])) RETURNING tenant_id`,
       [taskId, tenants],
     );
-    if (!r.rows[0]) {
-      const cur = await tx.query(`SELECT status FROM index_tasks WHERE task_id = $1 AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))`, [taskId, tenants]);
-      if (!cur.rows[0]) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
-      throw new ApiError(409, "INVALID_STATE", `only DEAD tasks can be force-closed; task ${taskId} is ${cur.rows[0].status}`);
-    }
+    if (!r.rows[0]) return notDead(tx, taskId, tenants, "force-closed");
     await tx.query(`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail) VALUES ($1, $2, 'OPERATOR_FORCE_DONE', $3, $4)`, [taskId, r.rows[0].tenant_id, actor.subject, { reason }]);
     await audit(tx, actor, "task.force_done", { type: "task", id: taskId, tenant: r.rows[0].tenant_id }, reason, undefined);
     return { taskId, status: "RESOLVED" };
