@@ -337,7 +337,7 @@ function RevokeTokenDialog({ token, onClose }: { token: AdminToken | null; onClo
                 Anything that sends this token gets <strong>401 Unauthorized</strong> from now on, and it can no longer be used to sign in. This cannot be
                 undone: create a new token if it is needed again.
               </p>
-              <p className="effect__warn">Dashboard sessions already signed in with it keep working until they expire (at most 12 hours).</p>
+              <p className="effect__warn">Dashboard sessions signed in with it end at once.</p>
             </>
           }
           onSubmit={() =>

@@ -16,7 +16,8 @@ import { useToast } from "../Toast";
 import { adminIcons, icons } from "../shell/icons";
 import { PasswordField, RoleField, TenantsCell, TenantsField, TextField } from "./fields";
 
-type Open = { kind: "role" | "password" | "disable" | "enable"; user: AdminUser } | null;
+type Kind = "role" | "password" | "disable" | "enable" | "signout";
+type Open = { kind: Kind; user: AdminUser } | null;
 
 /** People who sign in with email and password: list, add, change role, disable/enable, reset password. */
 export function UsersSection() {
@@ -40,7 +41,7 @@ export function UsersSection() {
               <span className="visually-hidden"> active</span>
             </span>
           </h2>
-          <p className="card__lead">People who sign in to the dashboard with their email and password.</p>
+          <p className="card__lead">People who sign in to the dashboard with their email and password, or through single sign-on when it is set up.</p>
         </div>
         <button type="button" className="btn btn--primary btn--sm" onClick={() => setAdding(true)} data-testid="user-create-open">
           {icons.plus}
@@ -50,7 +51,7 @@ export function UsersSection() {
 
       <QueryStates
         query={users}
-        skeleton={<TableSkeleton rows={3} columns={6} label="Loading users" />}
+        skeleton={<TableSkeleton rows={3} columns={7} label="Loading users" />}
         errorTitle="Could not load users"
         empty={items.length === 0}
         emptyState={
@@ -62,7 +63,7 @@ export function UsersSection() {
         <div className="table-wrap">
           <table className="table table--admin" data-testid="users-table">
             <caption className="visually-hidden">Users, by email</caption>
-            <TableHead columns={["Email", "Role", "Tenants", "Added", "Status", { label: <span className="visually-hidden">Actions</span> }]} />
+            <TableHead columns={["Email", "Role", "Tenants", "Added", "Status", "Sessions", { label: <span className="visually-hidden">Actions</span> }]} />
             <tbody>
               {items.map((u) => (
                 <UserRow key={u.id} user={u} self={viewer.subject === `user:${u.email}`} onAction={(kind) => setOpen({ kind, user: u })} />
@@ -75,12 +76,13 @@ export function UsersSection() {
       <AddUserDialog open={adding} onClose={() => setAdding(false)} />
       <ChangeRoleDialog user={open?.kind === "role" ? open.user : null} onClose={close} />
       <ResetPasswordDialog user={open?.kind === "password" ? open.user : null} onClose={close} />
+      <SignOutDialog user={open?.kind === "signout" ? open.user : null} onClose={close} />
       <SetDisabledDialog user={open?.kind === "disable" || open?.kind === "enable" ? open.user : null} disable={open?.kind === "disable"} onClose={close} />
     </section>
   );
 }
 
-function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; onAction: (k: "role" | "password" | "disable" | "enable") => void }) {
+function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; onAction: (k: Kind) => void }) {
   const disabled = u.disabledAt !== null;
   const selfHint = "You cannot change your own role or disable yourself; ask another admin.";
   return (
@@ -95,6 +97,11 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
       <td className="cell-name">
         <span className="cell-name__text mono">{u.email}</span>
         {self ? <span className="pill pill--neutral pill--tag">you</span> : null}
+        {u.sso ? (
+          <span className="pill pill--neutral pill--tag" title="Has signed in through single sign-on">
+            SSO
+          </span>
+        ) : null}
       </td>
       <td>
         <span className="role-chip" data-role={u.role}>
@@ -116,6 +123,10 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
           </span>
         )}
       </td>
+      <td className="num" data-testid="user-sessions">
+        {u.activeSessions}
+        <span className="visually-hidden"> open sessions</span>
+      </td>
       <td className="col-right">
         <div className="row-actions" role="group" aria-label={`Actions for ${u.email}`}>
           <button
@@ -130,6 +141,16 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
           </button>
           <button type="button" className="btn btn--secondary btn--sm" onClick={() => onAction("password")} data-testid="user-reset-password">
             Reset password…
+          </button>
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            onClick={() => onAction("signout")}
+            disabled={u.activeSessions === 0}
+            title={u.activeSessions === 0 ? "No open sessions" : undefined}
+            data-testid="user-sign-out"
+          >
+            Sign out…
           </button>
           {disabled ? (
             <button type="button" className="btn btn--secondary btn--sm" onClick={() => onAction("enable")} data-testid="user-enable">
@@ -280,7 +301,7 @@ function ChangeRoleForm({ user, mutation, onClose }: { user: AdminUser; mutation
           <p>
             Now <strong>{user.role}</strong> in {user.tenants.length ? `tenants ${user.tenants.join(", ")}` : "all tenants"}.
           </p>
-          <p className="effect__warn">The new access applies from their next sign-in; a session already open keeps its old role until it expires (at most 12 hours).</p>
+          <p>The new access applies at once, to sessions already open too.</p>
         </>
       }
       onSubmit={() => {
@@ -340,8 +361,8 @@ function ResetPasswordForm({ user, mutation, onClose }: { user: AdminUser; mutat
     <ActionForm
       effect={
         <p>
-          Sets a new password for <span className="mono">{user.email}</span>. Their old password stops working at once; tell them the new one through a
-          safe channel.
+          Sets a new password for <span className="mono">{user.email}</span>. Their old password stops working and their open sessions end at once; tell
+          them the new one through a safe channel.
         </p>
       }
       onSubmit={() => {
@@ -384,6 +405,43 @@ function ResetPasswordForm({ user, mutation, onClose }: { user: AdminUser; mutat
   );
 }
 
+function SignOutDialog({ user, onClose }: UserDialogProps) {
+  const { update, close } = useUserDialog(onClose);
+  const toast = useToast();
+  return (
+    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={user ? `Sign out ${user.email}` : "Sign out user"} testId="user-signout-dialog">
+      {user ? (
+        <ActionForm
+          effect={
+            <p>
+              Ends all {user.activeSessions} open {user.activeSessions === 1 ? "session" : "sessions"} of <span className="mono">{user.email}</span> on
+              every device. They can sign in again.
+            </p>
+          }
+          onSubmit={() =>
+            update.mutate(
+              { id: user.id, patch: { signOut: true } },
+              {
+                onSuccess: (res) => {
+                  close();
+                  toast.push({ tone: "success", title: `${user.email} signed out`, body: `${res.sessionsEnded} ${res.sessionsEnded === 1 ? "session" : "sessions"} ended.` });
+                },
+              },
+            )
+          }
+          onCancel={close}
+          busy={update.isPending}
+          error={update.error}
+          confirmLabel="End sessions"
+          busyLabel="Ending…"
+          tone="danger"
+          confirmTestId="user-signout-confirm"
+        />
+      ) : null}
+    </Dialog>
+  );
+}
+
 function SetDisabledDialog({ user, disable, onClose }: UserDialogProps & { disable: boolean }) {
   const { update, close } = useUserDialog(onClose);
   const toast = useToast();
@@ -399,7 +457,7 @@ function SetDisabledDialog({ user, disable, onClose }: UserDialogProps & { disab
                   <span className="mono">{user.email}</span> can no longer sign in with their email and password. Their account, role and tenants are
                   kept, so you can enable it again later.
                 </p>
-                <p className="effect__warn">A session already open keeps working until it expires (at most 12 hours).</p>
+                <p className="effect__warn">Their open sessions end at once.</p>
               </>
             ) : (
               <p>

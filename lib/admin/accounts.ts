@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ROLES, TENANT_PATTERN } from "../domain/constants";
 import { hashToken } from "../auth/authenticate";
 import { hashPassword } from "../auth/password";
+import { endSessionsOf } from "../auth/session";
 import { ApiError } from "../http/errors";
 import { withTransaction } from "../db/pool";
 
@@ -12,7 +13,7 @@ export const newUserBody = z
   .object({ email: z.string().trim().email().max(320), password: z.string().min(12).max(500), role: z.enum(ROLES), tenants: z.array(z.string().regex(TENANT_PATTERN)).max(100).optional() })
   .strict();
 export const patchUserBody = z
-  .object({ role: z.enum(ROLES).optional(), tenants: z.array(z.string().regex(TENANT_PATTERN)).max(100).optional(), disabled: z.boolean().optional(), password: z.string().min(12).max(500).optional() })
+  .object({ role: z.enum(ROLES).optional(), tenants: z.array(z.string().regex(TENANT_PATTERN)).max(100).optional(), disabled: z.boolean().optional(), password: z.string().min(12).max(500).optional(), signOut: z.literal(true).optional() })
   .strict();
 
 async function audit(tx: pg.PoolClient, actor: string, action: string, targetType: string, targetId: string, detail: unknown) {
@@ -39,14 +40,28 @@ export async function revokeToken(pool: pg.Pool, actor: string, id: string) {
   return withTransaction(pool, async (tx) => {
     const r = await tx.query(`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, [id]);
     if (!r.rows[0]) throw new ApiError(404, "NOT_FOUND", "token not found");
-    await audit(tx, actor, "token.revoke", "token", id, null);
+    const sessionsEnded = await endSessionsOf(tx, { tokenId: id });
+    await audit(tx, actor, "token.revoke", "token", id, { sessionsEnded });
     return { id, revoked: true };
   });
 }
 
 export async function listUsers(pool: pg.Pool) {
-  const { rows } = await pool.query(`SELECT id, email, role, tenants, created_at, disabled_at FROM users ORDER BY email LIMIT 1000`);
-  return rows.map((r) => ({ id: r.id, email: r.email, role: r.role, tenants: r.tenants, createdAt: r.created_at.toISOString(), disabledAt: r.disabled_at?.toISOString() ?? null }));
+  const { rows } = await pool.query(
+    `SELECT u.id, u.email, u.role, u.tenants, u.created_at, u.disabled_at, u.oidc_issuer,
+            (SELECT count(*)::int FROM sessions s WHERE s.user_id = u.id AND s.revoked_at IS NULL AND s.expires_at > now()) AS active_sessions
+       FROM users u ORDER BY u.email LIMIT 1000`,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    role: r.role,
+    tenants: r.tenants,
+    createdAt: r.created_at.toISOString(),
+    disabledAt: r.disabled_at?.toISOString() ?? null,
+    sso: r.oidc_issuer !== null,
+    activeSessions: r.active_sessions as number,
+  }));
 }
 
 export async function createUser(pool: pg.Pool, actor: string, b: z.infer<typeof newUserBody>) {
@@ -71,8 +86,10 @@ export async function updateUser(pool: pg.Pool, actor: string, id: string, b: z.
       [id, b.role ?? null, b.tenants ?? null, b.disabled ?? null, hash],
     );
     if (!r.rows[0]) throw new ApiError(404, "NOT_FOUND", "user not found");
-    await audit(tx, actor, "user.update", "user", id, { role: b.role, tenants: b.tenants, disabled: b.disabled, passwordChanged: Boolean(hash) });
+    // Role and tenant changes apply to open sessions on their next request; these end them.
+    const sessionsEnded = b.disabled || hash || b.signOut ? await endSessionsOf(tx, { userId: id }) : 0;
+    await audit(tx, actor, "user.update", "user", id, { role: b.role, tenants: b.tenants, disabled: b.disabled, passwordChanged: Boolean(hash), sessionsEnded });
     const u = r.rows[0];
-    return { id: u.id, email: u.email, role: u.role, tenants: u.tenants, disabledAt: u.disabled_at?.toISOString() ?? null };
+    return { id: u.id, email: u.email, role: u.role, tenants: u.tenants, disabledAt: u.disabled_at?.toISOString() ?? null, sessionsEnded };
   });
 }

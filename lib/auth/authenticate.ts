@@ -2,7 +2,7 @@ import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getPool } from "../db/pool";
 import { ApiError } from "../http/errors";
-import { SESSION_COOKIE, decodeSession } from "./session";
+import { SESSION_COOKIE, cookieValue, principalForSession, type SessionOwner } from "./session";
 import { hasRole, canSeeTenant, type Principal } from "./principal";
 import type { Role } from "../domain/constants";
 
@@ -16,20 +16,10 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function cookieValue(req: Request, name: string): string | undefined {
-  const header = req.headers.get("cookie");
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
-  }
-  return undefined;
-}
-
-/** Resolves a bearer token (bootstrap or stored) to a principal, or null. */
-export async function principalForToken(token: string): Promise<Principal | null> {
+/** Resolves a bearer token (bootstrap or stored) to a principal and the owner a session would record. */
+export async function identityForToken(token: string): Promise<{ principal: Principal; owner: SessionOwner } | null> {
   const bootstrap = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
-  if (bootstrap && safeEqual(token, bootstrap)) return { subject: "token:bootstrap", role: "admin", tenants: null };
+  if (bootstrap && safeEqual(token, bootstrap)) return { principal: { subject: "token:bootstrap", role: "admin", tenants: null }, owner: { kind: "bootstrap" } };
   const { rows } = await getPool().query<{ id: string; name: string; role: Role; tenants: string[] }>(
     // last_used_at is written at most once a minute per token, not on every request.
     `WITH t AS (SELECT id, name, role, tenants, last_used_at FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),
@@ -38,12 +28,13 @@ export async function principalForToken(token: string): Promise<Principal | null
      SELECT id, name, role, tenants FROM t`,
     [hashToken(token)],
   );
-  if (!rows[0]) return null;
-  return { subject: `token:${rows[0].name}`, role: rows[0].role, tenants: rows[0].tenants.length ? rows[0].tenants : null };
+  const t = rows[0];
+  if (!t) return null;
+  return { principal: { subject: `token:${t.name}`, role: t.role, tenants: t.tenants.length ? t.tenants : null }, owner: { kind: "token", tokenId: t.id } };
 }
 
 /**
- * Bearer token for machines, signed session cookie for people. Cookie-authenticated mutations
+ * Bearer token for machines, session cookie for people. Cookie-authenticated mutations
  * must come from our own origin (CSRF); bearer requests carry no ambient credentials.
  */
 export async function authenticate(req: Request, opts: { role?: Role; tenant?: string } = {}): Promise<Principal> {
@@ -52,10 +43,10 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
   if (auth) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     if (!m) throw new ApiError(401, "UNAUTHORIZED", "Authorization must be 'Bearer <token>'");
-    principal = await principalForToken(m[1]);
+    principal = (await identityForToken(m[1]))?.principal ?? null;
     if (!principal) throw new ApiError(401, "UNAUTHORIZED", "invalid or revoked token");
   } else {
-    principal = decodeSession(cookieValue(req, SESSION_COOKIE));
+    principal = await principalForSession(getPool(), cookieValue(req, SESSION_COOKIE));
     if (!principal) throw new ApiError(401, "UNAUTHORIZED", "sign in or send a bearer token");
     if (req.method !== "GET" && req.method !== "HEAD") {
       const origin = req.headers.get("origin");

@@ -1,40 +1,103 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import "server-only";
+import { createHash, randomBytes } from "node:crypto";
+import type pg from "pg";
 import type { Principal } from "./principal";
 import { ROLES, type Role } from "../domain/constants";
 
 export const SESSION_COOKIE = "iw_session";
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 
-function secret(): string {
-  const s = process.env.INDEXWRIGHT_SESSION_SECRET ?? process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
-  if (!s) throw new Error("INDEXWRIGHT_SESSION_SECRET is not set");
-  return s;
+/** Who a session acts for. Its role and tenants are read live from the owner on every request. */
+export type SessionOwner = { kind: "user"; userId: string } | { kind: "token"; tokenId: string } | { kind: "bootstrap" };
+export type SessionMethod = "password" | "token" | "oidc";
+
+const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
+const sha256 = (v: string) => createHash("sha256").update(v).digest("hex");
+
+function bootstrapHash(): string | null {
+  const t = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
+  return t ? sha256(t) : null;
 }
 
-function sign(payload: string): string {
-  return createHmac("sha256", secret()).update(payload).digest("base64url");
+/** Stores a new session and returns the cookie value (the only copy of the session id). */
+export async function openSession(pool: pg.Pool, owner: SessionOwner, method: SessionMethod, userAgent: string | null): Promise<string> {
+  const id = randomBytes(32).toString("base64url");
+  const boot = owner.kind === "bootstrap" ? bootstrapHash() : null;
+  if (owner.kind === "bootstrap" && !boot) throw new Error("no bootstrap token is configured");
+  await pool.query(
+    `INSERT INTO sessions (id_hash, user_id, token_id, bootstrap_hash, method, expires_at, user_agent)
+     VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)`,
+    [sha256(id), owner.kind === "user" ? owner.userId : null, owner.kind === "token" ? owner.tokenId : null, boot, method, SESSION_TTL_SECONDS, userAgent?.slice(0, 300) ?? null],
+  );
+  // Sign-ins are rare, so they pay for sweeping sessions that ended long ago.
+  await pool.query(`DELETE FROM sessions WHERE expires_at < now() - interval '7 days'`);
+  return id;
 }
 
-/** A stateless signed session: base64url(json).signature. */
-export function encodeSession(p: Principal, now = Date.now()): string {
-  const body = Buffer.from(JSON.stringify({ ...p, exp: Math.floor(now / 1000) + SESSION_TTL_SECONDS })).toString("base64url");
-  return `${body}.${sign(body)}`;
+type Row = {
+  bootstrap_hash: string | null;
+  user_id: string | null;
+  email: string | null;
+  user_role: Role | null;
+  user_tenants: string[] | null;
+  token_id: string | null;
+  token_name: string | null;
+  token_role: Role | null;
+  token_tenants: string[] | null;
+};
+
+/**
+ * The principal behind a session cookie, or null when the session is unknown, expired, signed out,
+ * or its owner was disabled or revoked. last_seen_at is written at most once a minute.
+ */
+export async function principalForSession(pool: pg.Pool, value: string | undefined): Promise<Principal | null> {
+  if (!value || !COOKIE_VALUE.test(value)) return null;
+  const { rows } = await pool.query<Row>(
+    `WITH s AS (SELECT id_hash, user_id, token_id, bootstrap_hash, last_seen_at FROM sessions
+                 WHERE id_hash = $1 AND revoked_at IS NULL AND expires_at > now()),
+          touched AS (UPDATE sessions SET last_seen_at = now()
+                       WHERE id_hash IN (SELECT id_hash FROM s WHERE last_seen_at < now() - interval '1 minute'))
+     SELECT s.bootstrap_hash, s.user_id, u.email, u.role AS user_role, u.tenants AS user_tenants,
+            s.token_id, t.name AS token_name, t.role AS token_role, t.tenants AS token_tenants
+       FROM s
+       LEFT JOIN users u ON u.id = s.user_id AND u.disabled_at IS NULL
+       LEFT JOIN api_tokens t ON t.id = s.token_id AND t.revoked_at IS NULL`,
+    [sha256(value)],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  const tenants = (t: string[] | null) => (t && t.length ? t : null);
+  if (r.bootstrap_hash) return r.bootstrap_hash === bootstrapHash() ? { subject: "token:bootstrap", role: "admin", tenants: null } : null;
+  if (r.user_id) return r.email && ROLES.includes(r.user_role!) ? { subject: `user:${r.email}`, role: r.user_role!, tenants: tenants(r.user_tenants) } : null;
+  if (r.token_id) return r.token_name && ROLES.includes(r.token_role!) ? { subject: `token:${r.token_name}`, role: r.token_role!, tenants: tenants(r.token_tenants) } : null;
+  return null;
 }
 
-export function decodeSession(value: string | undefined, now = Date.now()): Principal | null {
-  if (!value) return null;
-  const dot = value.lastIndexOf(".");
-  if (dot <= 0) return null;
-  const body = value.slice(0, dot);
-  const sig = Buffer.from(value.slice(dot + 1));
-  const expected = Buffer.from(sign(body));
-  if (sig.length !== expected.length || !timingSafeEqual(sig, expected)) return null;
-  try {
-    const data = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as Principal & { exp: number };
-    if (typeof data.exp !== "number" || data.exp * 1000 < now) return null;
-    if (!ROLES.includes(data.role as Role)) return null;
-    return { subject: data.subject, role: data.role, tenants: data.tenants ?? null };
-  } catch {
-    return null;
+export async function endSession(pool: pg.Pool, value: string | undefined): Promise<void> {
+  if (!value || !COOKIE_VALUE.test(value)) return;
+  await pool.query(`UPDATE sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL`, [sha256(value)]);
+}
+
+/** Ends every open session of a user or token (disabled, password reset, revoked, "sign out everywhere"). */
+export async function endSessionsOf(db: pg.Pool | pg.PoolClient, owner: { userId: string } | { tokenId: string }): Promise<number> {
+  const [col, id] = "userId" in owner ? ["user_id", owner.userId] : ["token_id", owner.tokenId];
+  const r = await db.query(`UPDATE sessions SET revoked_at = now() WHERE ${col} = $1 AND revoked_at IS NULL AND expires_at > now()`, [id]);
+  return r.rowCount ?? 0;
+}
+
+export function sessionCookie(value: string, req: Request): string {
+  const secure = new URL(req.url).protocol === "https:" ? "; Secure" : "";
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_SECONDS}${secure}`;
+}
+
+export const CLEAR_SESSION_COOKIE = `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`;
+
+export function cookieValue(req: Request, name: string): string | undefined {
+  const header = req.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const i = part.indexOf("=");
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
   }
+  return undefined;
 }

@@ -46,14 +46,16 @@ export const adminUserSchema = z.object({
   tenants: tenantList,
   createdAt: z.string().nullish().transform((v) => v ?? null),
   disabledAt: nullableStr,
+  sso: z.boolean().optional().default(false),
+  activeSessions: z.number().int().nonnegative().optional().default(0),
 });
 export type AdminUser = z.infer<typeof adminUserSchema>;
 
 const tokensSchema = z.object({ items: z.array(adminTokenSchema) });
 const usersSchema = z.object({ items: z.array(adminUserSchema) });
 const revokedSchema = z.object({ id: z.string(), revoked: z.boolean() });
-const createdUserSchema = adminUserSchema.omit({ createdAt: true, disabledAt: true });
-const updatedUserSchema = adminUserSchema.omit({ createdAt: true });
+const createdUserSchema = adminUserSchema.omit({ createdAt: true, disabledAt: true, sso: true, activeSessions: true });
+const updatedUserSchema = adminUserSchema.omit({ createdAt: true, sso: true, activeSessions: true }).extend({ sessionsEnded: z.number().int().optional().default(0) });
 
 // ---------- fetchers ----------
 
@@ -92,7 +94,7 @@ export async function createUser(input: NewUserInput) {
   return parse(createdUserSchema, json, "new user");
 }
 
-export type UserPatch = { role?: Role; tenants?: string[]; disabled?: boolean; password?: string };
+export type UserPatch = { role?: Role; tenants?: string[]; disabled?: boolean; password?: string; signOut?: true };
 
 export async function updateUser(id: string, patch: UserPatch) {
   const { json } = await request(`/api/v1/admin/users/${seg(id)}`, { method: "PATCH", body: patch });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { upsertAdmin } from "../../lib/auth/users";
-import { decodeSession } from "../../lib/auth/session";
+import { principalForSession } from "../../lib/auth/session";
 
 // People sign in with email + password (or a token), machines use tokens an admin creates;
 // roles and tenant limits hold for both, and cookie-authenticated mutations need our origin.
@@ -23,6 +23,7 @@ beforeAll(async () => {
     user: await import("../../app/api/v1/admin/users/[id]/route"),
     publish: await import("../../app/api/v1/tenants/[tenant]/documents/[key]/versions/route"),
     docs: await import("../../app/api/v1/documents/route"),
+    signout: await import("../../app/api/auth/signout/route"),
   };
 });
 afterAll(async () => {
@@ -44,7 +45,12 @@ describe("sign-in", () => {
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     const value = /iw_session=([^;]+)/.exec(cookie)![1];
-    expect(decodeSession(value)).toEqual({ subject: "user:admin@example.com", role: "admin", tenants: null });
+    expect(await principalForSession(t.pool, value)).toEqual({ subject: "user:admin@example.com", role: "admin", tenants: null });
+    // The cookie is an opaque random id; the database keeps only its hash.
+    expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const stored = await t.pool.query(`SELECT id_hash, method FROM sessions`);
+    expect(stored.rows.map((r) => r.id_hash)).not.toContain(value);
+    expect(stored.rows.some((r) => r.method === "password")).toBe(true);
   });
 
   it("a wrong password is 401, and repeated failures are throttled", async () => {
@@ -102,5 +108,84 @@ describe("admin: tokens and users", () => {
     expect((await again.json()).role).toBe("viewer");
     const audit = await t.pool.query(`SELECT action FROM audit_log WHERE target_type IN ('user', 'token') ORDER BY id`);
     expect(audit.rows.map((r) => r.action)).toEqual(["token.create", "token.revoke", "user.create", "user.update", "user.update"]);
+  });
+});
+
+describe("sessions live in the database", () => {
+  const cookieOf = (res: Response) => /iw_session=([^;]+)/.exec(res.headers.get("set-cookie")!)![1];
+  const asCookie = (c: string) => ({ cookie: `iw_session=${c}` });
+  const docsWith = async (c: string) => (await R.docs.GET(req("GET", undefined, asCookie(c)), ctx())).status;
+
+  it("signing out ends the session on the server, so a copied cookie stops working", async () => {
+    const c = cookieOf(await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.3.0.1" }), ctx()));
+    expect(await docsWith(c)).toBe(200);
+    const out = await R.signout.POST(req("POST", undefined, asCookie(c)), ctx());
+    expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
+    expect(await docsWith(c)).toBe(401);
+  });
+
+  it("forged, malformed and unknown cookies are 401", async () => {
+    for (const c of ["x", "a".repeat(43), "../../etc", "a.b.c"]) expect(await docsWith(c)).toBe(401);
+  });
+
+  it("a role change applies to open sessions at once; disabling the user or resetting the password ends them", async () => {
+    const u = await (await R.users.POST(req("POST", { email: "live@example.com", password: "a long enough password", role: "operator" }, bearer(BOOT)), ctx())).json();
+    const signin = async (ip: string) => cookieOf(await R.signin.POST(req("POST", { email: "live@example.com", password: "a long enough password" }, { "x-forwarded-for": ip }), ctx()));
+    const c1 = await signin("10.4.0.1");
+    const c2 = await signin("10.4.0.2");
+    expect((await principalForSession(t.pool, c1))!.role).toBe("operator");
+    await R.user.PATCH(req("PATCH", { role: "viewer", tenants: ["a"] }, bearer(BOOT)), ctx({ id: u.id }));
+    expect(await principalForSession(t.pool, c1)).toEqual({ subject: "user:live@example.com", role: "viewer", tenants: ["a"] });
+    const listed = (await (await R.users.GET(req("GET", undefined, bearer(BOOT)), ctx())).json()).items.find((x: any) => x.id === u.id);
+    expect(listed.activeSessions).toBe(2);
+
+    const disabled = await (await R.user.PATCH(req("PATCH", { disabled: true }, bearer(BOOT)), ctx({ id: u.id }))).json();
+    expect(disabled.sessionsEnded).toBe(2);
+    expect(await docsWith(c1)).toBe(401);
+    // Enabling the account again does not bring the ended sessions back.
+    await R.user.PATCH(req("PATCH", { disabled: false }, bearer(BOOT)), ctx({ id: u.id }));
+    expect(await docsWith(c2)).toBe(401);
+
+    const c3 = await signin("10.4.0.3");
+    expect(await docsWith(c3)).toBe(200);
+    const reset = await (await R.user.PATCH(req("PATCH", { password: "another long password" }, bearer(BOOT)), ctx({ id: u.id }))).json();
+    expect(reset.sessionsEnded).toBe(1);
+    expect(await docsWith(c3)).toBe(401);
+  });
+
+  it("'sign out everywhere' ends every session of a user and is audited", async () => {
+    const u = await (await R.users.POST(req("POST", { email: "roam@example.com", password: "a long enough password", role: "viewer" }, bearer(BOOT)), ctx())).json();
+    const c = cookieOf(await R.signin.POST(req("POST", { email: "roam@example.com", password: "a long enough password" }, { "x-forwarded-for": "10.5.0.1" }), ctx()));
+    const res = await (await R.user.PATCH(req("PATCH", { signOut: true }, bearer(BOOT)), ctx({ id: u.id }))).json();
+    expect(res.sessionsEnded).toBe(1);
+    expect(await docsWith(c)).toBe(401);
+    const a = await t.pool.query(`SELECT detail FROM audit_log WHERE action = 'user.update' AND target_id = $1`, [u.id]);
+    expect(a.rows[0].detail.sessionsEnded).toBe(1);
+  });
+
+  it("revoking a token ends the dashboard sessions opened with it", async () => {
+    const { id, token } = await (await R.tokens.POST(req("POST", { name: "ops-laptop", role: "operator" }, bearer(BOOT)), ctx())).json();
+    const c = cookieOf(await R.signin.POST(req("POST", { token }, { "x-forwarded-for": "10.6.0.1" }), ctx()));
+    expect(await principalForSession(t.pool, c)).toEqual({ subject: "token:ops-laptop", role: "operator", tenants: null });
+    await R.token.DELETE(req("DELETE", undefined, bearer(BOOT)), ctx({ id }));
+    expect(await docsWith(c)).toBe(401);
+  });
+
+  it("sessions opened with the bootstrap token end when the bootstrap token changes", async () => {
+    const c = cookieOf(await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.7.0.1" }), ctx()));
+    expect(await docsWith(c)).toBe(200);
+    process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = "a-different-bootstrap-token-0000";
+    try {
+      expect(await docsWith(c)).toBe(401);
+    } finally {
+      process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = BOOT;
+    }
+    expect(await docsWith(c)).toBe(200);
+  });
+
+  it("an expired session is refused", async () => {
+    const c = cookieOf(await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.8.0.1" }), ctx()));
+    await t.pool.query(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE bootstrap_hash IS NOT NULL`);
+    expect(await docsWith(c)).toBe(401);
   });
 });

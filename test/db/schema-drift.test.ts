@@ -14,13 +14,15 @@ type Model = { name: string; table: string; fields: Field[] };
 function parseSchema(text: string): Model[] {
   const models: Model[] = [];
   const re = /model\s+(\w+)\s*\{([\s\S]*?)\n\}/g;
+  // Relation fields (typed with another model) have no column of their own.
+  const modelNames = new Set([...text.matchAll(re)].map((m) => m[1]));
   for (const m of text.matchAll(re)) {
     const body = m[2];
     const table = /@@map\("([^"]+)"\)/.exec(body)?.[1] ?? m[1];
     const fields: Field[] = [];
     for (const line of body.split("\n")) {
       const f = /^\s+(\w+)\s+([\w()"]+?)(\[\])?(\?)?(\s|$)/.exec(line);
-      if (!f || line.trim().startsWith("@@") || line.trim().startsWith("//")) continue;
+      if (!f || line.trim().startsWith("@@") || line.trim().startsWith("//") || modelNames.has(f[2])) continue;
       const column = /@map\("([^"]+)"\)/.exec(line)?.[1] ?? f[1];
       fields.push({ column, optional: Boolean(f[4]), list: Boolean(f[3]) });
     }
@@ -84,8 +86,9 @@ describe("schema.prisma matches the migrations", () => {
     const sp = await prisma.searchPointer.create({ data: { documentId: docId, tenantId: tenant.id, indexVersionId: iv.id, versionNumber: 1 } });
     const w = await prisma.worker.create({ data: { id: "w1", host: "h", pid: 1, concurrency: 2, currentTasks: [task.taskId] } });
     const snap = await prisma.backlogSnapshot.create({ data: { pending: 1, retryWait: 0, running: 0, dead: 0, due: 1, oldestDueAgeSeconds: 1.5 } });
-    const user = await prisma.user.create({ data: { id: randomUUID(), email: "a@b.c", role: "admin", tenants: ["drift"] } });
+    const user = await prisma.user.create({ data: { id: randomUUID(), email: "a@b.c", role: "admin", tenants: ["drift"], oidcIssuer: "https://idp", oidcSubject: "s1" } });
     const tok = await prisma.apiToken.create({ data: { id: randomUUID(), name: "n", tokenHash: "h", role: "viewer" } });
+    const sess = await prisma.session.create({ data: { idHash: "sh", userId: user.id, method: "oidc", expiresAt: new Date(Date.now() + 60_000), userAgent: "ua" } });
     const audit = await prisma.auditLog.create({ data: { actor: "me", action: "x", targetType: "task", targetId: "1", detail: { r: true } } });
     const idem = await prisma.idempotencyKey.create({ data: { tenantId: tenant.id, key: "k", requestHash: "h", statusCode: 202, response: { ok: 1 } } });
 
@@ -104,6 +107,7 @@ describe("schema.prisma matches the migrations", () => {
     expect(await prisma.backlogSnapshot.findUniqueOrThrow({ where: { id: snap.id } })).toEqual(snap);
     expect(await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).toEqual(user);
     expect(await prisma.apiToken.findUniqueOrThrow({ where: { id: tok.id } })).toEqual(tok);
+    expect(await prisma.session.findUniqueOrThrow({ where: { idHash: "sh" } })).toEqual(sess);
     expect(await prisma.auditLog.findUniqueOrThrow({ where: { id: audit.id } })).toEqual(audit);
     expect(await prisma.idempotencyKey.findUniqueOrThrow({ where: { tenantId_key: { tenantId: tenant.id, key: "k" } } })).toEqual(idem);
   });

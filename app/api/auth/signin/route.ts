@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { handler, json, readJson } from "@/lib/http/handler";
 import { ApiError } from "@/lib/http/errors";
-import { principalForToken } from "@/lib/auth/authenticate";
-import { principalForPassword, tooManyFailures, recordFailure } from "@/lib/auth/users";
-import { encodeSession, SESSION_COOKIE, SESSION_TTL_SECONDS } from "@/lib/auth/session";
+import { identityForToken } from "@/lib/auth/authenticate";
+import { identityForPassword, tooManyFailures, recordFailure } from "@/lib/auth/users";
+import { openSession, sessionCookie } from "@/lib/auth/session";
 import { db } from "@/lib/server";
 
 const body = z.union([
@@ -19,13 +19,11 @@ export const POST = handler(async (req) => {
   const client = req.headers.get("x-forwarded-for")?.split(",")[0].trim() ?? "local";
   const keys = "email" in b ? [`email:${b.email.toLowerCase()}`, `client:${client}`] : [`client:${client}`];
   if (tooManyFailures(keys)) throw new ApiError(429, "TOO_MANY_ATTEMPTS", "too many failed sign-ins; wait a few minutes");
-  const principal = "token" in b ? await principalForToken(b.token.trim()) : await principalForPassword(db(), b.email, b.password);
-  if (!principal) {
+  const identity = "token" in b ? await identityForToken(b.token.trim()) : await identityForPassword(db(), b.email, b.password);
+  if (!identity) {
     recordFailure(keys);
     throw new ApiError(401, "UNAUTHORIZED", "token" in b ? "that token is not valid" : "wrong email or password");
   }
-  const secure = new URL(req.url).protocol === "https:" ? "; Secure" : "";
-  return json({ ok: true, role: principal.role, subject: principal.subject }, 200, {
-    "set-cookie": `${SESSION_COOKIE}=${encodeSession(principal)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_SECONDS}${secure}`,
-  });
+  const session = await openSession(db(), identity.owner, "token" in b ? "token" : "password", req.headers.get("user-agent"));
+  return json({ ok: true, role: identity.principal.role, subject: identity.principal.subject }, 200, { "set-cookie": sessionCookie(session, req) });
 });
