@@ -9,6 +9,7 @@ import { startEmbedded, type EmbeddedDb } from "../lib/db/embedded";
 import { seedDemo } from "../lib/demo";
 import { upsertAdmin, hasUser, DEFAULT_ADMIN_EMAIL } from "../lib/auth/users";
 import { generatePassword } from "../lib/auth/password";
+import { oidcSettings } from "../lib/auth/oidc";
 import pg from "pg";
 
 const ROOT = process.cwd();
@@ -77,6 +78,8 @@ function ensureBuild(): void {
 export async function start(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { demo: { type: "boolean" } } });
   const cfg = loadConfig();
+  // Fails here, naming the variable, rather than at someone's first SSO sign-in.
+  const sso = oidcSettings();
   const dataDir = path.resolve(cfg.INDEXWRIGHT_DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
 
@@ -158,6 +161,7 @@ export async function start(argv: string[]): Promise<void> {
 
   say(`dashboard: http://localhost:${cfg.PORT}`);
   say(`admin sign-in: ${adminNote}`);
+  if (sso) say(`single sign-on: ${sso.displayName} (${sso.issuer})${sso.defaultRole ? `, new people join as ${sso.defaultRole}` : ", only people an admin added"}`);
   say(`admin token: ${token}${cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ? " (from INDEXWRIGHT_BOOTSTRAP_TOKEN)" : ` (stored in ${display(path.join(dataDir, "bootstrap-token"))})`}`);
 
   async function shutdown(code: number): Promise<void> {

@@ -3,20 +3,27 @@ import { redirect } from "next/navigation";
 import { currentPrincipal } from "@/lib/auth/current";
 import { SignInForm } from "@/components/signin/SignInForm";
 import { icons } from "@/components/shell/icons";
+import { OIDC_ERRORS, oidcSettings, type OidcErrorCode } from "@/lib/auth/oidc";
+import { safeNext } from "@/lib/auth/next-path";
+import "@/components/signin/signin.css";
 
 export const metadata: Metadata = { title: "Sign in" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-/** Only same-origin paths are followed after sign-in (no "//evil.example" or absolute URLs). */
-function safeNext(raw: string | string[] | undefined): string {
-  const v = Array.isArray(raw) ? raw[0] : raw;
-  if (!v || !v.startsWith("/") || v.startsWith("//") || v.startsWith("/\\") || v.startsWith("/signin")) return "/overview";
-  return v;
+function ssoSettings() {
+  try {
+    return oidcSettings();
+  } catch {
+    return null; // `npm start` refuses a bad SSO configuration; here it just hides the button
+  }
 }
 
 export default async function SignInPage({ searchParams }: Props) {
-  const next = safeNext((await searchParams).next);
+  const params = await searchParams;
+  const next = safeNext(params.next);
+  const errorCode = typeof params.error === "string" && params.error in OIDC_ERRORS ? (params.error as OidcErrorCode) : null;
+  const sso = ssoSettings();
 
   let signedIn = false;
   try {
@@ -34,7 +41,24 @@ export default async function SignInPage({ searchParams }: Props) {
           <span>Indexwright</span>
         </div>
         <h1 className="signin__title">Sign in</h1>
-        <p className="signin__lead">Use your email and password, or an access token.</p>
+        <p className="signin__lead">{sso ? `Use ${sso.displayName}, your email and password, or an access token.` : "Use your email and password, or an access token."}</p>
+        {errorCode ? (
+          <div className="form-error signin-error sso-error" role="alert" data-testid="sso-error" data-code={errorCode}>
+            <p className="signin-error__title">Single sign-on did not sign you in</p>
+            <p>{OIDC_ERRORS[errorCode]}</p>
+          </div>
+        ) : null}
+        {sso ? (
+          <>
+            {/* A plain link: the provider's page is a full navigation, and it works before any script loads. */}
+            <a className="btn btn--primary sso-button" href={`/api/auth/oidc/start?next=${encodeURIComponent(next)}`} data-testid="sso-sign-in">
+              Sign in with {sso.displayName}
+            </a>
+            <div className="signin-divider" role="separator" aria-label="or">
+              <span aria-hidden="true">or</span>
+            </div>
+          </>
+        ) : null}
         <SignInForm next={next} />
         <p className="signin__foot">
           First sign-in? <code>npm start</code> prints the admin&rsquo;s email and password.

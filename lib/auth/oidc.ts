@@ -1,0 +1,242 @@
+import "server-only";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import type pg from "pg";
+import * as oidc from "openid-client";
+import { z } from "zod";
+import { ROLES, type Role } from "../domain/constants";
+import type { SessionOwner } from "./session";
+import { withTransaction } from "../db/pool";
+
+/**
+ * Single sign-on through any OpenID Connect provider (authorization code flow with PKCE, state and
+ * nonce, via openid-client). Configured by environment; absent configuration means the sign-in page
+ * shows no SSO button and the routes answer 404.
+ */
+const envSchema = z.object({
+  OIDC_ISSUER: z.string().url(),
+  OIDC_CLIENT_ID: z.string().min(1),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_DISPLAY_NAME: z.string().min(1).max(60).default("single sign-on"),
+  OIDC_SCOPES: z.string().default("openid email profile"),
+  // People without an account are created with this role at their first sign-in; unset means an
+  // admin must add them first (by email) on the Admin page.
+  OIDC_DEFAULT_ROLE: z.enum(ROLES).optional(),
+  OIDC_ALLOWED_DOMAINS: z.string().optional(),
+  // Plain-http issuers are refused unless this is set (local providers in development and tests).
+  OIDC_ALLOW_HTTP: z.enum(["0", "1", "true", "false"]).optional(),
+  INDEXWRIGHT_PUBLIC_URL: z.string().url().optional(),
+});
+
+export type OidcSettings = {
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  displayName: string;
+  scopes: string;
+  defaultRole?: Role;
+  allowedDomains: string[];
+  allowHttp: boolean;
+  publicUrl?: string;
+};
+
+/** The SSO settings, null when SSO is not configured; throws naming the bad variable when misconfigured. */
+export function oidcSettings(env: Record<string, string | undefined> = process.env): OidcSettings | null {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => (k.startsWith("OIDC_") || k === "INDEXWRIGHT_PUBLIC_URL") && v !== undefined && v !== ""));
+  if (!cleaned.OIDC_ISSUER) return null;
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new Error(`invalid configuration: ${first.path.join(".")}: ${first.message}`);
+  }
+  const e = parsed.data;
+  return {
+    issuer: e.OIDC_ISSUER,
+    clientId: e.OIDC_CLIENT_ID,
+    clientSecret: e.OIDC_CLIENT_SECRET,
+    displayName: e.OIDC_DISPLAY_NAME,
+    scopes: e.OIDC_SCOPES,
+    defaultRole: e.OIDC_DEFAULT_ROLE,
+    allowedDomains: (e.OIDC_ALLOWED_DOMAINS ?? "").split(",").map((d) => d.trim().toLowerCase()).filter(Boolean),
+    allowHttp: e.OIDC_ALLOW_HTTP === "1" || e.OIDC_ALLOW_HTTP === "true",
+    publicUrl: e.INDEXWRIGHT_PUBLIC_URL?.replace(/\/+$/, ""),
+  };
+}
+
+// Discovery once per process and settings; a failed discovery is retried on the next sign-in.
+let cached: { key: string; config: Promise<oidc.Configuration> } | null = null;
+function providerConfig(s: OidcSettings): Promise<oidc.Configuration> {
+  const key = `${s.issuer}|${s.clientId}|${s.clientSecret ?? ""}|${s.allowHttp}`;
+  if (cached?.key !== key) {
+    const config = oidc
+      .discovery(new URL(s.issuer), s.clientId, undefined, s.clientSecret ? oidc.ClientSecretBasic(s.clientSecret) : oidc.None(), {
+        execute: s.allowHttp ? [oidc.allowInsecureRequests] : [],
+        timeout: 10,
+      })
+      .catch((err) => {
+        cached = null;
+        throw err;
+      });
+    cached = { key, config };
+  }
+  return cached.config;
+}
+
+export const OIDC_COOKIE = "iw_oidc";
+const FLOW_TTL_SECONDS = 10 * 60;
+const CALLBACK_PATH = "/api/auth/oidc/callback";
+
+/** Where the provider sends people back: the public URL when set, else the URL the request came to. */
+export function callbackUrl(s: OidcSettings, req: Request): string {
+  const base = s.publicUrl ?? publicOrigin(req);
+  return `${base}${CALLBACK_PATH}`;
+}
+
+function publicOrigin(req: Request): string {
+  const u = new URL(req.url);
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? u.host;
+  const proto = req.headers.get("x-forwarded-proto") ?? u.protocol.replace(/:$/, "");
+  return `${proto}://${host}`;
+}
+
+type Flow = { state: string; nonce: string; verifier: string; next: string; exp: number };
+
+function flowSecret(): string {
+  const s = process.env.INDEXWRIGHT_SESSION_SECRET ?? process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
+  if (!s) throw new Error("INDEXWRIGHT_SESSION_SECRET is not set");
+  return s;
+}
+const mac = (body: string) => createHmac("sha256", flowSecret()).update(`oidc-flow.${body}`).digest("base64url");
+
+function sealFlow(f: Flow): string {
+  const body = Buffer.from(JSON.stringify(f)).toString("base64url");
+  return `${body}.${mac(body)}`;
+}
+
+function openFlow(value: string | undefined, now = Date.now()): Flow | null {
+  if (!value) return null;
+  const dot = value.lastIndexOf(".");
+  if (dot <= 0) return null;
+  const body = value.slice(0, dot);
+  const a = Buffer.from(value.slice(dot + 1));
+  const b = Buffer.from(mac(body));
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+  try {
+    const f = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as Flow;
+    return typeof f.exp === "number" && f.exp * 1000 > now ? f : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts a sign-in: the provider URL to redirect to, and the cookie that carries state, nonce and PKCE verifier. */
+export async function beginSignIn(s: OidcSettings, req: Request, next: string): Promise<{ location: string; cookie: string }> {
+  const config = await providerConfig(s);
+  const flow: Flow = { state: oidc.randomState(), nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier(), next, exp: Math.floor(Date.now() / 1000) + FLOW_TTL_SECONDS };
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: callbackUrl(s, req),
+    scope: s.scopes,
+    code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
+    code_challenge_method: "S256",
+    state: flow.state,
+    nonce: flow.nonce,
+  });
+  const secure = callbackUrl(s, req).startsWith("https:") ? "; Secure" : "";
+  // SameSite=Lax: the provider's redirect back is a top-level GET, which Lax cookies accompany.
+  return { location: url.href, cookie: `${OIDC_COOKIE}=${sealFlow(flow)}; Path=/api/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=${FLOW_TTL_SECONDS}${secure}` };
+}
+
+export const CLEAR_OIDC_COOKIE = `${OIDC_COOKIE}=; Path=/api/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=0`;
+
+/** Stable codes the sign-in page explains; the URL carries only the code. */
+export const OIDC_ERRORS = {
+  OIDC_UNAVAILABLE: "The identity provider could not be reached. Try again, or sign in another way.",
+  OIDC_FLOW_EXPIRED: "The sign-in took too long or was started in another browser. Try again.",
+  OIDC_PROVIDER_ERROR: "The identity provider did not sign you in.",
+  OIDC_EMAIL_UNVERIFIED: "Your identity provider did not confirm your email address.",
+  OIDC_DOMAIN_NOT_ALLOWED: "Accounts from your email domain cannot sign in here.",
+  OIDC_NO_ACCOUNT: "There is no Indexwright account for your email. Ask an admin to add you.",
+  OIDC_IDENTITY_MISMATCH: "This account is linked to a different single sign-on identity.",
+  ACCOUNT_DISABLED: "Your account is disabled. Ask an admin to enable it.",
+} as const;
+export type OidcErrorCode = keyof typeof OIDC_ERRORS;
+
+export class OidcSignInError extends Error {
+  constructor(
+    readonly code: OidcErrorCode,
+    detail?: string,
+  ) {
+    super(detail ?? OIDC_ERRORS[code]);
+  }
+}
+
+export type Claims = { iss: string; sub: string; email?: string; email_verified?: boolean };
+
+/** Completes a sign-in from the provider's redirect: verifies state, PKCE, nonce and the ID token. */
+export async function finishSignIn(s: OidcSettings, req: Request, flowCookie: string | undefined): Promise<{ claims: Claims; next: string }> {
+  const flow = openFlow(flowCookie);
+  if (!flow) throw new OidcSignInError("OIDC_FLOW_EXPIRED");
+  const incoming = new URL(req.url);
+  if (incoming.searchParams.has("error")) {
+    throw new OidcSignInError("OIDC_PROVIDER_ERROR", `provider answered ${incoming.searchParams.get("error")}: ${incoming.searchParams.get("error_description") ?? ""}`.trim());
+  }
+  const config = await providerConfig(s);
+  // The token request must name the same redirect_uri the flow started with, whatever host the
+  // request reached us under.
+  const current = new URL(callbackUrl(s, req));
+  current.search = incoming.search;
+  let tokens;
+  try {
+    tokens = await oidc.authorizationCodeGrant(config, current, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true });
+  } catch (err) {
+    throw new OidcSignInError("OIDC_PROVIDER_ERROR", err instanceof Error ? err.message : String(err));
+  }
+  const c = tokens.claims();
+  if (!c) throw new OidcSignInError("OIDC_PROVIDER_ERROR", "no ID token");
+  return {
+    claims: { iss: c.iss, sub: c.sub, email: typeof c.email === "string" ? c.email.toLowerCase() : undefined, email_verified: c.email_verified === true },
+    next: flow.next,
+  };
+}
+
+/**
+ * The user an SSO identity signs in as. Bound by (issuer, subject) after the first sign-in; the first
+ * time, a verified email finds the account an admin created, or a new one is made with the default role.
+ */
+export async function userForClaims(pool: pg.Pool, s: OidcSettings, c: Claims): Promise<{ owner: SessionOwner; email: string; created: boolean }> {
+  return withTransaction(pool, async (client) => {
+    const bound = await client.query<{ id: string; email: string; disabled_at: Date | null }>(
+      `SELECT id, email, disabled_at FROM users WHERE oidc_issuer = $1 AND oidc_subject = $2 FOR UPDATE`,
+      [c.iss, c.sub],
+    );
+    let user = bound.rows[0];
+    let created = false;
+    if (!user) {
+      if (!c.email || !c.email_verified) throw new OidcSignInError("OIDC_EMAIL_UNVERIFIED");
+      const domain = c.email.split("@").pop() ?? "";
+      if (s.allowedDomains.length && !s.allowedDomains.includes(domain)) throw new OidcSignInError("OIDC_DOMAIN_NOT_ALLOWED");
+      const byEmail = await client.query<{ id: string; email: string; disabled_at: Date | null; oidc_subject: string | null }>(
+        `SELECT id, email, disabled_at, oidc_subject FROM users WHERE email = $1 FOR UPDATE`,
+        [c.email],
+      );
+      if (byEmail.rows[0]) {
+        if (byEmail.rows[0].oidc_subject !== null) throw new OidcSignInError("OIDC_IDENTITY_MISMATCH");
+        user = byEmail.rows[0];
+        await client.query(`UPDATE users SET oidc_issuer = $2, oidc_subject = $3 WHERE id = $1`, [user.id, c.iss, c.sub]);
+        await audit(client, user.id, "user.sso_link", { email: user.email, issuer: c.iss });
+      } else {
+        if (!s.defaultRole) throw new OidcSignInError("OIDC_NO_ACCOUNT");
+        const id = randomUUID();
+        await client.query(`INSERT INTO users (id, email, role, oidc_issuer, oidc_subject) VALUES ($1, $2, $3, $4, $5)`, [id, c.email, s.defaultRole, c.iss, c.sub]);
+        await audit(client, id, "user.create", { email: c.email, role: s.defaultRole, via: "oidc", issuer: c.iss });
+        user = { id, email: c.email, disabled_at: null };
+        created = true;
+      }
+    }
+    if (user.disabled_at) throw new OidcSignInError("ACCOUNT_DISABLED");
+    return { owner: { kind: "user", userId: user.id } as SessionOwner, email: user.email, created };
+  });
+}
+
+async function audit(client: pg.PoolClient, userId: string, action: string, detail: unknown) {
+  await client.query(`INSERT INTO audit_log (actor, action, target_type, target_id, detail) VALUES ('sso', $1, 'user', $2, $3)`, [action, userId, JSON.stringify(detail)]);
+}

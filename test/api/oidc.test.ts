@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../helpers/db";
+import { startFakeOidc, type RunningFakeOidc } from "../helpers/fake-oidc";
+import { principalForSession } from "../../lib/auth/session";
+
+// Single sign-on against a real (local) OpenID provider over HTTP: the full authorization code
+// flow with PKCE, state and nonce, signed ID tokens, and how identities map to users.
+const BOOT = "oidc-bootstrap-token-0123456789";
+let t: TestDb;
+let idp: RunningFakeOidc;
+let R: Record<string, any>;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  idp = await startFakeOidc({ clientId: "indexwright", clientSecret: "s3cret-client" });
+  Object.assign(process.env, {
+    DATABASE_URL: t.url,
+    INDEXWRIGHT_BOOTSTRAP_TOKEN: BOOT,
+    INDEXWRIGHT_SESSION_SECRET: "oidc-test-session-secret",
+    LOG_LEVEL: "silent",
+    OIDC_ISSUER: idp.issuer,
+    OIDC_CLIENT_ID: "indexwright",
+    OIDC_CLIENT_SECRET: "s3cret-client",
+    OIDC_ALLOW_HTTP: "1",
+  });
+  R = {
+    start: await import("../../app/api/auth/oidc/start/route"),
+    callback: await import("../../app/api/auth/oidc/callback/route"),
+    users: await import("../../app/api/v1/admin/users/route"),
+    user: await import("../../app/api/v1/admin/users/[id]/route"),
+  };
+});
+afterAll(async () => {
+  for (const k of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ALLOW_HTTP", "OIDC_DEFAULT_ROLE", "OIDC_ALLOWED_DOMAINS"]) delete process.env[k];
+  const { closePools } = await import("../../lib/db/pool");
+  await closePools();
+  await idp?.close();
+  await t?.close();
+});
+beforeEach(() => {
+  delete process.env.OIDC_DEFAULT_ROLE;
+  delete process.env.OIDC_ALLOWED_DOMAINS;
+});
+
+const ctx = () => ({ params: Promise.resolve({}) });
+const dash = (path: string, headers: Record<string, string> = {}) => new Request(`http://dash.local${path}`, { headers: { host: "dash.local", ...headers } });
+const bearer = { authorization: `Bearer ${BOOT}`, "content-type": "application/json", host: "dash.local" };
+const cookieFrom = (res: Response, name: string) => res.headers.getSetCookie().map((c) => new RegExp(`^${name}=([^;]*)`).exec(c)?.[1]).find((v) => v !== undefined);
+
+/** Start → the provider's form → its redirect back → our callback, as a browser would. */
+async function ssoSignIn(email: string, form: Record<string, string> = {}, next = "/documents?state=DEAD") {
+  const start = await R.start.GET(dash(`/api/auth/oidc/start?next=${encodeURIComponent(next)}`), ctx());
+  expect(start.status).toBe(303);
+  const authorize = new URL(start.headers.get("location")!);
+  expect(authorize.href.startsWith(`${idp.issuer}/authorize?`)).toBe(true);
+  expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
+  expect(authorize.searchParams.get("redirect_uri")).toBe("http://dash.local/api/auth/oidc/callback");
+  const flow = cookieFrom(start, "iw_oidc")!;
+  expect(flow).toBeTruthy();
+  const page = await fetch(authorize);
+  expect(page.status).toBe(200);
+  const approved = await fetch(`${idp.issuer}/authorize`, {
+    method: "POST",
+    body: new URLSearchParams({ ...Object.fromEntries(authorize.searchParams), email, decision: "allow", ...form }),
+    redirect: "manual",
+  });
+  expect(approved.status).toBe(302);
+  const back = approved.headers.get("location")!;
+  const res: Response = await R.callback.GET(dash(back.replace("http://dash.local", ""), { cookie: `iw_oidc=${flow}` }), ctx());
+  return { res, back, flow };
+}
+
+async function createUser(email: string, role = "operator") {
+  const r = await R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify({ email, password: "a long enough password", role }) }), ctx());
+  expect(r.status).toBe(201);
+  return (await r.json()).id as string;
+}
+
+describe("OIDC sign-in", () => {
+  it("an admin-added user signs in through the provider, lands on the page they asked for, and the identity is bound to them", async () => {
+    const id = await createUser("ops@corp.example");
+    const { res } = await ssoSignIn("OPS@corp.example");
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/documents?state=DEAD");
+    expect(cookieFrom(res, "iw_oidc")).toBe(""); // the flow cookie is cleared
+    const session = cookieFrom(res, "iw_session")!;
+    expect(await principalForSession(t.pool, session)).toEqual({ subject: "user:ops@corp.example", role: "operator", tenants: null });
+    const u = (await t.pool.query(`SELECT oidc_issuer, oidc_subject FROM users WHERE id = $1`, [id])).rows[0];
+    expect(u.oidc_issuer).toBe(idp.issuer);
+    expect(u.oidc_subject).toMatch(/^fake\|/);
+    const s = (await t.pool.query(`SELECT method FROM sessions WHERE user_id = $1`, [id])).rows;
+    expect(s).toEqual([{ method: "oidc" }]);
+    const audit = await t.pool.query(`SELECT actor, action FROM audit_log WHERE target_id = $1 ORDER BY id`, [id]);
+    expect(audit.rows.map((r) => r.action)).toContain("user.sso_link");
+  });
+
+  it("without a default role, people with no account are refused and nothing is written", async () => {
+    const before = (await t.pool.query(`SELECT count(*)::int AS n FROM users`)).rows[0].n;
+    const { res } = await ssoSignIn("stranger@corp.example");
+    expect(res.headers.get("location")).toBe("/signin?error=OIDC_NO_ACCOUNT");
+    expect(cookieFrom(res, "iw_session")).toBeUndefined();
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM users`)).rows[0].n).toBe(before);
+  });
+
+  it("with OIDC_DEFAULT_ROLE, a first sign-in creates the user with that role, once", async () => {
+    process.env.OIDC_DEFAULT_ROLE = "viewer";
+    const first = await ssoSignIn("newbie@corp.example");
+    expect(first.res.status).toBe(303);
+    expect(await principalForSession(t.pool, cookieFrom(first.res, "iw_session"))).toMatchObject({ subject: "user:newbie@corp.example", role: "viewer" });
+    await ssoSignIn("newbie@corp.example");
+    const rows = (await t.pool.query(`SELECT password_hash FROM users WHERE email = 'newbie@corp.example'`)).rows;
+    expect(rows).toEqual([{ password_hash: null }]); // no password: they can only come in through SSO
+    const listed = (await (await R.users.GET(new Request("http://dash.local/x", { headers: bearer }), ctx())).json()).items.find((u: any) => u.email === "newbie@corp.example");
+    expect(listed).toMatchObject({ sso: true, activeSessions: 2 });
+  });
+
+  it("refuses unverified emails and domains outside OIDC_ALLOWED_DOMAINS", async () => {
+    process.env.OIDC_DEFAULT_ROLE = "viewer";
+    expect((await ssoSignIn("unverified@corp.example", { email_verified: "false" })).res.headers.get("location")).toBe("/signin?error=OIDC_EMAIL_UNVERIFIED");
+    process.env.OIDC_ALLOWED_DOMAINS = "corp.example, other.example";
+    expect((await ssoSignIn("someone@elsewhere.example")).res.headers.get("location")).toBe("/signin?error=OIDC_DOMAIN_NOT_ALLOWED");
+    expect((await ssoSignIn("someone@other.example")).res.status).toBe(303);
+    expect((await t.pool.query(`SELECT email FROM users WHERE email IN ('unverified@corp.example', 'someone@elsewhere.example')`)).rows).toEqual([]);
+  });
+
+  it("a bound identity keeps its user when the email changes at the provider; another identity cannot take that user's email", async () => {
+    await createUser("moves@corp.example", "maintainer");
+    const sub = "stable-subject-1";
+    await ssoSignIn("moves@corp.example", { sub });
+    const renamed = await ssoSignIn("moved-elsewhere@corp.example", { sub });
+    expect(await principalForSession(t.pool, cookieFrom(renamed.res, "iw_session"))).toMatchObject({ subject: "user:moves@corp.example", role: "maintainer" });
+    const impostor = await ssoSignIn("moves@corp.example", { sub: "another-subject" });
+    expect(impostor.res.headers.get("location")).toBe("/signin?error=OIDC_IDENTITY_MISMATCH");
+  });
+
+  it("a disabled user is refused", async () => {
+    const id = await createUser("gone@corp.example");
+    await ssoSignIn("gone@corp.example");
+    await R.user.PATCH(new Request("http://dash.local/x", { method: "PATCH", headers: bearer, body: JSON.stringify({ disabled: true }) }), { params: Promise.resolve({ id }) });
+    expect((await ssoSignIn("gone@corp.example")).res.headers.get("location")).toBe("/signin?error=ACCOUNT_DISABLED");
+  });
+
+  it("rejects a missing or forged flow cookie, a flow from another sign-in, a replayed code and a denial", async () => {
+    await createUser("careful@corp.example");
+    const ok = await ssoSignIn("careful@corp.example");
+    expect(ok.res.status).toBe(303);
+    const path = ok.back.replace("http://dash.local", "");
+    // The same code again (replay): the provider refuses, so do we.
+    const replay = await R.callback.GET(dash(path, { cookie: `iw_oidc=${ok.flow}` }), ctx());
+    expect(replay.headers.get("location")).toBe("/signin?error=OIDC_PROVIDER_ERROR");
+    const noCookie = await R.callback.GET(dash(path), ctx());
+    expect(noCookie.headers.get("location")).toBe("/signin?error=OIDC_FLOW_EXPIRED");
+    const [body] = ok.flow.split(".");
+    const forged = await R.callback.GET(dash(path, { cookie: `iw_oidc=${body}.AAAA` }), ctx());
+    expect(forged.headers.get("location")).toBe("/signin?error=OIDC_FLOW_EXPIRED");
+
+    // A fresh code presented with the cookie of a different flow: state does not match.
+    const other = await R.start.GET(dash("/api/auth/oidc/start"), ctx());
+    const otherFlow = cookieFrom(other, "iw_oidc")!;
+    const second = await ssoSignIn("careful@corp.example");
+    const crossed = await R.callback.GET(dash(second.back.replace("http://dash.local", ""), { cookie: `iw_oidc=${otherFlow}` }), ctx());
+    expect(crossed.headers.get("location")).toBe("/signin?error=OIDC_PROVIDER_ERROR");
+
+    const start = await R.start.GET(dash("/api/auth/oidc/start"), ctx());
+    const authorize = new URL(start.headers.get("location")!);
+    const denied = await fetch(`${idp.issuer}/authorize`, { method: "POST", body: new URLSearchParams({ ...Object.fromEntries(authorize.searchParams), email: "careful@corp.example", decision: "deny" }), redirect: "manual" });
+    const res = await R.callback.GET(dash(denied.headers.get("location")!.replace("http://dash.local", ""), { cookie: `iw_oidc=${cookieFrom(start, "iw_oidc")}` }), ctx());
+    expect(res.headers.get("location")).toBe("/signin?error=OIDC_PROVIDER_ERROR");
+  });
+
+  it("only same-origin paths are followed after sign-in", async () => {
+    await createUser("nav@corp.example");
+    for (const next of ["https://evil.example/", "//evil.example", "/api/v1/documents"]) {
+      expect((await ssoSignIn("nav@corp.example", {}, next)).res.headers.get("location")).toBe("/overview");
+    }
+  });
+
+  it("an unreachable provider sends people back to the sign-in page with a clear code; without configuration the routes are 404", async () => {
+    process.env.OIDC_ISSUER = "http://127.0.0.1:9/nowhere";
+    try {
+      const res = await R.start.GET(dash("/api/auth/oidc/start?next=/tasks"), ctx());
+      expect(res.status).toBe(303);
+      expect(res.headers.get("location")).toBe("/signin?error=OIDC_UNAVAILABLE&next=%2Ftasks");
+      delete process.env.OIDC_ISSUER;
+      expect((await R.start.GET(dash("/api/auth/oidc/start"), ctx())).status).toBe(404);
+      expect((await R.callback.GET(dash("/api/auth/oidc/callback?code=x"), ctx())).status).toBe(404);
+    } finally {
+      process.env.OIDC_ISSUER = idp.issuer;
+    }
+  });
+
+  it("misconfiguration is a readable error naming the variable", async () => {
+    const { oidcSettings } = await import("../../lib/auth/oidc");
+    expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example" })).toThrow(/OIDC_CLIENT_ID/);
+    expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_ROLE: "root" })).toThrow(/OIDC_DEFAULT_ROLE/);
+    expect(oidcSettings({})).toBeNull();
+  });
+});
