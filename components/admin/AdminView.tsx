@@ -6,7 +6,8 @@ import { UsersSection } from "./UsersSection";
 import "./admin.css";
 
 /** The admin console: API tokens and users. The page only renders this for admins (checked on the server). */
-export function AdminView() {
+/** ssoName: the single sign-on provider's display name, when one is configured. */
+export function AdminView({ ssoName = null }: { ssoName?: string | null }) {
   return (
     <div className="page" data-testid="admin-page">
       <div className="page__header">
@@ -19,7 +20,7 @@ export function AdminView() {
         </div>
       </div>
       <TokensSection />
-      <UsersSection />
+      <UsersSection ssoName={ssoName} />
     </div>
   );
 }

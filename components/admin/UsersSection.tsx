@@ -20,7 +20,7 @@ type Kind = "role" | "password" | "disable" | "enable" | "signout";
 type Open = { kind: Kind; user: AdminUser } | null;
 
 /** People who sign in with email and password: list, add, change role, disable/enable, reset password. */
-export function UsersSection() {
+export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
   const users = useAdminUsers();
   const viewer = useViewer();
   const headingId = useId();
@@ -73,7 +73,7 @@ export function UsersSection() {
         </div>
       </QueryStates>
 
-      <AddUserDialog open={adding} onClose={() => setAdding(false)} />
+      <AddUserDialog open={adding} onClose={() => setAdding(false)} ssoName={ssoName} />
       <ChangeRoleDialog user={open?.kind === "role" ? open.user : null} onClose={close} />
       <ResetPasswordDialog user={open?.kind === "password" ? open.user : null} onClose={close} />
       <SignOutDialog user={open?.kind === "signout" ? open.user : null} onClose={close} />
@@ -174,21 +174,22 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
   );
 }
 
-function AddUserDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+function AddUserDialog({ open, onClose, ssoName }: { open: boolean; onClose: () => void; ssoName: string | null }) {
   const create = useCreateUser();
   const close = useDialogClose(create, onClose, { refreshAfterError: false });
   return (
     <Dialog open={open} onClose={close} busy={create.isPending} title="Add user" testId="user-create-dialog">
-      <AddUserForm mutation={create} onClose={close} />
+      <AddUserForm mutation={create} onClose={close} ssoName={ssoName} />
     </Dialog>
   );
 }
 
-function AddUserForm({ mutation, onClose }: { mutation: ReturnType<typeof useCreateUser>; onClose: () => void }) {
+function AddUserForm({ mutation, onClose, ssoName }: { mutation: ReturnType<typeof useCreateUser>; onClose: () => void; ssoName: string | null }) {
   const toast = useToast();
   const id = useId();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  const [ssoOnly, setSsoOnly] = useState(false);
   const [role, setRole] = useState<Role>("viewer");
   const [tenantsText, setTenantsText] = useState("");
   const [problems, setProblems] = useState<{ email?: string | null; password?: string | null; tenants?: string | null }>({});
@@ -196,10 +197,16 @@ function AddUserForm({ mutation, onClose }: { mutation: ReturnType<typeof useCre
 
   return (
     <ActionForm
-      effect={<p>The person signs in on the sign-in page under &ldquo;Email and password&rdquo;. Share the password with them through a safe channel.</p>}
+      effect={
+        ssoOnly ? (
+          <p>The person signs in with {ssoName}, using this email. They have no password here.</p>
+        ) : (
+          <p>The person signs in on the sign-in page under &ldquo;Email and password&rdquo;. Share the password with them through a safe channel.</p>
+        )
+      }
       onSubmit={() => {
         const { tenants, problem } = parseTenants(tenantsText);
-        const next = { email: emailProblem(email), password: passwordProblem(password), tenants: problem };
+        const next = { email: emailProblem(email), password: ssoOnly ? null : passwordProblem(password), tenants: problem };
         setProblems(next);
         const first = next.email ? "email" : next.password ? "password" : next.tenants ? "tenants" : null;
         if (first) {
@@ -207,11 +214,11 @@ function AddUserForm({ mutation, onClose }: { mutation: ReturnType<typeof useCre
           return;
         }
         mutation.mutate(
-          { email, password, role, tenants },
+          { email, password: ssoOnly ? null : password, role, tenants },
           {
             onSuccess: (res) => {
               onClose();
-              toast.push({ tone: "success", title: `User ${res.email} added`, body: `Role ${res.role}. They can sign in with their email and password now.` });
+              toast.push({ tone: "success", title: `User ${res.email} added`, body: `Role ${res.role}. They can sign in ${ssoOnly ? `with ${ssoName}` : "with their email and password"} now.` });
             },
             onError: (err) => {
               if (isApiError(err) && err.code === "EMAIL_TAKEN") document.getElementById(`${id}-email`)?.focus();
@@ -239,18 +246,35 @@ function AddUserForm({ mutation, onClose }: { mutation: ReturnType<typeof useCre
         error={problems.email ?? (taken ? "A user with this email already exists." : null)}
         testId="user-email"
       />
-      <PasswordField
-        id={`${id}-password`}
-        label="Password"
-        value={password}
-        onChange={(v) => {
-          setPassword(v);
-          if (problems.password) setProblems((p) => ({ ...p, password: null }));
-        }}
-        error={problems.password}
-        testId="user-password"
-        generate
-      />
+      {ssoName ? (
+        <div className="field field--check">
+          <input
+            id={`${id}-sso-only`}
+            type="checkbox"
+            checked={ssoOnly}
+            onChange={(e) => {
+              setSsoOnly(e.target.checked);
+              setProblems((p) => ({ ...p, password: null }));
+            }}
+            data-testid="user-sso-only"
+          />
+          <label htmlFor={`${id}-sso-only`}>Signs in only with {ssoName} (no password)</label>
+        </div>
+      ) : null}
+      {ssoOnly ? null : (
+        <PasswordField
+          id={`${id}-password`}
+          label="Password"
+          value={password}
+          onChange={(v) => {
+            setPassword(v);
+            if (problems.password) setProblems((p) => ({ ...p, password: null }));
+          }}
+          error={problems.password}
+          testId="user-password"
+          generate
+        />
+      )}
       <div className="grid-2 grid-2--admin">
         <RoleField id={`${id}-role`} value={role} onChange={setRole} testId="user-role" />
         <TenantsField

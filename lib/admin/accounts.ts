@@ -5,12 +5,13 @@ import { ROLES, TENANT_PATTERN } from "../domain/constants";
 import { hashToken } from "../auth/authenticate";
 import { hashPassword } from "../auth/password";
 import { endSessionsOf } from "../auth/session";
+import { oidcSettings } from "../auth/oidc";
 import { ApiError } from "../http/errors";
 import { withTransaction } from "../db/pool";
 
 export const newTokenBody = z.object({ name: z.string().trim().min(1).max(100), role: z.enum(ROLES), tenants: z.array(z.string().regex(TENANT_PATTERN)).max(100).optional() }).strict();
 export const newUserBody = z
-  .object({ email: z.string().trim().email().max(320), password: z.string().min(12).max(500), role: z.enum(ROLES), tenants: z.array(z.string().regex(TENANT_PATTERN)).max(100).optional() })
+  .object({ email: z.string().trim().email().max(320), password: z.string().min(12).max(500).optional(), role: z.enum(ROLES), tenants: z.array(z.string().regex(TENANT_PATTERN)).max(100).optional() })
   .strict();
 export const patchUserBody = z
   .object({ role: z.enum(ROLES).optional(), tenants: z.array(z.string().regex(TENANT_PATTERN)).max(100).optional(), disabled: z.boolean().optional(), password: z.string().min(12).max(500).optional(), signOut: z.literal(true).optional() })
@@ -66,11 +67,13 @@ export async function listUsers(pool: pg.Pool) {
 
 export async function createUser(pool: pg.Pool, actor: string, b: z.infer<typeof newUserBody>) {
   const id = randomUUID();
-  const hash = await hashPassword(b.password);
+  // Without a password the person can only come in through single sign-on, so one must be set up.
+  if (b.password === undefined && !oidcSettings()) throw new ApiError(400, "PASSWORD_REQUIRED", "a password is required unless single sign-on (OIDC_*) is configured");
+  const hash = b.password === undefined ? null : await hashPassword(b.password);
   return withTransaction(pool, async (tx) => {
     const r = await tx.query(`INSERT INTO users (id, email, password_hash, role, tenants) VALUES ($1, lower($2), $3, $4, $5) ON CONFLICT (email) DO NOTHING RETURNING id`, [id, b.email, hash, b.role, b.tenants ?? []]);
     if (!r.rows[0]) throw new ApiError(409, "EMAIL_TAKEN", "a user with that email exists");
-    await audit(tx, actor, "user.create", "user", id, { email: b.email.toLowerCase(), role: b.role });
+    await audit(tx, actor, "user.create", "user", id, { email: b.email.toLowerCase(), role: b.role, password: hash !== null });
     return { id, email: b.email.toLowerCase(), role: b.role, tenants: b.tenants ?? [] };
   });
 }

@@ -85,10 +85,11 @@ export async function fetchUsers(signal?: AbortSignal): Promise<AdminUser[]> {
   return parse(usersSchema, json, "user list").items;
 }
 
-export type NewUserInput = { email: string; password: string; role: Role; tenants: string[] };
+export type NewUserInput = { email: string; password: string | null; role: Role; tenants: string[] };
 
 export async function createUser(input: NewUserInput) {
-  const body: Record<string, unknown> = { email: input.email.trim(), password: input.password, role: input.role };
+  const body: Record<string, unknown> = { email: input.email.trim(), role: input.role };
+  if (input.password !== null) body.password = input.password;
   if (input.tenants.length > 0) body.tenants = input.tenants;
   const { json } = await request("/api/v1/admin/users", { method: "POST", body });
   return parse(createdUserSchema, json, "new user");

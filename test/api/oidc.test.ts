@@ -196,3 +196,28 @@ describe("OIDC sign-in", () => {
     expect(oidcSettings({})).toBeNull();
   });
 });
+
+describe("SSO-only users", () => {
+  const post = (body: unknown) => R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify(body) }), ctx());
+
+  it("an admin can add a person without a password when SSO is configured; they sign in through the provider only", async () => {
+    const res = await post({ email: "sso-only@corp.example", role: "maintainer" });
+    expect(res.status).toBe(201);
+    const { res: signedIn } = await ssoSignIn("sso-only@corp.example");
+    expect(await principalForSession(t.pool, cookieFrom(signedIn, "iw_session"))).toMatchObject({ subject: "user:sso-only@corp.example", role: "maintainer" });
+    const { identityForPassword } = await import("../../lib/auth/users");
+    expect(await identityForPassword(t.pool, "sso-only@corp.example", "")).toBeNull();
+  });
+
+  it("without SSO configured, a password is required (400 PASSWORD_REQUIRED, nothing written)", async () => {
+    delete process.env.OIDC_ISSUER;
+    try {
+      const res = await post({ email: "nopass@corp.example", role: "viewer" });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.code).toBe("PASSWORD_REQUIRED");
+      expect((await t.pool.query(`SELECT 1 FROM users WHERE email = 'nopass@corp.example'`)).rowCount).toBe(0);
+    } finally {
+      process.env.OIDC_ISSUER = idp.issuer;
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { currentPrincipal } from "@/lib/auth/current";
 import { hasRole } from "@/lib/auth/principal";
 import { AdminView } from "@/components/admin/AdminView";
 import { AdminsOnly } from "@/components/admin/AdminsOnly";
+import { oidcSettings } from "@/lib/auth/oidc";
 
 export const metadata: Metadata = { title: "Admin" };
 // Decided per request from the session cookie.
@@ -14,5 +15,11 @@ export default async function AdminPage() {
   const principal = await currentPrincipal();
   if (!principal) redirect("/signin?next=/admin");
   if (!hasRole(principal, "admin")) return <AdminsOnly role={principal.role} />;
-  return <AdminView />;
+  let sso: string | null = null;
+  try {
+    sso = oidcSettings()?.displayName ?? null;
+  } catch {
+    sso = null;
+  }
+  return <AdminView ssoName={sso} />;
 }
