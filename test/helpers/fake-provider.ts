@@ -10,7 +10,16 @@
 
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { embedLocal } from "../../lib/pipeline/local-embedder";
+import {
+  apiError,
+  embeddingItems,
+  embeddingsList,
+  encodeItems,
+  requestDimensions,
+  requestTexts,
+  sendJson,
+  type EmbeddingItem,
+} from "./openai-embeddings";
 
 export type FakeMode =
   | "ok"
@@ -89,17 +98,6 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     return baseMode;
   };
 
-  const sendJson = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    if (res.destroyed || res.writableEnded) return;
-    const text = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
-    res.end(text);
-  };
-
-  const apiError = (message: string, type: string, code: string | null = null, param: string | null = null) => ({
-    error: { message, type, param, code },
-  });
-
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0];
     if (req.method !== "POST" || (path !== "/v1/embeddings" && path !== "/embeddings")) {
@@ -120,8 +118,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         sendJson(res, 400, apiError("We could not parse the JSON body of your request.", "invalid_request_error"));
         return;
       }
-      const rawInput = body.input;
-      const texts: string[] = typeof rawInput === "string" ? [rawInput] : Array.isArray(rawInput) ? rawInput.map(String) : [];
+      const texts = requestTexts(body);
       inputs.push(texts);
       bodies.push(body);
       authHeaders.push(req.headers.authorization);
@@ -142,7 +139,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 
       const { mode, delayMs } = takeMode();
       const model = body.model;
-      const dims = typeof body.dimensions === "number" ? body.dimensions : defaultDims;
+      const dims = requestDimensions(body, defaultDims);
       const answer = (extraDelay = 0, fn: () => void) => {
         const d = delayMs ?? extraDelay;
         if (d > 0) later(d, fn);
@@ -182,23 +179,15 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
           break;
       }
 
-      const vectors = embedLocal(texts, mode === "wrong-dimension" ? dims + 1 : dims);
-      let data = vectors.map((embedding, index) => ({ object: "embedding", index, embedding }) as { object: string; index: number; embedding: number[] | string });
+      let data: EmbeddingItem[] = embeddingItems(texts, mode === "wrong-dimension" ? dims + 1 : dims);
       if (mode === "wrong-count") data = texts.length === 1 ? [...data, { ...data[0], index: 1 }] : data.slice(0, -1);
       if (mode === "wrong-index") {
         if (data.length === 1) data[0].index = 1;
         else data[1].index = 0;
       }
       if (mode === "shuffled") data = [...data].reverse();
-      if (body.encoding_format === "base64") {
-        data = data.map((d) => ({ ...d, embedding: Buffer.from(new Float32Array(d.embedding as number[]).buffer).toString("base64") }));
-      }
-      const payload = {
-        object: "list",
-        data,
-        model: mode === "wrong-model" ? "some-other-embedding-model" : (options.answerModel ?? model),
-        usage: { prompt_tokens: texts.length, total_tokens: texts.length },
-      };
+      data = encodeItems(data, body.encoding_format);
+      const payload = embeddingsList(data, mode === "wrong-model" ? "some-other-embedding-model" : (options.answerModel ?? model), texts);
 
       if (mode === "slow-body") {
         const text = JSON.stringify(payload);
