@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { E2E_PORTS, FAKE_OPENAI, SERVICES_URL } from "./e2e/services/settings";
 
 // One fresh data directory per run. The config is evaluated again in each worker process; the
 // environment variable carries the runner's value to them so every process agrees on it.
@@ -6,6 +7,8 @@ const RUN_STAMP = (process.env.INDEXWRIGHT_E2E_RUN_STAMP ??= new Date().toISOStr
 
 /** Must equal E2E_TOKEN in e2e/fixtures.ts. */
 const BOOTSTRAP_TOKEN = "e2e-bootstrap-token-0123456789abcdef";
+
+const APP_URL = `http://127.0.0.1:${E2E_PORTS.app}`;
 
 export default defineConfig({
   testDir: "e2e",
@@ -20,7 +23,7 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   reporter: [["list"], ["json", { outputFile: "reports/playwright.json" }], ["html", { open: "never", outputFolder: "reports/playwright-html" }]],
   use: {
-    baseURL: "http://127.0.0.1:3100",
+    baseURL: APP_URL,
     browserName: "chromium",
     viewport: { width: 1360, height: 900 },
     launchOptions: {
@@ -38,18 +41,44 @@ export default defineConfig({
     screenshot: "on",
     trace: "retain-on-failure",
   },
-  webServer: {
-    command: "node bin/indexwright.mjs start",
-    url: "http://127.0.0.1:3100/api/health",
-    timeout: 300_000,
-    reuseExistingServer: false,
-    env: {
-      PORT: "3100",
-      INDEXWRIGHT_DATA_DIR: `.indexwright/e2e-${RUN_STAMP}`,
-      INDEXWRIGHT_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
-      POLL_INTERVAL_MS: "200",
-      EMBEDDED_DB_PORT: "54433",
+  webServer: [
+    {
+      // Fake external services: the OpenAI-compatible embeddings provider (with a control API for
+      // marker-scoped failures and delays), see e2e/services/.
+      command: "node --import tsx e2e/services/server.ts",
+      url: `${SERVICES_URL}/health`,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      env: { E2E_SERVICES_PORT: String(E2E_PORTS.services) },
+      stdout: "pipe",
     },
-    stdout: "pipe",
-  },
+    {
+      command: "node bin/indexwright.mjs start",
+      url: `${APP_URL}/api/health`,
+      timeout: 300_000,
+      reuseExistingServer: false,
+      env: {
+        PORT: String(E2E_PORTS.app),
+        INDEXWRIGHT_DATA_DIR: `.indexwright/e2e-${RUN_STAMP}`,
+        INDEXWRIGHT_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
+        POLL_INTERVAL_MS: "200",
+        EMBEDDED_DB_PORT: String(E2E_PORTS.db),
+        // Embeddings come from the fake provider over real HTTP, as from OpenAI.
+        EMBEDDING_PROVIDER: "openai",
+        OPENAI_BASE_URL: `${SERVICES_URL}/v1`,
+        OPENAI_API_KEY: FAKE_OPENAI.apiKey,
+        EMBEDDING_MODEL: FAKE_OPENAI.model,
+        EMBEDDING_DIMENSIONS: String(FAKE_OPENAI.dimensions),
+        // Small batches, so a document of a few dozen chunks takes many provider calls; progress
+        // written twice a second, so the dashboard's progress bar moves between its refreshes.
+        EMBED_BATCH_SIZE: "4",
+        HEARTBEAT_SECONDS: "0.5",
+        // A failing provider makes a task DEAD within a couple of seconds.
+        MAX_ATTEMPTS: "3",
+        RETRY_BASE_SECONDS: "0.2",
+        RETRY_MAX_SECONDS: "1",
+      },
+      stdout: "pipe",
+    },
+  ],
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { expect, test as base, type Page } from "@playwright/test";
+import { expect, test as base, type APIRequestContext, type Page } from "@playwright/test";
+import { SERVICES_URL } from "./services/settings";
 
 /** The bootstrap token the web server is started with (playwright.config.ts sets the same value). */
 export const E2E_TOKEN = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN ?? "e2e-bootstrap-token-0123456789abcdef";
@@ -44,6 +45,42 @@ export async function signOut(page: Page): Promise<void> {
   await page.getByTestId("sign-out").click();
   await page.waitForURL(/\/signin(\?|$)/);
   await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
+}
+
+/** Takes a full-page screenshot into the test's output directory and attaches it to the report. */
+export async function attachShot(page: Page, name: string): Promise<void> {
+  const info = base.info();
+  const path = info.outputPath(name);
+  await page.screenshot({ path, fullPage: true });
+  await info.attach(name, { path, contentType: "image/png" });
+}
+
+/**
+ * A fault of the fake embeddings provider (e2e/services/embeddings.ts) for requests whose texts
+ * contain `match`: answer with HTTP `status`, and/or wait `delayMs` first. Scope it with a marker
+ * only your own document contains, so other tests are not affected.
+ */
+export type ProviderRule = { match: string; status?: number; delayMs?: number };
+
+/** Installs (or replaces) a provider rule. */
+export async function setProviderRule(request: APIRequestContext, rule: ProviderRule): Promise<void> {
+  const res = await request.post(`${SERVICES_URL}/control/rules`, { data: rule });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+/** How many embeddings requests a rule has applied to so far (0 when there is no such rule). */
+export async function providerRuleHits(request: APIRequestContext, match: string): Promise<number> {
+  const res = await request.get(`${SERVICES_URL}/control/rules`);
+  expect(res.status(), await res.text()).toBe(200);
+  const rules = (await res.json()).rules as { match: string; hits: number }[];
+  return rules.find((r) => r.match === match)?.hits ?? 0;
+}
+
+/** Removes a provider rule (the provider "recovers" for that marker); returns how often it applied. */
+export async function clearProviderRule(request: APIRequestContext, match: string): Promise<number> {
+  const res = await request.delete(`${SERVICES_URL}/control/rules/${encodeURIComponent(match)}`);
+  expect(res.status(), await res.text()).toBe(200);
+  return ((await res.json()).removed?.hits as number | undefined) ?? 0;
 }
 
 type Fixtures = {
