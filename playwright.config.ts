@@ -1,5 +1,5 @@
 import { defineConfig } from "@playwright/test";
-import { E2E_PORTS, FAKE_OPENAI, SERVICES_URL } from "./e2e/services/settings";
+import { E2E_PORTS, FAKE_OIDC, FAKE_OPENAI, SERVICES_URL } from "./e2e/services/settings";
 
 // One fresh data directory per run. The config is evaluated again in each worker process; the
 // environment variable carries the runner's value to them so every process agrees on it.
@@ -44,7 +44,7 @@ export default defineConfig({
   webServer: [
     {
       // Fake external services: the OpenAI-compatible embeddings provider (with a control API for
-      // marker-scoped failures and delays), see e2e/services/.
+      // marker-scoped failures and delays) and an OpenID provider, see e2e/services/.
       command: "node --import tsx e2e/services/server.ts",
       url: `${SERVICES_URL}/health`,
       timeout: 30_000,
@@ -77,6 +77,12 @@ export default defineConfig({
         MAX_ATTEMPTS: "3",
         RETRY_BASE_SECONDS: "0.2",
         RETRY_MAX_SECONDS: "1",
+        // Single sign-on through the fake OpenID provider; only people an admin added may use it.
+        OIDC_ISSUER: FAKE_OIDC.issuer,
+        OIDC_CLIENT_ID: FAKE_OIDC.clientId,
+        OIDC_CLIENT_SECRET: FAKE_OIDC.clientSecret,
+        OIDC_DISPLAY_NAME: FAKE_OIDC.displayName,
+        OIDC_ALLOW_HTTP: "1",
       },
       stdout: "pipe",
     },

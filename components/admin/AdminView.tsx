@@ -14,7 +14,7 @@ export function AdminView({ ssoName = null }: { ssoName?: string | null }) {
         <div>
           <h1 className="page__title">Admin</h1>
           <p className="page__lead">
-            Who can use Indexwright: API tokens for machines, and people who sign in with a password. Every change is recorded in the{" "}
+            Who can use Indexwright: API tokens for machines, and people who sign in. Every change is recorded in the{" "}
             <Link href="/audit">audit log</Link>.
           </p>
         </div>

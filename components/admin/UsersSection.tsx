@@ -123,9 +123,24 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
           </span>
         )}
       </td>
-      <td className="num" data-testid="user-sessions">
-        {u.activeSessions}
-        <span className="visually-hidden"> open sessions</span>
+      <td className="nowrap">
+        <span className="sessions-cell">
+          <span data-testid="user-sessions">
+            {u.activeSessions}
+            <span className="visually-hidden"> open {u.activeSessions === 1 ? "session" : "sessions"}</span>
+          </span>
+          {u.activeSessions > 0 ? (
+            <button
+              type="button"
+              className="btn btn--ghost btn--sm"
+              onClick={() => onAction("signout")}
+              aria-label={`Sign out ${u.email} everywhere`}
+              data-testid="user-sign-out"
+            >
+              Sign out…
+            </button>
+          ) : null}
+        </span>
       </td>
       <td className="col-right">
         <div className="row-actions" role="group" aria-label={`Actions for ${u.email}`}>
@@ -137,20 +152,15 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
             title={self ? selfHint : undefined}
             data-testid="user-change-role"
           >
-            Change role…
-          </button>
-          <button type="button" className="btn btn--secondary btn--sm" onClick={() => onAction("password")} data-testid="user-reset-password">
-            Reset password…
+            Role…
           </button>
           <button
             type="button"
             className="btn btn--secondary btn--sm"
-            onClick={() => onAction("signout")}
-            disabled={u.activeSessions === 0}
-            title={u.activeSessions === 0 ? "No open sessions" : undefined}
-            data-testid="user-sign-out"
+            onClick={() => onAction("password")}
+            data-testid="user-reset-password"
           >
-            Sign out…
+            Password…
           </button>
           {disabled ? (
             <button type="button" className="btn btn--secondary btn--sm" onClick={() => onAction("enable")} data-testid="user-enable">
@@ -438,8 +448,8 @@ function SignOutDialog({ user, onClose }: UserDialogProps) {
         <ActionForm
           effect={
             <p>
-              Ends all {user.activeSessions} open {user.activeSessions === 1 ? "session" : "sessions"} of <span className="mono">{user.email}</span> on
-              every device. They can sign in again.
+              {user.activeSessions === 1 ? "Ends the open session" : `Ends all ${user.activeSessions} open sessions, on every device,`} of{" "}
+              <span className="mono">{user.email}</span>. Their next click takes them to the sign-in page; they can sign in again.
             </p>
           }
           onSubmit={() =>
@@ -456,7 +466,7 @@ function SignOutDialog({ user, onClose }: UserDialogProps) {
           onCancel={close}
           busy={update.isPending}
           error={update.error}
-          confirmLabel="End sessions"
+          confirmLabel={user.activeSessions === 1 ? "End session" : "End sessions"}
           busyLabel="Ending…"
           tone="danger"
           confirmTestId="user-signout-confirm"

@@ -5,6 +5,7 @@
 //
 //   GET /health           {ok:true}
 //   /v1/embeddings, /control/rules…   see embeddings.ts
+//   /oidc/…                           an OpenID Connect provider, see test/helpers/fake-oidc.ts
 //
 // More route groups mount the same way: a `mountX(router, options)` in its own file, called below.
 
@@ -12,11 +13,16 @@ import http from "node:http";
 import { sendJson } from "../../test/helpers/openai-embeddings";
 import { mountEmbeddings } from "./embeddings";
 import { Router } from "./router";
-import { E2E_PORTS, FAKE_OPENAI } from "./settings";
+import { createFakeOidc } from "../../test/helpers/fake-oidc";
+import { E2E_PORTS, FAKE_OIDC, FAKE_OPENAI } from "./settings";
 
 const router = new Router();
 router.get("/health", (_req, res) => sendJson(res, 200, { ok: true }));
 mountEmbeddings(router, { apiKey: FAKE_OPENAI.apiKey, dimensions: FAKE_OPENAI.dimensions });
+// Its signing key is generated at start, so routes mount once it exists (before listen, below).
+const oidcReady = createFakeOidc({ clientId: FAKE_OIDC.clientId, clientSecret: FAKE_OIDC.clientSecret }).then((oidc) => {
+  for (const r of oidc.routes) router.on(r.method, `/oidc${r.path}`, (req, res) => r.handle(req, res, FAKE_OIDC.issuer));
+});
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? "/", "http://services.invalid");
@@ -33,7 +39,7 @@ const server = http.createServer((req, res) => {
 });
 
 const port = E2E_PORTS.services;
-server.listen(port, "127.0.0.1", () => console.log(`[e2e-services] listening on http://127.0.0.1:${port}`));
+void oidcReady.then(() => server.listen(port, "127.0.0.1", () => console.log(`[e2e-services] listening on http://127.0.0.1:${port}`)));
 server.on("error", (err) => {
   console.error("[e2e-services]", err);
   process.exit(1);

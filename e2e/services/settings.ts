@@ -27,3 +27,11 @@ export const FAKE_OPENAI = {
   model: "text-embedding-3-small",
   dimensions: 384,
 };
+
+/** The fake OpenID provider mounted under /oidc, and the client the app is registered as. */
+export const FAKE_OIDC = {
+  issuer: `${SERVICES_URL}/oidc`,
+  clientId: "indexwright-e2e",
+  clientSecret: "e2e-oidc-client-secret",
+  displayName: "Corp SSO",
+};

@@ -22,8 +22,9 @@ export const GET = handler(async (req) => {
     log.info({ email: user.email, created: user.created }, "signed in through OIDC");
     return redirect(next, [CLEAR_OIDC_COOKIE, sessionCookie(session, req)]);
   } catch (err) {
+    // A refusal is an expected outcome (its reason is enough); anything else keeps its stack.
     const code = err instanceof OidcSignInError ? err.code : "OIDC_PROVIDER_ERROR";
-    log.warn({ err, code }, "OIDC sign-in refused");
+    log.warn(err instanceof OidcSignInError ? { code, reason: err.message } : { err, code }, "OIDC sign-in refused");
     return redirect(`/signin?error=${code}`, [CLEAR_OIDC_COOKIE]);
   }
 });

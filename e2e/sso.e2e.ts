@@ -1,0 +1,86 @@
+import type { Page } from "@playwright/test";
+import { E2E_TOKEN, expect, signIn, signOut, test, uniqueKey } from "./fixtures";
+import { FAKE_OIDC } from "./services/settings";
+
+const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
+
+function shooter(page: Page) {
+  return async (name: string) => {
+    const path = test.info().outputPath(name);
+    await page.screenshot({ path, fullPage: true });
+    await test.info().attach(name, { path, contentType: "image/png" });
+  };
+}
+
+/** From our sign-in page through the provider's page and back, as a person does it. */
+async function ssoSignIn(page: Page, email: string): Promise<void> {
+  await page.goto("/signin?next=/tasks");
+  await page.getByRole("link", { name: `Sign in with ${FAKE_OIDC.displayName}` }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Fake identity provider" })).toBeVisible();
+  expect(page.url().startsWith(`${FAKE_OIDC.issuer}/authorize?`)).toBe(true);
+  await page.getByLabel("Email").fill(email);
+  await page.getByRole("button", { name: "Continue" }).click();
+}
+
+test("single sign-on: a person an admin added comes in through the provider; an admin can end their session; a stranger is told why not", async ({ page, browser }) => {
+  const shot = shooter(page);
+  const email = `${uniqueKey("sso")}@corp.example`;
+
+  await test.step("an admin adds the person as an SSO-only operator", async () => {
+    const res = await page.request.post("/api/v1/admin/users", { headers: ADMIN, data: { email, role: "operator" } });
+    expect(res.status(), await res.text()).toBe(201);
+  });
+
+  await test.step("they sign in through the provider and land on the page they asked for", async () => {
+    await page.goto("/signin");
+    await expect(page.getByRole("link", { name: `Sign in with ${FAKE_OIDC.displayName}` })).toBeVisible();
+    await shot("01-signin-with-sso.png");
+    await ssoSignIn(page, email);
+    await page.waitForURL(/\/tasks$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Tasks" })).toBeVisible();
+    await expect(page.getByTestId("whoami")).toContainText(email);
+    await expect(page.getByTestId("whoami")).toContainText("operator");
+    await shot("02-signed-in-through-sso.png");
+  });
+
+  await test.step("an admin sees the open session and signs them out everywhere", async () => {
+    const adminContext = await browser.newContext();
+    const admin = await adminContext.newPage();
+    try {
+      await signIn(admin);
+      await admin.goto("/admin");
+      const row = admin.locator(`[data-testid="user-row"][data-email="${email}"]`);
+      await expect(row.getByText("SSO", { exact: true })).toBeVisible();
+      await expect(row.getByTestId("user-sessions")).toContainText("1");
+      await row.getByTestId("user-sign-out").click();
+      const dialog = admin.getByTestId("user-signout-dialog");
+      await expect(dialog).toContainText("Ends the open session");
+      await admin.screenshot({ path: test.info().outputPath("03-admin-ends-session.png"), fullPage: true });
+      await dialog.getByTestId("user-signout-confirm").click();
+      await expect(row.getByTestId("user-sessions")).toContainText("0");
+    } finally {
+      await adminContext.close();
+    }
+  });
+
+  await test.step("their next page load goes to the sign-in page", async () => {
+    await page.reload();
+    await page.waitForURL(/\/signin/);
+    await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
+  });
+
+  await test.step("they come back in; signing out ends that session too", async () => {
+    await ssoSignIn(page, email);
+    await page.waitForURL(/\/tasks$/);
+    await signOut(page);
+  });
+
+  await test.step("someone without an account is sent back with the reason", async () => {
+    await ssoSignIn(page, `${uniqueKey("stranger")}@corp.example`);
+    await page.waitForURL(/\/signin\?error=OIDC_NO_ACCOUNT/);
+    const alert = page.getByTestId("sso-error");
+    await expect(alert).toHaveAttribute("data-code", "OIDC_NO_ACCOUNT");
+    await expect(alert).toContainText("There is no Indexwright account for your email");
+    await shot("04-sso-no-account.png");
+  });
+});
