@@ -62,6 +62,15 @@ async function seed(pool: pg.Pool) {
   await pool.query(`INSERT INTO backlog_snapshots (taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count)
                     SELECT now() - make_interval(mins => i), 500, 250, 330, 1000, 500, 60, 1500 FROM generate_series(0, 1439) i`);
   await pool.query(`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id, reason) SELECT 'ops', 'task.retry', 't1', 'task', i::text, 'bench' FROM generate_series(1, 5000) i`);
+  // People use the dashboard through session cookies, so requests are timed with one, among 10,000
+  // other sessions (half of them ended or expired), the way a long-running install accumulates them.
+  await pool.query(`INSERT INTO users (id, email, role) SELECT gen_random_uuid(), 'user' || i || '@bench.example', 'operator' FROM generate_series(1, 200) i`);
+  await pool.query(
+    `INSERT INTO sessions (id_hash, user_id, method, created_at, expires_at, revoked_at)
+     SELECT md5(i::text) || md5((i + 1)::text), (SELECT id FROM users ORDER BY email OFFSET (i % 200) LIMIT 1), 'password', now() - interval '1 hour',
+            now() + CASE WHEN i % 4 = 0 THEN interval '-1 hour' ELSE interval '11 hours' END, CASE WHEN i % 4 = 1 THEN now() END
+       FROM generate_series(1, 10000) i`,
+  );
   await pool.query(`VACUUM ANALYZE`);
 }
 
@@ -79,6 +88,9 @@ async function main() {
     const sample = (await pool.query(`SELECT t.task_id::text AS task_id, d.tenant_id, d.key FROM index_tasks t JOIN documents d ON d.id = t.document_id WHERE t.status = 'DEAD' LIMIT 1`)).rows[0];
     const evTask = (await pool.query(`SELECT task_id::text AS id FROM task_events ORDER BY id DESC LIMIT 1`)).rows[0].id;
 
+    const { openSession } = await import("../lib/auth/session");
+    const user = (await pool.query(`SELECT id FROM users WHERE email = 'user1@bench.example'`)).rows[0].id;
+    const COOKIE = `iw_session=${await openSession(pool, { kind: "user", userId: user }, "password", "bench")}`;
     const api = "../app/api";
     type RouteModule = { GET: (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response> };
     const routes: [string, RouteModule, string, Record<string, string>][] = [
@@ -101,7 +113,7 @@ async function main() {
     let cursor = "";
     const list = routes[1][1];
     for (let i = 0; i < 4; i++) {
-      const r = await list.GET(new Request(`http://b/x${cursor ? `?cursor=${cursor}` : ""}`, { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) });
+      const r = await list.GET(new Request(`http://b/x${cursor ? `?cursor=${cursor}` : ""}`, { headers: { cookie: COOKIE } }), { params: Promise.resolve({}) });
       cursor = (await r.json()).nextCursor;
     }
     const results: Record<string, { p50: number; p95: number; status: number }> = {};
@@ -111,7 +123,7 @@ async function main() {
       for (let i = 0; i < REPS + 3; i++) {
         const q = query === "CURSOR" ? `?cursor=${cursor}` : query;
         const s = performance.now();
-        const res: Response = await mod.GET(new Request(`http://b/x${q}`, { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve(params) });
+        const res: Response = await mod.GET(new Request(`http://b/x${q}`, { headers: { cookie: COOKIE } }), { params: Promise.resolve(params) });
         await res.text();
         if (i >= 3) lat.push(performance.now() - s); // first calls warm caches and the JIT
         status = res.status;
@@ -128,7 +140,7 @@ async function main() {
       JSON.stringify(
         {
           bench: "dashboard",
-          method: "route handlers called in-process (auth, validation, SQL, JSON) against real PostgreSQL; 3 warm-up calls then REPS timed calls per route",
+          method: "route handlers called in-process (session-cookie auth, validation, SQL, JSON) against real PostgreSQL; 3 warm-up calls then REPS timed calls per route",
           machine: { cpus: os.cpus().length, node: process.version, postgres: pgv },
           data: { ...counts, seedSeconds: round3(seedSeconds) },
           repsPerRoute: REPS,

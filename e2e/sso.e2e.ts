@@ -12,9 +12,9 @@ function shooter(page: Page) {
   };
 }
 
-/** From our sign-in page through the provider's page and back, as a person does it. */
+/** From our sign-in page (opened with next=/tasks unless already there) through the provider's page and back. */
 async function ssoSignIn(page: Page, email: string): Promise<void> {
-  await page.goto("/signin?next=/tasks");
+  if (!new URL(page.url()).pathname.startsWith("/signin")) await page.goto("/signin?next=/tasks");
   await page.getByRole("link", { name: `Sign in with ${FAKE_OIDC.displayName}` }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Fake identity provider" })).toBeVisible();
   expect(page.url().startsWith(`${FAKE_OIDC.issuer}/authorize?`)).toBe(true);
@@ -32,7 +32,7 @@ test("single sign-on: a person an admin added comes in through the provider; an 
   });
 
   await test.step("they sign in through the provider and land on the page they asked for", async () => {
-    await page.goto("/signin");
+    await page.goto("/signin?next=/tasks");
     await expect(page.getByRole("link", { name: `Sign in with ${FAKE_OIDC.displayName}` })).toBeVisible();
     await shot("01-signin-with-sso.png");
     await ssoSignIn(page, email);
@@ -63,19 +63,21 @@ test("single sign-on: a person an admin added comes in through the provider; an 
     }
   });
 
-  await test.step("their next page load goes to the sign-in page", async () => {
-    await page.reload();
-    await page.waitForURL(/\/signin/);
+  await test.step("their next page load goes to the sign-in page, which remembers where they were", async () => {
+    await page.goto("/tasks?status=DEAD");
+    await page.waitForURL(/\/signin\?next=%2Ftasks%3Fstatus%3DDEAD$/);
     await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
   });
 
-  await test.step("they come back in; signing out ends that session too", async () => {
+  await test.step("they come back in, to the same filtered view; signing out ends that session too", async () => {
     await ssoSignIn(page, email);
-    await page.waitForURL(/\/tasks$/);
+    await page.waitForURL(/\/tasks\?status=DEAD$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Tasks" })).toBeVisible();
     await signOut(page);
   });
 
   await test.step("someone without an account is sent back with the reason", async () => {
+    await page.goto("/signin?next=/tasks");
     await ssoSignIn(page, `${uniqueKey("stranger")}@corp.example`);
     await page.waitForURL(/\/signin\?error=OIDC_NO_ACCOUNT/);
     const alert = page.getByTestId("sso-error");

@@ -1,3 +1,4 @@
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { currentPrincipal } from "@/lib/auth/current";
@@ -7,7 +8,10 @@ import { PrincipalProvider, type ViewerInfo } from "@/components/PrincipalContex
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const principal = await currentPrincipal();
-  if (!principal) redirect("/signin");
+  if (!principal) {
+    const path = (await headers()).get("x-iw-path"); // set by proxy.ts; /signin checks it is a local path
+    redirect(path && path !== "/" ? `/signin?next=${encodeURIComponent(path)}` : "/signin");
+  }
 
   const viewer: ViewerInfo = {
     subject: principal.subject,

@@ -1,0 +1,14 @@
+import { NextResponse, type NextRequest } from "next/server";
+
+/**
+ * Hands dashboard pages the path they were asked for, so a signed-out visitor (or one whose session
+ * an admin ended) is sent to sign-in and brought back to the same view, filters included. The
+ * header is always overwritten here, so a client cannot choose it.
+ */
+export function proxy(req: NextRequest) {
+  const headers = new Headers(req.headers);
+  headers.set("x-iw-path", req.nextUrl.pathname + req.nextUrl.search);
+  return NextResponse.next({ request: { headers } });
+}
+
+export const config = { matcher: ["/((?!api/|_next/|signin|favicon\\.ico|icon\\.svg).*)"] };
