@@ -59,8 +59,8 @@ async function seed(pool: pg.Pool) {
      SELECT task_id, tenant_id, k, 'w1', 1 FROM index_tasks CROSS JOIN unnest(ARRAY['CREATED','CLAIMED','SUCCEEDED']) k WHERE task_id % 50 = 0`,
   );
   await pool.query(`INSERT INTO workers (id, host, pid, concurrency) SELECT 'w' || i, 'host', 1000 + i, 4 FROM generate_series(0, 3) i`);
-  await pool.query(`INSERT INTO backlog_snapshots (taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count)
-                    SELECT now() - make_interval(mins => i), 500, 250, 330, 1000, 500, 60, 1500 FROM generate_series(0, 1439) i`);
+  await pool.query(`INSERT INTO backlog_snapshots (taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds)
+                    SELECT now() - make_interval(mins => i), 500, 250, 330, 1000, 500, 60, 1500, 4 + i % 7, 20 + i % 13 FROM generate_series(0, 1439) i`);
   await pool.query(`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id, reason) SELECT 'ops', 'task.retry', 't1', 'task', i::text, 'bench' FROM generate_series(1, 5000) i`);
   // People use the dashboard through session cookies, so requests are timed with one, among 10,000
   // other sessions (half of them ended or expired), the way a long-running install accumulates them.

@@ -26,6 +26,8 @@ const C = {
   dead: "#dc2626",
   oldest: "#0f766e",
   drift: "#7c3aed",
+  p50: "#2563eb",
+  p95: "#b45309",
   grid: "#e3e6eb",
   axis: "#5b6577",
 };
@@ -157,6 +159,37 @@ export function DriftChart({ history }: { history: BacklogSnapshot[] }) {
           <Tooltip labelFormatter={tooltipTime} />
           <Legend />
           <Line type="stepAfter" dataKey="driftCount" name="Drifted documents" stroke={C.drift} strokeWidth={2} dot={false} isAnimationActive={false} />
+        </LineChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}
+
+export function LatencyChart({ history }: { history: BacklogSnapshot[] }) {
+  const points = toPoints(history).filter((p) => p.latencyP50Seconds !== null && p.latencyP95Seconds !== null);
+  if (points.length < 2)
+    return (
+      <ChartEmpty title="Publish → searchable latency" testId="chart-latency">
+        Fills in as documents finish indexing: each minute records the p50 and p95 of tasks that finished in the 15 minutes before.
+      </ChartEmpty>
+    );
+  const last = points[points.length - 1];
+  const peak = Math.max(...points.map((p) => p.latencyP95Seconds ?? 0));
+  return (
+    <ChartCard
+      title="Publish → searchable latency"
+      testId="chart-latency"
+      summary={`Now p50 ${formatDuration(last.latencyP50Seconds ?? 0)}, p95 ${formatDuration(last.latencyP95Seconds ?? 0)}; p95 peak ${formatDuration(peak)} in the window.`}
+    >
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
+          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
+          <YAxis tickFormatter={(v: number) => formatDuration(v)} tick={AXIS_TICK} width={64} />
+          <Tooltip labelFormatter={tooltipTime} formatter={(v) => (typeof v === "number" ? formatDuration(v) : String(v))} />
+          <Legend />
+          <Line type="monotone" dataKey="latencyP50Seconds" name="p50" stroke={C.p50} strokeWidth={2} dot={false} isAnimationActive={false} />
+          <Line type="monotone" dataKey="latencyP95Seconds" name="p95" stroke={C.p95} strokeWidth={2} strokeDasharray="6 3" dot={false} isAnimationActive={false} />
         </LineChart>
       </ResponsiveContainer>
     </ChartCard>

@@ -7,7 +7,7 @@ import { OVERVIEW_POLL_MS, useOverview } from "@/lib/ui/hooks";
 import type { Overview } from "@/lib/ui/schemas";
 import { RelativeTime } from "../RelativeTime";
 import { BlockSkeleton, QueryErrorState, StaleDataBanner } from "../States";
-import { BacklogChart, DriftChart, ErrorBreakdownChart, OldestDueChart } from "./OverviewCharts";
+import { BacklogChart, DriftChart, ErrorBreakdownChart, LatencyChart, OldestDueChart } from "./OverviewCharts";
 
 /** Thresholds for the warning colours (seconds). */
 export const OLDEST_DUE_WARN_S = 60;
@@ -245,6 +245,7 @@ function OverviewBody({ o }: { o: Overview }) {
       <div className="charts">
         <BacklogChart history={o.history} />
         <OldestDueChart history={o.history} />
+        <LatencyChart history={o.history} />
         <DriftChart history={o.history} />
         <ErrorBreakdownChart errors={o.errors} />
       </div>

@@ -119,7 +119,7 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
         ORDER BY id LIMIT 500`,
       [Math.max(opts.heartbeatSeconds * 3, 30)],
     ),
-    db.query(`SELECT taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count FROM backlog_snapshots WHERE taken_at > now() - interval '24 hours' ORDER BY taken_at LIMIT 1500`),
+    db.query(`SELECT taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds FROM backlog_snapshots WHERE taken_at > now() - interval '24 hours' ORDER BY taken_at LIMIT 1500`),
   ]);
   const q = queue.rows[0];
   const l = latency.rows[0];
@@ -158,6 +158,8 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
       due: h.due,
       oldestDueAgeSeconds: h.oldest_due_age_seconds,
       drift: h.drift_count,
+      latencyP50Seconds: h.latency_p50_seconds,
+      latencyP95Seconds: h.latency_p95_seconds,
     })),
   };
 }

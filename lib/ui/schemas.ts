@@ -276,6 +276,8 @@ export const snapshotSchema = z.object({
   due: num,
   oldestDueAgeSeconds: nullableNum,
   drift: nullableNum,
+  latencyP50Seconds: nullableNum,
+  latencyP95Seconds: nullableNum,
 });
 export type BacklogSnapshot = z.infer<typeof snapshotSchema>;
 

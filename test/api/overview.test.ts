@@ -121,4 +121,34 @@ describe("overview", () => {
     const unauth = await GET(new Request("http://localhost/api/metrics"), { params: Promise.resolve({}) });
     expect(unauth.status).toBe(401);
   });
+
+  it("each backlog snapshot records publish → searchable p50/p95 over tasks finished in the 15 minutes before, and the overview history carries them", async () => {
+    const { takeBacklogSnapshot } = await import("../../lib/queue/snapshots");
+    const doc = (await t.pool.query(`SELECT id FROM documents LIMIT 1`)).rows[0].id;
+    // Outside the window (finished an hour ago, very slow) and of the wrong type: neither counts.
+    await t.pool.query(
+      `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, attempts, created_at, finished_at)
+       VALUES ('ov', $1, 90, 'INDEX', 'SUCCEEDED', 1, now() - interval '5 hours', now() - interval '1 hour'),
+              ('ov', $1, 91, 'DELETE', 'SUCCEEDED', 1, now() - interval '3 hours', now() - interval '1 minute')`,
+      [doc],
+    );
+    await t.pool.query(`DELETE FROM backlog_snapshots`);
+    expect(await takeBacklogSnapshot(t.pool, 0)).toBe(true);
+    const snap = (await t.pool.query(`SELECT latency_p50_seconds AS p50, latency_p95_seconds AS p95 FROM backlog_snapshots`)).rows[0];
+    const truth = (
+      await t.pool.query(
+        `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) AS p95, count(*)::int AS n
+           FROM (SELECT extract(epoch FROM finished_at - created_at) AS s FROM index_tasks
+                  WHERE status = 'SUCCEEDED' AND task_type IN ('INDEX', 'REINDEX') AND finished_at > now() - interval '15 minutes') x`,
+      )
+    ).rows[0];
+    expect(truth.n).toBeGreaterThan(5);
+    expect(snap.p50).toBeCloseTo(truth.p50, 6);
+    expect(snap.p95).toBeCloseTo(truth.p95, 6);
+    expect(snap.p95).toBeLessThan(3600); // the hour-old, four-hour task is not in it
+    const o = await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20 });
+    const last = o.history[o.history.length - 1];
+    expect(last.latencyP50Seconds).toBeCloseTo(truth.p50, 6);
+    expect(last.latencyP95Seconds).toBeCloseTo(truth.p95, 6);
+  });
 });
