@@ -14,7 +14,7 @@ export type ToastInput = {
 };
 type Toast = ToastInput & { id: number };
 
-type ToastApi = { push: (t: ToastInput) => void; dismiss: (id: number) => void };
+type ToastApi = { push: (t: ToastInput) => void; dismiss: (id: number) => void; clear: () => void };
 
 const ToastContext = createContext<ToastApi | null>(null);
 
@@ -33,7 +33,8 @@ export function ToastProvider({ children }: { children: ReactNode }) {
     const id = nextId.current++;
     setToasts((ts) => [...ts.slice(-3), { ...t, id }]);
   }, []);
-  const api = useMemo(() => ({ push, dismiss }), [push, dismiss]);
+  const clear = useCallback(() => setToasts([]), []);
+  const api = useMemo(() => ({ push, dismiss, clear }), [push, dismiss, clear]);
 
   return (
     <ToastContext.Provider value={api}>

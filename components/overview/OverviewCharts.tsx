@@ -84,15 +84,16 @@ export function BacklogChart({ history }: { history: BacklogSnapshot[] }) {
       </ChartEmpty>
     );
   const last = points[points.length - 1];
+  const summary = `Now: ${last.pending} pending, ${last.retryWait} waiting to retry, ${last.running} running, ${last.dead} dead.`;
   return (
     <ChartCard
       title="Backlog by state"
       testId="chart-backlog"
-      summary={`Now: ${last.pending} pending, ${last.retryWait} waiting to retry, ${last.running} running, ${last.dead} dead.`}
+      summary={summary}
       wide
     >
       <ResponsiveContainer width="100%" height="100%">
-        <AreaChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+        <AreaChart title="Backlog by state" desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
           <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
           <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
@@ -117,14 +118,15 @@ export function OldestDueChart({ history }: { history: BacklogSnapshot[] }) {
       </ChartEmpty>
     );
   const max = Math.max(...points.map((p) => p.oldest));
+  const summary = `Now ${formatDuration(points[points.length - 1].oldest)}; peak ${formatDuration(max)} in the window.`;
   return (
     <ChartCard
       title="Oldest due task age"
       testId="chart-oldest-due"
-      summary={`Now ${formatDuration(points[points.length - 1].oldest)}; peak ${formatDuration(max)} in the window.`}
+      summary={summary}
     >
       <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+        <LineChart title="Oldest due task age" desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
           <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
           <YAxis tickFormatter={(v: number) => formatDuration(v)} tick={AXIS_TICK} width={64} />
@@ -145,14 +147,15 @@ export function DriftChart({ history }: { history: BacklogSnapshot[] }) {
         {FILL_IN}
       </ChartEmpty>
     );
+  const summary = `Documents whose newest version is not the one search serves: ${points[points.length - 1].driftCount} now.`;
   return (
     <ChartCard
       title="Drift over time"
       testId="chart-drift"
-      summary={`Documents whose newest version is not the one search serves: ${points[points.length - 1].driftCount} now.`}
+      summary={summary}
     >
       <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+        <LineChart title="Drift over time" desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
           <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
           <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
@@ -175,14 +178,15 @@ export function LatencyChart({ history }: { history: BacklogSnapshot[] }) {
     );
   const last = points[points.length - 1];
   const peak = Math.max(...points.map((p) => p.latencyP95Seconds ?? 0));
+  const summary = `Now p50 ${formatDuration(last.latencyP50Seconds ?? 0)}, p95 ${formatDuration(last.latencyP95Seconds ?? 0)}; p95 peak ${formatDuration(peak)} in the window.`;
   return (
     <ChartCard
       title="Publish → searchable latency"
       testId="chart-latency"
-      summary={`Now p50 ${formatDuration(last.latencyP50Seconds ?? 0)}, p95 ${formatDuration(last.latencyP95Seconds ?? 0)}; p95 peak ${formatDuration(peak)} in the window.`}
+      summary={summary}
     >
       <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+        <LineChart title="Publish → searchable latency" desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
           <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
           <YAxis tickFormatter={(v: number) => formatDuration(v)} tick={AXIS_TICK} width={64} />
@@ -218,16 +222,17 @@ export function ErrorBreakdownChart({ errors }: { errors: Overview["errors"] }) 
       </ChartEmpty>
     );
   const height = Math.max(160, rows.length * 40 + 70);
+  const summary = rows.map((r) => `${r.errorCode}: ${r.dead} dead, ${r.retryWait} retrying`).join("; ") + ".";
   return (
     <ChartCard
       title="Errors by code"
       testId="chart-errors"
       height={height}
       wide
-      summary={rows.map((r) => `${r.errorCode}: ${r.dead} dead, ${r.retryWait} retrying`).join("; ") + "."}
+      summary={summary}
     >
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={rows} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 8 }} barCategoryGap={8}>
+        <BarChart title="Errors by code" desc={summary} data={rows} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 8 }} barCategoryGap={8}>
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" horizontal={false} />
           <XAxis type="number" allowDecimals={false} tick={AXIS_TICK} />
           <YAxis type="category" dataKey="errorCode" width={210} tick={{ ...AXIS_TICK, fontFamily: "var(--font-mono)" }} />
