@@ -109,94 +109,118 @@ export function BacklogChart({ history }: { history: BacklogSnapshot[] }) {
   );
 }
 
+type Series<P> = { key: keyof P & string; name: string; color: string; dashed?: boolean; step?: boolean };
+type TimeLinesProps<P extends Point> = {
+  title: string;
+  testId: string;
+  summary: string;
+  points: P[];
+  series: Series<P>[];
+  /** "duration": values are seconds, shown as durations; "count": whole numbers. */
+  unit: "duration" | "count";
+};
+
+/** Lines over the snapshot timeline: the shape shared by the age, latency and drift charts. */
+function TimeLinesChart<P extends Point>({ title, testId, summary, points, series, unit }: TimeLinesProps<P>) {
+  const duration = unit === "duration";
+  return (
+    <ChartCard title={title} testId={testId} summary={summary}>
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart title={title} desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
+          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
+          {duration ? (
+            <YAxis tickFormatter={(v: number) => formatDuration(v)} tick={AXIS_TICK} width={64} />
+          ) : (
+            <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
+          )}
+          <Tooltip labelFormatter={tooltipTime} formatter={duration ? (v) => (typeof v === "number" ? formatDuration(v) : String(v)) : undefined} />
+          <Legend />
+          {series.map((s) => (
+            <Line
+              key={s.key}
+              type={s.step ? "stepAfter" : "monotone"}
+              dataKey={s.key}
+              name={s.name}
+              stroke={s.color}
+              strokeWidth={2}
+              strokeDasharray={s.dashed ? "6 3" : undefined}
+              dot={false}
+              isAnimationActive={false}
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}
+
 export function OldestDueChart({ history }: { history: BacklogSnapshot[] }) {
   const points = toPoints(history).map((p) => ({ ...p, oldest: p.oldestDueAgeSeconds ?? 0 }));
+  const title = "Oldest due task age";
   if (points.length < 2)
     return (
-      <ChartEmpty title="Oldest due task age" testId="chart-oldest-due">
+      <ChartEmpty title={title} testId="chart-oldest-due">
         {FILL_IN}
       </ChartEmpty>
     );
   const max = Math.max(...points.map((p) => p.oldest));
-  const summary = `Now ${formatDuration(points[points.length - 1].oldest)}; peak ${formatDuration(max)} in the window.`;
   return (
-    <ChartCard
-      title="Oldest due task age"
+    <TimeLinesChart
+      title={title}
       testId="chart-oldest-due"
-      summary={summary}
-    >
-      <ResponsiveContainer width="100%" height="100%">
-        <LineChart title="Oldest due task age" desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
-          <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
-          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
-          <YAxis tickFormatter={(v: number) => formatDuration(v)} tick={AXIS_TICK} width={64} />
-          <Tooltip labelFormatter={tooltipTime} formatter={(v) => (typeof v === "number" ? formatDuration(v) : String(v))} />
-          <Legend />
-          <Line type="monotone" dataKey="oldest" name="Oldest due age" stroke={C.oldest} strokeWidth={2} dot={false} isAnimationActive={false} />
-        </LineChart>
-      </ResponsiveContainer>
-    </ChartCard>
+      summary={`Now ${formatDuration(points[points.length - 1].oldest)}; peak ${formatDuration(max)} in the window.`}
+      points={points}
+      series={[{ key: "oldest", name: "Oldest due age", color: C.oldest }]}
+      unit="duration"
+    />
   );
 }
 
 export function DriftChart({ history }: { history: BacklogSnapshot[] }) {
   const points = toPoints(history).map((p) => ({ ...p, driftCount: p.drift ?? 0 }));
+  const title = "Drift over time";
   if (points.length < 2)
     return (
-      <ChartEmpty title="Drift over time" testId="chart-drift">
+      <ChartEmpty title={title} testId="chart-drift">
         {FILL_IN}
       </ChartEmpty>
     );
-  const summary = `Documents whose newest version is not the one search serves: ${points[points.length - 1].driftCount} now.`;
   return (
-    <ChartCard
-      title="Drift over time"
+    <TimeLinesChart
+      title={title}
       testId="chart-drift"
-      summary={summary}
-    >
-      <ResponsiveContainer width="100%" height="100%">
-        <LineChart title="Drift over time" desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
-          <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
-          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
-          <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
-          <Tooltip labelFormatter={tooltipTime} />
-          <Legend />
-          <Line type="stepAfter" dataKey="driftCount" name="Drifted documents" stroke={C.drift} strokeWidth={2} dot={false} isAnimationActive={false} />
-        </LineChart>
-      </ResponsiveContainer>
-    </ChartCard>
+      summary={`Documents whose newest version is not the one search serves: ${points[points.length - 1].driftCount} now.`}
+      points={points}
+      series={[{ key: "driftCount", name: "Drifted documents", color: C.drift, step: true }]}
+      unit="count"
+    />
   );
 }
 
 export function LatencyChart({ history }: { history: BacklogSnapshot[] }) {
   const points = toPoints(history).filter((p) => p.latencyP50Seconds !== null && p.latencyP95Seconds !== null);
+  const title = "Publish → searchable latency";
   if (points.length < 2)
     return (
-      <ChartEmpty title="Publish → searchable latency" testId="chart-latency">
+      <ChartEmpty title={title} testId="chart-latency">
         Fills in as documents finish indexing: each minute records the p50 and p95 of tasks that finished in the 15 minutes before.
       </ChartEmpty>
     );
   const last = points[points.length - 1];
   const peak = Math.max(...points.map((p) => p.latencyP95Seconds ?? 0));
-  const summary = `Now p50 ${formatDuration(last.latencyP50Seconds ?? 0)}, p95 ${formatDuration(last.latencyP95Seconds ?? 0)}; p95 peak ${formatDuration(peak)} in the window.`;
   return (
-    <ChartCard
-      title="Publish → searchable latency"
+    <TimeLinesChart
+      title={title}
       testId="chart-latency"
-      summary={summary}
-    >
-      <ResponsiveContainer width="100%" height="100%">
-        <LineChart title="Publish → searchable latency" desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
-          <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
-          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
-          <YAxis tickFormatter={(v: number) => formatDuration(v)} tick={AXIS_TICK} width={64} />
-          <Tooltip labelFormatter={tooltipTime} formatter={(v) => (typeof v === "number" ? formatDuration(v) : String(v))} />
-          <Legend />
-          <Line type="monotone" dataKey="latencyP50Seconds" name="p50" stroke={C.p50} strokeWidth={2} dot={false} isAnimationActive={false} />
-          <Line type="monotone" dataKey="latencyP95Seconds" name="p95" stroke={C.p95} strokeWidth={2} strokeDasharray="6 3" dot={false} isAnimationActive={false} />
-        </LineChart>
-      </ResponsiveContainer>
-    </ChartCard>
+      summary={`Now p50 ${formatDuration(last.latencyP50Seconds ?? 0)}, p95 ${formatDuration(last.latencyP95Seconds ?? 0)}; p95 peak ${formatDuration(peak)} in the window.`}
+      points={points}
+      series={[
+        { key: "latencyP50Seconds", name: "p50", color: C.p50 },
+        { key: "latencyP95Seconds", name: "p95", color: C.p95, dashed: true },
+      ]}
+      unit="duration"
+    />
   );
 }
 
@@ -228,7 +252,6 @@ export function ErrorBreakdownChart({ errors }: { errors: Overview["errors"] }) 
       title="Errors by code"
       testId="chart-errors"
       height={height}
-      wide
       summary={summary}
     >
       <ResponsiveContainer width="100%" height="100%">

@@ -218,7 +218,7 @@ function OverviewBody({ o }: { o: Overview }) {
           testId="kpi-latency"
           value={lat.p50 === null ? "—" : `p50 ${formatDuration(lat.p50)}`}
           tone="neutral"
-          sub={lat.samples === 0 ? "No finished indexing yet" : `p95 ${formatDuration(lat.p95)} · p99 ${formatDuration(lat.p99)} · ${lat.samples} samples`}
+          sub={lat.samples === 0 ? "No finished indexing yet" : `p95 ${formatDuration(lat.p95)} · p99 ${formatDuration(lat.p99)} · ${lat.samples} ${lat.samples === 1 ? "sample" : "samples"}`}
         />
         <Kpi
           label="Embedding reuse"
