@@ -4,7 +4,7 @@ import type pg from "pg";
 import * as oidc from "openid-client";
 import { z } from "zod";
 import { ROLES, type Role } from "../domain/constants";
-import type { SessionOwner } from "./session";
+import { isHttps, type SessionOwner } from "./session";
 import { withTransaction } from "../db/pool";
 
 /**
@@ -140,7 +140,7 @@ export async function beginSignIn(s: OidcSettings, req: Request, next: string): 
     state: flow.state,
     nonce: flow.nonce,
   });
-  const secure = callbackUrl(s, req).startsWith("https:") ? "; Secure" : "";
+  const secure = callbackUrl(s, req).startsWith("https:") || isHttps(req) ? "; Secure" : "";
   // SameSite=Lax: the provider's redirect back is a top-level GET, which Lax cookies accompany.
   return { location: url.href, cookie: `${OIDC_COOKIE}=${sealFlow(flow)}; Path=/api/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=${FLOW_TTL_SECONDS}${secure}` };
 }

@@ -85,8 +85,17 @@ export async function endSessionsOf(db: pg.Pool | pg.PoolClient, owner: { userId
   return r.rowCount ?? 0;
 }
 
+/** Behind a TLS-terminating proxy the request arrives as http; the proxy's header or the public URL tells. */
+export function isHttps(req: Request): boolean {
+  return (
+    new URL(req.url).protocol === "https:" ||
+    req.headers.get("x-forwarded-proto")?.split(",")[0].trim() === "https" ||
+    (process.env.INDEXWRIGHT_PUBLIC_URL ?? "").startsWith("https:")
+  );
+}
+
 export function sessionCookie(value: string, req: Request): string {
-  const secure = new URL(req.url).protocol === "https:" ? "; Secure" : "";
+  const secure = isHttps(req) ? "; Secure" : "";
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_SECONDS}${secure}`;
 }
 

@@ -53,6 +53,13 @@ describe("sign-in", () => {
     expect(stored.rows.some((r) => r.method === "password")).toBe(true);
   });
 
+  it("behind a TLS-terminating proxy (X-Forwarded-Proto: https) the cookie is Secure", async () => {
+    const res = await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.0.0.9", "x-forwarded-proto": "https" }), ctx());
+    expect(res.headers.get("set-cookie")).toMatch(/; Secure/);
+    const plain = await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.0.0.10" }), ctx());
+    expect(plain.headers.get("set-cookie")).not.toMatch(/Secure/);
+  });
+
   it("a wrong password is 401, and repeated failures are throttled", async () => {
     const h = { "x-forwarded-for": "10.9.9.9" };
     for (let i = 0; i < 5; i++) {
