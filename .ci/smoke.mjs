@@ -7,7 +7,7 @@ const PORT = 3217;
 const BASE = `http://127.0.0.1:${PORT}`;
 const DATA = `.indexwright/smoke-${Date.now()}`;
 const results = { passed: 0, failed: 0, checks: [] };
-const env = { ...process.env, PORT: String(PORT), INDEXWRIGHT_DATA_DIR: DATA, EMBEDDED_DB_PORT: "54461", POLL_INTERVAL_MS: "250" };
+const env = { ...process.env, PORT: String(PORT), INDEXWRIGHT_DATA_DIR: DATA, EMBEDDED_DB_PORT: "31461", POLL_INTERVAL_MS: "250" };
 delete env.DATABASE_URL;
 delete env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
 

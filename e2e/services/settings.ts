@@ -9,11 +9,12 @@ function port(name: string, fallback: number): number {
   return n;
 }
 
+// Defaults sit below Linux's ephemeral range (32768–60999), so no outgoing connection holds them.
 export const E2E_PORTS = {
   /** The dashboard and API (`PORT` of the app). */
   app: port("E2E_PORT", 3100),
   /** The embedded PostgreSQL (PGlite) of the app. */
-  db: port("E2E_DB_PORT", 54433),
+  db: port("E2E_DB_PORT", 31433),
   /** The fake external services (e2e/services/server.ts). */
   services: port("E2E_SERVICES_PORT", 3199),
 };

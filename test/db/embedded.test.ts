@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { startEmbedded, type EmbeddedDb } from "../../lib/db/embedded";
+import { freePort } from "../helpers/db";
 
 // The embedded server multiplexes many client connections onto PGlite's single session; each
 // extended-protocol query must run whole, or concurrent clients corrupt each other's statements.
 let e: EmbeddedDb;
 beforeAll(async () => {
-  e = await startEmbedded({ port: 54000 + Math.floor(Math.random() * 1000) });
+  e = await startEmbedded({ port: await freePort() });
 });
 afterAll(async () => e?.stop());
 

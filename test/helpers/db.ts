@@ -8,7 +8,8 @@ export type TestDb = { url: string; pool: pg.Pool; real: boolean; close: () => P
 
 export const onRealPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-async function freePort(): Promise<number> {
+/** A port the OS just handed out, so it is not in use (random picks can hit outgoing connections' ports). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.listen(0, "127.0.0.1", () => {
