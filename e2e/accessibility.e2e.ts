@@ -131,7 +131,7 @@ test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations",
   });
 
   await test.step("overview again, once the history charts (recharts) have data", async () => {
-    // The worker records a backlog snapshot about once a minute; two are needed for a line.
+    // The worker records backlog snapshots every ~12 s at first, then each minute; a line needs two.
     await expect
       .poll(
         async () => {

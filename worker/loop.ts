@@ -66,7 +66,8 @@ export class Worker {
     await this.listen();
     this.running = true;
     this.registryTimer = setInterval(() => void this.beat(), this.o.cfg.heartbeatSeconds * 1000);
-    this.maintenanceTimer = setInterval(() => void this.maintain(), 30_000);
+    // Every 10 s: the snapshot's own guard decides whether one is due (warm-up or steady cadence).
+    this.maintenanceTimer = setInterval(() => void this.maintain(), 10_000);
     // A first snapshot at once, so backlog charts have a starting point right after start-up.
     void this.maintain();
     this.loopDone = this.loop();
@@ -226,11 +227,16 @@ export class Worker {
       .catch((err) => log.warn({ err: err.message }, "worker registry heartbeat failed"));
   }
 
+  private maintenanceTicks = 0;
+
   private async maintain(): Promise<void> {
     try {
       await takeBacklogSnapshot(this.o.pool);
-      const gc = await collectGarbage(this.o.pool, this.o.cfg.RETENTION_HOURS);
-      if (gc > 0) log.info({ removed: gc }, "garbage-collected retired index versions");
+      // Retention is counted in hours; a sweep once a minute is plenty.
+      if (this.maintenanceTicks++ % 6 === 0) {
+        const gc = await collectGarbage(this.o.pool, this.o.cfg.RETENTION_HOURS);
+        if (gc > 0) log.info({ removed: gc }, "garbage-collected retired index versions");
+      }
     } catch (err) {
       log.warn({ err: (err as Error).message }, "maintenance failed");
     }

@@ -73,7 +73,7 @@ function ChartEmpty({ title, testId, children }: { title: string; testId: string
   );
 }
 
-const FILL_IN = "Charts fill in as the worker records a snapshot every minute.";
+const FILL_IN = "Charts fill in as the worker records snapshots: every few seconds at first, then each minute.";
 
 export function BacklogChart({ history }: { history: BacklogSnapshot[] }) {
   const points = toPoints(history);
@@ -204,7 +204,7 @@ export function LatencyChart({ history }: { history: BacklogSnapshot[] }) {
   if (points.length < 2)
     return (
       <ChartEmpty title={title} testId="chart-latency">
-        Fills in as documents finish indexing: each minute records the p50 and p95 of tasks that finished in the 15 minutes before.
+        Fills in as documents finish indexing: each snapshot records the p50 and p95 of tasks that finished in the 15 minutes before.
       </ChartEmpty>
     );
   const last = points[points.length - 1];

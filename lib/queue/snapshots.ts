@@ -1,13 +1,18 @@
 import type pg from "pg";
 
-/**
- * Append one backlog snapshot for the charts, at most one per ~minute across all workers (the
- * NOT EXISTS guard makes concurrent workers race harmlessly). Counts read the partial indexes.
- */
 /** Each snapshot's latency percentiles cover index tasks that finished in this window before it. */
 export const LATENCY_WINDOW_SECONDS = 15 * 60;
 
-export async function takeBacklogSnapshot(pool: pg.Pool, minIntervalSeconds = 55): Promise<boolean> {
+/** Snapshots needed in the last 10 minutes before the cadence relaxes from warm-up to steady. */
+export const WARM_UP_SNAPSHOTS = 8;
+
+/**
+ * Append one backlog snapshot for the charts across all workers (the NOT EXISTS guard makes
+ * concurrent workers race harmlessly). Counts read the partial indexes. Until the last 10 minutes
+ * hold WARM_UP_SNAPSHOTS, snapshots come every `warmUpIntervalSeconds`, so a fresh install (or one
+ * back from a long stop) draws its charts within a minute; then every `minIntervalSeconds`.
+ */
+export async function takeBacklogSnapshot(pool: pg.Pool, minIntervalSeconds = 55, warmUpIntervalSeconds = 12): Promise<boolean> {
   const r = await pool.query(
     `WITH recent AS (
        -- Publish → searchable of index tasks that finished in the last LATENCY_WINDOW. Read through
@@ -26,8 +31,12 @@ export async function takeBacklogSnapshot(pool: pg.Pool, minIntervalSeconds = 55
        (SELECT count(*) FROM documents WHERE drifted),
        (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FROM recent),
        (SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY s) FROM recent)
-     WHERE NOT EXISTS (SELECT 1 FROM backlog_snapshots WHERE taken_at > now() - make_interval(secs => $1::double precision))`,
-    [minIntervalSeconds, LATENCY_WINDOW_SECONDS],
+     WHERE NOT EXISTS (
+       SELECT 1 FROM backlog_snapshots
+        WHERE taken_at > now() - make_interval(secs => CASE
+                WHEN (SELECT count(*) FROM (SELECT 1 FROM backlog_snapshots WHERE taken_at > now() - interval '10 minutes' LIMIT $4) w) < $4
+                THEN $3::double precision ELSE $1::double precision END))`,
+    [minIntervalSeconds, LATENCY_WINDOW_SECONDS, warmUpIntervalSeconds, WARM_UP_SNAPSHOTS],
   );
   return (r.rowCount ?? 0) > 0;
 }
