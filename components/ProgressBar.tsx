@@ -1,8 +1,13 @@
-import { percent } from "@/lib/ui/format";
+"use client";
+
+import { useState } from "react";
+import { etaSeconds } from "@/lib/ui/eta";
+import { formatDuration, percent } from "@/lib/ui/format";
+import { useNow } from "@/lib/ui/hooks";
 
 type Props = { done: number; total: number; label?: string; size?: "sm" | "lg"; unit?: string };
 
-/** Determinate progress bar with its numbers in text (not only the bar). */
+/** Determinate progress bar with its numbers in text (not only the bar); the large one also estimates time left. */
 export function ProgressBar({ done, total, label = "Indexing progress", size = "sm", unit = "chunks" }: Props) {
   const pct = percent(done, total);
   const text = total > 0 ? `${done} / ${total} ${unit}` : `${done} ${unit}`;
@@ -22,7 +27,22 @@ export function ProgressBar({ done, total, label = "Indexing progress", size = "
       <span className="progress__text">
         {text}
         {total > 0 && size === "lg" ? <span className="progress__pct"> · {pct}%</span> : null}
+        {total > 0 && size === "lg" ? <TimeLeft done={done} total={total} /> : null}
       </span>
     </div>
+  );
+}
+
+/** "about 40 s left", at the rate seen since this bar first appeared (parents key it by task). */
+function TimeLeft({ done, total }: { done: number; total: number }) {
+  const [first] = useState(() => ({ done, at: Date.now() }));
+  const now = useNow(1000);
+  const eta = etaSeconds(first, done, total, now);
+  if (eta === null) return null;
+  return (
+    <span className="progress__eta" data-testid="progress-eta">
+      {" "}
+      · about {formatDuration(Math.max(1, Math.round(eta)))} left
+    </span>
   );
 }

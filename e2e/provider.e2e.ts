@@ -122,6 +122,16 @@ test("a large document: INDEXING with a moving progress bar, then SEARCHABLE and
       expect(seen, `progress values seen while INDEXING (state now ${(await snapshot(page)).state})`).toHaveLength(2);
       expect(seen[1]).toBeGreaterThan(seen[0]);
       expect(seen[1]).toBeLessThanOrEqual(SECTIONS);
+
+      // Once the bar has moved, it estimates the time left (unless indexing finished first).
+      const eta = page.getByTestId("progress-eta");
+      await expect
+        .poll(async () => (await eta.count()) > 0 || (await snapshot(page)).state !== "INDEXING", { timeout: 10_000 })
+        .toBe(true);
+      if ((await eta.count()) > 0) {
+        await expect(eta).toHaveText(/^ · about (\d+(\.\d)? s|\d+ min( \d+ s)?) left$/);
+        await attachShot(page, "p3b-detail-progress-eta.png");
+      }
     });
 
     await test.step("it becomes SEARCHABLE; the bar is gone and the task embedded in many batches", async () => {

@@ -146,7 +146,13 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
         <section className="card card--padded" aria-label="Indexing progress">
           <h2 className="section-title">Indexing progress</h2>
           {doc.progress && doc.progress.total > 0 ? (
-            <ProgressBar done={doc.progress.done} total={doc.progress.total} size="lg" label="Chunks indexed" />
+            <ProgressBar
+              key={doc.tasks.find((t) => t.status === "RUNNING")?.taskId ?? "none"}
+              done={doc.progress.done}
+              total={doc.progress.total}
+              size="lg"
+              label="Chunks indexed"
+            />
           ) : (
             <p className="muted">
               <span className="spinner" aria-hidden="true" /> Waiting for a worker to report progress…
