@@ -83,6 +83,10 @@ test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations",
     await audit("signin");
     await page.getByRole("tab", { name: "Access token" }).click();
     await audit("signin-token-tab");
+    // Single sign-on refused: the reason is shown above the sign-in choices.
+    await page.goto("/signin?error=OIDC_NO_ACCOUNT");
+    await expect(page.getByTestId("sso-error")).toBeVisible();
+    await audit("signin-sso-refused");
   });
 
   let taskId = "";
