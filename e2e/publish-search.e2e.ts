@@ -31,8 +31,14 @@ test("publish a Markdown document, watch it become searchable, then find it", as
   const row = page.locator(`[data-testid="doc-row"][data-key="${key}"]`);
 
   await test.step("see its row in the list", async () => {
-    // Filter by the key so the row is on the first page however many documents exist.
-    await page.getByRole("searchbox", { name: "Search" }).fill(key);
+    // Filter by the key so the row is on the first page however many documents exist; "/" jumps
+    // to the search box from anywhere on the page, as the hint beside its label says.
+    const searchbox = page.getByRole("searchbox", { name: "Search" });
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press("/");
+    await expect(searchbox).toBeFocused();
+    await page.keyboard.type(key);
+    await expect(searchbox).toHaveValue(key);
     await expect(page).toHaveURL(new RegExp(`[?&]q=${key}`));
     await expect(row).toBeVisible();
     await expect(row).toHaveAttribute("data-tenant", TENANT);

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
-import { useDebounced, useDocuments, useSearchParamsPatch, useTenants } from "@/lib/ui/hooks";
+import { useDebounced, useDocuments, useSearchParamsPatch, useSlashToFocus, useTenants } from "@/lib/ui/hooks";
 import { DOCUMENT_STATES, isDocumentState } from "@/lib/ui/schemas";
 import { ListStatus, LiveIndicator, LoadMoreFooter, QueryStates, TenantFilter } from "../ListFrame";
 import { useViewer } from "../PrincipalContext";
@@ -46,6 +46,7 @@ export function DocumentsView() {
   const items = docs.data?.pages.flatMap((p) => p.items) ?? [];
 
   const ids = { tenant: useId(), state: useId(), q: useId() };
+  useSlashToFocus(ids.q);
 
   function clearFilters() {
     lastWritten.current = "";
@@ -95,13 +96,17 @@ export function DocumentsView() {
           </div>
           <div className="field field--inline field--grow">
             <label htmlFor={ids.q} className="field__label">
-              Search
+              Search{" "}
+              <kbd className="kbd" aria-hidden="true" title="Press / to jump here">
+                /
+              </kbd>
             </label>
             <input
               id={ids.q}
               type="search"
               className="input"
               placeholder="Key or title"
+              aria-keyshortcuts="/"
               value={text}
               onChange={(e) => setText(e.target.value)}
               autoComplete="off"

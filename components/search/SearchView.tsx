@@ -5,7 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useId, useMemo, useState, type FormEvent } from "react";
 import { TENANT_PATTERN } from "@/lib/domain/constants";
 import { documentHref, splitList } from "@/lib/ui/api";
-import { useSearch, useTenants } from "@/lib/ui/hooks";
+import { useSearch, useSlashToFocus, useTenants } from "@/lib/ui/hooks";
 import type { SearchHit, SearchInput, Tenant } from "@/lib/ui/schemas";
 import { EmptyState, QueryErrorState } from "../States";
 import { icons } from "../shell/icons";
@@ -89,6 +89,7 @@ function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
   const tenantValue = form.tenant ?? suggested?.id ?? "";
 
   const ids = { tenant: useId(), q: useId(), principals: useId(), topK: useId(), tenants: useId() };
+  useSlashToFocus(ids.q);
 
   function update(name: keyof FormState, value: string) {
     setForm((f) => ({ ...f, [name]: value }));
@@ -156,11 +157,15 @@ function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
 
         <div className="field search-form__query">
           <label htmlFor={ids.q} className="field__label">
-            Query
+            Query{" "}
+            <kbd className="kbd" aria-hidden="true" title="Press / to jump here">
+              /
+            </kbd>
           </label>
           <input
             id={ids.q}
             name="q"
+            aria-keyshortcuts="/"
             type="search"
             className="input"
             value={form.q}

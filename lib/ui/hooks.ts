@@ -305,3 +305,22 @@ export function useSearchParamsPatch() {
   );
   return [searchParams, setParams] as const;
 }
+
+/** "/" focuses the page's main search box (as on GitHub), unless someone is typing or a dialog is open. */
+export function useSlashToFocus(inputId: string): void {
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
+      if (document.querySelector('[role="dialog"], dialog[open]')) return;
+      const el = document.getElementById(inputId);
+      if (!(el instanceof HTMLInputElement)) return;
+      e.preventDefault();
+      el.focus();
+      el.select();
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [inputId]);
+}
