@@ -118,6 +118,29 @@ describe("admin: tokens and users", () => {
   });
 });
 
+describe("hostile sign-in requests", () => {
+  it("oversized, malformed, empty and over-specified bodies get stable codes and open no session", async () => {
+    const before = (await t.pool.query(`SELECT count(*)::int AS n FROM sessions`)).rows[0].n;
+    const raw = (body: string, headers: Record<string, string> = {}) =>
+      R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", "x-forwarded-for": "10.66.0.1", ...headers }, body }), ctx());
+    const cases: [Response, number, string][] = [
+      [await raw(JSON.stringify({ token: "x".repeat(20_000) })), 413, "PAYLOAD_TOO_LARGE"],
+      [await raw("{\"token\": "), 400, "INVALID_JSON"],
+      [await raw(""), 400, "INVALID_JSON"],
+      [await raw(JSON.stringify({ token: BOOT, role: "admin" })), 400, "VALIDATION_FAILED"],
+      [await raw(JSON.stringify({ email: "not-an-email", password: "x" })), 400, "VALIDATION_FAILED"],
+      [await raw(JSON.stringify([BOOT])), 400, "VALIDATION_FAILED"],
+      [await raw(JSON.stringify({ token: BOOT }), { origin: "http://evil.example" }), 403, "ORIGIN_MISMATCH"],
+    ];
+    for (const [res, status, code] of cases) {
+      expect(res.status).toBe(status);
+      expect((await res.json()).error.code).toBe(code);
+      expect(res.headers.get("set-cookie")).toBeNull();
+    }
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM sessions`)).rows[0].n).toBe(before);
+  });
+});
+
 describe("sessions live in the database", () => {
   const cookieOf = (res: Response) => /iw_session=([^;]+)/.exec(res.headers.get("set-cookie")!)![1];
   const asCookie = (c: string) => ({ cookie: `iw_session=${c}` });
@@ -132,7 +155,7 @@ describe("sessions live in the database", () => {
   });
 
   it("forged, malformed and unknown cookies are 401", async () => {
-    for (const c of ["x", "a".repeat(43), "../../etc", "a.b.c"]) expect(await docsWith(c)).toBe(401);
+    for (const c of ["x", "a".repeat(43), "../../etc", "a.b.c", "%E0%A4%A", "%", "é".repeat(5000)]) expect(await docsWith(c)).toBe(401);
   });
 
   it("a role change applies to open sessions at once; disabling the user or resetting the password ends them", async () => {

@@ -168,6 +168,25 @@ describe("OIDC sign-in", () => {
     expect(res.headers.get("location")).toBe("/signin?error=OIDC_PROVIDER_ERROR");
   });
 
+  it("garbage in the callback (cookie, query, error parameters) ends on the sign-in page with a code, never a 500", async () => {
+    const attempts = [
+      dash("/api/auth/oidc/callback", { cookie: `iw_oidc=${"A".repeat(4000)}.${"B".repeat(43)}` }),
+      dash(`/api/auth/oidc/callback?code=${"x".repeat(5000)}&state=%00%ff`, { cookie: "iw_oidc=%E0%A4%A" }),
+      dash("/api/auth/oidc/callback?error=%3Cscript%3E&error_description=%22%3E", { cookie: "iw_oidc=a.b" }),
+    ];
+    for (const r of attempts) {
+      const res = await R.callback.GET(r, ctx());
+      expect(res.status).toBe(303);
+      expect(res.headers.get("location")).toMatch(/^\/signin\?error=[A-Z_]+$/);
+    }
+    // A valid flow cookie with a provider error: refused with the provider's code, and no session.
+    const start = await R.start.GET(dash("/api/auth/oidc/start"), ctx());
+    const state = new URL(start.headers.get("location")!).searchParams.get("state");
+    const res = await R.callback.GET(dash(`/api/auth/oidc/callback?error=server_error&state=${state}`, { cookie: `iw_oidc=${cookieFrom(start, "iw_oidc")}` }), ctx());
+    expect(res.headers.get("location")).toBe("/signin?error=OIDC_PROVIDER_ERROR");
+    expect(cookieFrom(res, "iw_session")).toBeUndefined();
+  });
+
   it("only same-origin paths are followed after sign-in", async () => {
     await createUser("nav@corp.example");
     for (const next of ["https://evil.example/", "//evil.example", "/api/v1/documents"]) {
