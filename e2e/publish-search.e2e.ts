@@ -1,4 +1,4 @@
-import { expect, test, uniqueKey } from "./fixtures";
+import { E2E_TOKEN, expect, test, uniqueKey } from "./fixtures";
 
 const TENANT = "e2e";
 
@@ -73,4 +73,29 @@ test("publish a Markdown document, watch it become searchable, then find it", as
     await expect(first.getByTestId("hit-document-key")).toHaveText(key);
     await shot("06-search-results.png");
   });
+});
+
+test("the Search page's tenant suggestion never changes what someone is typing", async ({ signedIn: page }) => {
+  // A tenant named "default" is what the form suggests once the tenant list arrives.
+  const res = await page.request.post(`/api/v1/tenants/default/documents/${uniqueKey("e2e-suggest")}/versions`, {
+    headers: { authorization: `Bearer ${E2E_TOKEN}` },
+    data: { title: "Suggestion", contentType: "text/plain", content: "Present so that the default tenant exists." },
+  });
+  expect(res.status(), await res.text()).toBe(202);
+
+  // Hold the tenant list back until the person is already in the field.
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/api/v1/tenants", async (route) => {
+    await gate;
+    await route.continue();
+  });
+  await page.goto("/search");
+  const tenant = page.getByLabel("Tenant");
+  await tenant.click();
+  release();
+  await expect.poll(() => page.locator("datalist option").count()).toBeGreaterThan(0);
+  await page.keyboard.type(TENANT);
+  await expect(tenant).toHaveValue(TENANT);
+  await page.unroute("**/api/v1/tenants");
 });

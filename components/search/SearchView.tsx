@@ -135,6 +135,11 @@ function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
             list={ids.tenants}
             value={tenantValue}
             onChange={(e) => update("tenant", e.target.value)}
+            // Once someone is in the field, the suggestion stops moving: a tenant list arriving
+            // mid-typing must not change the text under their cursor.
+            onFocus={() => {
+              if (form.tenant === null) setForm((f) => ({ ...f, tenant: tenantValue }));
+            }}
             autoComplete="off"
             spellCheck={false}
             required
