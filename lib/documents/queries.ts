@@ -115,9 +115,10 @@ export async function getDocument(db: pg.Pool, tenant: string, key: string) {
       [r.id],
     ),
     db.query(
-      `SELECT task_id::text, version_number, task_type, status, attempts, max_attempts, error_code, error_message, progress_done, progress_total,
+      // t.task_id: an unqualified name would sort the task_id::text output column ("10" < "9").
+      `SELECT t.task_id::text, version_number, task_type, status, attempts, max_attempts, error_code, error_message, progress_done, progress_total,
               chunks_total, chunks_reused, batches_sent, created_at, updated_at, finished_at, next_attempt_at, lease_owner
-         FROM index_tasks WHERE document_id = $1 ORDER BY task_id DESC LIMIT 100`,
+         FROM index_tasks t WHERE document_id = $1 ORDER BY t.task_id DESC LIMIT 100`,
       [r.id],
     ),
     db.query(

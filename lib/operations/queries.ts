@@ -70,7 +70,7 @@ export async function listTasks(db: pg.Pool, f: { status?: string; errorCode?: s
 export async function getTask(db: pg.Pool, taskId: string, tenants: string[] | null) {
   const { rows } = await db.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM index_tasks t JOIN documents d ON d.id = t.document_id WHERE t.task_id = $1 AND ($2::text[] IS NULL OR t.tenant_id = ANY($2::text[]))`, [taskId, tenants]);
   if (!rows[0]) return null;
-  const ev = await db.query(`SELECT id::text, at, kind, actor, lease_attempt, error_code, detail FROM task_events WHERE task_id = $1 ORDER BY id LIMIT 1000`, [taskId]);
+  const ev = await db.query(`SELECT e.id::text, e.at, e.kind, e.actor, e.lease_attempt, e.error_code, e.detail FROM task_events e WHERE e.task_id = $1 ORDER BY e.id LIMIT 1000`, [taskId]);
   return {
     ...task(rows[0]),
     events: ev.rows.map((e) => ({ id: e.id, at: e.at.toISOString(), kind: e.kind, actor: e.actor, leaseAttempt: e.lease_attempt, errorCode: e.error_code, detail: e.detail })),
@@ -166,9 +166,10 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
 
 export async function listAudit(db: pg.Pool, f: { cursor?: string; limit: number; tenants: string[] | null }) {
   const { rows } = await db.query(
-    `SELECT id::text, at, actor, action, tenant_id, target_type, target_id, reason, detail FROM audit_log
-      WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))
-      ORDER BY id DESC LIMIT $3`,
+    // Qualified names throughout: an unqualified ORDER BY id would sort the id::text output column.
+    `SELECT a.id::text, a.at, a.actor, a.action, a.tenant_id, a.target_type, a.target_id, a.reason, a.detail FROM audit_log a
+      WHERE ($1::bigint IS NULL OR a.id < $1) AND ($2::text[] IS NULL OR a.tenant_id = ANY($2::text[]))
+      ORDER BY a.id DESC LIMIT $3`,
     [f.cursor ?? null, f.tenants, f.limit + 1],
   );
   const more = rows.length > f.limit;

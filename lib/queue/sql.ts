@@ -23,7 +23,8 @@ export type ClaimedRow = {
  * Claim up to `limit` due tasks for `workerId`. In one statement: expired leases with no attempts
  * left become DEAD (LEASE_ATTEMPTS_EXHAUSTED); due PENDING/RETRY_WAIT tasks and RUNNING tasks
  * whose lease expired are locked with SKIP LOCKED, moved to RUNNING with attempts + 1 (the new
- * lease attempt = fencing token), and a timeline event is written for each.
+ * lease attempt = fencing token), and a timeline event is written for each. Rows come back in
+ * numeric id order: the names are qualified because ORDER BY task_id would sort the ::text output.
  */
 export function claimTasks(workerId: string, leaseSeconds: number, limit: number): Statement {
   return {
@@ -79,10 +80,10 @@ export function claimTasks(workerId: string, leaseSeconds: number, limit: number
          CASE WHEN previous_status = 'RUNNING' THEN jsonb_build_object('previousOwner', previous_owner) END
     FROM claimed
 )
-SELECT task_id::text, tenant_id, document_id::text, version_number, task_type, attempts,
-       max_attempts, lease_until, previous_status
-  FROM claimed
- ORDER BY task_id`,
+SELECT c.task_id::text, c.tenant_id, c.document_id::text, c.version_number, c.task_type, c.attempts,
+       c.max_attempts, c.lease_until, c.previous_status
+  FROM claimed c
+ ORDER BY c.task_id`,
     values: [workerId, leaseSeconds, limit],
   };
 }
