@@ -20,6 +20,8 @@ export default defineConfig({
   retries: 0,
   // A publish → SEARCHABLE round trip alone may take up to a minute.
   timeout: 180_000,
+  // A hung browser call must fail the run, not stall CI: no run of this suite needs 25 minutes.
+  globalTimeout: 25 * 60_000,
   expect: { timeout: 10_000 },
   reporter: [["list"], ["json", { outputFile: "reports/playwright.json" }], ["html", { open: "never", outputFolder: "reports/playwright-html" }]],
   use: {
@@ -38,7 +40,10 @@ export default defineConfig({
         "--disable-sync",
       ],
     },
-    screenshot: "on",
+    // Journeys attach their own screenshots at each step (with a viewport fallback, see
+    // saveScreenshot); the automatic one is kept for failures.
+    screenshot: { mode: "only-on-failure", fullPage: false },
+    actionTimeout: 30_000,
     trace: "retain-on-failure",
   },
   webServer: [

@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
-import { E2E_TOKEN, expect, signIn, test, uniqueKey } from "./fixtures";
+import { E2E_TOKEN, expect, saveScreenshot, signIn, test, uniqueKey } from "./fixtures";
 
 const TENANT = "e2e";
 const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
@@ -65,7 +65,7 @@ test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations",
       body: JSON.stringify({ url: page.url(), violations: results.violations, incomplete: results.incomplete.map((i) => ({ id: i.id, nodes: i.nodes.map((n) => ({ target: n.target.join(" "), why: n.any.concat(n.all, n.none).map((c) => c.message) })) })) }, null, 2),
       contentType: "application/json",
     });
-    await page.screenshot({ path: test.info().outputPath(`a11y-${String(audited).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-")}.png`), fullPage: true });
+    await saveScreenshot(page, test.info().outputPath(`a11y-${String(audited).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-")}.png`));
   }
 
   async function visit(name: string, url: string, heading: string | RegExp): Promise<void> {

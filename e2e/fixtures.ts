@@ -48,10 +48,24 @@ export async function signOut(page: Page): Promise<void> {
 }
 
 /** Takes a full-page screenshot into the test's output directory and attaches it to the report. */
+/**
+ * A full-page screenshot, or the viewport if that does not finish in time: headless Chromium was
+ * seen (once, in CI) to hang forever in a full-page capture of the live-updating overview, and a
+ * screenshot is evidence, not the thing under test.
+ */
+export async function saveScreenshot(page: Page, path: string): Promise<void> {
+  try {
+    await page.screenshot({ path, fullPage: true, timeout: 15_000 });
+  } catch (err) {
+    if (!(err instanceof Error && err.name === "TimeoutError")) throw err;
+    await page.screenshot({ path, timeout: 15_000 });
+  }
+}
+
 export async function attachShot(page: Page, name: string): Promise<void> {
   const info = base.info();
   const path = info.outputPath(name);
-  await page.screenshot({ path, fullPage: true });
+  await saveScreenshot(page, path);
   await info.attach(name, { path, contentType: "image/png" });
 }
 

@@ -1,5 +1,5 @@
 import type { APIRequestContext, Page } from "@playwright/test";
-import { E2E_TOKEN, expect, test, uniqueKey } from "./fixtures";
+import { E2E_TOKEN, expect, saveScreenshot, test, uniqueKey } from "./fixtures";
 
 const TENANT = "e2e";
 const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
@@ -47,7 +47,7 @@ async function waitForState(request: APIRequestContext, key: string, state: stri
 }
 
 function shooter(page: Page) {
-  return (name: string) => page.screenshot({ path: test.info().outputPath(name), fullPage: true });
+  return (name: string) => saveScreenshot(page, test.info().outputPath(name));
 }
 
 test("a failing version: FAILED with PARSE_ERROR → task timeline DEAD → force-close → RESOLVED and acknowledged drift", async ({ signedIn: page }) => {

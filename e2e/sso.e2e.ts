@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { E2E_TOKEN, expect, signIn, signOut, test, uniqueKey } from "./fixtures";
+import { E2E_TOKEN, expect, saveScreenshot, signIn, signOut, test, uniqueKey } from "./fixtures";
 import { FAKE_OIDC } from "./services/settings";
 
 const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
@@ -7,7 +7,7 @@ const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
 function shooter(page: Page) {
   return async (name: string) => {
     const path = test.info().outputPath(name);
-    await page.screenshot({ path, fullPage: true });
+    await saveScreenshot(page, path);
     await test.info().attach(name, { path, contentType: "image/png" });
   };
 }
@@ -55,7 +55,7 @@ test("single sign-on: a person an admin added comes in through the provider; an 
       await row.getByTestId("user-sign-out").click();
       const dialog = admin.getByTestId("user-signout-dialog");
       await expect(dialog).toContainText("Ends the open session");
-      await admin.screenshot({ path: test.info().outputPath("03-admin-ends-session.png"), fullPage: true });
+      await saveScreenshot(admin, test.info().outputPath("03-admin-ends-session.png"));
       await dialog.getByTestId("user-signout-confirm").click();
       await expect(row.getByTestId("user-sessions")).toContainText("0");
     } finally {
