@@ -2,8 +2,8 @@ import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getPool } from "../db/pool";
 import { ApiError } from "../http/errors";
-import { SESSION_COOKIE, cookieValue, principalForSession, type SessionOwner } from "./session";
-import { hasRole, canSeeTenant, type Principal } from "./principal";
+import { SESSION_COOKIE, cookieValue, principalForSession, type Identity } from "./session";
+import { hasRole, canSeeTenant, principalOf, type Principal } from "./principal";
 import type { Role } from "../domain/constants";
 
 export function hashToken(token: string): string {
@@ -17,9 +17,9 @@ function safeEqual(a: string, b: string): boolean {
 }
 
 /** Resolves a bearer token (bootstrap or stored) to a principal and the owner a session would record. */
-export async function identityForToken(token: string): Promise<{ principal: Principal; owner: SessionOwner } | null> {
+export async function identityForToken(token: string): Promise<Identity | null> {
   const bootstrap = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
-  if (bootstrap && safeEqual(token, bootstrap)) return { principal: { subject: "token:bootstrap", role: "admin", tenants: null }, owner: { kind: "bootstrap" } };
+  if (bootstrap && safeEqual(token, bootstrap)) return { principal: principalOf("token:bootstrap", "admin", null), owner: { kind: "bootstrap" } };
   const { rows } = await getPool().query<{ id: string; name: string; role: Role; tenants: string[] }>(
     // last_used_at is written at most once a minute per token, not on every request.
     `WITH t AS (SELECT id, name, role, tenants, last_used_at FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),
@@ -30,7 +30,7 @@ export async function identityForToken(token: string): Promise<{ principal: Prin
   );
   const t = rows[0];
   if (!t) return null;
-  return { principal: { subject: `token:${t.name}`, role: t.role, tenants: t.tenants.length ? t.tenants : null }, owner: { kind: "token", tokenId: t.id } };
+  return { principal: principalOf(`token:${t.name}`, t.role, t.tenants), owner: { kind: "token", tokenId: t.id } };
 }
 
 /**

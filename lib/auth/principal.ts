@@ -7,6 +7,11 @@ export type Principal = {
   tenants: string[] | null; // null = all tenants
 };
 
+/** A principal from stored columns, where an empty tenant list means "all tenants". */
+export function principalOf(subject: string, role: Role, tenants: readonly string[] | null): Principal {
+  return { subject, role, tenants: tenants && tenants.length ? [...tenants] : null };
+}
+
 const RANK: Record<Role, number> = { viewer: 0, maintainer: 1, operator: 2, admin: 3 };
 
 export function hasRole(p: Principal, min: Role): boolean {

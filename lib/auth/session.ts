@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import type pg from "pg";
-import type { Principal } from "./principal";
+import { principalOf, type Principal } from "./principal";
 import { ROLES, type Role } from "../domain/constants";
 
 export const SESSION_COOKIE = "iw_session";
@@ -10,6 +10,8 @@ export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 /** Who a session acts for. Its role and tenants are read live from the owner on every request. */
 export type SessionOwner = { kind: "user"; userId: string } | { kind: "token"; tokenId: string } | { kind: "bootstrap" };
 export type SessionMethod = "password" | "token" | "oidc";
+/** Who signed in, and the owner their session records. */
+export type Identity = { principal: Principal; owner: SessionOwner };
 
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 const sha256 = (v: string) => createHash("sha256").update(v).digest("hex");
@@ -66,10 +68,9 @@ export async function principalForSession(pool: pg.Pool, value: string | undefin
   );
   const r = rows[0];
   if (!r) return null;
-  const tenants = (t: string[] | null) => (t && t.length ? t : null);
-  if (r.bootstrap_hash) return r.bootstrap_hash === bootstrapHash() ? { subject: "token:bootstrap", role: "admin", tenants: null } : null;
-  if (r.user_id) return r.email && ROLES.includes(r.user_role!) ? { subject: `user:${r.email}`, role: r.user_role!, tenants: tenants(r.user_tenants) } : null;
-  if (r.token_id) return r.token_name && ROLES.includes(r.token_role!) ? { subject: `token:${r.token_name}`, role: r.token_role!, tenants: tenants(r.token_tenants) } : null;
+  if (r.bootstrap_hash) return r.bootstrap_hash === bootstrapHash() ? principalOf("token:bootstrap", "admin", null) : null;
+  if (r.user_id) return r.email && ROLES.includes(r.user_role!) ? principalOf(`user:${r.email}`, r.user_role!, r.user_tenants) : null;
+  if (r.token_id) return r.token_name && ROLES.includes(r.token_role!) ? principalOf(`token:${r.token_name}`, r.token_role!, r.token_tenants) : null;
   return null;
 }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { hashPassword, verifyPassword } from "./password";
-import type { Principal } from "./principal";
-import type { SessionOwner } from "./session";
+import { principalOf } from "./principal";
+import type { Identity } from "./session";
 import type { Role } from "../domain/constants";
 
 export const DEFAULT_ADMIN_EMAIL = "admin@localhost";
@@ -21,14 +21,14 @@ export async function hasUser(pool: pg.Pool, email: string): Promise<boolean> {
   return (await pool.query(`SELECT 1 FROM users WHERE email = lower($1)`, [email])).rowCount === 1;
 }
 
-export async function identityForPassword(pool: pg.Pool, email: string, password: string): Promise<{ principal: Principal; owner: SessionOwner } | null> {
+export async function identityForPassword(pool: pg.Pool, email: string, password: string): Promise<Identity | null> {
   const u = (await pool.query<{ id: string; email: string; password_hash: string | null; role: Role; tenants: string[] }>(
     `SELECT id, email, password_hash, role, tenants FROM users WHERE email = lower($1) AND disabled_at IS NULL`,
     [email],
   )).rows[0];
   const ok = await verifyPassword(password, u?.password_hash ?? null);
   if (!u || !ok) return null;
-  return { principal: { subject: `user:${u.email}`, role: u.role, tenants: u.tenants.length ? u.tenants : null }, owner: { kind: "user", userId: u.id } };
+  return { principal: principalOf(`user:${u.email}`, u.role, u.tenants), owner: { kind: "user", userId: u.id } };
 }
 
 // Slows guessing: after 5 failures for one email (or one client) in 5 minutes, refuse for the rest of
