@@ -36,15 +36,20 @@ const schema = z.object({
 
 export type Config = z.infer<typeof schema> & { heartbeatSeconds: number };
 
-/** Reads configuration from the environment; throws a readable error naming the bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/** Parses environment variables (empty ones count as unset); throws a readable error naming the bad variable. */
+export function parseEnv<S extends z.ZodType>(s: S, env: Record<string, string | undefined>): z.infer<S> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = schema.safeParse(cleaned);
+  const parsed = s.safeParse(cleaned);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new Error(`invalid configuration: ${first.path.join(".")}: ${first.message}`);
   }
-  const c = parsed.data;
+  return parsed.data;
+}
+
+/** Reads configuration from the environment; throws a readable error naming the bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const c = parseEnv(schema, env);
   return { ...c, heartbeatSeconds: c.HEARTBEAT_SECONDS > 0 ? c.HEARTBEAT_SECONDS : c.LEASE_SECONDS / 3 };
 }
 

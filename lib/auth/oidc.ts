@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ROLES, type Role } from "../domain/constants";
 import { isHttps, type SessionOwner } from "./session";
 import { withTransaction } from "../db/pool";
+import { parseEnv } from "../config";
 
 /**
  * Single sign-on through any OpenID Connect provider (authorization code flow with PKCE, state and
@@ -41,14 +42,8 @@ export type OidcSettings = {
 
 /** The SSO settings, null when SSO is not configured; throws naming the bad variable when misconfigured. */
 export function oidcSettings(env: Record<string, string | undefined> = process.env): OidcSettings | null {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => (k.startsWith("OIDC_") || k === "INDEXWRIGHT_PUBLIC_URL") && v !== undefined && v !== ""));
-  if (!cleaned.OIDC_ISSUER) return null;
-  const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    throw new Error(`invalid configuration: ${first.path.join(".")}: ${first.message}`);
-  }
-  const e = parsed.data;
+  if (!env.OIDC_ISSUER) return null;
+  const e = parseEnv(envSchema, env);
   return {
     issuer: e.OIDC_ISSUER,
     clientId: e.OIDC_CLIENT_ID,
