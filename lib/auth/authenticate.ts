@@ -2,6 +2,7 @@ import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getPool } from "../db/pool";
 import { ApiError } from "../http/errors";
+import { assertSameOrigin } from "../http/origin";
 import { SESSION_COOKIE, cookieValue, principalForSession, type Identity } from "./session";
 import { hasRole, canSeeTenant, principalOf, type Principal } from "./principal";
 import type { Role } from "../domain/constants";
@@ -48,11 +49,7 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
   } else {
     principal = await principalForSession(getPool(), cookieValue(req, SESSION_COOKIE));
     if (!principal) throw new ApiError(401, "UNAUTHORIZED", "sign in or send a bearer token");
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      const origin = req.headers.get("origin");
-      const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-      if (!origin || !host || new URL(origin).host !== host) throw new ApiError(403, "ORIGIN_MISMATCH", "cross-origin request rejected");
-    }
+    if (req.method !== "GET" && req.method !== "HEAD") assertSameOrigin(req, true);
   }
   if (opts.role && !hasRole(principal, opts.role)) throw new ApiError(403, "FORBIDDEN", `requires role ${opts.role} or higher`);
   if (opts.tenant && !canSeeTenant(principal, opts.tenant)) throw new ApiError(403, "FORBIDDEN", `no access to tenant ${opts.tenant}`);

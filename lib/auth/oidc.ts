@@ -4,7 +4,8 @@ import type pg from "pg";
 import * as oidc from "openid-client";
 import { z } from "zod";
 import { ROLES, type Role } from "../domain/constants";
-import { isHttps, type SessionOwner } from "./session";
+import type { SessionOwner } from "./session";
+import { isHttps, publicOrigin } from "../http/origin";
 import { withTransaction } from "../db/pool";
 import { parseEnv } from "../config";
 
@@ -84,13 +85,6 @@ const CALLBACK_PATH = "/api/auth/oidc/callback";
 export function callbackUrl(s: OidcSettings, req: Request): string {
   const base = s.publicUrl ?? publicOrigin(req);
   return `${base}${CALLBACK_PATH}`;
-}
-
-function publicOrigin(req: Request): string {
-  const u = new URL(req.url);
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? u.host;
-  const proto = req.headers.get("x-forwarded-proto") ?? u.protocol.replace(/:$/, "");
-  return `${proto}://${host}`;
 }
 
 type Flow = { state: string; nonce: string; verifier: string; next: string; exp: number };

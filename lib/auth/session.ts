@@ -3,6 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type pg from "pg";
 import { principalOf, type Principal } from "./principal";
 import { ROLES, type Role } from "../domain/constants";
+import { isHttps } from "../http/origin";
 
 export const SESSION_COOKIE = "iw_session";
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -84,15 +85,6 @@ export async function endSessionsOf(db: pg.Pool | pg.PoolClient, owner: { userId
   const [col, id] = "userId" in owner ? ["user_id", owner.userId] : ["token_id", owner.tokenId];
   const r = await db.query(`UPDATE sessions SET revoked_at = now() WHERE ${col} = $1 AND revoked_at IS NULL AND expires_at > now()`, [id]);
   return r.rowCount ?? 0;
-}
-
-/** Behind a TLS-terminating proxy the request arrives as http; the proxy's header or the public URL tells. */
-export function isHttps(req: Request): boolean {
-  return (
-    new URL(req.url).protocol === "https:" ||
-    req.headers.get("x-forwarded-proto")?.split(",")[0].trim() === "https" ||
-    (process.env.INDEXWRIGHT_PUBLIC_URL ?? "").startsWith("https:")
-  );
 }
 
 export function sessionCookie(value: string, req: Request): string {

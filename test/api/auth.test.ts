@@ -131,6 +131,8 @@ describe("hostile sign-in requests", () => {
       [await raw(JSON.stringify({ email: "not-an-email", password: "x" })), 400, "VALIDATION_FAILED"],
       [await raw(JSON.stringify([BOOT])), 400, "VALIDATION_FAILED"],
       [await raw(JSON.stringify({ token: BOOT }), { origin: "http://evil.example" }), 403, "ORIGIN_MISMATCH"],
+      // Sandboxed frames send "Origin: null": refused like any foreign origin, not a 500.
+      [await raw(JSON.stringify({ token: BOOT }), { origin: "null" }), 403, "ORIGIN_MISMATCH"],
     ];
     for (const [res, status, code] of cases) {
       expect(res.status).toBe(status);
