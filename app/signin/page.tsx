@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { currentPrincipal } from "@/lib/auth/current";
 import { SignInForm } from "@/components/signin/SignInForm";
 import { icons } from "@/components/shell/icons";
-import { OIDC_ERRORS, oidcSettings, type OidcErrorCode } from "@/lib/auth/oidc";
+import { OIDC_ERRORS, ssoIfConfigured, type OidcErrorCode } from "@/lib/auth/oidc";
 import { safeNext } from "@/lib/auth/next-path";
 import "@/components/signin/signin.css";
 
@@ -11,19 +11,11 @@ export const metadata: Metadata = { title: "Sign in" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-function ssoSettings() {
-  try {
-    return oidcSettings();
-  } catch {
-    return null; // `npm start` refuses a bad SSO configuration; here it just hides the button
-  }
-}
-
 export default async function SignInPage({ searchParams }: Props) {
   const params = await searchParams;
   const next = safeNext(params.next);
   const errorCode = typeof params.error === "string" && params.error in OIDC_ERRORS ? (params.error as OidcErrorCode) : null;
-  const sso = ssoSettings();
+  const sso = ssoIfConfigured();
 
   let signedIn = false;
   try {

@@ -6,6 +6,7 @@ import { DOCUMENT_STATES, isDocumentState } from "@/lib/ui/schemas";
 import { ListStatus, LiveIndicator, LoadMoreFooter, QueryStates, TenantFilter } from "../ListFrame";
 import { useViewer } from "../PrincipalContext";
 import { STATE_LABEL } from "../StateBadge";
+import { SlashHint } from "../SlashHint";
 import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";
 import { icons } from "../shell/icons";
 import { DocumentsTable } from "./DocumentsTable";
@@ -97,9 +98,7 @@ export function DocumentsView() {
           <div className="field field--inline field--grow">
             <label htmlFor={ids.q} className="field__label">
               Search{" "}
-              <kbd className="kbd" aria-hidden="true" title="Press / to jump here">
-                /
-              </kbd>
+              <SlashHint />
             </label>
             <input
               id={ids.q}

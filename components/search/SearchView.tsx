@@ -8,6 +8,7 @@ import { documentHref, splitList } from "@/lib/ui/api";
 import { useSearch, useSlashToFocus, useTenants } from "@/lib/ui/hooks";
 import type { SearchHit, SearchInput, Tenant } from "@/lib/ui/schemas";
 import { EmptyState, QueryErrorState } from "../States";
+import { SlashHint } from "../SlashHint";
 import { icons } from "../shell/icons";
 import { Highlight } from "./Highlight";
 
@@ -163,9 +164,7 @@ function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
         <div className="field search-form__query">
           <label htmlFor={ids.q} className="field__label">
             Query{" "}
-            <kbd className="kbd" aria-hidden="true" title="Press / to jump here">
-              /
-            </kbd>
+            <SlashHint />
           </label>
           <input
             id={ids.q}

@@ -58,6 +58,15 @@ export function oidcSettings(env: Record<string, string | undefined> = process.e
   };
 }
 
+/** For pages: a bad configuration just hides SSO there (`npm start` refuses it, naming the variable). */
+export function ssoIfConfigured(): OidcSettings | null {
+  try {
+    return oidcSettings();
+  } catch {
+    return null;
+  }
+}
+
 // Discovery once per process and settings; a failed discovery is retried on the next sign-in.
 let cached: { key: string; config: Promise<oidc.Configuration> } | null = null;
 function providerConfig(s: OidcSettings): Promise<oidc.Configuration> {

@@ -4,7 +4,7 @@ import { currentPrincipal } from "@/lib/auth/current";
 import { hasRole } from "@/lib/auth/principal";
 import { AdminView } from "@/components/admin/AdminView";
 import { AdminsOnly } from "@/components/admin/AdminsOnly";
-import { oidcSettings } from "@/lib/auth/oidc";
+import { ssoIfConfigured } from "@/lib/auth/oidc";
 
 export const metadata: Metadata = { title: "Admin" };
 // Decided per request from the session cookie.
@@ -15,11 +15,5 @@ export default async function AdminPage() {
   const principal = await currentPrincipal();
   if (!principal) redirect("/signin?next=/admin");
   if (!hasRole(principal, "admin")) return <AdminsOnly role={principal.role} />;
-  let sso: string | null = null;
-  try {
-    sso = oidcSettings()?.displayName ?? null;
-  } catch {
-    sso = null;
-  }
-  return <AdminView ssoName={sso} />;
+  return <AdminView ssoName={ssoIfConfigured()?.displayName ?? null} />;
 }
