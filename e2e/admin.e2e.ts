@@ -1,12 +1,8 @@
 import type { Page } from "@playwright/test";
-import { E2E_TOKEN, expect, saveScreenshot, signIn, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
+import { E2E_TOKEN, expect, shooter, signIn, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
 
 const TENANT = "e2e";
 const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
-
-function shooter(page: Page) {
-  return (name: string) => saveScreenshot(page, test.info().outputPath(name));
-}
 
 async function openAdmin(page: Page): Promise<void> {
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin", exact: true }).click();

@@ -69,6 +69,9 @@ export async function attachShot(page: Page, name: string): Promise<void> {
   await info.attach(name, { path, contentType: "image/png" });
 }
 
+/** `const shot = shooter(page); await shot("01-step.png")`: a screenshot artifact per journey step. */
+export const shooter = (page: Page) => (name: string) => attachShot(page, name);
+
 /**
  * A fault of the fake embeddings provider (e2e/services/embeddings.ts) for requests whose texts
  * contain `match`: answer with HTTP `status`, and/or wait `delayMs` first. Scope it with a marker

@@ -1,5 +1,5 @@
-import type { APIRequestContext, Page } from "@playwright/test";
-import { E2E_TOKEN, expect, saveScreenshot, test, uniqueKey } from "./fixtures";
+import type { APIRequestContext } from "@playwright/test";
+import { E2E_TOKEN, expect, shooter, test, uniqueKey } from "./fixtures";
 
 const TENANT = "e2e";
 const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
@@ -44,10 +44,6 @@ async function waitForState(request: APIRequestContext, key: string, state: stri
       { timeout: 90_000, intervals: [250, 500, 1000] },
     )
     .toBe(searchVersion === undefined ? state : `${state}@v${searchVersion}`);
-}
-
-function shooter(page: Page) {
-  return (name: string) => saveScreenshot(page, test.info().outputPath(name));
 }
 
 test("a failing version: FAILED with PARSE_ERROR → task timeline DEAD → force-close → RESOLVED and acknowledged drift", async ({ signedIn: page }) => {

@@ -1,4 +1,4 @@
-import { E2E_TOKEN, expect, saveScreenshot, test, uniqueKey } from "./fixtures";
+import { E2E_TOKEN, expect, shooter, test, uniqueKey } from "./fixtures";
 
 const TENANT = "e2e";
 
@@ -8,7 +8,7 @@ test("publish a Markdown document, watch it become searchable, then find it", as
   // Distinctive words so this document, and not some other one, is the best match.
   const sentence = `Quokkas photograph marmalade lighthouses during violet thunderstorms ${nonce}.`;
   const title = `Lighthouse notes ${nonce}`;
-  const shot = (name: string) => saveScreenshot(page, test.info().outputPath(name));
+  const shot = shooter(page);
 
   await test.step("publish through the dialog", async () => {
     await page.getByTestId("publish-open").click();

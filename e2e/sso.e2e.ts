@@ -1,16 +1,8 @@
 import type { Page } from "@playwright/test";
-import { E2E_TOKEN, expect, saveScreenshot, signIn, signOut, test, uniqueKey } from "./fixtures";
+import { attachShot, E2E_TOKEN, expect, shooter, signIn, signOut, test, uniqueKey } from "./fixtures";
 import { FAKE_OIDC } from "./services/settings";
 
 const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
-
-function shooter(page: Page) {
-  return async (name: string) => {
-    const path = test.info().outputPath(name);
-    await saveScreenshot(page, path);
-    await test.info().attach(name, { path, contentType: "image/png" });
-  };
-}
 
 /** From our sign-in page (opened with next=/tasks unless already there) through the provider's page and back. */
 async function ssoSignIn(page: Page, email: string): Promise<void> {
@@ -55,7 +47,7 @@ test("single sign-on: a person an admin added comes in through the provider; an 
       await row.getByTestId("user-sign-out").click();
       const dialog = admin.getByTestId("user-signout-dialog");
       await expect(dialog).toContainText("Ends the open session");
-      await saveScreenshot(admin, test.info().outputPath("03-admin-ends-session.png"));
+      await attachShot(admin, "03-admin-ends-session.png");
       await dialog.getByTestId("user-signout-confirm").click();
       await expect(row.getByTestId("user-sessions")).toContainText("0");
     } finally {
