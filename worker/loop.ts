@@ -201,11 +201,11 @@ export class Worker {
           log.info({ taskId: lease.taskId, released }, "task released at shutdown");
           return;
         }
-        const { code, message } = classify(err);
+        const { code, message, retryAfterSeconds } = classify(err);
         this.stats.failed++;
         if (code === "INTERNAL_ERROR") log.error({ err, taskId: lease.taskId }, "task failed with an unclassified error");
         try {
-          const r = await fail(pool, lease, code, message, { baseSeconds: cfg.RETRY_BASE_SECONDS, maxSeconds: cfg.RETRY_MAX_SECONDS, jitter: 0.2 });
+          const r = await fail(pool, lease, code, message, { baseSeconds: cfg.RETRY_BASE_SECONDS, maxSeconds: cfg.RETRY_MAX_SECONDS, jitter: 0.2 }, retryAfterSeconds);
           log.warn({ taskId: lease.taskId, code, status: r.status, nextAttemptAt: r.nextAttemptAt }, "task failed");
         } catch (e) {
           if (e instanceof LeaseLostError) log.warn({ taskId: lease.taskId }, "LOST_LEASE: failure not recorded (lease gone)");

@@ -6,7 +6,8 @@
 // Error mapping (every failure leaves as a TaskError with a redacted message, except caller aborts):
 //
 //   caller's AbortSignal aborted (before or during)    -> rethrow signal.reason unchanged
-//   HTTP 429                                           -> EMBEDDING_RATE_LIMITED  (retry-after in the message)
+//   HTTP 429                                           -> EMBEDDING_RATE_LIMITED  (retry-after in the message and
+//                                                         in retryAfterSeconds: see parseRetryAfter)
 //   SDK timeout, our whole-call deadline, HTTP 408     -> EMBEDDING_TIMEOUT
 //   HTTP 5xx                                           -> EMBEDDING_PROVIDER_UNAVAILABLE
 //   connection refused / reset / DNS / TLS failure     -> EMBEDDING_PROVIDER_UNAVAILABLE
@@ -268,8 +269,8 @@ export class OpenAIEmbedder implements Embedder {
 
   // ---- errors ---------------------------------------------------------------------------------
 
-  private fail(code: ErrorCode, message: string): TaskError {
-    return new TaskError(code, this.scrub(message));
+  private fail(code: ErrorCode, message: string, extra?: { retryAfterSeconds?: number }): TaskError {
+    return new TaskError(code, this.scrub(message), extra);
   }
 
   private scrub(message: string): string {
@@ -298,7 +299,9 @@ export class OpenAIEmbedder implements Embedder {
           : err.headers?.get("retry-after")
             ? `${err.headers.get("retry-after")} s`
             : undefined;
-        return this.fail("EMBEDDING_RATE_LIMITED", `embedding provider rate limited the request${ra ? ` (retry-after ${ra})` : ""}: ${detail}`);
+        return this.fail("EMBEDDING_RATE_LIMITED", `embedding provider rate limited the request${ra ? ` (retry-after ${ra})` : ""}: ${detail}`, {
+          retryAfterSeconds: parseRetryAfter(err.headers),
+        });
       }
       if (status === 408) return this.fail("EMBEDDING_TIMEOUT", `embedding provider request timeout: ${detail}`);
       if (status >= 500) return this.fail("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding provider error: ${detail}`);
@@ -327,6 +330,26 @@ export class OpenAIEmbedder implements Embedder {
     const msg = err instanceof Error ? `${err.name}: ${err.message}${causeText(err)}` : String(err);
     return this.fail("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding request failed: ${msg}`);
   }
+}
+
+/**
+ * How long the provider asked us to wait, in seconds, or undefined when it did not say (or said
+ * something unreadable). `retry-after-ms` (OpenAI's own, milliseconds) wins over the standard
+ * `retry-after`, which is either delta-seconds or an HTTP date (RFC 9110 §10.2.3); a date in the
+ * past means "now" (0). Negative or non-numeric values are ignored rather than guessed at.
+ */
+export function parseRetryAfter(headers: { get(name: string): string | null } | undefined | null, now: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get("retry-after-ms")?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Number(ms) / 1000;
+  const ra = headers.get("retry-after")?.trim();
+  if (!ra) return undefined;
+  if (/^\d+(\.\d+)?$/.test(ra)) return Number(ra);
+  // Only an HTTP date (it names a weekday or month); Date.parse alone would accept "-5" as a year.
+  if (!/[a-z]{3}/i.test(ra)) return undefined;
+  const at = Date.parse(ra);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, (at - now) / 1000);
 }
 
 /** A provider rejection caused by our model/dimensions configuration (not by the input texts). */

@@ -49,8 +49,10 @@ export async function fail(
   code: ErrorCode,
   message: string,
   policy: RetryPolicyOptions,
+  /** A floor for the retry delay, e.g. the provider's Retry-After (seconds). */
+  minDelaySeconds?: number,
 ): Promise<{ status: "RETRY_WAIT" | "DEAD"; nextAttemptAt: Date }> {
-  const d = decide(code, lease.leaseAttempt, lease.maxAttempts, policy);
+  const d = decide(code, lease.leaseAttempt, lease.maxAttempts, policy, undefined, minDelaySeconds);
   const r = await run<{ status: "RETRY_WAIT" | "DEAD"; next_attempt_at: Date }>(
     db,
     sql.failTask(lease.taskId, lease.workerId, lease.leaseAttempt, d.status, d.delaySeconds, code, message),

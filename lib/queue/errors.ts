@@ -2,13 +2,17 @@ import { isErrorCode, type ErrorCode } from "../domain/constants";
 
 /** A failure with a stable code (design §4). */
 export class TaskError extends Error {
+  /** The provider's own word on when to come back (Retry-After), in seconds; a floor for the retry delay. */
+  public readonly retryAfterSeconds?: number;
   constructor(
     public readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "TaskError";
+    const ra = options?.retryAfterSeconds;
+    if (ra !== undefined && Number.isFinite(ra) && ra >= 0) this.retryAfterSeconds = ra;
   }
 }
 
@@ -31,8 +35,12 @@ export function redact(message: string): string {
     .slice(0, 2000);
 }
 
-export function classify(err: unknown): { code: ErrorCode; message: string } {
-  if (err instanceof TaskError) return { code: err.code, message: redact(err.message) };
+export function classify(err: unknown): { code: ErrorCode; message: string; retryAfterSeconds?: number } {
+  if (err instanceof TaskError) {
+    return err.retryAfterSeconds === undefined
+      ? { code: err.code, message: redact(err.message) }
+      : { code: err.code, message: redact(err.message), retryAfterSeconds: err.retryAfterSeconds };
+  }
   const code = (err as { code?: unknown })?.code;
   if (isErrorCode(code)) return { code, message: redact(String((err as Error).message ?? err)) };
   return { code: "INTERNAL_ERROR", message: redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err)) };

@@ -12,9 +12,23 @@ export function backoffSeconds(attempt: number, opts: RetryPolicyOptions = DEFAU
   return Math.max(0, raw * factor);
 }
 
-/** Retry decisions read the error code only, never message text. */
-export function decide(code: ErrorCode | string, attempt: number, maxAttempts: number, opts: RetryPolicyOptions = DEFAULT_RETRY, random?: () => number): RetryDecision {
+/**
+ * Retry decisions read the error code only, never message text. `retryAfterSeconds` (a provider's
+ * Retry-After) is a floor for the delay: retrying earlier than the provider asked only earns
+ * another 429 and burns an attempt. It is capped at `maxSeconds`, so a hostile or buggy header
+ * cannot park a task for a day; it never changes whether the task retries at all.
+ */
+export function decide(
+  code: ErrorCode | string,
+  attempt: number,
+  maxAttempts: number,
+  opts: RetryPolicyOptions = DEFAULT_RETRY,
+  random?: () => number,
+  retryAfterSeconds?: number,
+): RetryDecision {
   const retryable = isErrorCode(code) ? ERROR_CODES[code].retryable : false;
   if (!retryable || attempt >= maxAttempts) return { status: "DEAD", delaySeconds: 0 };
-  return { status: "RETRY_WAIT", delaySeconds: backoffSeconds(attempt, opts, random) };
+  const backoff = backoffSeconds(attempt, opts, random);
+  const floor = retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? Math.min(retryAfterSeconds, opts.maxSeconds) : 0;
+  return { status: "RETRY_WAIT", delaySeconds: Math.max(backoff, floor) };
 }

@@ -3,6 +3,7 @@
 //   const fake = await startFakeProvider({ apiKey: "sk-test-..." });
 //   new OpenAIEmbedder({ apiKey: "sk-test-...", baseURL: fake.url, ... });
 //   fake.mode("429", { times: 2 });  // the next two requests answer 429, then back to the previous mode
+//   fake.mode("429", { times: 3, retryAfter: "2" });  // ... with `Retry-After: 2` (default "1"; null = none)
 //   fake.mode("503");                // every request answers 503 until changed
 //
 // Embeddings are deterministic (embedLocal) with the requested `dimensions`, or the configured
@@ -61,18 +62,34 @@ export interface FakeProvider {
   readonly bodies: Record<string, unknown>[];
   /** Every embeddings request's Authorization header. */
   readonly authHeaders: (string | undefined)[];
-  mode(next: FakeMode, opts?: { times?: number; delayMs?: number }): void;
+  mode(next: FakeMode, opts?: ModeOptions): void;
+  /** Arrival time (Date.now()) of every embeddings request, in order. */
+  readonly arrivals: number[];
   /** Counters to zero, mode back to "ok". */
   reset(): void;
   close(): Promise<void>;
 }
 
+export interface ModeOptions {
+  /** Only the next `times` requests use this mode, then the previous base mode returns. */
+  times?: number;
+  /** Answer after this delay (for "slow"/"slow-body": the delay of the body). */
+  delayMs?: number;
+  /** "429": the Retry-After header value (default "1"); null sends none. */
+  retryAfter?: string | null;
+  /** "429": a retry-after-ms header value (OpenAI's millisecond variant); none by default. */
+  retryAfterMs?: string;
+}
+
+type ActiveMode = { mode: FakeMode } & Omit<ModeOptions, "times">;
+
 const DEFAULT_SLOW_MS = 10_000;
 
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   const defaultDims = options.dimensions ?? 1536;
-  let baseMode: { mode: FakeMode; delayMs?: number } = { mode: "ok" };
-  let temp: { mode: FakeMode; delayMs?: number; left: number } | null = null;
+  let baseMode: ActiveMode = { mode: "ok" };
+  let temp: (ActiveMode & { left: number }) | null = null;
+  let arrivals: number[] = [];
   let requests = 0;
   let textsEmbedded = 0;
   let inputs: string[][] = [];
@@ -88,10 +105,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     timers.add(t);
   };
 
-  const takeMode = (): { mode: FakeMode; delayMs?: number } => {
+  const takeMode = (): ActiveMode => {
     if (temp && temp.left > 0) {
       temp.left--;
-      const m = { mode: temp.mode, delayMs: temp.delayMs };
+      const m: ActiveMode = { mode: temp.mode, delayMs: temp.delayMs, retryAfter: temp.retryAfter, retryAfterMs: temp.retryAfterMs };
       if (temp.left === 0) temp = null;
       return m;
     }
@@ -108,6 +125,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       requests++;
+      arrivals.push(Date.now());
       let body: Record<string, unknown>;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -137,7 +155,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         return;
       }
 
-      const { mode, delayMs } = takeMode();
+      const active = takeMode();
+      const { mode, delayMs } = active;
       const model = body.model;
       const dims = requestDimensions(body, defaultDims);
       const answer = (extraDelay = 0, fn: () => void) => {
@@ -148,9 +167,13 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 
       switch (mode) {
         case "429":
-          return answer(0, () =>
-            sendJson(res, 429, apiError("Rate limit reached for requests", "requests", "rate_limit_exceeded"), { "retry-after": "1" }),
-          );
+          return answer(0, () => {
+            const headers: Record<string, string> = {};
+            const ra = active.retryAfter === undefined ? "1" : active.retryAfter;
+            if (ra !== null) headers["retry-after"] = ra;
+            if (active.retryAfterMs !== undefined) headers["retry-after-ms"] = active.retryAfterMs;
+            sendJson(res, 429, apiError("Rate limit reached for requests", "requests", "rate_limit_exceeded"), headers);
+          });
         case "500":
           return answer(0, () => sendJson(res, 500, apiError("The server had an error while processing your request.", "server_error")));
         case "503":
@@ -235,12 +258,16 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     get authHeaders() {
       return authHeaders;
     },
+    get arrivals() {
+      return arrivals;
+    },
     mode(next, opts = {}) {
-      if (opts.times !== undefined) {
-        temp = opts.times > 0 ? { mode: next, delayMs: opts.delayMs, left: opts.times } : null;
+      const { times, ...rest } = opts;
+      if (times !== undefined) {
+        temp = times > 0 ? { mode: next, ...rest, left: times } : null;
       } else {
         temp = null;
-        baseMode = { mode: next, delayMs: opts.delayMs };
+        baseMode = { mode: next, ...rest };
       }
     },
     reset() {
@@ -249,6 +276,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       inputs = [];
       bodies = [];
       authHeaders = [];
+      arrivals = [];
       baseMode = { mode: "ok" };
       temp = null;
     },
