@@ -50,6 +50,11 @@ export function parseEnv<S extends z.ZodType>(s: S, env: Record<string, string |
 /** Reads configuration from the environment; throws a readable error naming the bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const c = parseEnv(schema, env);
+  // A heartbeat at or past the lease lets the lease lapse between renewals: another worker takes
+  // the task over while this one still runs it. Refuse the setting instead of fencing it out later.
+  if (c.HEARTBEAT_SECONDS > 0 && c.HEARTBEAT_SECONDS >= c.LEASE_SECONDS) {
+    throw new Error(`invalid configuration: HEARTBEAT_SECONDS (${c.HEARTBEAT_SECONDS}) must be less than LEASE_SECONDS (${c.LEASE_SECONDS}); lease/3 is the default`);
+  }
   return { ...c, heartbeatSeconds: c.HEARTBEAT_SECONDS > 0 ? c.HEARTBEAT_SECONDS : c.LEASE_SECONDS / 3 };
 }
 

@@ -11,3 +11,8 @@ let embedder: Embedder | undefined;
 export const serverConfig = () => (cfg ??= loadConfig());
 export const db = () => getPool();
 export const serverEmbedder = () => (embedder ??= createEmbedder(serverConfig()));
+/** Model and dimensions this server embeds queries with; rollback and unpin only choose index versions built in it. */
+export const embeddingSpace = () => {
+  const e = serverEmbedder();
+  return { model: e.model, dimensions: e.dimensions };
+};

@@ -37,6 +37,11 @@ const SHUTDOWN = Symbol("shutdown");
  */
 export class Worker {
   private running = false;
+  /**
+   * Keyed by task id and lease attempt: after a lost lease this worker may claim the same task
+   * again while the old run is still unwinding, and both runs must count against concurrency
+   * (and the old run's cleanup must not remove the new entry).
+   */
   private inflight = new Map<string, InFlight>();
   private wakeUp: (() => void) | null = null;
   private listener: pg.Client | null = null;
@@ -144,6 +149,7 @@ export class Worker {
     const { cfg, pool } = this.o;
     this.stats.claimed++;
     const controller = new AbortController();
+    const slot = `${lease.taskId}#${lease.leaseAttempt}`;
     const entry: InFlight = { lease, controller, progress: { done: 0, total: 0 }, promise: Promise.resolve(), lost: false, switching: false };
     const dropHeartbeat = faultOn(cfg.FAULT_DROP_LEASE_HEARTBEAT);
     const hb = setInterval(async () => {
@@ -214,16 +220,16 @@ export class Worker {
       } finally {
         entry.switching = true;
         clearInterval(hb);
-        this.inflight.delete(lease.taskId);
+        this.inflight.delete(slot);
         this.wake();
       }
     })();
-    this.inflight.set(lease.taskId, entry);
+    this.inflight.set(slot, entry);
   }
 
   private async beat(): Promise<void> {
     await this.o.pool
-      .query(`UPDATE workers SET last_heartbeat_at = now(), current_tasks = $2::bigint[] WHERE id = $1`, [this.o.workerId, [...this.inflight.keys()]])
+      .query(`UPDATE workers SET last_heartbeat_at = now(), current_tasks = $2::bigint[] WHERE id = $1`, [this.o.workerId, [...new Set([...this.inflight.values()].map((e) => e.lease.taskId))]])
       .catch((err) => log.warn({ err: err.message }, "worker registry heartbeat failed"));
   }
 

@@ -80,8 +80,15 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
               onClose();
               toast.push({
                 tone: res.retried > 0 ? "success" : "info",
-                title: res.retried > 0 ? `Retried ${res.retried} task${res.retried === 1 ? "" : "s"}` : "No DEAD tasks matched",
-                body: res.retried > 0 ? "They are PENDING again; the list refreshes as workers pick them up." : "Nothing was changed.",
+                title: res.retried > 0 ? `Retried ${res.retried} task${res.retried === 1 ? "" : "s"}` : res.skipped > 0 ? "Nothing to retry" : "No DEAD tasks matched",
+                body: [
+                  res.retried > 0 ? "They are PENDING again; the list refreshes as workers pick them up." : res.skipped > 0 ? "" : "Nothing was changed.",
+                  res.skipped > 0
+                    ? `${res.skipped} obsolete task${res.skipped === 1 ? " was" : "s were"} left DEAD: the document has a newer version or was deleted since, so retrying would redo work nobody needs.`
+                    : "",
+                ]
+                  .filter(Boolean)
+                  .join(" "),
               });
             },
           },

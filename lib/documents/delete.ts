@@ -1,10 +1,13 @@
 import type pg from "pg";
 import { withTransaction, run } from "../db/pool";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
+import { TASK_TYPE } from "../domain/constants";
 
 /**
- * Removing a document from search is a DELETE task. Idempotent: asking again returns the same
- * task (the business key is per version), and a document that is already gone answers the same.
+ * Removing a document from search is a DELETE task bound to the business version at this moment
+ * (its version_number). Idempotent: asking again returns the same task (the business key is per
+ * version). A publish after this supersedes the DELETE, and a DELETE that runs late anyway finds
+ * the newer version under the document lock and changes nothing (lib/pipeline/delete-task.ts).
  */
 export async function requestDelete(pool: pg.Pool, tenant: string, key: string, actor: string): Promise<{ taskId: string } | null> {
   return withTransaction(pool, async (tx) => {
@@ -14,7 +17,7 @@ export async function requestDelete(pool: pg.Pool, tenant: string, key: string, 
     if (!doc) return null;
     await tx.query(`UPDATE documents SET deleted_at = coalesce(deleted_at, now()), updated_at = now() WHERE id = $1`, [doc.id]);
     await tx.query(`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id) VALUES ($1, 'document.delete', $2, 'document', $3)`, [actor, tenant, `${tenant}/${key}`]);
-    await run(tx, supersedeOlderTasks(doc.id, doc.business_version + 1, actor));
+    await run(tx, supersedeOlderTasks(doc.id, doc.business_version + 1, actor, [TASK_TYPE.INDEX, TASK_TYPE.REINDEX]));
     const ins = await tx.query<{ task_id: string }>(
       `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type) VALUES ($1, $2, $3, 'DELETE')
        ON CONFLICT (tenant_id, document_id, version_number, task_type) DO NOTHING RETURNING task_id::text`,

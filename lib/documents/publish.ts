@@ -4,7 +4,7 @@ import { withTransaction, run } from "../db/pool";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN } from "./state";
 import { ApiError } from "../http/errors";
-import type { DocumentState } from "../domain/constants";
+import { TASK_TYPES, type DocumentState } from "../domain/constants";
 
 export type PublishInput = {
   tenant: string;
@@ -118,7 +118,8 @@ async function publishInTx(tx: pg.PoolClient, input: PublishInput, checksum: str
       [randomUUID(), input.tenant, doc.id, versionNumber, input.title, input.contentType, input.content, input.content.length, checksum, acl, input.abstract, input.overview, input.actor],
     );
     await tx.query(`UPDATE documents SET business_version = $2, title = $3, deleted_at = NULL, updated_at = now() WHERE id = $1`, [doc.id, versionNumber, input.title]);
-    await run(tx, supersedeOlderTasks(doc.id, versionNumber, input.actor));
+    // A re-publish wins over everything older, a pending DELETE included.
+    await run(tx, supersedeOlderTasks(doc.id, versionNumber, input.actor, TASK_TYPES));
     await tx.query(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1 AND pinned`, [doc.id]);
     const task = (
       await tx.query<{ task_id: string }>(

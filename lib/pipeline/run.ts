@@ -1,14 +1,11 @@
-import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
-import { withTransaction } from "../db/pool";
-import { complete, lockHeld, type Lease } from "../queue/engine";
-import { TaskError } from "../queue/errors";
+import type { Lease } from "../queue/engine";
 import type { CompleteStats } from "../queue/sql";
 import type { Embedder } from "../embedding/types";
-import { toVectorLiteral } from "../embedding/types";
-import { parseDocumentAsync } from "./parse";
-import { chunkSections, CHUNKER_VERSION, type Chunk } from "./chunker";
-import { faultOn } from "../config";
+import type { TaskType } from "../domain/constants";
+import { TaskError } from "../queue/errors";
+import { runIndexTask } from "./index-task";
+import { runDeleteTask } from "./delete-task";
 
 export type PipelineOptions = {
   batchSize: number;
@@ -27,184 +24,44 @@ export type PipelineHooks = {
   beforeSwitch?: () => void;
 };
 
-type Record_ = Chunk & { level: number };
+export type TaskContext = { pool: pg.Pool; embedder: Embedder; lease: Lease; hooks: PipelineHooks; opts: PipelineOptions };
 
-/** Process-wide count of embedding batches, for FAULT_AFTER_CHUNK_BATCH. */
-let batchesThisProcess = 0;
+/** One handler per task type: the runner knows nothing about what a task does. */
+const HANDLERS: Record<TaskType, (ctx: TaskContext) => Promise<CompleteStats | null>> = {
+  INDEX: runIndexTask,
+  REINDEX: runIndexTask,
+  DELETE: runDeleteTask,
+};
 
-function die(reason: string): never {
-  // A fault switch simulates a crash: no cleanup, no lease release, no answer.
-  console.error(`[fault] ${reason}: exiting abruptly`);
-  process.exit(137);
-}
-
-function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number): Record_ {
-  const sectionPath = level === 0 ? "abstract" : "overview";
-  const contentHash = createHash("sha256").update(`${sectionPath}\n${text}`).digest("hex");
-  // Stable per document and level, so a re-publish with the same summary keeps its id.
-  const chunkId = createHash("sha256").update([lease.tenantId, lease.documentId, `level${level}`].join("\u0000")).digest("hex").slice(0, 32);
-  return { ordinal, sectionPath, text, contentHash, chunkId, level };
-}
-
-/** Run one held task to completion (design §5). Throws TaskError / LeaseLostError on failure. */
+/**
+ * Run one held task to completion. Resolves with the index statistics (null for a DELETE or a
+ * recorded no-op); throws TaskError / LeaseLostError on failure.
+ */
 export async function executeTask(pool: pg.Pool, embedder: Embedder, lease: Lease, hooks: PipelineHooks, opts: PipelineOptions): Promise<CompleteStats | null> {
-  if (lease.taskType === "DELETE") {
-    hooks.beforeSwitch?.();
-    await withTransaction(pool, async (tx) => {
-      await lockHeld(tx, lease);
-      await tx.query(`DELETE FROM search_pointers WHERE document_id = $1`, [lease.documentId]);
-      await tx.query(
-        `UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE document_id = $1 AND status IN ('ACTIVE', 'READY', 'BUILDING')`,
-        [lease.documentId],
-      );
-      await complete(tx, lease, null);
-    });
-    return null;
-  }
-
-  // 1. The immutable version this task is bound to, never "the latest content".
-  const version = (
-    await pool.query<{ content_type: string; content: Buffer; abstract: string | null; overview: string | null }>(
-      `SELECT content_type, content, abstract, overview FROM document_versions WHERE document_id = $1 AND version_number = $2`,
-      [lease.documentId, lease.versionNumber],
-    )
-  ).rows[0];
-  if (!version) throw new TaskError("INTERNAL_ERROR", `document version ${lease.versionNumber} not found`);
-  hooks.signal.throwIfAborted();
-
-  // 2–3. Parse and chunk deterministically.
-  const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), { signal: hooks.signal });
-  const chunks: Record_[] = chunkSections(sections, { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber }).map(
-    (c) => ({ ...c, level: 2 }),
-  );
-  if (version.abstract?.trim()) chunks.push(levelRecord(lease, 0, version.abstract.trim(), chunks.length));
-  if (version.overview?.trim()) chunks.push(levelRecord(lease, 1, version.overview.trim(), chunks.length));
-  if (chunks.length === 0) throw new TaskError("EMPTY_DOCUMENT", "the document has no indexable text");
-
-  // 4. Reuse embeddings of unchanged text from earlier complete index versions of this document.
-  const hashes = [...new Set(chunks.map((c) => c.contentHash))];
-  const reused = new Map<string, string>();
-  const prior = await pool.query<{ content_hash: string; embedding: string }>(
-    `SELECT DISTINCT ON (c.content_hash) c.content_hash, c.embedding::text AS embedding
-       FROM chunks c JOIN index_versions iv ON iv.id = c.index_version_id
-      WHERE c.document_id = $1 AND c.content_hash = ANY($2::text[])
-        AND iv.status IN ('READY', 'ACTIVE', 'RETIRED')
-        AND iv.embedding_model = $3 AND iv.embedding_dimensions = $4 AND iv.chunker_version = $5`,
-    [lease.documentId, hashes, embedder.model, embedder.dimensions, CHUNKER_VERSION],
-  );
-  for (const r of prior.rows) reused.set(r.content_hash, r.embedding);
-
-  // 5. Embed what is new, in batches bounded by count and bytes; no transaction is open here.
-  const todo = hashes.filter((h) => !reused.has(h));
-  const textOf = new Map(chunks.map((c) => [c.contentHash, c.text]));
-  const vectors = new Map<string, string>(reused);
-  const total = chunks.length;
-  const reusedChunks = chunks.filter((c) => reused.has(c.contentHash)).length;
-  hooks.progress(reusedChunks, total);
-  let batches = 0;
-  let i = 0;
-  while (i < todo.length) {
-    hooks.signal.throwIfAborted();
-    const batch: string[] = [];
-    let bytes = 0;
-    while (i < todo.length && batch.length < opts.batchSize) {
-      const len = Buffer.byteLength(textOf.get(todo[i])!);
-      if (batch.length > 0 && bytes + len > opts.batchMaxBytes) break;
-      batch.push(todo[i]);
-      bytes += len;
-      i++;
-    }
-    const out = await embedder.embed(batch.map((h) => textOf.get(h)!), hooks.signal);
-    if (out.length !== batch.length) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `asked for ${batch.length} embeddings, got ${out.length}`);
-    out.forEach((v, k) => {
-      if (v.length !== embedder.dimensions) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `embedding has ${v.length} dimensions, expected ${embedder.dimensions}`);
-      vectors.set(batch[k], toVectorLiteral(v));
-    });
-    batches++;
-    batchesThisProcess++;
-    if (opts.faultAfterChunkBatch && batchesThisProcess >= opts.faultAfterChunkBatch) die(`FAULT_AFTER_CHUNK_BATCH=${opts.faultAfterChunkBatch}`);
-    const done = chunks.filter((c) => vectors.has(c.contentHash)).length;
-    hooks.progress(done, total);
-  }
-  hooks.signal.throwIfAborted();
-
-  // 6. One short fenced transaction: write, verify, switch, retire, complete.
-  const stats: CompleteStats = { chunksTotal: total, chunksReused: reusedChunks, batchesSent: batches };
-  hooks.beforeSwitch?.();
-  await withTransaction(pool, async (tx) => {
-    await lockHeld(tx, lease);
-    await tx.query(`SELECT id FROM documents WHERE id = $1 FOR UPDATE`, [lease.documentId]);
-    const ivId = randomUUID();
-    await tx.query(
-      `INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
-       VALUES ($1, $2, $3, $4, $5, 'BUILDING', $6, $7, $8, $9)`,
-      [ivId, lease.tenantId, lease.documentId, lease.versionNumber, lease.taskId, CHUNKER_VERSION, embedder.model, embedder.dimensions, total],
-    );
-    await tx.query(
-      `INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, embedding)
-       SELECT $1, u.ordinal, u.chunk_id, $2, $3, u.level, u.section_path, u.text, u.content_hash, $4, u.embedding::vector
-         FROM unnest($5::int[], $6::text[], $7::smallint[], $8::text[], $9::text[], $10::text[], $11::text[])
-           AS u(ordinal, chunk_id, level, section_path, text, content_hash, embedding)`,
-      [
-        ivId,
-        lease.tenantId,
-        lease.documentId,
-        embedder.dimensions,
-        chunks.map((c) => c.ordinal),
-        chunks.map((c) => c.chunkId),
-        chunks.map((c) => c.level),
-        chunks.map((c) => c.sectionPath),
-        chunks.map((c) => c.text),
-        chunks.map((c) => c.contentHash),
-        chunks.map((c) => vectors.get(c.contentHash)!),
-      ],
-    );
-    const check = (
-      await tx.query<{ n: number; bad_dims: number }>(
-        `SELECT count(*)::int AS n, count(*) FILTER (WHERE vector_dims(embedding) <> $2)::int AS bad_dims FROM chunks WHERE index_version_id = $1`,
-        [ivId, embedder.dimensions],
-      )
-    ).rows[0];
-    if (check.n !== total || check.bad_dims !== 0) {
-      throw new TaskError("INDEX_INTEGRITY_FAILED", `index version has ${check.n} chunks (${check.bad_dims} with wrong dimension), expected ${total}`);
-    }
-    await tx.query(`UPDATE index_versions SET status = 'READY', chunk_count = $2 WHERE id = $1`, [ivId, check.n]);
-
-    const ptr = (
-      await tx.query<{ index_version_id: string; version_number: number; pinned: boolean }>(
-        `SELECT index_version_id, version_number, pinned FROM search_pointers WHERE document_id = $1 FOR UPDATE`,
-        [lease.documentId],
-      )
-    ).rows[0];
-    // Forward only: never to a version older than the one shown, and never over an operator pin.
-    const move = !ptr || (!ptr.pinned && ptr.version_number <= lease.versionNumber);
-    if (move) {
-      await tx.query(
-        `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number, updated_at)
-         VALUES ($1, $2, $3, $4, now())
-         ON CONFLICT (document_id) DO UPDATE SET index_version_id = EXCLUDED.index_version_id, version_number = EXCLUDED.version_number, updated_at = now()`,
-        [lease.documentId, lease.tenantId, ivId, lease.versionNumber],
-      );
-      await tx.query(`UPDATE index_versions SET status = 'ACTIVE', activated_at = now() WHERE id = $1`, [ivId]);
-      if (ptr && ptr.index_version_id !== ivId) {
-        await tx.query(`UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE id = $1 AND status = 'ACTIVE'`, [ptr.index_version_id]);
-      }
-    }
-    if (faultOn(opts.faultBeforeIndexSwitch)) die("FAULT_BEFORE_INDEX_SWITCH");
-    await complete(tx, lease, stats);
-  });
-  hooks.progress(total, total);
-  return stats;
+  const handler = HANDLERS[lease.taskType as TaskType];
+  if (!handler) throw new TaskError("INTERNAL_ERROR", `no handler for task type ${lease.taskType}`);
+  return handler({ pool, embedder, lease, hooks, opts });
 }
 
-/** Drop retired index versions past retention; never one a pointer references. */
+/**
+ * Drop index versions past retention: RETIRED ones, and READY ones that never became active (a
+ * build that finished while the document was pinned, or lost to a newer version). Never one a
+ * pointer references (pinned or active). Documents are locked first with SKIP LOCKED, so the
+ * sweep keeps the lock order and never waits on a switch, a rollback or an unpin.
+ */
 export async function collectGarbage(pool: pg.Pool, retentionHours: number): Promise<number> {
   const r = await pool.query(
-    `DELETE FROM index_versions iv
-      WHERE iv.id IN (
-        SELECT id FROM index_versions
-         WHERE status = 'RETIRED' AND retired_at < now() - make_interval(secs => $1::double precision)
-         LIMIT 500)
+    `WITH doomed AS (
+       SELECT iv.id
+         FROM index_versions iv
+         JOIN documents d ON d.id = iv.document_id
+        WHERE iv.status IN ('RETIRED', 'READY')
+          AND coalesce(iv.retired_at, iv.created_at) < now() - make_interval(secs => $1::double precision)
+          AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)
+        LIMIT 500
+          FOR UPDATE OF d SKIP LOCKED)
+     DELETE FROM index_versions iv USING doomed
+      WHERE iv.id = doomed.id
         AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)`,
     [retentionHours * 3600],
   );

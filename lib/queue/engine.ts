@@ -71,3 +71,23 @@ export async function lockHeld(db: Queryable, lease: Lease): Promise<void> {
   const r = await run(db, sql.lockHeldTask(lease.taskId, lease.workerId, lease.leaseAttempt));
   if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "index write");
 }
+
+export type LockedDocument = { id: string; business_version: number; deleted_at: Date | null };
+
+/** Inside a transaction: take the document row lock (always first: see the lock order in docs/design.md). */
+export async function lockDocument(db: Queryable, documentId: string): Promise<LockedDocument | null> {
+  const r = await run<LockedDocument>(db, sql.lockDocument(documentId));
+  return r.rows[0] ?? null;
+}
+
+/** Throws LeaseLostError unless the lease is still held; a cheap read, no row lock. */
+export async function assertHeld(db: Queryable, lease: Lease): Promise<void> {
+  const r = await run(db, sql.leaseHeld(lease.taskId, lease.workerId, lease.leaseAttempt));
+  if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "fence check");
+}
+
+/** Inside the switch transaction: end a held task as a recorded no-op (the document moved on). */
+export async function supersedeHeld(db: Queryable, lease: Lease, reason: string, businessVersion: number): Promise<void> {
+  const r = await run(db, sql.supersedeHeldTask(lease.taskId, lease.workerId, lease.leaseAttempt, reason, businessVersion));
+  if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "supersede");
+}

@@ -100,6 +100,22 @@ RETURNING lease_until`,
   };
 }
 
+/**
+ * First statement of every transaction that touches a document and its tasks (design: lock
+ * order). The document row is the mutex: publish, delete, rollback, unpin, reindex and the
+ * worker's switch all take it before any task, pointer or index-version row, so two of them can
+ * only queue behind each other, never deadlock.
+ */
+export function lockDocument(documentId: string): Statement {
+  return {
+    text: `SELECT id::text, business_version, deleted_at
+  FROM documents
+ WHERE id = $1
+   FOR UPDATE`,
+    values: [documentId],
+  };
+}
+
 /** Lock the task row for the index-switch transaction, proving the lease is still held. */
 export function lockHeldTask(taskId: string, workerId: string, leaseAttempt: number): Statement {
   return {
@@ -108,6 +124,37 @@ export function lockHeldTask(taskId: string, workerId: string, leaseAttempt: num
  WHERE task_id = $1 AND ${FENCE}
    FOR UPDATE`,
     values: [taskId, workerId, leaseAttempt],
+  };
+}
+
+/**
+ * Is the lease still held? Read before each embedding batch, so a task that was superseded or
+ * taken over stops calling the provider at once instead of at its next heartbeat.
+ */
+export function leaseHeld(taskId: string, workerId: string, leaseAttempt: number): Statement {
+  return {
+    text: `SELECT 1 AS held FROM index_tasks WHERE task_id = $1 AND ${FENCE}`,
+    values: [taskId, workerId, leaseAttempt],
+  };
+}
+
+/**
+ * A held task found, inside its switch transaction, that the document moved on (re-published
+ * after a DELETE, deleted under an INDEX): it ends SUPERSEDED having changed nothing, and the
+ * timeline says why. This is the recorded no-op of a late task.
+ */
+export function supersedeHeldTask(taskId: string, workerId: string, leaseAttempt: number, reason: string, businessVersion: number): Statement {
+  return {
+    text: `WITH superseded AS (
+  UPDATE index_tasks
+     SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
+   WHERE task_id = $1 AND ${FENCE}
+  RETURNING task_id, tenant_id, attempts
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+SELECT task_id, tenant_id, 'SUPERSEDED', $2, attempts, jsonb_build_object('reason', $4::text, 'businessVersion', $5::int) FROM superseded
+RETURNING task_id::text`,
+    values: [taskId, workerId, leaseAttempt, reason, businessVersion],
   };
 }
 
@@ -169,12 +216,17 @@ SELECT task_id::text, status, next_attempt_at FROM failed`,
   };
 }
 
-/** Give a held task back (shutdown grace expired): due again at once, lease cleared. */
+/**
+ * Give a held task back (shutdown grace expired): due again at once, lease cleared. The attempt
+ * is refunded by raising max_attempts, not by lowering attempts: the lease attempt is the fencing
+ * token and must only grow, and attempts <= max_attempts must keep holding for the next claim.
+ */
 export function releaseTask(taskId: string, workerId: string, leaseAttempt: number): Statement {
   return {
     text: `WITH released AS (
   UPDATE index_tasks
-     SET status = 'RETRY_WAIT', lease_until = NULL, next_attempt_at = now(), updated_at = now()
+     SET status = 'RETRY_WAIT', lease_until = NULL, next_attempt_at = now(), updated_at = now(),
+         max_attempts = max_attempts + 1
    WHERE task_id = $1 AND ${FENCE}
   RETURNING task_id, tenant_id, attempts
 )
@@ -186,23 +238,25 @@ RETURNING task_id::text`,
 }
 
 /**
- * A newer version of the document was published: older unfinished INDEX/REINDEX tasks become
- * SUPERSEDED. A RUNNING one loses its fence here, so its holder stops at the next check.
+ * Unfinished tasks of `types` for versions older than `newerVersion` become SUPERSEDED: a publish
+ * supersedes INDEX, REINDEX and DELETE (a re-publish wins over a pending delete); a delete
+ * supersedes INDEX and REINDEX. A RUNNING one loses its fence here, so its holder stops at its
+ * next check. Callers hold the document row lock (lock order), so this never waits on a switch.
  */
-export function supersedeOlderTasks(documentId: string, newerVersion: number, actor: string): Statement {
+export function supersedeOlderTasks(documentId: string, newerVersion: number, actor: string, types: readonly string[]): Statement {
   return {
     text: `WITH superseded AS (
   UPDATE index_tasks
      SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
    WHERE document_id = $1 AND version_number < $2
      AND status IN ('PENDING', 'RETRY_WAIT', 'RUNNING')
-     AND task_type IN ('INDEX', 'REINDEX')
+     AND task_type = ANY($4::text[])
   RETURNING task_id, tenant_id, attempts
 )
 INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
 SELECT task_id, tenant_id, 'SUPERSEDED', $3, attempts, jsonb_build_object('byVersion', $2::int) FROM superseded
 RETURNING task_id::text`,
-    values: [documentId, newerVersion, actor],
+    values: [documentId, newerVersion, actor, [...types]],
   };
 }
 

@@ -19,7 +19,9 @@ export async function search(pool: pg.Pool, embedder: Embedder, q: SearchQuery):
 
 /**
  * Reads only chunks of the index version each document's search pointer names (so never a
- * half-built one), in one tenant, visible to the caller's principals (empty ACL = whole tenant).
+ * half-built one), in one tenant, visible to the caller's principals (empty ACL = whole tenant),
+ * and built in the query's embedding space (same model and dimensions): a vector from another
+ * model is not comparable even when the dimensions agree.
  *
  * Candidates come from chunk-local filters only (tenant, dimension, level): a tenant with at most
  * `exactMaxChunks` chunks is scanned exactly through its btree index (perfect recall, a few ms);
@@ -57,6 +59,7 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
            SELECT d.key, sp.version_number, x.chunk_id, x.section_path, x.text, x.level, x.distance
              FROM candidates x
              JOIN search_pointers sp ON sp.index_version_id = x.index_version_id AND sp.document_id = x.document_id
+             JOIN index_versions iv ON iv.id = sp.index_version_id AND iv.embedding_model = $7
              JOIN documents d ON d.id = x.document_id AND d.deleted_at IS NULL
              JOIN document_versions dv ON dv.document_id = sp.document_id AND dv.version_number = sp.version_number
             WHERE cardinality(dv.acl) = 0 OR dv.acl && $5::text[]
@@ -64,7 +67,7 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
             LIMIT $3)
          SELECT (SELECT count(*) FROM candidates)::int AS scanned,
                 coalesce((SELECT json_agg(v ORDER BY v.distance) FROM visible v), '[]'::json) AS hits`,
-        [q.tenant, literal, q.topK, q.level ?? null, q.principals, candidates],
+        [q.tenant, literal, q.topK, q.level ?? null, q.principals, candidates, embedder.model],
       );
       const { scanned, hits } = rows[0];
       // Fewer candidates than asked for means the tenant has no more chunks: nothing left to find.

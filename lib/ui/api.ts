@@ -256,7 +256,7 @@ export async function forceDoneTask(taskId: string, reason: string): Promise<Tas
 
 export type BulkRetryInput = { errorCode?: string; tenant?: string; type?: string; reason?: string };
 
-export async function bulkRetryTasks(input: BulkRetryInput): Promise<{ retried: number }> {
+export async function bulkRetryTasks(input: BulkRetryInput): Promise<{ retried: number; skipped: number }> {
   const body: Record<string, unknown> = { status: "DEAD" };
   if (input.errorCode) body.errorCode = input.errorCode;
   if (input.tenant) body.tenant = input.tenant;

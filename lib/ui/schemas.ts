@@ -245,7 +245,7 @@ export type TaskDetail = z.infer<typeof taskDetailSchema>;
 
 export const taskActionResultSchema = z.object({ taskId: z.coerce.string(), status: z.string() });
 export type TaskActionResult = z.infer<typeof taskActionResultSchema>;
-export const bulkRetryResultSchema = z.object({ retried: num });
+export const bulkRetryResultSchema = z.object({ retried: num, skipped: num.default(0) });
 export const taskCreatedSchema = z.object({ taskId: z.coerce.string() });
 export const rollbackResultSchema = z.object({
   searchVersion: num,

@@ -106,11 +106,11 @@ describe("operator actions", () => {
     await until("bulk-b", (d) => d.state === "FAILED");
     embedder.broken = false;
     const other = await call(R.bulkRetry, "POST", {}, { status: "DEAD", errorCode: "PARSE_ERROR" });
-    expect(other.body).toEqual({ retried: 0 });
+    expect(other.body).toEqual({ retried: 0, skipped: 0 });
     const bad = await call(R.bulkRetry, "POST", {}, { status: "RUNNING" });
     expect(bad.status).toBe(400);
     const r = await call(R.bulkRetry, "POST", {}, { status: "DEAD", errorCode: "EMBEDDING_INVALID_RESPONSE", tenant: "ops" });
-    expect(r.body).toEqual({ retried: 2 });
+    expect(r.body).toEqual({ retried: 2, skipped: 0 });
     await until("bulk-a", (d) => d.state === "SEARCHABLE");
     await until("bulk-b", (d) => d.state === "SEARCHABLE");
   });

@@ -67,12 +67,13 @@ describe("supersede and the forward-only pointer", () => {
     const hooks = { signal: new AbortController().signal, progress: () => undefined };
     const opts = { batchSize: 16, batchMaxBytes: 1 << 20 };
     await executeTask(t.pool, new LocalEmbedder(), l2, hooks, opts);
-    await executeTask(t.pool, new LocalEmbedder(), l1, hooks, opts);
+    // The late v1 run finds, under the document lock, that the business version moved past it:
+    // it writes nothing and ends SUPERSEDED with the reason on its timeline.
+    expect(await executeTask(t.pool, new LocalEmbedder(), l1, hooks, opts)).toBeNull();
     expect(await pointer("doc")).toBe(2);
     const ivs = await t.pool.query(`SELECT version_number, status FROM index_versions ORDER BY version_number`);
-    expect(ivs.rows).toEqual([
-      { version_number: 1, status: "READY" },
-      { version_number: 2, status: "ACTIVE" },
-    ]);
+    expect(ivs.rows).toEqual([{ version_number: 2, status: "ACTIVE" }]);
+    const late = await t.pool.query(`SELECT t.status, e.detail FROM index_tasks t JOIN task_events e ON e.task_id = t.task_id AND e.kind = 'SUPERSEDED' WHERE t.task_id = $1`, [l1.taskId]);
+    expect(late.rows).toEqual([{ status: "SUPERSEDED", detail: { reason: "a newer version was published", businessVersion: 2 } }]);
   });
 });

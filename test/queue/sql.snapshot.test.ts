@@ -7,11 +7,14 @@ describe("hot-path SQL", () => {
     const rendered = {
       claimTasks: sql.claimTasks("worker-a", 60, 4),
       renewLease: sql.renewLease("42", "worker-a", 3, 60, 5, 10),
+      lockDocument: sql.lockDocument("doc-id"),
       lockHeldTask: sql.lockHeldTask("42", "worker-a", 3),
+      leaseHeld: sql.leaseHeld("42", "worker-a", 3),
+      supersedeHeldTask: sql.supersedeHeldTask("42", "worker-a", 3, "document republished", 6),
       completeTask: sql.completeTask("42", "worker-a", 3, { chunksTotal: 10, chunksReused: 7, batchesSent: 1 }),
       failTask: sql.failTask("42", "worker-a", 3, "RETRY_WAIT", 4.2, "EMBEDDING_TIMEOUT", "timed out"),
       releaseTask: sql.releaseTask("42", "worker-a", 3),
-      supersedeOlderTasks: sql.supersedeOlderTasks("doc-id", 5, "token:bootstrap"),
+      supersedeOlderTasks: sql.supersedeOlderTasks("doc-id", 5, "token:bootstrap", ["INDEX", "REINDEX", "DELETE"]),
       notifyTasks: sql.notifyTasks(),
     };
     const exported = Object.entries(sql).filter(([, v]) => typeof v === "function").map(([k]) => k).sort();
@@ -20,7 +23,7 @@ describe("hot-path SQL", () => {
   });
 
   it("fences every statement that acts on a held lease", () => {
-    for (const s of [sql.renewLease("1", "w", 1, 1, 0, 0), sql.lockHeldTask("1", "w", 1), sql.completeTask("1", "w", 1, null), sql.failTask("1", "w", 1, "DEAD", 0, "PARSE_ERROR", "x"), sql.releaseTask("1", "w", 1)]) {
+    for (const s of [sql.renewLease("1", "w", 1, 1, 0, 0), sql.lockHeldTask("1", "w", 1), sql.completeTask("1", "w", 1, null), sql.failTask("1", "w", 1, "DEAD", 0, "PARSE_ERROR", "x"), sql.releaseTask("1", "w", 1), sql.leaseHeld("1", "w", 1), sql.supersedeHeldTask("1", "w", 1, "r", 2)]) {
       expect(s.text).toContain("status = 'RUNNING' AND lease_owner = $2 AND attempts = $3 AND lease_until > now()");
       expect(s.values[1]).toBe("w");
       expect(s.values[2]).toBe(1);

@@ -3,7 +3,7 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { rollbackBody } from "@/lib/operations/schemas";
 import { rollback } from "@/lib/operations/actions";
-import { db, serverConfig } from "@/lib/server";
+import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -12,5 +12,5 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const key = keyParam.parse(params.key);
   const p = await authenticate(req, { role: "operator", tenant });
   const body = rollbackBody.parse(await readJson(req, 10_000));
-  return json(await rollback(db(), tenant, key, body.toVersion, body.reason, p, serverConfig().RETENTION_HOURS));
+  return json(await rollback(db(), tenant, key, body.toVersion, body.reason, p, serverConfig().RETENTION_HOURS, embeddingSpace()));
 });

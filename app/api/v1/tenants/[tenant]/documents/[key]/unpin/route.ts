@@ -2,7 +2,7 @@ import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { unpin } from "@/lib/operations/actions";
-import { db } from "@/lib/server";
+import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -10,5 +10,6 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
   const p = await authenticate(req, { role: "operator", tenant });
-  return json(await unpin(db(), tenant, key, p));
+  const cfg = serverConfig();
+  return json(await unpin(db(), tenant, key, p, { space: embeddingSpace(), retentionHours: cfg.RETENTION_HOURS, maxAttempts: cfg.MAX_ATTEMPTS }));
 });

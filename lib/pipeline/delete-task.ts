@@ -1,0 +1,26 @@
+import { withTransaction } from "../db/pool";
+import { complete, lockDocument, lockHeld, supersedeHeld } from "../queue/engine";
+import type { TaskContext } from "./run";
+
+/**
+ * DELETE is bound to the business version it was requested for (task.version_number). In one
+ * transaction, document row first: if the document was published again since (no longer deleted,
+ * or its business version moved past the task's), the DELETE changes nothing and ends SUPERSEDED
+ * with the reason on its timeline. Otherwise the pointer goes and every index version retires
+ * (kept for the retention window, then collected).
+ */
+export async function runDeleteTask({ pool, lease, hooks }: TaskContext): Promise<null> {
+  hooks.beforeSwitch?.();
+  await withTransaction(pool, async (tx) => {
+    const doc = await lockDocument(tx, lease.documentId);
+    await lockHeld(tx, lease);
+    if (!doc || doc.deleted_at === null || doc.business_version > lease.versionNumber) {
+      await supersedeHeld(tx, lease, "document republished after the delete was requested", doc?.business_version ?? 0);
+      return;
+    }
+    await tx.query(`DELETE FROM search_pointers WHERE document_id = $1`, [lease.documentId]);
+    await tx.query(`UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE document_id = $1 AND status IN ('ACTIVE', 'READY', 'BUILDING')`, [lease.documentId]);
+    await complete(tx, lease, null);
+  });
+  return null;
+}

@@ -1,0 +1,42 @@
+import { createHash } from "node:crypto";
+import type { Queryable } from "../db/pool";
+import { TaskError } from "../queue/errors";
+
+/**
+ * What an index version must hold, fixed right after chunking and before any embedding or write:
+ * the number of records and a digest of (ordinal, chunk id, content hash) in order. The switch
+ * compares the rows the database actually holds against it, and also recomputes every row's
+ * content hash from its stored text, so a lost, duplicated, reordered or altered row fails the
+ * switch instead of becoming searchable.
+ */
+export type Manifest = { count: number; digest: string };
+
+type Entry = { ordinal: number; chunkId: string; contentHash: string };
+
+export function manifestOf(records: readonly Entry[]): Manifest {
+  const lines = [...records].sort((a, b) => a.ordinal - b.ordinal).map((r) => `${r.ordinal}:${r.chunkId}:${r.contentHash}`);
+  return { count: records.length, digest: createHash("sha256").update(lines.join("\n")).digest("hex") };
+}
+
+/** Throws INDEX_INTEGRITY_FAILED unless the stored index version matches the manifest exactly. */
+export async function verifyIndexVersion(db: Queryable, indexVersionId: string, expected: Manifest, dimensions: number): Promise<number> {
+  const r = (
+    await db.query<{ n: number; distinct_ids: number; digest: string | null; bad_hash: number; bad_dims: number }>(
+      `SELECT count(*)::int AS n,
+              count(DISTINCT chunk_id)::int AS distinct_ids,
+              encode(sha256(convert_to(string_agg(ordinal || ':' || chunk_id || ':' || content_hash, E'\\n' ORDER BY ordinal), 'UTF8')), 'hex') AS digest,
+              count(*) FILTER (WHERE content_hash <> encode(sha256(convert_to(section_path || E'\\n' || text, 'UTF8')), 'hex'))::int AS bad_hash,
+              count(*) FILTER (WHERE vector_dims(embedding) <> $2)::int AS bad_dims
+         FROM chunks WHERE index_version_id = $1`,
+      [indexVersionId, dimensions],
+    )
+  ).rows[0];
+  const problems: string[] = [];
+  if (r.n !== expected.count) problems.push(`${r.n} records, expected ${expected.count}`);
+  if (r.distinct_ids !== r.n) problems.push(`${r.n - r.distinct_ids} duplicate chunk ids`);
+  if (r.n === expected.count && r.digest !== expected.digest) problems.push("records differ from the parse manifest");
+  if (r.bad_hash > 0) problems.push(`${r.bad_hash} records whose text does not match their content hash`);
+  if (r.bad_dims > 0) problems.push(`${r.bad_dims} records with a dimension other than ${dimensions}`);
+  if (problems.length > 0) throw new TaskError("INDEX_INTEGRITY_FAILED", `index version failed its integrity check: ${problems.join("; ")}`);
+  return r.n;
+}
