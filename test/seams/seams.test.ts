@@ -1,0 +1,268 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetContent } from "../helpers/seed";
+import { createTestDb, type TestDb } from "../helpers/db";
+import { SlowEmbedder, longDocument } from "../helpers/worker";
+import { publish } from "../../lib/documents/publish";
+import { requestDelete } from "../../lib/documents/delete";
+import { bulkRetry, forceDone, reindex, rename, retryTask, rollback, unpin } from "../../lib/operations/actions";
+import { claim, fail, release } from "../../lib/queue/engine";
+import { executeTask, collectGarbage } from "../../lib/pipeline/run";
+import { search } from "../../lib/search/search";
+import { LocalEmbedder } from "../../lib/embedding";
+import { loadConfig } from "../../lib/config";
+import { ApiError } from "../../lib/http/errors";
+import { LeaseLostError } from "../../lib/queue/errors";
+import type { Embedder } from "../../lib/embedding/types";
+
+// Where two features meet. Each case here failed on the code before the fix it names.
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb();
+});
+afterAll(async () => t?.close());
+beforeEach(async () => {
+  await resetContent(t.pool);
+  await t.pool.query(`TRUNCATE audit_log`);
+});
+
+const TENANT = "seam";
+const actor = { subject: "test:operator" };
+const local = new LocalEmbedder(384);
+const space = { model: local.model, dimensions: local.dimensions };
+const hooks = () => ({ signal: new AbortController().signal, progress: () => undefined });
+const opts = { batchSize: 4, batchMaxBytes: 1 << 20 };
+
+const pub = (key: string, content: string, acl: string[] = []) =>
+  publish(t.pool, { tenant: TENANT, key, title: key, contentType: "text/markdown", content: Buffer.from(content), acl, abstract: null, overview: null, actor: "test", maxAttempts: 3 });
+
+/** Claim and run due tasks one by one, like a worker would, until none is due. */
+async function drain(embedder: Embedder = local, worker = "w-drain"): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const [lease] = await claim(t.pool, worker, 60, 1);
+    if (!lease) return;
+    await executeTask(t.pool, embedder, lease, hooks(), opts);
+  }
+  throw new Error("drain did not settle");
+}
+
+async function doc(key: string) {
+  return (
+    await t.pool.query<{ business_version: number; deleted_at: Date | null; search_version: number | null; pinned: boolean | null }>(
+      `SELECT d.business_version, d.deleted_at, sp.version_number AS search_version, sp.pinned
+         FROM documents d LEFT JOIN search_pointers sp ON sp.document_id = d.id WHERE d.tenant_id = $1 AND d.key = $2`,
+      [TENANT, key],
+    )
+  ).rows[0];
+}
+
+const hitsFor = async (query: string, embedder: Embedder = local) => search(t.pool, embedder, { tenant: TENANT, query, topK: 5, principals: [] });
+
+describe("DELETE bound to the version it deletes", () => {
+  it("a publish after a delete supersedes the pending DELETE; the re-published document stays searchable", async () => {
+    await pub("policy", "# Policy\n\nrefunds within thirty days");
+    await drain();
+    const del = await requestDelete(t.pool, TENANT, "policy", "test");
+    await pub("policy", "# Policy\n\nrefunds within sixty days");
+    await drain();
+    expect(await doc("policy")).toMatchObject({ business_version: 2, deleted_at: null, search_version: 2 });
+    const task = (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [del!.taskId])).rows[0];
+    expect(task.status).toBe("SUPERSEDED");
+    expect((await hitsFor("refunds within sixty days"))[0]).toMatchObject({ documentKey: "policy", versionNumber: 2 });
+  });
+
+  it("a DELETE that runs late (revived after the re-publish) is a recorded no-op", async () => {
+    await pub("policy", "# Policy\n\nrefunds within thirty days");
+    await drain();
+    const del = await requestDelete(t.pool, TENANT, "policy", "test");
+    await pub("policy", "# Policy\n\nrefunds within sixty days");
+    await drain();
+    // The way a retry or a takeover could bring it back: due again, as if nothing had superseded it.
+    await t.pool.query(`UPDATE index_tasks SET status = 'PENDING', finished_at = NULL WHERE task_id = $1`, [del!.taskId]);
+    const [lease] = await claim(t.pool, "late", 60, 1);
+    expect(lease.taskId).toBe(del!.taskId);
+    expect(await executeTask(t.pool, local, lease, hooks(), opts)).toBeNull();
+    expect(await doc("policy")).toMatchObject({ business_version: 2, deleted_at: null, search_version: 2 });
+    const ev = await t.pool.query(`SELECT t.status, e.detail FROM index_tasks t JOIN task_events e ON e.task_id = t.task_id AND e.kind = 'SUPERSEDED' AND e.actor = 'late' WHERE t.task_id = $1`, [del!.taskId]);
+    expect(ev.rows).toEqual([{ status: "SUPERSEDED", detail: { reason: "document republished after the delete was requested", businessVersion: 2 } }]);
+    expect((await hitsFor("refunds within sixty days"))[0]).toMatchObject({ documentKey: "policy", versionNumber: 2 });
+  });
+
+  it("a DELETE held by a worker when the document is re-published is fenced out and writes nothing", async () => {
+    await pub("policy", "# Policy\n\nrefunds within thirty days");
+    await drain();
+    await requestDelete(t.pool, TENANT, "policy", "test");
+    const [lease] = await claim(t.pool, "slow-delete", 60, 1);
+    expect(lease.taskType).toBe("DELETE");
+    await pub("policy", "# Policy\n\nrefunds within sixty days");
+    await expect(executeTask(t.pool, local, lease, hooks(), opts)).rejects.toBeInstanceOf(LeaseLostError);
+    await drain();
+    expect(await doc("policy")).toMatchObject({ business_version: 2, deleted_at: null, search_version: 2 });
+  });
+});
+
+describe("unpin returns search to the business version", () => {
+  it("rollback to v1 → reindex → unpin: search serves v2 again", async () => {
+    await pub("guide", "# Guide\n\nalpha edition text");
+    await drain();
+    await pub("guide", "# Guide\n\nbeta edition text");
+    await drain();
+    await rollback(t.pool, TENANT, "guide", 1, "bad edit", actor, 24, space);
+    await reindex(t.pool, TENANT, "guide", actor, 3);
+    await drain();
+    expect(await doc("guide")).toMatchObject({ search_version: 1, pinned: true });
+    const r = await unpin(t.pool, TENANT, "guide", actor, { space, retentionHours: 24, maxAttempts: 3 });
+    expect(r).toMatchObject({ pinned: false, searchVersion: 2, taskId: null });
+    expect(await doc("guide")).toMatchObject({ search_version: 2, pinned: false });
+    expect((await hitsFor("beta edition text"))[0]).toMatchObject({ documentKey: "guide", versionNumber: 2 });
+    const audit = await t.pool.query(`SELECT action, detail FROM audit_log WHERE action = 'document.unpin'`);
+    expect(audit.rows).toEqual([{ action: "document.unpin", detail: { wasPinned: true, from: 1, to: 2, taskId: null } }]);
+  });
+
+  it("unpin with no complete index version of the business version left enqueues the REINDEX that builds it", async () => {
+    await pub("guide", "# Guide\n\nalpha edition text");
+    await drain();
+    await pub("guide", "# Guide\n\nbeta edition text");
+    await drain();
+    await rollback(t.pool, TENANT, "guide", 1, "bad edit", actor, 24, space);
+    // Retention passes: the v2 index version is collected.
+    await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE version_number = 2`);
+    expect(await collectGarbage(t.pool, 1)).toBe(1);
+    const r = await unpin(t.pool, TENANT, "guide", actor, { space, retentionHours: 1, maxAttempts: 3 });
+    expect(r).toMatchObject({ pinned: false, searchVersion: 1 });
+    expect(r.taskId).not.toBeNull();
+    await drain();
+    expect(await doc("guide")).toMatchObject({ search_version: 2, pinned: false });
+  });
+});
+
+describe("integrity against the parse manifest", () => {
+  it("a record altered on its way into the table fails the switch with INDEX_INTEGRITY_FAILED; the old version keeps serving", async () => {
+    await pub("handbook", longDocument(6, "first"));
+    await drain();
+    await pub("handbook", longDocument(6, "second"));
+    // The database "keeps" a different text than was written for one record: the count still matches.
+    await t.pool.query(`CREATE FUNCTION seam_corrupt() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.ordinal = 2 THEN NEW.text := NEW.text || ' (garbled)'; END IF; RETURN NEW; END $$`);
+    await t.pool.query(`CREATE TRIGGER seam_corrupt BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION seam_corrupt()`);
+    try {
+      const [lease] = await claim(t.pool, "w-int", 60, 1);
+      const err = await executeTask(t.pool, local, lease, hooks(), opts).then(() => null, (e: unknown) => e);
+      expect(err).toMatchObject({ code: "INDEX_INTEGRITY_FAILED" });
+      const f = await fail(t.pool, lease, "INDEX_INTEGRITY_FAILED", (err as Error).message, { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
+      expect(f.status).toBe("RETRY_WAIT");
+      expect(await doc("handbook")).toMatchObject({ business_version: 2, search_version: 1 });
+      expect((await t.pool.query(`SELECT count(*)::int AS n FROM index_versions WHERE version_number = 2`)).rows[0].n).toBe(0);
+    } finally {
+      await t.pool.query(`DROP TRIGGER seam_corrupt ON chunks; DROP FUNCTION seam_corrupt()`);
+    }
+    await drain();
+    expect(await doc("handbook")).toMatchObject({ search_version: 2 });
+  });
+});
+
+describe("search and rollback bound to the embedding space", () => {
+  const other = new LocalEmbedder(384, "another-model");
+
+  it("search does not mix embedding spaces of equal dimension", async () => {
+    await pub("memo", "# Memo\n\nquarterly numbers memo");
+    await drain();
+    expect((await hitsFor("quarterly numbers memo")).length).toBeGreaterThan(0);
+    expect(await hitsFor("quarterly numbers memo", other)).toEqual([]);
+  });
+
+  it("rollback refuses an index version built with another model", async () => {
+    await pub("memo", "# Memo\n\nfirst memo text");
+    await drain();
+    await pub("memo", "# Memo\n\nsecond memo text");
+    await drain(other);
+    const err = await rollback(t.pool, TENANT, "memo", 1, "try", actor, 24, { model: other.model, dimensions: 384 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe("ROLLBACK_INCOMPATIBLE");
+    expect(await doc("memo")).toMatchObject({ search_version: 2, pinned: false });
+  });
+});
+
+describe("garbage collection", () => {
+  it("READY versions that never became active are collected after retention; pinned and active ones never", async () => {
+    await pub("faq", "# FAQ\n\nfirst answer");
+    await drain();
+    await pub("faq", "# FAQ\n\nsecond answer");
+    await drain();
+    await rollback(t.pool, TENANT, "faq", 1, "pin", actor, 24, space);
+    await reindex(t.pool, TENANT, "faq", actor, 3);
+    await drain();
+    const before = await t.pool.query(`SELECT version_number, status FROM index_versions ORDER BY created_at`);
+    expect(before.rows).toEqual([
+      { version_number: 1, status: "ACTIVE" },
+      { version_number: 2, status: "RETIRED" },
+      { version_number: 2, status: "READY" },
+    ]);
+    await t.pool.query(`UPDATE index_versions SET created_at = now() - interval '2 hours', retired_at = CASE WHEN retired_at IS NULL THEN NULL ELSE now() - interval '2 hours' END, activated_at = now() - interval '2 hours'`);
+    expect(await collectGarbage(t.pool, 1)).toBe(2);
+    const after = await t.pool.query(`SELECT version_number, status FROM index_versions`);
+    expect(after.rows).toEqual([{ version_number: 1, status: "ACTIVE" }]);
+  });
+});
+
+describe("attempts and retries", () => {
+  it("release at shutdown refunds the attempt: attempts never pass max_attempts", async () => {
+    const p = await pub("one", "# One\n\nsome text");
+    await t.pool.query(`UPDATE index_tasks SET max_attempts = 1 WHERE task_id = $1`, [p.taskId]);
+    const [l1] = await claim(t.pool, "w1", 60, 1);
+    expect(await release(t.pool, l1)).toBe(true);
+    const [l2] = await claim(t.pool, "w1", 60, 1);
+    const row = (await t.pool.query(`SELECT attempts, max_attempts FROM index_tasks WHERE task_id = $1`, [p.taskId])).rows[0];
+    expect(l2.leaseAttempt).toBe(2);
+    expect(row.attempts).toBeLessThanOrEqual(row.max_attempts);
+  });
+
+  it("a heartbeat at or past the lease is refused at start", () => {
+    expect(() => loadConfig({ LEASE_SECONDS: "10", HEARTBEAT_SECONDS: "10" })).toThrow(/HEARTBEAT_SECONDS .* must be less than LEASE_SECONDS/);
+    expect(loadConfig({ LEASE_SECONDS: "10", HEARTBEAT_SECONDS: "3" }).heartbeatSeconds).toBe(3);
+  });
+
+  it("a RUNNING task superseded mid-embedding stops calling the provider at its next batch", async () => {
+    await pub("big", longDocument(40, "v1"));
+    const slow = new SlowEmbedder(60);
+    const [lease] = await claim(t.pool, "w-slow", 60, 1);
+    const run = executeTask(t.pool, slow, lease, hooks(), { batchSize: 1, batchMaxBytes: 1 << 20 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    while (slow.calls < 3) await new Promise((r) => setTimeout(r, 10));
+    await pub("big", longDocument(40, "v2"));
+    const callsAtSupersede = slow.calls;
+    expect(await run).toBeInstanceOf(LeaseLostError);
+    // At most the batch already in flight completes; 40+ were still to go.
+    expect(slow.calls - callsAtSupersede).toBeLessThanOrEqual(1);
+  });
+
+  it("retry of a DEAD task whose version was superseded is refused; bulk retry skips it", async () => {
+    await pub("doc", "# Doc\n\nv1 text");
+    const [l1] = await claim(t.pool, "w", 60, 1);
+    await fail(t.pool, l1, "PARSE_ERROR", "bad", { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
+    await pub("doc", "# Doc\n\nv2 text");
+    const err = await retryTask(t.pool, l1.taskId, actor, null, 3, null).then(() => null, (e: unknown) => e);
+    expect((err as ApiError).code).toBe("TASK_SUPERSEDED");
+    expect((err as ApiError).status).toBe(409);
+    expect(await bulkRetry(t.pool, {}, actor, null, 3, null)).toEqual({ retried: 0, skipped: 1 });
+    expect((await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [l1.taskId])).rows[0].status).toBe("DEAD");
+    // Closing it is still allowed, and audited.
+    await forceDone(t.pool, l1.taskId, actor, "obsolete", null);
+    const actions = (await t.pool.query(`SELECT action FROM audit_log ORDER BY id`)).rows.map((r) => r.action);
+    expect(actions).toEqual(["task.bulk_retry", "task.force_done"]);
+  });
+
+  it("renaming a key that does not exist is a 404, even when the new key exists; repeating a real rename is still harmless", async () => {
+    await pub("alpha", "# A\n\ntext a");
+    await pub("beta", "# B\n\ntext b");
+    const err = await rename(t.pool, TENANT, "missing", "beta", actor).then(() => null, (e: unknown) => e);
+    expect((err as ApiError).status).toBe(404);
+    expect(await rename(t.pool, TENANT, "alpha", "gamma", actor)).toMatchObject({ renamed: true });
+    expect(await rename(t.pool, TENANT, "alpha", "gamma", actor)).toMatchObject({ renamed: false, key: "gamma" });
+  });
+});
+
