@@ -20,6 +20,12 @@ export function getPool(url = databaseUrl(), max = Number(process.env.PG_POOL_MA
     pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, application_name: "indexwright" });
     // A dropped idle connection must not crash the process; the next checkout reconnects.
     pool.on("error", (err) => console.error(`[db] idle client error: ${err.message}`));
+    // pg-pool listens for a client's 'error' only while it is idle. A connection that dies while
+    // checked out (a transaction in progress; the database restarted or pg_terminate_backend) emits
+    // 'error' on the client, and with no listener Node exits the whole process. Nothing is lost by
+    // listening: the statement in flight (or the next one) rejects with the error, and the pool
+    // discards the broken client when it is released.
+    pool.on("connect", (client) => client.on("error", () => undefined));
     pools.set(url, pool);
   }
   return pool;
