@@ -92,3 +92,24 @@ export type DocumentState = (typeof DOCUMENT_STATE)[keyof typeof DOCUMENT_STATE]
 
 export const KEY_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 export const TENANT_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/**
+ * What the reconciler (lib/reconcile/reconcile.ts) looks for, one code per finding. Stored in
+ * anomaly_events.kind; the migration's CHECK constraint lists the same values.
+ */
+export const ANOMALY_KIND = Object.freeze({
+  EXPIRED_LEASE: "EXPIRED_LEASE",
+  STALE_DRIFT: "STALE_DRIFT",
+  MISSING_TASK: "MISSING_TASK",
+  UNSWITCHED_READY: "UNSWITCHED_READY",
+  STALE_MODEL: "STALE_MODEL",
+  ORPHANED_CHUNKS: "ORPHANED_CHUNKS",
+  DEAD_TASKS: "DEAD_TASKS",
+} as const);
+export type AnomalyKind = (typeof ANOMALY_KIND)[keyof typeof ANOMALY_KIND];
+export const ANOMALY_KINDS = Object.freeze(Object.values(ANOMALY_KIND)) as readonly AnomalyKind[];
+
+/** What the reconciler did about a finding: noted it, fixed it, or left it for a later pass (cap reached). */
+export const ANOMALY_ACTION = Object.freeze({ REPORTED: "REPORTED", REPAIRED: "REPAIRED", SKIPPED_CAP: "SKIPPED_CAP" } as const);
+export type AnomalyAction = (typeof ANOMALY_ACTION)[keyof typeof ANOMALY_ACTION];
+export const ANOMALY_ACTIONS = Object.freeze(Object.values(ANOMALY_ACTION)) as readonly AnomalyAction[];

@@ -91,6 +91,10 @@ describe("schema.prisma matches the migrations", () => {
     const sess = await prisma.session.create({ data: { idHash: "sh", userId: user.id, method: "oidc", expiresAt: new Date(Date.now() + 60_000), userAgent: "ua" } });
     const audit = await prisma.auditLog.create({ data: { actor: "me", action: "x", targetType: "task", targetId: "1", detail: { r: true } } });
     const idem = await prisma.idempotencyKey.create({ data: { tenantId: tenant.id, key: "k", requestHash: "h", statusCode: 202, response: { ok: 1 } } });
+    const pass = await prisma.reconcilePass.create({ data: { actor: "w1", counts: { MISSING_TASK: { found: 1 } }, totals: {} } });
+    const anomaly = await prisma.anomalyEvent.create({
+      data: { passId: pass.id, kind: "MISSING_TASK", action: "REPORTED", fingerprint: "f", tenantId: tenant.id, documentId: docId, taskId: task.taskId, detail: { v: 1 } },
+    });
 
     expect(await prisma.tenant.findUniqueOrThrow({ where: { id: "drift" } })).toEqual(tenant);
     // The search pointer's trigger copied its version onto the document.
@@ -110,5 +114,7 @@ describe("schema.prisma matches the migrations", () => {
     expect(await prisma.session.findUniqueOrThrow({ where: { idHash: "sh" } })).toEqual(sess);
     expect(await prisma.auditLog.findUniqueOrThrow({ where: { id: audit.id } })).toEqual(audit);
     expect(await prisma.idempotencyKey.findUniqueOrThrow({ where: { tenantId_key: { tenantId: tenant.id, key: "k" } } })).toEqual(idem);
+    expect(await prisma.reconcilePass.findUniqueOrThrow({ where: { id: pass.id } })).toEqual(pass);
+    expect(await prisma.anomalyEvent.findUniqueOrThrow({ where: { id: anomaly.id } })).toEqual(anomaly);
   });
 });
