@@ -1,5 +1,5 @@
 import "server-only";
-import { Registry, Gauge, collectDefaultMetrics } from "prom-client";
+import { Registry, Gauge, Counter, collectDefaultMetrics } from "prom-client";
 import { overview } from "./operations/queries";
 import type pg from "pg";
 
@@ -18,6 +18,16 @@ const driftAge = g("indexwright_oldest_drift_age_seconds", "Age of the oldest dr
 const latency = g("indexwright_publish_to_searchable_seconds", "Publish → searchable latency over the newest 1,000 finished tasks", ["quantile"]);
 const reuse = g("indexwright_embedding_reuse_ratio", "Share of chunks whose embedding was reused (newest 1,000 tasks)");
 const workers = g("indexwright_workers_live", "Workers with a recent heartbeat");
+const reconcileFindings = g("indexwright_reconcile_findings", "Findings of the newest reconciler pass by kind", ["kind"]);
+const reconcilePassAge = g("indexwright_reconcile_last_pass_age_seconds", "Seconds since the newest reconciler pass started (absent before the first)");
+// Running totals are kept in the database by the passes (any worker may run one), so each scrape
+// sets the counter to the stored total rather than counting in this process.
+const reconcileActions = new Counter({
+  name: "indexwright_reconcile_actions_total",
+  help: "Reconciler findings recorded (REPORTED), repairs (REPAIRED) and repairs deferred by the per-pass cap (SKIPPED_CAP), by kind",
+  labelNames: ["kind", "action"],
+  registers: [registry],
+});
 
 export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number }): Promise<{ body: string; contentType: string }> {
   const o = await overview(db, opts);
@@ -38,5 +48,10 @@ export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; h
   }
   if (o.embeddingReuseRate !== null) reuse.set(Number(o.embeddingReuseRate));
   workers.set(o.workers.length);
+  for (const k of o.reconciler.kinds) reconcileFindings.set({ kind: k.kind }, k.found);
+  reconcileActions.reset();
+  for (const t of o.reconciler.totals) reconcileActions.inc({ kind: t.kind, action: t.action }, t.count);
+  reconcilePassAge.reset();
+  if (o.reconciler.lastPass) reconcilePassAge.set(Math.max(0, (Date.parse(o.generatedAt) - Date.parse(o.reconciler.lastPass.startedAt)) / 1000));
   return { body: await registry.metrics(), contentType: registry.contentType };
 }

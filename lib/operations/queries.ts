@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { latestPass } from "../reconcile/overview";
 
 const TASK_COLUMNS = `t.task_id::text, t.tenant_id, d.key AS document_key, t.version_number, t.task_type, t.status, t.attempts, t.max_attempts,
   t.lease_owner, t.lease_until, t.next_attempt_at, t.error_code, t.error_message, t.progress_done, t.progress_total,
@@ -82,7 +83,7 @@ export async function getTask(db: pg.Pool, taskId: string, tenants: string[] | n
  * window (the newest 1,000 finished tasks), never an unbounded count over all tasks.
  */
 export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number }) {
-  const [queue, errors, drift, latency, workers, history] = await Promise.all([
+  const [queue, errors, drift, latency, workers, history, reconciler] = await Promise.all([
     db.query(
       `SELECT
          (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()) AS due,
@@ -120,6 +121,8 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
       [Math.max(opts.heartbeatSeconds * 3, 30)],
     ),
     db.query(`SELECT taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds FROM backlog_snapshots WHERE taken_at > now() - interval '24 hours' ORDER BY taken_at LIMIT 1500`),
+    // The newest reconciler pass: one row by primary key, whatever the history holds.
+    latestPass(db),
   ]);
   const q = queue.rows[0];
   const l = latency.rows[0];
@@ -161,6 +164,7 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
       latencyP50Seconds: h.latency_p50_seconds,
       latencyP95Seconds: h.latency_p95_seconds,
     })),
+    reconciler,
   };
 }
 

@@ -281,6 +281,22 @@ export const snapshotSchema = z.object({
 });
 export type BacklogSnapshot = z.infer<typeof snapshotSchema>;
 
+/** The newest reconciler pass (counts per finding kind); lastPass is null until a worker has run one. */
+export const reconcilerSchema = z
+  .object({
+    lastPass: z
+      .object({ id: z.coerce.string(), startedAt: z.string(), finishedAt: nullableStr, actor: nullableStr })
+      .nullish()
+      .transform((v) => v ?? null),
+    kinds: z
+      .array(z.object({ kind: z.string(), found: num, repaired: num, skippedCap: num }))
+      .nullish()
+      .transform((v) => v ?? []),
+  })
+  .nullish()
+  .transform((v) => v ?? { lastPass: null, kinds: [] });
+export type ReconcilerSummary = z.infer<typeof reconcilerSchema>;
+
 export const overviewSchema = z.object({
   generatedAt: z.string(),
   queue: z.object({
@@ -311,6 +327,7 @@ export const overviewSchema = z.object({
     .array(snapshotSchema)
     .nullish()
     .transform((v) => v ?? []),
+  reconciler: reconcilerSchema,
 });
 export type Overview = z.infer<typeof overviewSchema>;
 
