@@ -28,10 +28,13 @@ type Row = {
   progress_done: number | null;
   progress_total: number | null;
   updated_at: Date;
+  pinned: boolean | null;
+  pinned_by: string | null;
+  pinned_reason: string | null;
 };
 
 const SELECT = `SELECT d.id, d.tenant_id, d.key, d.title, d.business_version, d.updated_at,
-       sp.version_number AS search_version, lt.status, lt.error_code, lt.error_message,
+       sp.version_number AS search_version, sp.pinned, sp.pinned_by, sp.pinned_reason, lt.status, lt.error_code, lt.error_message,
        lt.progress_done, lt.progress_total, ${DOCUMENT_STATE_SQL} AS state
   FROM documents d
   LEFT JOIN search_pointers sp ON sp.document_id = d.id
@@ -127,9 +130,15 @@ export async function getDocument(db: pg.Pool, tenant: string, key: string) {
       [r.id],
     ),
   ]);
+  // A rollback pin: search stays at searchVersion until an unpin or the next publish. Who and why
+  // are shown so the next operator knows whether it is safe to release.
+  const pinned = r.pinned === true;
   return {
     documentId: r.id,
     ...summary(r),
+    pinned,
+    pinnedBy: pinned ? r.pinned_by : null,
+    pinnedReason: pinned ? r.pinned_reason : null,
     versions: versions.rows.map((v) => ({
       versionNumber: v.version_number,
       title: v.title,
