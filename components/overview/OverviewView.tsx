@@ -8,6 +8,7 @@ import type { Overview } from "@/lib/ui/schemas";
 import { RelativeTime } from "../RelativeTime";
 import { BlockSkeleton, QueryErrorState, StaleDataBanner } from "../States";
 import { BacklogChart, DriftChart, ErrorBreakdownChart, LatencyChart, OldestDueChart } from "./OverviewCharts";
+import { ReconcilerCard } from "./ReconcilerCard";
 
 /** Thresholds for the warning colours (seconds). */
 export const OLDEST_DUE_WARN_S = 60;
@@ -248,6 +249,7 @@ function OverviewBody({ o }: { o: Overview }) {
         <LatencyChart history={o.history} />
         <DriftChart history={o.history} />
         <ErrorBreakdownChart errors={o.errors} />
+        <ReconcilerCard r={o.reconciler} />
       </div>
     </>
   );
