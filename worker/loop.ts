@@ -8,6 +8,7 @@ import { NOTIFY_CHANNEL } from "../lib/queue/sql";
 import { executeTask, collectGarbage } from "../lib/pipeline/run";
 import type { Embedder } from "../lib/embedding/types";
 import { takeBacklogSnapshot } from "../lib/queue/snapshots";
+import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
 
 export type WorkerOptions = {
@@ -243,6 +244,8 @@ export class Worker {
         const gc = await collectGarbage(this.o.pool, this.o.cfg.RETENTION_HOURS);
         if (gc > 0) log.info({ removed: gc }, "garbage-collected retired index versions");
       }
+      // One pass per interval across the fleet; the pass itself decides whether this worker leads.
+      await reconcileTick(this.o.pool, { actor: this.o.workerId, embedding: this.o.embedder, maxAttempts: this.o.cfg.MAX_ATTEMPTS, retentionHours: this.o.cfg.RETENTION_HOURS });
     } catch (err) {
       log.warn({ err: (err as Error).message }, "maintenance failed");
     }
