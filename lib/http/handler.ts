@@ -30,12 +30,62 @@ export function handler<P = Record<string, string>>(fn: (req: Request, params: P
   };
 }
 
-/** Reads a JSON body with a size cap; malformed JSON is a 400, never a 500. */
-export async function readJson(req: Request, maxBytes: number): Promise<unknown> {
+const tooLarge = (maxBytes: number) => new ApiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${maxBytes} bytes`);
+
+/**
+ * The raw body, refused with 413 as soon as it passes `maxBytes`: a declared Content-Length is
+ * checked before reading, and a chunked (or lying) body is counted while it streams, so an
+ * oversized request is never buffered whole.
+ */
+export async function readBody(req: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new ApiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${maxBytes} bytes`);
-  const text = await req.text();
-  if (Buffer.byteLength(text) > maxBytes) throw new ApiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${maxBytes} bytes`);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (!req.body) return Buffer.alloc(0);
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts, total);
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** Strict UTF-8: a malformed byte sequence is a 400, never silently replaced by U+FFFD. */
+export function decodeUtf8(bytes: Uint8Array, what = "request body"): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new ApiError(400, "INVALID_ENCODING", `${what} is not valid UTF-8`);
+  }
+}
+
+/** JSON bodies must say so: a body sent as text/plain or a form is a 415, not guessed at. */
+function requireJsonContentType(req: Request): void {
+  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+    throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", `send JSON with Content-Type: application/json${type ? ` (got ${type})` : ""}`);
+  }
+}
+
+/** Reads a JSON body: size-capped while streaming, strict UTF-8, JSON content type; malformed JSON is a 400, never a 500. */
+export async function readJson(req: Request, maxBytes: number): Promise<unknown> {
+  const bytes = await readBody(req, maxBytes);
+  return parseJson(req, bytes);
+}
+
+function parseJson(req: Request, bytes: Buffer): unknown {
+  if (bytes.length === 0) throw new ApiError(400, "INVALID_JSON", "request body is empty");
+  requireJsonContentType(req);
+  const text = decodeUtf8(bytes);
   if (!text.trim()) throw new ApiError(400, "INVALID_JSON", "request body is empty");
   try {
     return JSON.parse(text);
@@ -46,7 +96,7 @@ export async function readJson(req: Request, maxBytes: number): Promise<unknown>
 
 /** Like readJson, but an absent/empty body is `{}` (for actions whose fields are all optional). */
 export async function readOptionalJson(req: Request, maxBytes: number): Promise<unknown> {
-  const text = await req.clone().text();
-  if (!text.trim()) return {};
-  return readJson(req, maxBytes);
+  const bytes = await readBody(req, maxBytes);
+  if (!decodeUtf8(bytes).trim()) return {};
+  return parseJson(req, bytes);
 }

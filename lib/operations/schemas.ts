@@ -2,7 +2,12 @@ import { z } from "zod";
 import { TASK_STATUSES, TASK_TYPES, ERROR_CODE_LIST } from "../domain/constants";
 import { TENANT_PATTERN, KEY_PATTERN } from "../domain/constants";
 
-export const taskIdParam = z.string().regex(/^\d{1,19}$/, "task id must be a number");
+const BIGINT_MAX = BigInt("9223372036854775807");
+/** A task id is a positive bigint; anything past the column's range is a 400, not a database error. */
+export const taskIdParam = z
+  .string()
+  .regex(/^\d{1,19}$/, "task id must be a number")
+  .refine((v) => BigInt(v) <= BIGINT_MAX, "task id is out of range");
 export const taskListQuery = z.object({
   status: z.enum(TASK_STATUSES as unknown as [string, ...string[]]).optional(),
   errorCode: z.enum(ERROR_CODE_LIST as unknown as [string, ...string[]]).optional(),

@@ -44,7 +44,7 @@ describe("worker slots", () => {
     try {
       await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'RUNNING' AND progress_done >= 0`, [first.taskId])).rowCount && embedder.active > 0);
       // The lease lapses (as after a long stall): the same worker, with a free slot, claims the task again.
-      await expireLease(t.pool, first.taskId);
+      await expireLease(t.pool, first.taskId!);
       await waitFor(async () => (await t.pool.query(`SELECT attempts FROM index_tasks WHERE task_id = $1`, [first.taskId])).rows[0].attempts === 2);
       await pub("second");
       await pub("third");

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { handler, json, readJson } from "@/lib/http/handler";
+import { decodeUtf8, handler, json, readBody, readJson } from "@/lib/http/handler";
 import { ApiError } from "@/lib/http/errors";
 import { authenticate } from "@/lib/auth/authenticate";
 import { publishBody, tenantParam, keyParam, SUPPORTED_TYPES, type PublishBody } from "@/lib/documents/schemas";
@@ -13,10 +13,12 @@ export const dynamic = "force-dynamic";
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /** A multipart upload: `file` plus the JSON body's other fields as form fields. */
-async function readMultipart(req: Request, maxBytes: number): Promise<{ body: PublishBody; content: Buffer }> {
+async function readMultipart(req: Request, maxBytes: number, limit: number): Promise<{ body: PublishBody; content: Buffer }> {
   let form: FormData;
+  // Counted while it streams, so an oversized upload is refused before it is buffered whole.
+  const raw = await readBody(req, limit);
   try {
-    form = await req.formData();
+    form = await new Response(new Uint8Array(raw), { headers: { "content-type": req.headers.get("content-type") ?? "" } }).formData();
   } catch {
     throw new ApiError(400, "INVALID_MULTIPART", "the multipart body could not be read");
   }
@@ -55,8 +57,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const isMultipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
   const limit = Math.ceil(cfg.MAX_CONTENT_BYTES * 1.4) + 200_000; // base64 and JSON overhead
   if (isMultipart) {
-    if (Number(req.headers.get("content-length") ?? 0) > limit) throw new ApiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
-    ({ body, content } = await readMultipart(req, cfg.MAX_CONTENT_BYTES));
+    ({ body, content } = await readMultipart(req, cfg.MAX_CONTENT_BYTES, limit));
   } else {
     body = publishBody.parse(await readJson(req, limit));
     if (body.contentEncoding === "base64") {
@@ -74,6 +75,14 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     throw new ApiError(400, "VALIDATION_FAILED", `contentEncoding: ${contentType} must be sent as base64 (or as a multipart file)`);
   }
   if (content.length > cfg.MAX_CONTENT_BYTES) throw new ApiError(413, "CONTENT_TOO_LARGE", `content exceeds ${cfg.MAX_CONTENT_BYTES} bytes`);
+  if (!isBinaryContentType(contentType)) {
+    // Text is stored as published: malformed UTF-8 would come back as U+FFFD, and control
+    // characters (NUL above all) have no place in text meant to be read and searched.
+    const text = decodeUtf8(content, "content");
+    if (/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text)) {
+      throw new ApiError(400, "INVALID_CONTENT", "content contains control characters (only tab, newline, carriage return and form feed are allowed in text)");
+    }
+  }
   if (content.length === 0 || (!isBinaryContentType(contentType) && !content.toString("utf8").trim())) throw new ApiError(400, "EMPTY_DOCUMENT", "content is empty");
 
   const requestHash = createHash("sha256")
