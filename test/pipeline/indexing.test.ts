@@ -2,7 +2,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetContent } from "../helpers/seed";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { waitFor } from "../helpers/worker";
-import { spawnWorker } from "../helpers/process";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider";
 import { publish } from "../../lib/documents/publish";
 import { search } from "../../lib/search/search";
@@ -12,8 +11,8 @@ import { loadConfig } from "../../lib/config";
 import { makePdf } from "../helpers/make-pdf";
 import { makeDocx } from "../helpers/make-docx";
 
-// The pipeline against the OpenAI-compatible fake provider (real HTTP), in-process and in real
-// worker processes that crash on purpose (fault switches).
+// The pipeline against the OpenAI-compatible fake provider (real HTTP), in-process. Worker
+// processes that crash on purpose (fault switches) are in test/faults/fault-matrix.test.ts.
 let t: TestDb;
 let fake: FakeProvider;
 const DIMS = 384;
@@ -108,51 +107,6 @@ describe("provider failures", () => {
       expect((await task(r.taskId)).error_code).toBe("EMBEDDING_INVALID_RESPONSE");
       expect((await t.pool.query(`SELECT count(*)::int AS n FROM chunks`)).rows[0].n).toBe(0);
       expect((await t.pool.query(`SELECT count(*)::int AS n FROM search_pointers`)).rows[0].n).toBe(0);
-    });
-  }
-});
-
-describe("crashes never expose half-built versions", () => {
-  for (const fault of [{ FAULT_AFTER_CHUNK_BATCH: "2" }, { FAULT_BEFORE_INDEX_SWITCH: "1" }] as Record<string, string>[]) {
-    const name = Object.keys(fault)[0];
-    it(`${name}: v1 keeps serving, v2 text never shows before the switch, the retry completes with no duplicate chunks`, async () => {
-      const w = worker("seed");
-      await w.start();
-      const v1 = await pub("crashy", paragraphs(30));
-      await waitFor(async () => (await task(v1.taskId)).status === "SUCCEEDED");
-      await w.stop(3000);
-
-      const marker = "the zeppelin hangar opens only on leap days";
-      const v2 = await pub("crashy", paragraphs(30).replace(/Paragraph (\d+): the rule/g, `Paragraph $1: ${marker}, and the rule`));
-      const doomed = spawnWorker(t.url, `doomed-${name}`, { ...providerEnv(), EMBED_BATCH_SIZE: "4", LEASE_SECONDS: "2", ...fault }, 1);
-      let leaked = 0;
-      let probes = 0;
-      const watching = (async () => {
-        while (doomed.exitCode === null) {
-          const hits = await q(marker);
-          probes++;
-          if (hits.some((h) => h.versionNumber === 2)) leaked++;
-          expect(hits[0]?.versionNumber).toBe(1);
-        }
-      })();
-      const exit = await doomed.exited;
-      await watching;
-      expect(exit.code, doomed.logs()).toBe(137);
-      expect(probes).toBeGreaterThan(0);
-      expect(leaked).toBe(0);
-      expect(await task(v2.taskId)).toMatchObject({ status: "RUNNING", lease_owner: `doomed-${name}` });
-      expect((await q(marker))[0].versionNumber).toBe(1);
-
-      const rescue = spawnWorker(t.url, `rescue-${name}`, { ...providerEnv(), LEASE_SECONDS: "2" }, 1);
-      await waitFor(async () => (await task(v2.taskId)).status === "SUCCEEDED", 30_000);
-      rescue.kill("SIGTERM");
-      expect((await rescue.exited).code).toBe(0);
-      expect((await q(marker))[0].versionNumber).toBe(2);
-      const ivs = await t.pool.query(`SELECT version_number, status, chunk_count, expected_chunk_count FROM index_versions ORDER BY version_number`);
-      expect(ivs.rows.map((r) => [r.version_number, r.status])).toEqual([[1, "RETIRED"], [2, "ACTIVE"]]);
-      expect(ivs.rows[1].chunk_count).toBe(ivs.rows[1].expected_chunk_count);
-      const dup = await t.pool.query(`SELECT count(*)::int AS n, count(DISTINCT (index_version_id, chunk_id))::int AS d FROM chunks`);
-      expect(dup.rows[0].n).toBe(dup.rows[0].d);
     });
   }
 });
