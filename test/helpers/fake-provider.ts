@@ -47,6 +47,11 @@ export interface FakeProviderOptions {
   dimensions?: number;
   /** Model name to answer with instead of echoing the requested one (e.g. a versioned name). */
   answerModel?: string;
+  /**
+   * Keep every request's inputs, bodies and Authorization header (default true). Long runs (the
+   * chaos run) turn it off so memory stays flat; counters and `outcomes` are kept either way.
+   */
+  record?: boolean;
 }
 
 export interface FakeProvider {
@@ -62,6 +67,8 @@ export interface FakeProvider {
   readonly bodies: Record<string, unknown>[];
   /** Every embeddings request's Authorization header. */
   readonly authHeaders: (string | undefined)[];
+  /** How many requests were answered in each mode ("ok", "503", "slow", ...), after auth and validation. */
+  readonly outcomes: Record<string, number>;
   mode(next: FakeMode, opts?: ModeOptions): void;
   /** Arrival time (Date.now()) of every embeddings request, in order. */
   readonly arrivals: number[];
@@ -95,6 +102,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   let inputs: string[][] = [];
   let bodies: Record<string, unknown>[] = [];
   let authHeaders: (string | undefined)[] = [];
+  let outcomes: Record<string, number> = {};
+  const record = options.record ?? true;
   const timers = new Set<NodeJS.Timeout>();
 
   const later = (ms: number, fn: () => void) => {
@@ -130,16 +139,20 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       try {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
       } catch {
-        inputs.push([]);
-        bodies.push({});
-        authHeaders.push(req.headers.authorization);
+        if (record) {
+          inputs.push([]);
+          bodies.push({});
+          authHeaders.push(req.headers.authorization);
+        }
         sendJson(res, 400, apiError("We could not parse the JSON body of your request.", "invalid_request_error"));
         return;
       }
       const texts = requestTexts(body);
-      inputs.push(texts);
-      bodies.push(body);
-      authHeaders.push(req.headers.authorization);
+      if (record) {
+        inputs.push(texts);
+        bodies.push(body);
+        authHeaders.push(req.headers.authorization);
+      }
 
       if (options.apiKey !== undefined) {
         const auth = req.headers.authorization ?? "";
@@ -156,6 +169,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       }
 
       const active = takeMode();
+      outcomes[active.mode] = (outcomes[active.mode] ?? 0) + 1;
       const { mode, delayMs } = active;
       const model = body.model;
       const dims = requestDimensions(body, defaultDims);
@@ -258,6 +272,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     get authHeaders() {
       return authHeaders;
     },
+    get outcomes() {
+      return outcomes;
+    },
     get arrivals() {
       return arrivals;
     },
@@ -277,6 +294,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       bodies = [];
       authHeaders = [];
       arrivals = [];
+      outcomes = {};
       baseMode = { mode: "ok" };
       temp = null;
     },
