@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, readdirSync, statSy
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../lib/config";
+import { loadReconcileConfig } from "../lib/reconcile/config";
 import { migrate } from "../lib/db/migrate";
 import { startEmbedded, type EmbeddedDb } from "../lib/db/embedded";
 import { seedDemo } from "../lib/demo";
@@ -78,6 +79,7 @@ function ensureBuild(): void {
 export async function start(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { demo: { type: "boolean" } } });
   const cfg = loadConfig();
+  loadReconcileConfig(); // a bad reconciler setting stops start-up with its name
   // Fails here, naming the variable, rather than at someone's first SSO sign-in.
   const sso = oidcSettings();
   const dataDir = path.resolve(cfg.INDEXWRIGHT_DATA_DIR);

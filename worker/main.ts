@@ -1,6 +1,7 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../lib/config";
+import { loadReconcileConfig } from "../lib/reconcile/config";
 import { getPool, databaseUrl, closePools } from "../lib/db/pool";
 import { createEmbedder } from "../lib/embedding";
 import { ensureVectorIndex } from "../lib/db/vector-index";
@@ -11,6 +12,8 @@ import { log } from "../lib/log";
 export async function runWorker(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { concurrency: { type: "string" }, id: { type: "string" } }, allowPositionals: false });
   const cfg = loadConfig();
+  // Fail at start with the variable's name, not as a repeated maintenance warning later.
+  loadReconcileConfig();
   const concurrency = values.concurrency ? Number(values.concurrency) : cfg.WORKER_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error("--concurrency must be an integer from 1 to 256");
   const workerId = values.id ?? `${os.hostname()}-${process.pid}`;
