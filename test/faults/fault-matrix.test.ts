@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { resetContent } from "../helpers/seed";
 import { spawnWorker } from "../helpers/process";
@@ -40,6 +40,8 @@ const WORKER_APP = "iw-fault-worker";
 let t: TestDb;
 let fake: FakeProvider;
 const timings: Record<string, number> = {};
+/** Every process a row starts; one a failed row leaves behind is killed before the next. */
+const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -53,6 +55,10 @@ afterAll(async () => {
 beforeEach(async () => {
   fake.reset();
   await resetContent(t.pool);
+});
+afterEach(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  children.clear();
 });
 
 // ---- workers ------------------------------------------------------------------------------------
@@ -80,7 +86,9 @@ function inProcessWorker(id: string, env: Record<string, string> = {}, embedder:
 function workerProcess(id: string, env: Record<string, string> = {}) {
   const url = new URL(t.url);
   url.searchParams.set("application_name", WORKER_APP);
-  return spawnWorker(url.toString(), id, { ...TIMING, ...providerEnv(), ...env }, 1);
+  const child = spawnWorker(url.toString(), id, { ...TIMING, ...providerEnv(), ...env }, 1);
+  children.add(child);
+  return child;
 }
 
 /** A slow local embedder in the fake's embedding space (same vectors, same model name). */
@@ -293,6 +301,7 @@ async function publishServer(env: Record<string, string>): Promise<PublishServer
     env: { ...process.env, DATABASE_URL: t.url, INDEXWRIGHT_BOOTSTRAP_TOKEN: TOKEN, LOG_LEVEL: "silent", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   }) as PublishServer;
+  children.add(child);
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
@@ -318,7 +327,8 @@ describe("fault matrix (seed 001)", () => {
     await w.start();
     const reader = observe(["harbour crane schedule"]);
     try {
-      const server = await publishServer({ FAULT_AFTER_PUBLISH_COMMIT: "1" });
+      // Two servers with the fault armed, started together: the first dies, the second takes the retry.
+      const [server, again] = await Promise.all([publishServer({ FAULT_AFTER_PUBLISH_COMMIT: "1" }), publishServer({ FAULT_AFTER_PUBLISH_COMMIT: "1" })]);
       const content = doc(6, "harbour crane schedule");
       // The process exits between COMMIT and the answer: the client sees the connection drop.
       await expect(publishOverHttp(server, "crane", content, "req-crane-1")).rejects.toThrow();
@@ -332,7 +342,6 @@ describe("fault matrix (seed 001)", () => {
 
       // A client that never got its answer retries with the same key. The fault is still armed,
       // but a replay commits nothing new, so it answers: the stored first answer.
-      const again = await publishServer({ FAULT_AFTER_PUBLISH_COMMIT: "1" });
       const res = await publishOverHttp(again, "crane", content, "req-crane-1");
       expect(res.status).toBe(202);
       expect(res.headers.get("idempotent-replayed")).toBe("true");
