@@ -7,6 +7,7 @@ import {
   overviewSchema,
   rollbackResultSchema,
   taskActionResultSchema,
+  unpinResultSchema,
   taskCreatedSchema,
   taskDetailSchema,
   taskPageSchema,
@@ -17,6 +18,7 @@ import {
   type TaskActionResult,
   type TaskDetail,
   type TaskPage,
+  type UnpinResult,
   type WorkerInfo,
   documentDetailSchema,
   documentPageSchema,
@@ -287,6 +289,12 @@ export async function rollbackDocument(doc: DocumentRef, toVersion: number, reas
     body: { toVersion, reason: reason.trim() },
   });
   return parse(rollbackResultSchema, json, "rollback");
+}
+
+/** Releases a rollback pin; repeating it is a harmless no-op (still audited). */
+export async function unpinDocument(doc: DocumentRef): Promise<UnpinResult> {
+  const { json } = await request(`/api/v1/tenants/${seg(doc.tenant)}/documents/${seg(doc.key)}/unpin`, { method: "POST", body: {} });
+  return parse(unpinResultSchema, json, "unpin");
 }
 
 export async function reindexDocument(doc: DocumentRef): Promise<{ taskId: string }> {

@@ -27,6 +27,7 @@ import {
   retryTask,
   rollbackDocument,
   searchTenant,
+  unpinDocument,
   type BulkRetryInput,
   type DocumentFilters,
   type DocumentRef,
@@ -233,6 +234,14 @@ export function useRollback() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ doc, toVersion, reason }: { doc: DocumentRef; toVersion: number; reason: string }) => rollbackDocument(doc, toVersion, reason),
+    onSuccess: () => void invalidateOperations(qc, [queryKeys.allSearches]),
+  });
+}
+
+export function useUnpin() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (doc: DocumentRef) => unpinDocument(doc),
     onSuccess: () => void invalidateOperations(qc, [queryKeys.allSearches]),
   });
 }

@@ -13,6 +13,7 @@ export const REQUIRED_ROLE = {
   reindex: "maintainer",
   deleteDocument: "maintainer",
   rollback: "operator",
+  unpin: "operator",
   retryTask: "operator",
   forceDone: "operator",
   bulkRetry: "operator",

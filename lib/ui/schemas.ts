@@ -130,6 +130,13 @@ export type IndexVersion = z.infer<typeof indexVersionSchema>;
 
 export const documentDetailSchema = documentSummarySchema.omit({ updatedAt: true }).extend({
   updatedAt: z.string().nullish().transform((v) => v ?? null),
+  /** Search held at searchVersion by a rollback until an unpin or the next publish. */
+  pinned: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? false),
+  pinnedBy: nullableStr,
+  pinnedReason: nullableStr,
   versions: z
     .array(versionSchema)
     .nullish()
@@ -252,6 +259,16 @@ export const rollbackResultSchema = z.object({
   pinned: z.boolean().nullish().transform((v) => v ?? true),
 });
 export type RollbackResult = z.infer<typeof rollbackResultSchema>;
+/** taskId: the task that builds the business version when none of its index versions could serve at once. */
+export const unpinResultSchema = z.object({
+  pinned: z.boolean(),
+  searchVersion: nullableNum,
+  taskId: z.coerce
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
+});
+export type UnpinResult = z.infer<typeof unpinResultSchema>;
 
 export const workerSchema = z.object({
   id: z.string(),

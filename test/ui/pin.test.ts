@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { unpinForecast } from "../../lib/ui/pin";
+import { documentDetailSchema, type DocumentDetail } from "../../lib/ui/schemas";
+
+const iv = (versionNumber: number, status: string, model = "m-1", dims = 384) => ({
+  id: `${versionNumber}-${status}-${model}`,
+  versionNumber,
+  status,
+  embeddingModel: model,
+  embeddingDimensions: dims,
+  chunkCount: 3,
+  createdAt: "2026-11-30T10:00:00.000Z",
+});
+const task = (taskId: string, versionNumber: number, status: string, taskType = "INDEX") => ({
+  taskId,
+  versionNumber,
+  taskType,
+  status,
+  attempts: 1,
+  maxAttempts: 3,
+  createdAt: "2026-11-30T10:00:00.000Z",
+  updatedAt: "2026-11-30T10:00:00.000Z",
+});
+
+/** A v1-pinned document whose latest version is v2, parsed the way the dashboard parses the API. */
+function pinnedDoc(indexVersions: unknown[], tasks: unknown[] = []): DocumentDetail {
+  return documentDetailSchema.parse({
+    tenant: "t",
+    key: "k",
+    title: "K",
+    state: "SEARCHABLE",
+    businessVersion: 2,
+    searchVersion: 1,
+    pinned: true,
+    pinnedBy: "ops",
+    pinnedReason: "wrong figures",
+    indexVersions,
+    tasks,
+  });
+}
+
+describe("unpin forecast", () => {
+  it("the detail schema carries the pin, and an older API answer without it reads as not pinned", () => {
+    expect(pinnedDoc([])).toMatchObject({ pinned: true, pinnedBy: "ops", pinnedReason: "wrong figures" });
+    const old = documentDetailSchema.parse({ tenant: "t", key: "k", state: "SEARCHABLE", businessVersion: 1, searchVersion: 1 });
+    expect(old).toMatchObject({ pinned: false, pinnedBy: null, pinnedReason: null });
+  });
+
+  it("returns to the latest version when a complete index of it exists in the serving space", () => {
+    expect(unpinForecast(pinnedDoc([iv(2, "RETIRED"), iv(1, "ACTIVE")]))).toEqual({ kind: "returns", version: 2 });
+    // Built while pinned: left READY for the unpin.
+    expect(unpinForecast(pinnedDoc([iv(2, "READY"), iv(1, "ACTIVE")]))).toEqual({ kind: "returns", version: 2 });
+  });
+
+  it("waits for the task that builds the latest version when it has no usable complete index", () => {
+    const building = pinnedDoc([iv(2, "BUILDING"), iv(1, "ACTIVE")], [task("9", 2, "RUNNING", "REINDEX"), task("5", 2, "SUCCEEDED")]);
+    expect(unpinForecast(building)).toMatchObject({ kind: "waits", version: 2, serving: 1, task: { taskId: "9", status: "RUNNING" } });
+    // A v2 index built with another embedding model could not serve the current queries.
+    expect(unpinForecast(pinnedDoc([iv(2, "RETIRED", "m-0"), iv(1, "ACTIVE")]))).toMatchObject({ kind: "waits", serving: 1, task: null });
+  });
+});
