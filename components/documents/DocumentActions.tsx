@@ -1,18 +1,19 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useId, useState, type ReactNode } from "react";
 import { DOCUMENT_STATE } from "@/lib/domain/constants";
 import { taskHref } from "@/lib/ui/api";
 import { formatDateTime, formatVersion } from "@/lib/ui/format";
-import { useDeleteDocument, useReindex, useRollback } from "@/lib/ui/hooks";
+import { useDeleteDocument, useReindex, useRollback, useUnpin } from "@/lib/ui/hooks";
 import { REQUIRED_ROLE } from "@/lib/ui/roles";
+import { UNFINISHED_TASK, unpinForecast } from "@/lib/ui/pin";
 import type { DocumentDetail, IndexVersion } from "@/lib/ui/schemas";
 import { ActionForm, ReasonField, useDialogClose, useReason } from "../ActionForm";
 import { Dialog } from "../Dialog";
 import { useCan, useViewer } from "../PrincipalContext";
 import { useToast } from "../Toast";
 
-type Which = "reindex" | "delete" | "rollback" | null;
+type Which = "reindex" | "delete" | "rollback" | "unpin" | null;
 
 /** Index versions search could be pointed back at: complete (READY/RETIRED) and not the one serving now. */
 export function rollbackCandidates(doc: DocumentDetail): { versionNumber: number; iv: IndexVersion }[] {
@@ -26,18 +27,20 @@ export function rollbackCandidates(doc: DocumentDetail): { versionNumber: number
 }
 
 /**
- * Reindex / Delete / Rollback for one document. Buttons a role may not use are shown disabled with
- * the role they need; a viewer gets a one-line read-only note and no buttons at all.
+ * Reindex / Delete / Rollback (and Unpin, while pinned) for one document. Buttons a role may not
+ * use are shown disabled with the role they need; a viewer gets a one-line read-only note and no
+ * buttons at all.
  */
 export function DocumentActions({ doc }: { doc: DocumentDetail }) {
   const viewer = useViewer();
   const canReindex = useCan("reindex");
   const canDelete = useCan("deleteDocument");
   const canRollback = useCan("rollback");
+  const canUnpin = useCan("unpin");
   const [open, setOpen] = useState<Which>(null);
   const hintId = useId();
 
-  if (!canReindex && !canDelete && !canRollback) {
+  if (!canReindex && !canDelete && !canRollback && !canUnpin) {
     return (
       <p className="muted actions-note" data-testid="actions-readonly">
         Read-only: your role ({viewer.role}) can look but not change indexing.
@@ -80,6 +83,24 @@ export function DocumentActions({ doc }: { doc: DocumentDetail }) {
       >
         Roll back…
       </button>
+      {doc.pinned ? (
+        <button
+          type="button"
+          className="btn btn--secondary"
+          disabled={!canUnpin || deleted}
+          title={
+            !canUnpin
+              ? needs(REQUIRED_ROLE.unpin)
+              : deleted
+                ? "The document is deleted"
+                : `Release the pin and serve the latest version, ${formatVersion(doc.businessVersion)}`
+          }
+          onClick={() => setOpen("unpin")}
+          data-testid="action-unpin"
+        >
+          Unpin…
+        </button>
+      ) : null}
       <button
         type="button"
         className="btn btn--danger-outline"
@@ -101,6 +122,7 @@ export function DocumentActions({ doc }: { doc: DocumentDetail }) {
       {canReindex ? <ReindexDialog doc={doc} open={open === "reindex"} onClose={() => setOpen(null)} /> : null}
       {canDelete ? <DeleteDialog doc={doc} open={open === "delete"} onClose={() => setOpen(null)} /> : null}
       {canRollback ? <RollbackDialog doc={doc} candidates={candidates} open={open === "rollback"} onClose={() => setOpen(null)} /> : null}
+      {canUnpin ? <UnpinDialog doc={doc} open={open === "unpin"} onClose={() => setOpen(null)} /> : null}
     </div>
   );
 }
@@ -298,5 +320,98 @@ function RollbackForm({
       </div>
       <ReasonField {...field} hint="Required (at least 3 characters). Recorded in the audit log." />
     </ActionForm>
+  );
+}
+
+function UnpinDialog({ doc, open, onClose }: DialogProps) {
+  const unpin = useUnpin();
+  const close = useDialogClose(unpin, onClose);
+  return (
+    <Dialog open={open} onClose={close} busy={unpin.isPending} title={`Unpin ${doc.key}`} testId="unpin-dialog">
+      <UnpinForm doc={doc} mutation={unpin} onClose={close} />
+    </Dialog>
+  );
+}
+
+function UnpinForm({ doc, mutation, onClose }: { doc: DocumentDetail; mutation: ReturnType<typeof useUnpin>; onClose: () => void }) {
+  const toast = useToast();
+  // Taken once when the dialog opens: the page keeps polling behind it, and the explanation the
+  // person confirms should not change under their cursor.
+  const [forecast] = useState(() => unpinForecast(doc));
+  const b = formatVersion(forecast.version);
+  const s = doc.searchVersion === null ? null : formatVersion(doc.searchVersion);
+  const who = doc.pinnedBy ? (
+    <>
+      {" "}
+      by <span className="mono">{doc.pinnedBy}</span>
+    </>
+  ) : null;
+
+  let effect: ReactNode;
+  if (forecast.kind === "returns") {
+    effect = (
+      <p data-testid="unpin-effect">
+        Releases the pin{who}
+        {s ? ` on ${s}` : ""}. Search returns to <strong>{b}, the latest version</strong>, at once: its complete index is switched back on and nothing is
+        re-embedded.
+      </p>
+    );
+  } else {
+    const t = forecast.task;
+    const serving = forecast.serving === null ? "No version" : formatVersion(forecast.serving);
+    const taskNote =
+      t && UNFINISHED_TASK.includes(t.status)
+        ? ` Task #${t.taskId} is building it.`
+        : t && t.status === "DEAD"
+          ? ` Its last task (#${t.taskId}) failed: retry it for search to move.`
+          : " A REINDEX task is queued to build it.";
+    effect = (
+      <p data-testid="unpin-effect">
+        Releases the pin{who}. {b} has no complete index, so <strong>{serving} keeps serving until {b} is indexed</strong>.{taskNote}
+      </p>
+    );
+  }
+
+  return (
+    <ActionForm
+      effect={
+        <>
+          {effect}
+          {doc.pinnedReason ? (
+            <p className="muted" data-testid="unpin-pin-reason">
+              Pinned because: “{doc.pinnedReason}”
+            </p>
+          ) : null}
+        </>
+      }
+      onSubmit={() =>
+        mutation.mutate(
+          { tenant: doc.tenant, key: doc.key },
+          {
+            onSuccess: (res) => {
+              onClose();
+              const now = res.searchVersion === null ? null : formatVersion(res.searchVersion);
+              toast.push({
+                tone: "success",
+                title:
+                  res.searchVersion === doc.businessVersion
+                    ? `Search now serves ${doc.key} ${now}`
+                    : `${doc.key} unpinned; ${now ?? "no version"} keeps serving`,
+                body: res.taskId
+                  ? `Task #${res.taskId} builds ${formatVersion(doc.businessVersion)}; search moves to it when it completes.`
+                  : "The pin is released.",
+                link: res.taskId ? { href: taskHref(res.taskId), label: "Open task" } : undefined,
+              });
+            },
+          },
+        )
+      }
+      onCancel={onClose}
+      busy={mutation.isPending}
+      error={mutation.error}
+      confirmLabel="Unpin"
+      busyLabel="Unpinning…"
+      confirmTestId="unpin-confirm"
+    />
   );
 }

@@ -64,7 +64,9 @@ function explain(doc: DocumentDetail): string {
   switch (doc.state) {
     case DOCUMENT_STATE.SEARCHABLE:
       if (s && doc.searchVersion !== null && doc.searchVersion < doc.businessVersion)
-        return `Searchable at ${s}; the latest version ${b} is not the one search serves.`;
+        return doc.pinned
+          ? `Searchable at ${s}, pinned there by a rollback; the latest version ${b} is not the one search serves.`
+          : `Searchable at ${s}; the latest version ${b} is not the one search serves.`;
       return s && doc.searchVersion === doc.businessVersion
         ? `Searchable: the latest version (${b}) is in the search index.`
         : `Searchable: ${s ?? "a version"} is in the search index.`;
@@ -183,6 +185,8 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
           ) : null}
         </section>
       ) : null}
+
+      <PinNote doc={doc} />
 
       <section className="card" aria-labelledby={versionsId}>
         <h2 id={versionsId} className="section-title card__title">
@@ -349,7 +353,9 @@ function decidingTask(doc: DocumentDetail): DocumentTask | null {
 /**
  * Why search may serve an older version than the latest one:
  *  - the newest task was force-closed (RESOLVED): acknowledged drift, amber;
- *  - otherwise (e.g. after a rollback) search is behind while nothing is working on it.
+ *  - a rollback pinned search to an older version;
+ *  - otherwise search is behind while nothing is working on it (e.g. a build that finished while
+ *    pinned was collected before the unpin).
  */
 function DriftNotes({ doc }: { doc: DocumentDetail }) {
   const deciding = decidingTask(doc);
@@ -393,14 +399,47 @@ function DriftNotes({ doc }: { doc: DocumentDetail }) {
         <span className="note__icon" aria-hidden="true">
           i
         </span>
-        <p>
-          Search serves <strong>{s}</strong>, not the latest {b}. After a rollback, search stays pinned to that version until the next publish or
-          an unpin.
-        </p>
+        {doc.pinned ? (
+          <p>
+            Search serves <strong>{s}</strong>, not the latest {b}: a rollback pinned it there, and it stays until an unpin or the next publish.
+          </p>
+        ) : (
+          <p>
+            Search serves <strong>{s}</strong>, not the latest {b}, and no task is building {b}: reindex it to bring search up to date.
+          </p>
+        )}
       </div>
     );
   }
   return null;
+}
+
+/** Who pinned search where and why, next to the versions it concerns. */
+function PinNote({ doc }: { doc: DocumentDetail }) {
+  if (!doc.pinned || doc.searchVersion === null || doc.state === DOCUMENT_STATE.DELETED) return null;
+  const s = formatVersion(doc.searchVersion);
+  return (
+    <div className="note note--amber" role="note" data-testid="pin-note">
+      <span className="note__icon" aria-hidden="true">
+        !
+      </span>
+      <p>
+        <strong>
+          Pinned to <span data-testid="pin-version">{s}</span>
+        </strong>
+        {doc.pinnedBy ? (
+          <>
+            {" "}
+            by <span className="mono">{doc.pinnedBy}</span>
+          </>
+        ) : null}
+        {doc.pinnedReason ? <>: “{doc.pinnedReason}”</> : null}.{" "}
+        {doc.searchVersion === doc.businessVersion
+          ? "New versions do not replace it in search until the pin is released."
+          : `The latest version, ${formatVersion(doc.businessVersion)}, is not served until an unpin or the next publish.`}
+      </p>
+    </div>
+  );
 }
 
 const INDEX_STATUS_TONE: Record<string, string> = { BUILDING: "info", READY: "neutral", ACTIVE: "ok", RETIRED: "muted" };
