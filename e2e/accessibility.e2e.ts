@@ -134,6 +134,24 @@ test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations",
     await audit("documents-publish-dialog");
   });
 
+  await test.step("document pinned by a rollback: pin note, then the unpin dialog open", async () => {
+    const pinKey = uniqueKey("e2e-a11y-pin");
+    await publish(page.request, pinKey, { title: "Pinned notes", contentType: "text/markdown", content: "# Pinned notes\n\nFirst edition.\n" });
+    await waitForState(page.request, pinKey, "SEARCHABLE");
+    await publish(page.request, pinKey, { title: "Pinned notes", contentType: "text/markdown", content: "# Pinned notes\n\nSecond edition.\n" });
+    await expect
+      .poll(async () => (await waitForState(page.request, pinKey, "SEARCHABLE")).searchVersion, { timeout: 90_000, intervals: [250, 500, 1000] })
+      .toBe(2);
+    const res = await page.request.post(`/api/v1/tenants/${TENANT}/documents/${pinKey}/rollback`, { headers: ADMIN, data: { toVersion: 1, reason: "accessibility check" } });
+    expect(res.status(), await res.text()).toBe(200);
+    await visit("document-pinned", `/documents/${TENANT}/${pinKey}`, "Pinned notes");
+    await expect(page.getByTestId("pin-note")).toBeVisible();
+    await page.getByTestId("action-unpin").click();
+    await expect(page.getByRole("dialog", { name: `Unpin ${pinKey}` })).toBeVisible();
+    await audit("document-unpin-dialog");
+    await page.keyboard.press("Escape");
+  });
+
   await test.step("overview again, once the history charts (recharts) have data", async () => {
     // The worker records backlog snapshots every ~12 s at first, then each minute; a line needs two.
     await expect
