@@ -17,7 +17,7 @@
 //                        document with which content, which worker the monkey picks and which
 //                        failure bursts the provider serves; interleavings still depend on timing.
 //   CHAOS_CONVERGE_SECONDS (120), CHAOS_LEASE_SECONDS (3), CHAOS_MAX_ATTEMPTS (100),
-//   CHAOS_OPS_PER_SECOND (20), CHAOS_MAX_BACKLOG (400), CHAOS_RETENTION_SECONDS (90),
+//   CHAOS_OPS_PER_SECOND (20), CHAOS_MAX_BACKLOG (300), CHAOS_RETENTION_SECONDS (90),
 //   CHAOS_PROVIDER_DELAY_MS (50), CHAOS_EMBED_BATCH_SIZE (2)
 //   CHAOS_LOG_DIR        directory to keep every worker's full log in (<id>.log); unset, only counts and samples
 //   CHAOS_SABOTAGE=1     self-test of the checks: when the chaos phase ends, one pointer is moved
@@ -86,7 +86,7 @@ const S = {
   leaseSeconds: setting("CHAOS_LEASE_SECONDS", 3, 0.5),
   maxAttempts: Math.floor(setting("CHAOS_MAX_ATTEMPTS", 100, 1)),
   opsPerSecond: setting("CHAOS_OPS_PER_SECOND", 20, 0.1),
-  maxBacklog: Math.floor(setting("CHAOS_MAX_BACKLOG", 400, 1)),
+  maxBacklog: Math.floor(setting("CHAOS_MAX_BACKLOG", 300, 1)),
   retentionSeconds: setting("CHAOS_RETENTION_SECONDS", 90, 1),
   providerDelayMs: Math.floor(setting("CHAOS_PROVIDER_DELAY_MS", 50)),
   // Small batches and a slow-ish provider keep tasks in flight long enough for kills and stops to land mid-task.
@@ -132,6 +132,8 @@ const outcome = (k: string) => (outcomes[k] = (outcomes[k] ?? 0) + 1);
 const violations = {
   /** A hit of a deleted document (deleted before the query began, untouched since). */
   deletedReads: 0,
+  /** A hit or pointer showing a version that a delete removed, after the document was published again. */
+  resurrectedReads: 0,
   /** A hit whose version's ACL does not admit the reader's principals. */
   aclReads: 0,
   /** A hit of a document of another tenant, or of no document the driver published. */
@@ -212,6 +214,10 @@ type Doc = {
   /** performance.now() when the last delete returned, and when the last operation started. */
   deletedAt: number;
   lastOpStartAt: number;
+  /** The business version the last delete removed: no version up to it may be searchable again... */
+  deletedUpTo: number;
+  /** ...unless an operator rolled back since (an explicit choice to show an older version). */
+  rolledBackSinceDelete: boolean;
   pinned: boolean;
   pinnedVersion: number | null;
   renames: number;
@@ -309,6 +315,8 @@ function newDoc(): Doc {
     deleted: false,
     deletedAt: 0,
     lastOpStartAt: 0,
+    deletedUpTo: 0,
+    rolledBackSinceDelete: false,
     pinned: false,
     pinnedVersion: null,
     renames: 0,
@@ -433,10 +441,13 @@ async function execOp(pool: pg.Pool, op: Op): Promise<void> {
         d.deleted = true;
         d.pinned = false;
         d.pinnedVersion = null;
+        d.deletedUpTo = Math.max(d.deletedUpTo, d.bv);
+        d.rolledBackSinceDelete = false;
         d.deletedAt = performance.now();
         return;
       }
       case "rollback": {
+        d.rolledBackSinceDelete = true;
         // Prefer a version that has a complete index in this embedding space; sometimes any earlier one.
         let to = Math.max(1, d.bv - 1 - Math.floor(op.r * Math.max(1, d.bv - 1)));
         if (rng() < 0.8 && d.id) {
@@ -514,6 +525,7 @@ class Semaphore {
 }
 
 let backlog = 0; // due + running tasks, refreshed by the monitor
+let throttled = 0; // operations issued at the trickle rate because the backlog was deep
 
 /** Returns the seconds the initial publishing took. */
 async function runDriver(pool: pg.Pool, until: number): Promise<number> {
@@ -531,8 +543,11 @@ async function runDriver(pool: pg.Pool, until: number): Promise<number> {
   say(`initial ${docs.length} documents published; random operations until the chaos phase ends`);
   let next = Date.now();
   while (Date.now() < until) {
-    // Paced, and slower while the backlog is deep, so the fleet can still converge afterwards.
-    next += 1000 / (backlog > S.maxBacklog ? S.opsPerSecond / 5 : S.opsPerSecond);
+    // Paced, and down to a trickle (1/s) while the backlog is deep, so that on a slow or busy
+    // machine the fleet still converges within the window afterwards.
+    const deep = backlog > S.maxBacklog;
+    if (deep) throttled++;
+    next += 1000 / (deep ? Math.min(1, S.opsPerSecond) : S.opsPerSecond);
     const wait = next - Date.now();
     if (wait > 0) await sleep(Math.min(wait, until - Date.now()));
     else if (wait < -1000) next = Date.now();
@@ -583,13 +598,17 @@ function workerEnv(dbUrl: string, providerUrl: string): NodeJS.ProcessEnv {
     LEASE_SECONDS: String(S.leaseSeconds),
     HEARTBEAT_SECONDS: "",
     MAX_ATTEMPTS: String(S.maxAttempts),
-    RETRY_BASE_SECONDS: "0.5",
-    RETRY_MAX_SECONDS: "4",
+    // Short retries keep the convergence window short; RETRY_* in the environment override them.
+    RETRY_BASE_SECONDS: process.env.RETRY_BASE_SECONDS ?? "0.5",
+    RETRY_MAX_SECONDS: process.env.RETRY_MAX_SECONDS ?? "4",
     POLL_INTERVAL_MS: "200",
     EMBED_BATCH_SIZE: String(S.embedBatchSize),
     RETENTION_HOURS: String(S.retentionSeconds / 3600),
     SHUTDOWN_GRACE_SECONDS: "5",
     LOG_LEVEL: "info",
+    // The reconciler reports but does not repair: the run tests the indexing paths themselves, and
+    // what the reconciler would have repaired is listed in the JSON as extra evidence.
+    RECONCILE_MAX_REPAIRS: process.env.RECONCILE_MAX_REPAIRS ?? "0",
   };
 }
 
@@ -782,6 +801,9 @@ async function checkHits(tenant: string, principals: string[], hits: SearchHit[]
     if (d.deleted && d.deletedAt < qStart && d.lastOpStartAt < d.deletedAt) {
       violations.deletedReads++;
       finding({ what: "hit of a deleted document", key: `${tenant}/${h.documentKey}`, version: h.versionNumber });
+    } else if (h.versionNumber <= d.deletedUpTo && d.deletedAt < qStart && !d.rolledBackSinceDelete) {
+      violations.resurrectedReads++;
+      finding({ what: "hit of a deleted version after the document was published again", key: `${tenant}/${h.documentKey}`, version: h.versionNumber, deletedUpTo: d.deletedUpTo, businessVersion: d.bv });
     }
   }
   for (const [key, vs] of versionsOf) if (vs.size > 1) bad.push(`${key}: hits from versions ${[...vs].join(", ")}`);
@@ -819,9 +841,11 @@ async function runReader(pool: pg.Pool, stop: { now: boolean }): Promise<void> {
 async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<void> {
   while (!stop.now) {
     for (const tenant of tenantIds) {
+      const readStart = performance.now();
       try {
         const { rows } = await pool.query<{
           document_id: string;
+          deleted: boolean;
           sp_version: number;
           iv_version: number;
           iv_document: string;
@@ -831,11 +855,11 @@ async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<v
           chunk_ids: string[];
           active: number;
         }>(
-          `SELECT sp.document_id::text, sp.version_number AS sp_version, iv.version_number AS iv_version, iv.document_id::text AS iv_document,
+          `SELECT sp.document_id::text, d.deleted_at IS NOT NULL AS deleted, sp.version_number AS sp_version, iv.version_number AS iv_version, iv.document_id::text AS iv_document,
                   iv.status, iv.expected_chunk_count AS expected, iv.chunk_count,
                   (SELECT coalesce(array_agg(c.chunk_id ORDER BY c.ordinal), '{}') FROM chunks c WHERE c.index_version_id = iv.id) AS chunk_ids,
                   (SELECT count(*)::int FROM index_versions a WHERE a.document_id = sp.document_id AND a.status = 'ACTIVE') AS active
-             FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id
+             FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id JOIN documents d ON d.id = sp.document_id
             WHERE sp.tenant_id = $1`,
           [tenant],
         );
@@ -848,6 +872,11 @@ async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<v
           if (r.chunk_ids.length !== r.expected || r.chunk_count !== r.expected) {
             violations.incompleteReads++;
             finding({ what: "pointer names an incomplete index version", key: d?.key, version: r.sp_version, chunks: r.chunk_ids.length, expected: r.expected });
+          }
+          // A live document (in this snapshot) whose pointer still shows what a finished delete removed.
+          if (d && !r.deleted && r.sp_version <= d.deletedUpTo && d.deletedAt < readStart && !d.rolledBackSinceDelete) {
+            violations.resurrectedReads++;
+            finding({ what: "pointer of a republished document shows a deleted version", key: d.key, version: r.sp_version, deletedUpTo: d.deletedUpTo, businessVersion: d.bv });
           }
           if (r.status !== "ACTIVE") {
             reader.pointerNotActive++;
@@ -1015,6 +1044,13 @@ async function taskTotals(pool: pg.Pool) {
     deadByCode: await q(`SELECT error_code AS k, count(*)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[]) AND status = 'DEAD' GROUP BY 1 ORDER BY 1`),
     failuresByCode: await q(`SELECT error_code AS k, count(*)::int AS n FROM task_events WHERE tenant_id = ANY($1::text[]) AND kind = 'FAILED' GROUP BY 1 ORDER BY 1`),
     events: await q(`SELECT kind AS k, count(*)::int AS n FROM task_events WHERE tenant_id = ANY($1::text[]) GROUP BY 1 ORDER BY 1`),
+    // Failures that never reached the provider: the worker's circuit breaker was open.
+    circuitOpenFailures: (
+      await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM task_events WHERE tenant_id = ANY($1::text[]) AND kind = 'FAILED' AND detail->>'message' LIKE '%circuit open%'`,
+        [tenantIds],
+      )
+    ).rows[0].n,
     maxAttemptsUsed: (await pool.query<{ n: number }>(`SELECT coalesce(max(attempts), 0)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[])`, [tenantIds])).rows[0].n,
   };
 }
@@ -1133,6 +1169,14 @@ async function main(): Promise<number> {
     ).rows[0].n;
     const deadlocks = (await pool.query<{ n: number }>(`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]?.n ?? null;
     const tasks = await taskTotals(pool);
+    // What the (report-only) reconciler found during the run; informational, it does not fail the run.
+    const reconciler = await pool
+      .query<{ kind: string; action: string; n: number }>(
+        `SELECT kind, action, count(*)::int AS n FROM anomaly_events WHERE tenant_id IS NULL OR tenant_id = ANY($1::text[]) GROUP BY 1, 2 ORDER BY 1, 2`,
+        [tenantIds],
+      )
+      .then((r) => Object.fromEntries(r.rows.map((x) => [`${x.kind}.${x.action}`, x.n])))
+      .catch((err: Error) => ({ unavailable: err.message }));
     const versions = docs.reduce((a, d) => a + d.versions.size, 0);
     await pool.end();
     const exits = await stopFleet();
@@ -1155,11 +1199,13 @@ async function main(): Promise<number> {
       documents: { total: docs.length, versions, final: final.categories },
       ops,
       opOutcomes: outcomes,
+      opsThrottled: throttled,
       monkey: { ...monkey },
       provider: { requests: fake.requests, bursts: burstCount, outcomes: fake.outcomes, failures: Object.entries(fake.outcomes).reduce((a, [m, n]) => (m === "ok" ? a : a + n), 0) },
       reader: { ...reader },
       tasks: { ...tasks, duplicateChunkIds: dup.chunks, documentsWithTwoActive: dup.active, activeWithoutPointer: orphanActive },
       postgres: { deadlocks },
+      reconciler,
       workers: { exits, logLines: workerLog.lines, errorLines: workerLog.errors, errorSamples: workerLog.errorSamples, warnings: workerLog.warnByMsg },
       samples: final.samples,
       findings,
