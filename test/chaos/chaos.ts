@@ -1175,7 +1175,10 @@ async function main(): Promise<number> {
         `SELECT kind, action, count(*)::int AS n FROM anomaly_events WHERE tenant_id IS NULL OR tenant_id = ANY($1::text[]) GROUP BY 1, 2 ORDER BY 1, 2`,
         [tenantIds],
       )
-      .then((r) => Object.fromEntries(r.rows.map((x) => [`${x.kind}.${x.action}`, x.n])))
+      .then(async (r) => ({
+        passes: (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM reconcile_passes`)).rows[0].n,
+        ...Object.fromEntries(r.rows.map((x) => [`${x.kind}.${x.action}`, x.n])),
+      }))
       .catch((err: Error) => ({ unavailable: err.message }));
     const versions = docs.reduce((a, d) => a + d.versions.size, 0);
     await pool.end();
