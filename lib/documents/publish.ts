@@ -118,6 +118,12 @@ async function publishInTx(tx: pg.PoolClient, input: PublishInput, checksum: str
       [randomUUID(), input.tenant, doc.id, versionNumber, input.title, input.contentType, input.content, input.content.length, checksum, acl, input.abstract, input.overview, input.actor],
     );
     await tx.query(`UPDATE documents SET business_version = $2, title = $3, deleted_at = NULL, updated_at = now() WHERE id = $1`, [doc.id, versionNumber, input.title]);
+    if (doc.deleted_at !== null) {
+      // Publishing after a delete supersedes the DELETE (below), so do its work here: the deleted
+      // version must not become visible again while the new one is being indexed.
+      await tx.query(`DELETE FROM search_pointers WHERE document_id = $1`, [doc.id]);
+      await tx.query(`UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE document_id = $1 AND status IN ('ACTIVE', 'READY', 'BUILDING')`, [doc.id]);
+    }
     // A re-publish wins over everything older, a pending DELETE included.
     await run(tx, supersedeOlderTasks(doc.id, versionNumber, input.actor, TASK_TYPES));
     await tx.query(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1 AND pinned`, [doc.id]);

@@ -97,12 +97,15 @@ export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; ten
           AND ($3::text[] IS NULL OR t.tenant_id = ANY($3::text[])) AND ($4::text IS NULL OR t.task_type = $4)`;
     const args = [filter.errorCode ?? null, filter.tenant ?? null, tenants, filter.type ?? null];
     // Lock order: every affected document, in id order, before any task row.
-    await tx.query(`SELECT id FROM documents WHERE id IN (SELECT t.document_id FROM index_tasks t WHERE ${match}) ORDER BY id FOR UPDATE`, args);
+    const locked = await tx.query<{ id: string }>(`SELECT id::text FROM documents WHERE id IN (SELECT t.document_id FROM index_tasks t WHERE ${match}) ORDER BY id FOR UPDATE`, args);
+    // Only tasks of documents locked above: a task that turned DEAD after that statement's
+    // snapshot belongs to a document nobody locked, and a publish could move it on meanwhile.
+    const lockedIds = locked.rows.map((d) => d.id);
     const r = await tx.query<{ task_id: string; tenant_id: string; obsolete: boolean }>(
       `WITH candidates AS (
          SELECT t.task_id, t.tenant_id, ${OBSOLETE_SQL} AS obsolete
            FROM index_tasks t JOIN documents d ON d.id = t.document_id
-          WHERE ${match}
+          WHERE ${match} AND t.document_id = ANY($6::uuid[])
           ORDER BY t.task_id
             FOR UPDATE OF t),
        revived AS (
@@ -111,7 +114,7 @@ export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; ten
           WHERE t.task_id = c.task_id AND NOT c.obsolete
          RETURNING t.task_id)
        SELECT c.task_id::text, c.tenant_id, c.obsolete FROM candidates c`,
-      [...args, budget],
+      [...args, budget, lockedIds],
     );
     const revived = r.rows.filter((x) => !x.obsolete);
     const skipped = r.rows.length - revived.length;
@@ -157,9 +160,8 @@ async function completeIndexVersion(tx: pg.PoolClient, documentId: string, versi
       `SELECT id, status FROM index_versions
         WHERE document_id = $1 AND version_number = $2 AND status IN ('READY', 'RETIRED', 'ACTIVE') AND chunk_count = expected_chunk_count
           AND embedding_model = $4 AND embedding_dimensions = $5
-          AND (retired_at IS NULL OR retired_at > now() - make_interval(secs => $3::double precision))
-        ORDER BY created_at DESC LIMIT 1
-          FOR UPDATE`,
+          AND (status = 'ACTIVE' OR coalesce(retired_at, created_at) > now() - make_interval(secs => $3::double precision))
+        ORDER BY created_at DESC LIMIT 1`,
       [documentId, version, retentionHours * 3600, space.model, space.dimensions],
     )
   ).rows[0];
@@ -190,12 +192,13 @@ export async function rollback(pool: pg.Pool, tenant: string, key: string, toVer
   return withTransaction(pool, async (tx) => {
     const d = await lockDocument(tx, tenant, key);
     if (d.deleted_at) throw new ApiError(409, "INVALID_STATE", "document is deleted");
+    const cur = (await tx.query<{ index_version_id: string; version_number: number }>(`SELECT index_version_id, version_number FROM search_pointers WHERE document_id = $1 FOR UPDATE`, [d.id])).rows[0];
     const target = await completeIndexVersion(tx, d.id, toVersion, space, retentionHours);
     if (!target) {
       const other = await tx.query<{ embedding_model: string; embedding_dimensions: number }>(
         `SELECT embedding_model, embedding_dimensions FROM index_versions
           WHERE document_id = $1 AND version_number = $2 AND status IN ('READY', 'RETIRED', 'ACTIVE') AND chunk_count = expected_chunk_count
-            AND (retired_at IS NULL OR retired_at > now() - make_interval(secs => $3::double precision))
+            AND (status = 'ACTIVE' OR coalesce(retired_at, created_at) > now() - make_interval(secs => $3::double precision))
           ORDER BY created_at DESC LIMIT 1`,
         [d.id, toVersion, retentionHours * 3600],
       );
@@ -209,7 +212,6 @@ export async function rollback(pool: pg.Pool, tenant: string, key: string, toVer
       }
       throw new ApiError(409, "ROLLBACK_UNAVAILABLE", `no complete index version of v${toVersion} is within retention`);
     }
-    const cur = (await tx.query<{ index_version_id: string; version_number: number }>(`SELECT index_version_id, version_number FROM search_pointers WHERE document_id = $1 FOR UPDATE`, [d.id])).rows[0];
     await movePointer(tx, { id: d.id, tenant }, target, toVersion, cur, { by: actor.subject, reason });
     await audit(tx, actor, "document.rollback", { type: "document", id: `${tenant}/${key}`, tenant }, reason, { from: cur?.version_number ?? null, to: toVersion });
     return { tenant, key, searchVersion: toVersion, pinned: true };
@@ -228,35 +230,37 @@ export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: A
   return withTransaction(pool, async (tx) => {
     const d = await lockDocument(tx, tenant, key);
     if (d.deleted_at) throw new ApiError(409, "INVALID_STATE", "document is deleted");
-    const cur = (
-      await tx.query<{ index_version_id: string; version_number: number; pinned: boolean }>(
-        `SELECT index_version_id, version_number, pinned FROM search_pointers WHERE document_id = $1 FOR UPDATE`,
-        [d.id],
-      )
-    ).rows[0];
     const target = { id: `${tenant}/${key}`, type: "document", tenant };
+    // Reads only: the document lock already serialises every writer of these rows.
+    const cur = (
+      await tx.query<{ index_version_id: string; version_number: number; pinned: boolean }>(`SELECT index_version_id, version_number, pinned FROM search_pointers WHERE document_id = $1`, [d.id])
+    ).rows[0];
     if (!cur?.pinned) {
       await audit(tx, actor, "document.unpin", target, null, { wasPinned: false });
       return { tenant, key, pinned: false, searchVersion: cur?.version_number ?? null, taskId: null };
     }
-    await tx.query(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1`, [d.id]);
-    let searchVersion = cur.version_number;
-    let taskId: string | null = null;
     const best = await completeIndexVersion(tx, d.id, d.business_version, opts.space, opts.retentionHours);
-    if (best) {
-      if (best.id !== cur.index_version_id) await movePointer(tx, { id: d.id, tenant }, best, d.business_version, cur, null);
-      searchVersion = d.business_version;
-    } else {
-      const latest = (
+    let taskId: string | null = null;
+    if (!best) {
+      // Lock order: task rows before the pointer and index versions.
+      const tasks = (
         await tx.query<{ task_id: string; status: string }>(
           `SELECT task_id::text, status FROM index_tasks
             WHERE document_id = $1 AND version_number = $2 AND task_type IN ('INDEX', 'REINDEX')
-            ORDER BY index_tasks.task_id DESC LIMIT 1`,
+            ORDER BY index_tasks.task_id DESC`,
           [d.id, d.business_version],
         )
-      ).rows[0];
-      if (latest && ["PENDING", "RUNNING", "RETRY_WAIT", "DEAD"].includes(latest.status)) taskId = latest.task_id;
+      ).rows;
+      const waiting = tasks.find((x) => ["PENDING", "RUNNING", "RETRY_WAIT"].includes(x.status));
+      if (waiting) taskId = waiting.task_id;
+      else if (tasks[0]?.status === "DEAD") taskId = tasks[0].task_id;
       else taskId = await enqueueReindex(tx, tenant, d.id, d.business_version, actor, opts.maxAttempts);
+    }
+    await tx.query(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1`, [d.id]);
+    let searchVersion = cur.version_number;
+    if (best) {
+      if (best.id !== cur.index_version_id) await movePointer(tx, { id: d.id, tenant }, best, d.business_version, cur, null);
+      searchVersion = d.business_version;
     }
     await audit(tx, actor, "document.unpin", target, null, { wasPinned: true, from: cur.version_number, to: searchVersion, taskId });
     return { tenant, key, pinned: false, searchVersion, taskId };
@@ -265,6 +269,9 @@ export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: A
 
 /** Upsert the REINDEX task of `version`: an unfinished one is kept, a finished one starts over with a fresh budget. */
 async function enqueueReindex(tx: pg.PoolClient, tenant: string, documentId: string, version: number, actor: Actor, maxAttempts: number): Promise<string> {
+  const before = (
+    await tx.query<{ status: string }>(`SELECT status FROM index_tasks WHERE tenant_id = $1 AND document_id = $2 AND version_number = $3 AND task_type = 'REINDEX'`, [tenant, documentId, version])
+  ).rows[0];
   const r = await tx.query<{ task_id: string; status: string }>(
     `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
      VALUES ($1, $2, $3, 'REINDEX', $4)
@@ -280,8 +287,11 @@ async function enqueueReindex(tx: pg.PoolClient, tenant: string, documentId: str
     [tenant, documentId, version, maxAttempts],
   );
   const taskId = r.rows[0].task_id;
-  await tx.query(`INSERT INTO task_events (task_id, tenant_id, kind, actor) VALUES ($1, $2, 'CREATED', $3)`, [taskId, tenant, actor.subject]);
-  await run(tx, notifyTasks());
+  // An unfinished REINDEX is kept as it is; only a new or restarted one gets a CREATED event.
+  if (!before || !["PENDING", "RUNNING", "RETRY_WAIT"].includes(before.status)) {
+    await tx.query(`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail) VALUES ($1, $2, 'CREATED', $3, $4)`, [taskId, tenant, actor.subject, before ? { restartedFrom: before.status } : null]);
+    await run(tx, notifyTasks());
+  }
   return taskId;
 }
 

@@ -10,10 +10,12 @@ import type { TaskContext } from "./run";
  * (kept for the retention window, then collected).
  */
 export async function runDeleteTask({ pool, lease, hooks }: TaskContext): Promise<null> {
-  hooks.beforeSwitch?.();
   await withTransaction(pool, async (tx) => {
     const doc = await lockDocument(tx, lease.documentId);
     await lockHeld(tx, lease);
+    // Heartbeats go on while the switch waits for the document lock (a long wait must not let
+    // the lease lapse); from here the task row is ours and this transaction's fence decides.
+    hooks.beforeSwitch?.();
     if (!doc || doc.deleted_at === null || doc.business_version > lease.versionNumber) {
       await supersedeHeld(tx, lease, "document republished after the delete was requested", doc?.business_version ?? 0);
       return;

@@ -105,12 +105,14 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
 
   // 6. One short fenced transaction: write, verify, switch, retire, complete.
   const stats: CompleteStats = { chunksTotal: total, chunksReused: reusedChunks, batchesSent: batches };
-  hooks.beforeSwitch?.();
   let outcome: CompleteStats | null = stats;
   await withTransaction(pool, async (tx) => {
     // Lock order: the document row first, then the task (see docs/design.md).
     const doc = await lockDocument(tx, lease.documentId);
     await lockHeld(tx, lease);
+    // Heartbeats go on while the switch waits for the document lock (a long wait must not let
+    // the lease lapse); from here the task row is ours and this transaction's fence decides.
+    hooks.beforeSwitch?.();
     if (!doc || doc.deleted_at !== null || doc.business_version > lease.versionNumber) {
       await supersedeHeld(tx, lease, doc?.deleted_at ? "document deleted" : "a newer version was published", doc?.business_version ?? 0);
       outcome = null;

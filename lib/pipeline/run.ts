@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { withTransaction } from "../db/pool";
 import type { Lease } from "../queue/engine";
 import type { CompleteStats } from "../queue/sql";
 import type { Embedder } from "../embedding/types";
@@ -18,7 +19,7 @@ export type PipelineHooks = {
   signal: AbortSignal;
   progress: (done: number, total: number) => void;
   /**
-   * Called just before the final fenced transaction. From here the transaction's own fence
+   * Called inside the final fenced transaction, once the task row is locked. From here its fence
    * decides; a heartbeat racing with it (and losing to its commit) must not count as lease loss.
    */
   beforeSwitch?: () => void;
@@ -47,23 +48,29 @@ export async function executeTask(pool: pg.Pool, embedder: Embedder, lease: Leas
  * Drop index versions past retention: RETIRED ones, and READY ones that never became active (a
  * build that finished while the document was pinned, or lost to a newer version). Never one a
  * pointer references (pinned or active). Documents are locked first with SKIP LOCKED, so the
- * sweep keeps the lock order and never waits on a switch, a rollback or an unpin.
+ * sweep keeps the lock order and never waits on a switch, a rollback or an unpin; the DELETE is
+ * a second statement so its snapshot sees everything committed before those locks were granted
+ * (a rollback that re-activated a candidate in the meantime).
  */
 export async function collectGarbage(pool: pg.Pool, retentionHours: number): Promise<number> {
-  const r = await pool.query(
-    `WITH doomed AS (
-       SELECT iv.id
+  return withTransaction(pool, async (tx) => {
+    const age = `coalesce(iv.retired_at, iv.created_at) < now() - make_interval(secs => $1::double precision)`;
+    const candidates = await tx.query<{ id: string }>(
+      `SELECT iv.id
          FROM index_versions iv
          JOIN documents d ON d.id = iv.document_id
-        WHERE iv.status IN ('RETIRED', 'READY')
-          AND coalesce(iv.retired_at, iv.created_at) < now() - make_interval(secs => $1::double precision)
-          AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)
+        WHERE iv.status IN ('RETIRED', 'READY') AND ${age}
         LIMIT 500
-          FOR UPDATE OF d SKIP LOCKED)
-     DELETE FROM index_versions iv USING doomed
-      WHERE iv.id = doomed.id
-        AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)`,
-    [retentionHours * 3600],
-  );
-  return r.rowCount ?? 0;
+          FOR UPDATE OF d SKIP LOCKED`,
+      [retentionHours * 3600],
+    );
+    if (candidates.rows.length === 0) return 0;
+    const r = await tx.query(
+      `DELETE FROM index_versions iv
+        WHERE iv.id = ANY($2::uuid[]) AND iv.status IN ('RETIRED', 'READY') AND ${age}
+          AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)`,
+      [retentionHours * 3600, candidates.rows.map((c) => c.id)],
+    );
+    return r.rowCount ?? 0;
+  });
 }

@@ -49,6 +49,9 @@ export function claimTasks(workerId: string, leaseSeconds: number, limit: number
   SELECT task_id, status, lease_owner, next_attempt_at, created_at
     FROM index_tasks
    WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()
+     -- Never claim past the budget: one such row (left by an older release) would otherwise fail
+     -- every claim on the attempts <= max_attempts constraint and stall the whole queue.
+     AND attempts < max_attempts
    ORDER BY next_attempt_at, created_at, task_id
    LIMIT $3
    FOR UPDATE SKIP LOCKED

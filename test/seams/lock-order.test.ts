@@ -67,6 +67,30 @@ describe("lock order", () => {
     expect((await t.pool.query(`SELECT count(*)::int AS n FROM index_versions`)).rows[0].n).toBe(0);
   });
 
+  it("a switch waiting on the document lock longer than its lease keeps heartbeating and is not taken over", async (ctx) => {
+    if (!t.real) ctx.skip();
+    const v = await pub("held", longDocument(4, "held"));
+    const x = new pg.Client({ connectionString: t.url });
+    await x.connect();
+    const w = testWorker(t, "w-held", { LEASE_SECONDS: "1.5" }, 2);
+    try {
+      await x.query("BEGIN");
+      await x.query(`SELECT id FROM documents WHERE id = $1 FOR UPDATE`, [v.documentId]);
+      await w.start();
+      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rowCount, 10_000, 20);
+      await new Promise((r) => setTimeout(r, 4000)); // well past the 1.5 s lease
+      await x.query("COMMIT");
+      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUCCEEDED'`, [v.taskId])).rowCount);
+    } finally {
+      await x.end();
+      await w.stop(2000);
+    }
+    const task = (await t.pool.query(`SELECT attempts FROM index_tasks WHERE task_id = $1`, [v.taskId])).rows[0];
+    expect(task.attempts).toBe(1);
+    const kinds = (await t.pool.query(`SELECT kind FROM task_events WHERE task_id = $1 ORDER BY id`, [v.taskId])).rows.map((r) => r.kind);
+    expect(kinds).toEqual(["CREATED", "CLAIMED", "SUCCEEDED"]);
+  });
+
   it("publishes racing a worker's switches in a loop never see 40P01, and every document ends at its business version", async (ctx) => {
     if (!t.real) ctx.skip();
     const before = await deadlocks();

@@ -100,7 +100,38 @@ describe("DELETE bound to the version it deletes", () => {
   });
 });
 
+describe("delete then publish", () => {
+  it("the deleted version is not served again while the re-published one is being indexed", async () => {
+    await pub("secret", "# Secret\n\nthe launch code is swordfish");
+    await drain();
+    await requestDelete(t.pool, TENANT, "secret", "test");
+    expect(await hitsFor("the launch code is swordfish")).toEqual([]);
+    await pub("secret", "# Secret\n\nnothing to see here any more");
+    // Before the new version is indexed: no pointer, nothing of v1 in search.
+    expect(await doc("secret")).toMatchObject({ business_version: 2, deleted_at: null, search_version: null });
+    expect((await hitsFor("the launch code is swordfish")).filter((h) => h.documentKey === "secret")).toEqual([]);
+    await drain();
+    expect((await hitsFor("nothing to see here any more"))[0]).toMatchObject({ documentKey: "secret", versionNumber: 2 });
+    expect((await hitsFor("the launch code is swordfish")).every((h) => h.versionNumber === 2)).toBe(true);
+  });
+});
+
 describe("unpin returns search to the business version", () => {
+  it("unpin without a pin changes nothing and is audited; a DEAD business-version task is left to the operator", async () => {
+    await pub("notes", "# Notes\n\nfirst notes");
+    await drain();
+    expect(await unpin(t.pool, TENANT, "notes", actor, { space, retentionHours: 24, maxAttempts: 3 })).toMatchObject({ pinned: false, searchVersion: 1, taskId: null });
+    const v2 = await pub("notes", "# Notes\n\nsecond notes");
+    const [l2] = await claim(t.pool, "w", 60, 1);
+    await fail(t.pool, l2, "PARSE_ERROR", "bad", { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
+    await rollback(t.pool, TENANT, "notes", 1, "pin while v2 is broken", actor, 24, space);
+    const r = await unpin(t.pool, TENANT, "notes", actor, { space, retentionHours: 24, maxAttempts: 3 });
+    expect(r).toMatchObject({ pinned: false, searchVersion: 1, taskId: v2.taskId });
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE task_type = 'REINDEX'`)).rows[0].n).toBe(0);
+    const audits = (await t.pool.query(`SELECT detail FROM audit_log WHERE action = 'document.unpin' ORDER BY id`)).rows.map((x) => x.detail);
+    expect(audits).toEqual([{ wasPinned: false }, { wasPinned: true, from: 1, to: 1, taskId: v2.taskId }]);
+  });
+
   it("rollback to v1 → reindex → unpin: search serves v2 again", async () => {
     await pub("guide", "# Guide\n\nalpha edition text");
     await drain();
@@ -160,6 +191,43 @@ describe("integrity against the parse manifest", () => {
   });
 });
 
+describe("integrity: lost and swapped records", () => {
+  async function withTrigger(body: string, fn: () => Promise<void>) {
+    await t.pool.query(`CREATE FUNCTION seam_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} END $$`);
+    await t.pool.query(`CREATE TRIGGER seam_fault BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION seam_fault()`);
+    try {
+      await fn();
+    } finally {
+      await t.pool.query(`DROP TRIGGER seam_fault ON chunks; DROP FUNCTION seam_fault()`);
+    }
+  }
+  async function switchFails(pattern: RegExp) {
+    const [lease] = await claim(t.pool, "w-int", 60, 1);
+    const err = await executeTask(t.pool, local, lease, hooks(), opts).then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ code: "INDEX_INTEGRITY_FAILED" });
+    expect((err as Error).message).toMatch(pattern);
+    await fail(t.pool, lease, "INDEX_INTEGRITY_FAILED", (err as Error).message, { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
+    expect(await doc("handbook")).toMatchObject({ business_version: 2, search_version: 1 });
+  }
+
+  it("a record the table silently drops fails on the count", async () => {
+    await pub("handbook", longDocument(6, "first"));
+    await drain();
+    await pub("handbook", longDocument(6, "second"));
+    await withTrigger(`IF NEW.ordinal = 3 THEN RETURN NULL; END IF; RETURN NEW;`, () => switchFails(/records, expected/));
+  });
+
+  it("a record replaced by another consistent one (text and hash agree) fails on the manifest digest", async () => {
+    await pub("handbook", longDocument(6, "first"));
+    await drain();
+    await pub("handbook", longDocument(6, "second"));
+    await withTrigger(
+      `IF NEW.ordinal = 3 THEN NEW.text := 'a different paragraph'; NEW.content_hash := encode(sha256(convert_to(NEW.section_path || E'\\n' || NEW.text, 'UTF8')), 'hex'); END IF; RETURN NEW;`,
+      () => switchFails(/differ from the parse manifest/),
+    );
+  });
+});
+
 describe("search and rollback bound to the embedding space", () => {
   const other = new LocalEmbedder(384, "another-model");
 
@@ -208,6 +276,14 @@ describe("garbage collection", () => {
 });
 
 describe("attempts and retries", () => {
+  it("a waiting task with no attempt left (as an older release's shutdown left them) is skipped by the claim instead of failing it", async () => {
+    const stale = await pub("stale", "# Stale\n\nold row");
+    await t.pool.query(`UPDATE index_tasks SET status = 'RETRY_WAIT', attempts = 3, max_attempts = 3, next_attempt_at = now() - interval '1 minute' WHERE task_id = $1`, [stale.taskId]);
+    const fresh = await pub("fresh", "# Fresh\n\nnew row");
+    const leases = await claim(t.pool, "w", 60, 5);
+    expect(leases.map((l) => l.taskId)).toEqual([fresh.taskId]);
+  });
+
   it("release at shutdown refunds the attempt: attempts never pass max_attempts", async () => {
     const p = await pub("one", "# One\n\nsome text");
     await t.pool.query(`UPDATE index_tasks SET max_attempts = 1 WHERE task_id = $1`, [p.taskId]);
