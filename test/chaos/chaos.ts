@@ -7,7 +7,8 @@
 //   CHAOS_DOCS=200 CHAOS_SECONDS=45 npm run chaos    (the short form CI runs)
 //
 // Settings (environment):
-//   CHAOS_DATABASE_URL   database to use as is (migrated here); default: a fresh database on the
+//   CHAOS_DATABASE_URL   database to use as is (migrated here; the run's tenants are named after
+//                        the run, and only they are checked); default: a fresh database on the
 //                        server of BENCH_DATABASE_URL / TEST_DATABASE_URL / postgresql://postgres@
 //                        127.0.0.1:5432/postgres, dropped at the end (CHAOS_KEEP=1 keeps it)
 //   CHAOS_DOCS (1000)    documents published first, spread over three tenants
@@ -227,7 +228,9 @@ type Doc = {
 const docs: Doc[] = [];
 const byKey = new Map<string, Doc>();
 const byId = new Map<string, Doc>();
-const tenantIds = Array.from({ length: S.tenants }, (_, i) => `chaos-${String.fromCharCode(97 + i)}`);
+// Tenants of their own (a run tag in the name), so a shared CHAOS_DATABASE_URL can hold several runs.
+const runTag = Date.now().toString(36);
+const tenantIds = Array.from({ length: S.tenants }, (_, i) => `chaos-${runTag}-${String.fromCharCode(97 + i)}`);
 
 // Pronounceable made-up words: a fixed vocabulary, so queries share words with documents.
 const VOCAB = (() => {
