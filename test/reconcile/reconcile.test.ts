@@ -259,7 +259,7 @@ describe("findings and repairs", () => {
     const a = await indexed("gone-a", "# Gone A\n\ntext");
     const b = await indexed("gone-b", "# Gone B\n\ntext");
     const c = await indexed("gone-c", "# Gone C\n\ntext");
-    for (const k of ["gone-a", "gone-b", "gone-c"]) await requestDelete(t.pool, TENANT, k, "test");
+    for (const k of ["gone-a", "gone-b", "gone-c"]) await requestDelete(t.pool, TENANT, k, "test", 8);
     await drain();
     expect(await rows(`SELECT DISTINCT status FROM index_versions`)).toEqual([{ status: "RETIRED" }]);
     await t.pool.query(`UPDATE index_versions SET status = 'BUILDING', retired_at = NULL, created_at = now() - interval '30 minutes' WHERE document_id = $1`, [a.documentId]);

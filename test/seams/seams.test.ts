@@ -61,7 +61,7 @@ describe("DELETE bound to the version it deletes", () => {
   it("a publish after a delete supersedes the pending DELETE; the re-published document stays searchable", async () => {
     await pub("policy", "# Policy\n\nrefunds within thirty days");
     await drain();
-    const del = await requestDelete(t.pool, TENANT, "policy", "test");
+    const del = await requestDelete(t.pool, TENANT, "policy", "test", 3);
     await pub("policy", "# Policy\n\nrefunds within sixty days");
     await drain();
     expect(await doc("policy")).toMatchObject({ business_version: 2, deleted_at: null, search_version: 2 });
@@ -73,7 +73,7 @@ describe("DELETE bound to the version it deletes", () => {
   it("a DELETE that runs late (revived after the re-publish) is a recorded no-op", async () => {
     await pub("policy", "# Policy\n\nrefunds within thirty days");
     await drain();
-    const del = await requestDelete(t.pool, TENANT, "policy", "test");
+    const del = await requestDelete(t.pool, TENANT, "policy", "test", 3);
     await pub("policy", "# Policy\n\nrefunds within sixty days");
     await drain();
     // The way a retry or a takeover could bring it back: due again, as if nothing had superseded it.
@@ -90,7 +90,7 @@ describe("DELETE bound to the version it deletes", () => {
   it("a DELETE held by a worker when the document is re-published is fenced out and writes nothing", async () => {
     await pub("policy", "# Policy\n\nrefunds within thirty days");
     await drain();
-    await requestDelete(t.pool, TENANT, "policy", "test");
+    await requestDelete(t.pool, TENANT, "policy", "test", 3);
     const [lease] = await claim(t.pool, "slow-delete", 60, 1);
     expect(lease.taskType).toBe("DELETE");
     await pub("policy", "# Policy\n\nrefunds within sixty days");
@@ -104,7 +104,7 @@ describe("delete then publish", () => {
   it("the deleted version is not served again while the re-published one is being indexed", async () => {
     await pub("secret", "# Secret\n\nthe launch code is swordfish");
     await drain();
-    await requestDelete(t.pool, TENANT, "secret", "test");
+    await requestDelete(t.pool, TENANT, "secret", "test", 3);
     expect(await hitsFor("the launch code is swordfish")).toEqual([]);
     await pub("secret", "# Secret\n\nnothing to see here any more");
     // Before the new version is indexed: no pointer, nothing of v1 in search.

@@ -4,7 +4,7 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { getDocument } from "@/lib/documents/queries";
 import { requestDelete } from "@/lib/documents/delete";
-import { db } from "@/lib/server";
+import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -21,7 +21,7 @@ export const DELETE = handler<{ tenant: string; key: string }>(async (req, param
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
   const principal = await authenticate(req, { role: "maintainer", tenant });
-  const r = await requestDelete(db(), tenant, key, principal.subject);
+  const r = await requestDelete(db(), tenant, key, principal.subject, serverConfig().MAX_ATTEMPTS);
   if (!r) throw notFound(`document ${tenant}/${key}`);
   return json(r, 202);
 });
