@@ -439,7 +439,7 @@ async function execOp(pool: pg.Pool, op: Op): Promise<void> {
         return;
       }
       case "delete": {
-        const r = await requestDelete(pool, d.tenant, d.key, ACTOR.subject);
+        const r = await requestDelete(pool, d.tenant, d.key, ACTOR.subject, S.maxAttempts);
         if (!r) mismatch("delete: document not found", d, {});
         d.deleted = true;
         d.pinned = false;
