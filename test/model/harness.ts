@@ -141,7 +141,7 @@ SELECT task_id::text, document_id::text, version_number, task_type, status, atte
             WHEN status = 'RUNNING' THEN lease_until <= now() - interval '500 milliseconds'
             ELSE false END AS overdue,
        error_code, error_message
-  FROM index_tasks ORDER BY task_id;
+  FROM index_tasks t ORDER BY t.task_id; -- qualified: the bare name would sort the ::text column ('10' < '9')
 SELECT iv.id::text, iv.document_id::text, iv.version_number, iv.task_id::text, iv.status, iv.chunk_count, iv.expected_chunk_count,
        iv.embedding_model, iv.embedding_dimensions,
        (SELECT count(*)::int FROM chunks c WHERE c.index_version_id = iv.id) AS n,
@@ -207,7 +207,7 @@ type Outcome =
   | { kind: "failed"; code: string; message: string; status: string }
   | { kind: "failed-lost"; code: string; message: string };
 
-type Paused = { lease: Lease; model: string; open: () => void; crash: () => void; done: Promise<Outcome> };
+type Paused = { lease: Lease; open: () => void; crash: () => void; done: Promise<Outcome> };
 type Held = { taskId: string; workerId: string; attempt: number };
 
 /**
@@ -280,9 +280,9 @@ export class Sut {
     if (category) this.count(category);
   }
 
-  /** Empties the content tables; the schema stays migrated. Stalled tasks of a failed run die first. */
   private resets = 0;
 
+  /** Empties the content tables; the schema stays migrated. */
   async reset(): Promise<void> {
     const t0 = performance.now();
     // Mostly DELETE, which is several times faster than TRUNCATE on tables this small; every 25th
@@ -300,6 +300,7 @@ export class Sut {
     this.time("reset", t0);
   }
 
+  /** Kills the stalled tasks of the previous sequence (a failed one may leave some) before the next starts. */
   async abandon(): Promise<void> {
     for (const p of this.paused.splice(0)) {
       p.crash();
@@ -339,12 +340,12 @@ export class Sut {
     let reached!: () => void;
     const atGate = new Promise<"stalled">((r) => (reached = () => r("stalled")));
     const before = this.burst.thrown;
-    const embedder = this.embedder(m);
-    const done = this.execute(lease, embedder, stallingPool(this.pool, reached, gate));
+    // The worker keeps the embedder it started with, even if the configured model changes meanwhile.
+    const done = this.execute(lease, this.embedder(m), stallingPool(this.pool, reached, gate));
     const first = await Promise.race([atGate, done]);
     const thrown = this.burst.thrown - before;
     if (first === "stalled" && mode === "pause") {
-      return { stalled: { lease, model: embedder.model, open, crash, done }, outcome: null, thrown };
+      return { stalled: { lease, open, crash, done }, outcome: null, thrown };
     }
     return { stalled: null, outcome: await done, thrown };
   }
@@ -356,8 +357,8 @@ export class Sut {
 type StepExpect = {
   /** Allowed growth of each audit action in this step: [min, max]; unlisted actions must not grow. */
   audit?: Record<string, [number, number]>;
-  /** The document an operator rolled back in this step (its pointer may move backwards). */
-  rolledBack?: string;
+  /** Documents an operator rolled back in this step (their pointers may move backwards). */
+  rolledBack?: string[];
 };
 
 /**
@@ -504,7 +505,7 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
       if (d.pin === null && p?.pinned) violation(s, m, `${d.key}: pointer pinned though nothing pins it`, p);
     }
     // Forward only, except by an operator rollback.
-    if (d.lastPointer !== null && cur !== null && cur < d.lastPointer && expect.rolledBack !== d.id) {
+    if (d.lastPointer !== null && cur !== null && cur < d.lastPointer && !expect.rolledBack?.includes(d.id)) {
       violation(s, m, `${d.key}: search version moved backwards v${d.lastPointer} → v${cur} without a rollback`);
     }
     d.lastPointer = cur;
@@ -616,6 +617,7 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
     if (view.businessVersion !== d.business || view.searchVersion !== (p?.version_number ?? null)) violation(s, m, `${d.key}: the documents view shows business v${view.businessVersion} / search ${view.searchVersion}`, view);
     const want = d.deleted ? "DELETED" : latest?.status === "DEAD" ? "FAILED" : p ? "SEARCHABLE" : "NOT_INDEXED";
     if (view.state !== want) violation(s, m, `${d.key}: the documents view says ${view.state}, expected ${want}`, { latest, p });
+    if (!d.deleted && view.pinned !== (d.pin !== null)) violation(s, m, `${d.key}: the documents view says pinned=${view.pinned}, the model ${d.pin !== null}`, view);
     const drift = !d.deleted && d.pin === null && (p?.version_number ?? null) !== d.business;
     if (drift && !view.lastError?.code) violation(s, m, `${d.key}: drift (search ${p?.version_number ?? "none"}, business v${d.business}) shown without a reason`, view);
   }
@@ -814,7 +816,7 @@ class Delete implements Cmd {
   async run(m: Model, s: Sut) {
     const key = resolveKey(m, this.key);
     const d = m.doc(key);
-    const r = await requestDelete(s.pool, TENANT, key, ACTOR.subject);
+    const r = await requestDelete(s.pool, TENANT, key, ACTOR.subject, MAX_ATTEMPTS);
     s.note(`${this} [${key}] → ${JSON.stringify(r)}`, `delete ${d ? (d.deleted ? "again" : "live") : "missing"}`);
     if (!d) {
       if (r !== null) violation(s, m, `${this} [${key}]: deleting a missing document answered a task`, r);
@@ -850,7 +852,7 @@ class Rollback implements Cmd {
   async run(m: Model, s: Sut) {
     const key = resolveKey(m, this.key);
     const d = m.doc(key);
-    const candidates = d ? [...new Set([...s.snap.ivs.values()].filter((iv) => iv.document_id === d.id && completeIv(iv)).map((iv) => iv.version_number))].sort() : [];
+    const candidates = d ? [...new Set([...s.snap.ivs.values()].filter((iv) => iv.document_id === d.id && completeIv(iv)).map((iv) => iv.version_number))].sort((a, b) => a - b) : [];
     const to = d ? (this.built && candidates.length > 0 ? candidates[this.pick % candidates.length] : 1 + (this.pick % d.business)) : 1;
     const r = await call(() => rollback(s.pool, TENANT, key, to, "model test", ACTOR, RETENTION_HOURS, s.space(m)));
     s.note(`${this} [${key}] → v${to}: ${"ok" in r ? "ok" : r.err.code}`, `rollback ${"ok" in r ? "ok" : r.err.code}`);
@@ -868,7 +870,7 @@ class Rollback implements Cmd {
     if (complete.some((iv) => iv.embedding_model === MODELS[m.space])) {
       expectOk(s, m, `${this} [${key}]`, r);
       d.pin = to;
-      await checkStep(m, s, { audit: { "document.rollback": [1, 1] }, rolledBack: d.id });
+      await checkStep(m, s, { audit: { "document.rollback": [1, 1] }, rolledBack: [d.id] });
     } else {
       expectErr(s, m, `${this} [${key}] to v${to}`, r, 409, [complete.length > 0 ? "ROLLBACK_INCOMPATIBLE" : "ROLLBACK_UNAVAILABLE"]);
       await checkStep(m, s);
@@ -1395,6 +1397,176 @@ class Settle implements Cmd {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Opt-in concurrency (MODEL_RACE=1): a few operations at once on the shared pool. The outcome
+// depends on how PostgreSQL interleaves them, so the model accepts any serial order: it checks
+// that each operation either worked or was refused with an expected code (never a deadlock, a
+// serialization failure or an unclassified error), resyncs what was published, and then the
+// general invariants must hold as after any step. Not in the default run: a race does not replay.
+
+type RaceOp =
+  | { kind: "publish"; key: string; variant: number; acl: number }
+  | { kind: "delete" | "unpin" | "reindex"; key: string }
+  | { kind: "rollback"; key: string; pick: number }
+  | { kind: "work"; worker: string }
+  | { kind: "resume" }
+  | { kind: "gc" };
+
+const RACE_REFUSALS = new Set(["NOT_FOUND", "INVALID_STATE", "ROLLBACK_UNAVAILABLE", "ROLLBACK_INCOMPATIBLE"]);
+
+function raceOpString(o: RaceOp): string {
+  switch (o.kind) {
+    case "publish":
+      return `publish(${o.key}, variant ${o.variant}, acl ${JSON.stringify(ACLS[o.acl])})`;
+    case "rollback":
+      return `rollback(${o.key}, pick ${o.pick})`;
+    case "work":
+      return `work(${o.worker})`;
+    case "resume":
+      return "resume()";
+    case "gc":
+      return "collectGarbage()";
+    default:
+      return `${o.kind}(${o.key})`;
+  }
+}
+
+class Race implements Cmd {
+  constructor(readonly ops: RaceOp[]) {}
+  check() {
+    return true;
+  }
+  async run(m: Model, s: Sut) {
+    const audit: Record<string, [number, number]> = {};
+    const bump = (a: string) => {
+      const n = (audit[a]?.[0] ?? 0) + 1;
+      audit[a] = [n, n];
+    };
+    const rolledBack: string[] = [];
+    const published = new Map<string, Version[]>();
+    const keys = this.ops.map((o) => ("key" in o ? resolveKey(m, o.key) : ""));
+    const paused = this.ops.filter((o) => o.kind === "resume").map(() => s.paused.shift()).filter((p): p is Paused => !!p);
+    m.paused = s.paused.length;
+    s.note(`${this} starts`);
+    // allSettled: every operation ends before anything is judged, so none leaks into the next step.
+    const settled = await Promise.allSettled(
+      this.ops.map(async (o, i): Promise<string> => {
+        const key = keys[i];
+        try {
+          switch (o.kind) {
+            case "publish": {
+              const v: Version = { variant: o.variant, acl: ACLS[o.acl] };
+              published.set(key, [...(published.get(key) ?? []), v]);
+              const r = await publish(s.pool, { tenant: TENANT, key, title: "Handbook", contentType: "text/markdown", content: Buffer.from(VARIANTS[v.variant]), acl: [...v.acl], abstract: null, overview: null, actor: PUBLISHER, maxAttempts: MAX_ATTEMPTS });
+              return `v${r.versionNumber} created=${r.created}`;
+            }
+            case "delete": {
+              const r = await requestDelete(s.pool, TENANT, key, ACTOR.subject, MAX_ATTEMPTS);
+              if (r) bump("document.delete");
+              return r ? `task ${r.taskId}` : "missing";
+            }
+            case "rollback": {
+              const d = m.doc(key);
+              const to = d ? 1 + (o.pick % d.business) : 1;
+              await rollback(s.pool, TENANT, key, to, "model race", ACTOR, RETENTION_HOURS, s.space(m));
+              bump("document.rollback");
+              if (d) rolledBack.push(d.id);
+              return `ok v${to}`;
+            }
+            case "unpin":
+              await unpin(s.pool, TENANT, key, ACTOR, { space: s.space(m), retentionHours: RETENTION_HOURS, maxAttempts: MAX_ATTEMPTS });
+              bump("document.unpin");
+              return "ok";
+            case "reindex":
+              await reindex(s.pool, TENANT, key, ACTOR, MAX_ATTEMPTS);
+              bump("document.reindex");
+              return "ok";
+            case "work": {
+              const [lease] = await claim(s.pool, o.worker, LEASE_SECONDS, 1);
+              if (!lease) return "nothing due";
+              const out = await s.execute(lease, s.embedder(m));
+              if (out.kind === "failed" && out.code !== "EMBEDDING_PROVIDER_UNAVAILABLE" && out.code !== "EMPTY_DOCUMENT") {
+                violation(s, m, `race: task #${lease.taskId} failed with ${out.code} under concurrency`, out.message);
+              }
+              return `#${lease.taskId} ${lease.taskType} v${lease.versionNumber}: ${describe(out)}`;
+            }
+            case "gc":
+              return `${await collectGarbage(s.pool, 0)} removed`;
+            case "resume": {
+              const p = paused.shift();
+              if (!p) return "nothing paused";
+              p.open();
+              const out = await p.done;
+              if (out.kind === "failed" && out.code !== "EMBEDDING_PROVIDER_UNAVAILABLE" && out.code !== "EMPTY_DOCUMENT") {
+                violation(s, m, `race: resumed task #${p.lease.taskId} failed with ${out.code} under concurrency`, out.message);
+              }
+              return `#${p.lease.taskId}: ${describe(out)}`;
+            }
+          }
+        } catch (e) {
+          if (e instanceof ApiError && RACE_REFUSALS.has(e.code)) return e.code;
+          if (e instanceof Violation || e instanceof RelaxedStop) throw e;
+          violation(s, m, `race: ${raceOpString(o)} failed under concurrency: ${(e as Error).message}`, { code: (e as { code?: string }).code });
+        }
+      }),
+    );
+    const failure = settled.find((r) => r.status === "rejected");
+    if (failure) throw failure.reason;
+    const results = settled.map((r) => (r as PromiseFulfilledResult<string>).value);
+    s.note(`${this} → ${results.map((r, i) => `${raceOpString(this.ops[i])}${keys[i] && this.ops[i].kind !== "publish" ? ` [${keys[i]}]` : ""}: ${r}`).join("; ")}`, `race`);
+
+    // Resync the model with what the race made of the documents, within what it could make.
+    const rows = (
+      await s.pool.query<{ id: string; key: string; business_version: number; deleted: boolean; pinned: number | null; versions: { n: number; content: string; acl: string[] }[] }>(
+        `SELECT d.id::text, d.key, d.business_version, d.deleted_at IS NOT NULL AS deleted,
+                (SELECT sp.version_number FROM search_pointers sp WHERE sp.document_id = d.id AND sp.pinned) AS pinned,
+                (SELECT json_agg(json_build_object('n', v.version_number, 'content', convert_from(v.content, 'UTF8'), 'acl', v.acl) ORDER BY v.version_number)
+                   FROM document_versions v WHERE v.document_id = d.id) AS versions
+           FROM documents d`,
+      )
+    ).rows;
+    for (const r of rows) {
+      let d = m.docs.get(r.id);
+      if (!d) {
+        d = { id: r.id, key: r.key, business: 0, deleted: false, pin: null, versions: [], lastPointer: null };
+        m.docs.set(d.id, d);
+        m.byKey.set(r.key, d.id);
+      }
+      const touched = (kinds: string[]) => this.ops.some((o, i) => kinds.includes(o.kind) && keys[i] === d.key);
+      for (const v of r.versions ?? []) {
+        if (v.n <= d.business) continue;
+        const match = (published.get(d.key) ?? []).find((p) => VARIANTS[p.variant] === v.content && [...p.acl].sort().join() === [...v.acl].sort().join());
+        if (!match) violation(s, m, `race: ${d.key} v${v.n} holds content nobody published`, v);
+        d.versions.push(match);
+      }
+      if (r.business_version !== d.versions.length) violation(s, m, `race: ${d.key} business v${r.business_version} with ${d.versions.length} versions`);
+      const newVersion = r.business_version > d.business;
+      d.business = r.business_version;
+      if (r.deleted !== d.deleted && !(r.deleted ? touched(["delete"]) : newVersion)) violation(s, m, `race: ${d.key} deleted=${r.deleted} though nothing in the race could do that`);
+      d.deleted = r.deleted;
+      if (!d.deleted && r.pinned !== d.pin) {
+        if (r.pinned !== null ? !touched(["rollback"]) : !(touched(["unpin"]) || newVersion)) violation(s, m, `race: ${d.key} pin ${d.pin} → ${r.pinned} though nothing in the race could do that`);
+        d.pin = r.pinned;
+      }
+    }
+    await checkStep(m, s, { audit, rolledBack });
+  }
+  toString() {
+    return `race(${this.ops.map(raceOpString).join(" ‖ ")})`;
+  }
+}
+
+const raceOp: fc.Arbitrary<RaceOp> = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(fc.constantFrom<string>(...KEYS.slice(0, 2)), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: ACLS.length - 1 })).map(([key, variant, acl]) => ({ kind: "publish" as const, key, variant, acl })) },
+  { weight: 4, arbitrary: fc.constantFrom("w1", "w2").map((worker) => ({ kind: "work" as const, worker })) },
+  { weight: 1, arbitrary: fc.constantFrom("@0", "@1").map((key) => ({ kind: "delete" as const, key })) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom("@0", "@1"), fc.nat(5)).map(([key, pick]) => ({ kind: "rollback" as const, key, pick })) },
+  { weight: 1, arbitrary: fc.constantFrom("@0", "@1", "@pinned").map((key) => ({ kind: "unpin" as const, key })) },
+  { weight: 1, arbitrary: fc.constantFrom("@0", "@1").map((key) => ({ kind: "reindex" as const, key })) },
+  { weight: 2, arbitrary: fc.constant({ kind: "resume" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "gc" as const }) },
+);
+
+// ---------------------------------------------------------------------------------------------
 // Command arbitraries, weighted towards publishing and working so that tasks actually run.
 
 // Mostly two keys, so operations collide on the same documents; the third is mainly a rename target.
@@ -1432,6 +1604,7 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 }).map((k) => new ProviderBurst(k)) },
   { weight: 1, arbitrary: fc.constant(new SwitchModel()) },
   { weight: 2, arbitrary: fc.constant(new Settle()) },
+  ...(process.env.MODEL_RACE ? [{ weight: 8, arbitrary: fc.array(raceOp, { minLength: 2, maxLength: 3 }).map((ops) => new Race(ops)) }] : []),
 );
 
 /** One sequence: reset, run the commands, settle, check the at-rest rules. */
