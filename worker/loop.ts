@@ -122,6 +122,13 @@ export class Worker {
         await this.sleep(cfg.POLL_INTERVAL_MS);
         continue;
       }
+      // The provider's circuit is open: leave due work in the queue rather than claim tasks that
+      // can only fail fast and spend attempts on an outage (another worker may still reach it).
+      const closedFor = this.o.embedder.unavailableForMs?.() ?? 0;
+      if (closedFor > 0) {
+        await this.sleep(Math.min(closedFor, cfg.POLL_INTERVAL_MS));
+        continue;
+      }
       let leases: Lease[];
       try {
         leases = await claim(this.o.pool, this.o.workerId, cfg.LEASE_SECONDS, free);

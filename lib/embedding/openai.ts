@@ -148,6 +148,18 @@ export class OpenAIEmbedder implements Embedder {
 
   // ---- circuit breaker ------------------------------------------------------------------------
 
+  /**
+   * Milliseconds until the circuit lets a call through (0 when closed or a half-open trial is
+   * free). The worker claims nothing meanwhile: a claimed task could only fail fast and be
+   * charged an attempt for an outage it had no part in.
+   */
+  unavailableForMs(): number {
+    if (this.openUntil === 0) return 0;
+    const left = this.openUntil - Date.now();
+    if (left > 0) return left;
+    return this.trialInFlight ? 250 : 0;
+  }
+
   /** Throws when the circuit is open; returns true when this call is the half-open trial. */
   private admit(): boolean {
     if (this.openUntil === 0) return false;

@@ -295,8 +295,11 @@ describe("OpenAIEmbedder: circuit breaker", () => {
   it("opens after N consecutive failures, fails fast without contacting the server, then half-opens", async () => {
     const e = embedder({ circuit: { failures: 3, openMs: 400 } });
     fake.mode("503");
+    expect(e.unavailableForMs()).toBe(0);
     for (let i = 0; i < 3; i++) expect((await taskError(e.embed(["a"], live()))).code).toBe("EMBEDDING_PROVIDER_UNAVAILABLE");
     expect(fake.requests).toBe(3);
+    // The worker reads this before claiming: no task is claimed into an open circuit.
+    expect(e.unavailableForMs()).toBeGreaterThan(300);
 
     fake.mode("ok");
     const open = await taskError(e.embed(["a"], live()));
@@ -305,6 +308,7 @@ describe("OpenAIEmbedder: circuit breaker", () => {
     expect(fake.requests).toBe(3); // no request went out
 
     await new Promise((r) => setTimeout(r, 450));
+    expect(e.unavailableForMs()).toBe(0); // half-open: a trial may go
     expect(await e.embed(["a"], live())).toHaveLength(1); // trial succeeds -> closed
     expect(fake.requests).toBe(4);
     expect(await e.embed(["b"], live())).toHaveLength(1);

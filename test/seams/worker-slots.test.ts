@@ -58,4 +58,25 @@ describe("worker slots", () => {
     const running = await t.pool.query(`SELECT task_id FROM index_tasks WHERE status = 'RUNNING' AND lease_owner = 'w-slots'`);
     expect(running.rows).toEqual([]);
   });
+
+  it("while the provider's circuit is open the worker claims nothing, so no task spends attempts on the outage", async () => {
+    class Gated extends LocalEmbedder {
+      openUntil = Date.now() + 1500;
+      unavailableForMs(): number {
+        return Math.max(0, this.openUntil - Date.now());
+      }
+    }
+    const gated = new Gated();
+    const task = await pub("gated");
+    const w = testWorker(t, "w-gated", {}, 2, gated);
+    await w.start();
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      expect((await t.pool.query(`SELECT status, attempts FROM index_tasks WHERE task_id = $1`, [task.taskId])).rows[0]).toEqual({ status: "PENDING", attempts: 0 });
+      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUCCEEDED'`, [task.taskId])).rowCount);
+    } finally {
+      await w.stop(2000);
+    }
+    expect((await t.pool.query(`SELECT attempts FROM index_tasks WHERE task_id = $1`, [task.taskId])).rows[0].attempts).toBe(1);
+  });
 });
