@@ -55,12 +55,21 @@ export const VARIANTS = [
   "   \n\n",
 ] as const;
 const EMPTY_VARIANT = 4;
+/**
+ * Optional summaries (design: abstract → level 0, overview → level 1 chunks), by index; 0 = none.
+ * With one, even the empty variant has something to index.
+ */
+export const SUMMARIES: readonly ({ abstract: string; overview: string } | null)[] = [
+  null,
+  { abstract: "Summary one: how returns and refunds work.", overview: "Overview one: the returns desk, refunds to cards, and the thirty-day rule." },
+  { abstract: "Summary two: gift cards and store credit.", overview: "Overview two: gift cards that never expire and credit issued at once." },
+];
 export const ACLS: readonly (readonly string[])[] = [[], ["group:a"], ["group:b"]];
 
 // ---------------------------------------------------------------------------------------------
 // The model.
 
-type Version = { variant: number; acl: readonly string[] };
+type Version = { variant: number; acl: readonly string[]; summary: number };
 type DocModel = {
   id: string;
   key: string;
@@ -121,7 +130,7 @@ type IvRow = {
 };
 type PtrRow = { document_id: string; index_version_id: string; version_number: number; pinned: boolean };
 type DocRow = { id: string; key: string; business_version: number; deleted: boolean; search_version: number | null };
-type VersionRow = { document_id: string; version_number: number; acl: string[]; content: string };
+type VersionRow = { document_id: string; version_number: number; acl: string[]; content: string; abstract: string | null; overview: string | null };
 
 export type Snapshot = {
   tasks: Map<string, TaskRow>;
@@ -150,7 +159,7 @@ SELECT iv.id::text, iv.document_id::text, iv.version_number, iv.task_id::text, i
 SELECT document_id::text, index_version_id::text, version_number, pinned FROM search_pointers;
 SELECT id::text, key, business_version, deleted_at IS NOT NULL AS deleted, search_version FROM documents;
 SELECT DISTINCT c.document_id::text, c.chunk_id, iv.version_number FROM chunks c JOIN index_versions iv ON iv.id = c.index_version_id;
-SELECT document_id::text, version_number, acl, convert_from(content, 'UTF8') AS content FROM document_versions;
+SELECT document_id::text, version_number, acl, convert_from(content, 'UTF8') AS content, abstract, overview FROM document_versions;
 SELECT action, count(*)::int AS n FROM audit_log GROUP BY action;`;
 
 async function snapshot(pool: pg.Pool): Promise<Snapshot> {
@@ -387,7 +396,7 @@ function violation(s: Sut, m: Model, what: string, detail: unknown = undefined):
     business: d.business,
     deleted: d.deleted,
     pin: d.pin,
-    versions: d.versions.map((v, i) => `v${i + 1}:${v.variant}${v.acl.length ? "/" + v.acl.join("+") : ""}`).join(" "),
+    versions: d.versions.map((v, i) => `v${i + 1}:${v.variant}${v.acl.length ? "/" + v.acl.join("+") : ""}${v.summary ? "+s" + v.summary : ""}`).join(" "),
   }));
   const tasks = [...s.snap.tasks.values()].map(
     (t) => `#${t.task_id} ${t.document_id.slice(0, 8)} v${t.version_number} ${t.task_type} ${t.status} a${t.attempts}/${t.max_attempts}${t.lease_owner ? " " + t.lease_owner : ""}${t.error_code ? " " + t.error_code : ""}`,
@@ -562,8 +571,9 @@ async function checkSearch(m: Model, s: Sut, snap: Snapshot, principals: string[
       if (!real) violation(s, m, `${d.key}: search hit ${h.chunkId} has no chunk row`, h);
       for (const v of real) versions.add(v);
       versions.add(h.versionNumber);
-      const content = VARIANTS[d.versions[p!.version_number - 1].variant];
-      if (!content.includes(h.text)) violation(s, m, `${d.key}: search hit text is not from v${p!.version_number}'s content`, h.text);
+      const version = d.versions[p!.version_number - 1];
+      const summary = SUMMARIES[version.summary];
+      if (!VARIANTS[version.variant].includes(h.text) && h.text !== summary?.abstract && h.text !== summary?.overview) violation(s, m, `${d.key}: search hit text is not from v${p!.version_number}'s content`, h.text);
     }
     if (versions.size > 1) violation(s, m, `${d.key}: one query saw chunks of versions ${[...versions].join(", ")}`);
     if (got.length > 0 && !versions.has(p!.version_number)) violation(s, m, `${d.key}: hits are from v${[...versions][0]}, the search version is v${p!.version_number}`);
@@ -605,7 +615,8 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
     if (rows.length !== d.business) violation(s, m, `${d.key}: ${rows.length} stored versions, the model has ${d.business}`);
     for (const r of rows) {
       const v = d.versions[r.version_number - 1];
-      if (VARIANTS[v.variant] !== r.content || [...r.acl].sort().join(",") !== [...v.acl].sort().join(",")) violation(s, m, `${d.key} v${r.version_number} stored differently from what was published`, r);
+      const summary = SUMMARIES[v.summary];
+      if (VARIANTS[v.variant] !== r.content || [...r.acl].sort().join(",") !== [...v.acl].sort().join(",") || r.abstract !== (summary?.abstract ?? null) || r.overview !== (summary?.overview ?? null)) violation(s, m, `${d.key} v${r.version_number} stored differently from what was published`, r);
     }
   }
   // What an operator sees: state, versions and, for drift, its reason.
@@ -684,9 +695,11 @@ function expectOutcome(m: Model, s: Sut, pre: Snapshot, lease: Lease, out: Outco
       return;
     }
     case "failed": {
-      const variant = d.versions[lease.versionNumber - 1]?.variant;
-      const expected = providerFailures > 0 ? "EMBEDDING_PROVIDER_UNAVAILABLE" : lease.taskType !== "DELETE" && variant === EMPTY_VARIANT ? "EMPTY_DOCUMENT" : null;
-      if (out.code !== expected) violation(s, m, `${label}: task #${lease.taskId} failed with ${out.code} (${out.message}); expected ${expected ?? "no failure"}`);
+      const v = d.versions[lease.versionNumber - 1];
+      const emptyBody = lease.taskType !== "DELETE" && v?.variant === EMPTY_VARIANT;
+      // An empty body with a summary: the contract does not say whether the summary alone is indexable.
+      const expected = providerFailures > 0 ? "EMBEDDING_PROVIDER_UNAVAILABLE" : emptyBody ? "EMPTY_DOCUMENT" : null;
+      if (out.code !== expected && !(emptyBody && out.code === "EMPTY_DOCUMENT")) violation(s, m, `${label}: task #${lease.taskId} failed with ${out.code} (${out.message}); expected ${expected ?? "no failure"}`);
       const retryable = isErrorCode(out.code) && ERROR_CODES[out.code].retryable;
       const want = retryable && lease.leaseAttempt < lease.maxAttempts ? "RETRY_WAIT" : "DEAD";
       if (row.status !== want || row.error_code !== out.code) violation(s, m, `${label}: failed task #${lease.taskId} is ${row.status}/${row.error_code}, expected ${want}/${out.code}`);
@@ -755,6 +768,7 @@ class Publish implements Cmd {
     readonly acl: number,
     /** Re-send the business version's exact content and ACL instead. */
     readonly same: boolean,
+    readonly summary = 0,
   ) {}
   check() {
     return true;
@@ -762,7 +776,7 @@ class Publish implements Cmd {
   async run(m: Model, s: Sut) {
     const d = m.doc(this.key);
     const cur = d ? d.versions[d.business - 1] : undefined;
-    const v: Version = this.same && cur ? cur : { variant: this.variant, acl: ACLS[this.acl] };
+    const v: Version = this.same && cur ? cur : { variant: this.variant, acl: ACLS[this.acl], summary: this.summary };
     const r = await publish(s.pool, {
       tenant: TENANT,
       key: this.key,
@@ -770,12 +784,12 @@ class Publish implements Cmd {
       contentType: "text/markdown",
       content: Buffer.from(VARIANTS[v.variant]),
       acl: [...v.acl],
-      abstract: null,
-      overview: null,
+      abstract: SUMMARIES[v.summary]?.abstract ?? null,
+      overview: SUMMARIES[v.summary]?.overview ?? null,
       actor: PUBLISHER,
       maxAttempts: MAX_ATTEMPTS,
     });
-    const identical = !!d && !d.deleted && !!cur && cur.variant === v.variant && [...cur.acl].sort().join() === [...v.acl].sort().join();
+    const identical = !!d && !d.deleted && !!cur && cur.variant === v.variant && cur.summary === v.summary && [...cur.acl].sort().join() === [...v.acl].sort().join();
     s.note(`${this} → v${r.versionNumber} created=${r.created} task=${r.taskId}`, `publish ${r.created ? "created" : "unchanged"}`);
     if (r.created === identical) violation(s, m, `${this}: created=${r.created} but the content is ${identical ? "" : "not "}identical to the business version`);
     let doc = d;
@@ -804,7 +818,7 @@ class Publish implements Cmd {
     }
   }
   toString() {
-    return this.same ? `publishSame(${this.key})` : `publish(${this.key}, variant ${this.variant}, acl ${JSON.stringify(ACLS[this.acl])})`;
+    return this.same ? `publishSame(${this.key})` : `publish(${this.key}, variant ${this.variant}, acl ${JSON.stringify(ACLS[this.acl])}${this.summary ? `, summary ${this.summary}` : ""})`;
   }
 }
 
@@ -1454,7 +1468,7 @@ class Race implements Cmd {
         try {
           switch (o.kind) {
             case "publish": {
-              const v: Version = { variant: o.variant, acl: ACLS[o.acl] };
+              const v: Version = { variant: o.variant, acl: ACLS[o.acl], summary: 0 };
               published.set(key, [...(published.get(key) ?? []), v]);
               const r = await publish(s.pool, { tenant: TENANT, key, title: "Handbook", contentType: "text/markdown", content: Buffer.from(VARIANTS[v.variant]), acl: [...v.acl], abstract: null, overview: null, actor: PUBLISHER, maxAttempts: MAX_ATTEMPTS });
               return `v${r.versionNumber} created=${r.created}`;
@@ -1580,8 +1594,13 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   {
     weight: 5,
     arbitrary: fc
-      .tuple(key, fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 3 }) }, { weight: 1, arbitrary: fc.constant(EMPTY_VARIANT) }), fc.integer({ min: 0, max: ACLS.length - 1 }))
-      .map(([k, v, a]) => new Publish(k, v, a, false)),
+      .tuple(
+        key,
+        fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 3 }) }, { weight: 1, arbitrary: fc.constant(EMPTY_VARIANT) }),
+        fc.integer({ min: 0, max: ACLS.length - 1 }),
+        fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: SUMMARIES.length - 1 }) }),
+      )
+      .map(([k, v, a, sm]) => new Publish(k, v, a, false, sm)),
   },
   { weight: 1, arbitrary: key.map((k) => new Publish(k, 0, 0, true)) },
   { weight: 2, arbitrary: target.map((k) => new Delete(k)) },
