@@ -1423,9 +1423,11 @@ type RaceOp =
   | { kind: "rollback"; key: string; pick: number }
   | { kind: "work"; worker: string }
   | { kind: "resume" }
-  | { kind: "gc" };
+  | { kind: "gc" }
+  | { kind: "bulkRetry" }
+  | { kind: "retry"; pick: number };
 
-const RACE_REFUSALS = new Set(["NOT_FOUND", "INVALID_STATE", "ROLLBACK_UNAVAILABLE", "ROLLBACK_INCOMPATIBLE"]);
+const RACE_REFUSALS = new Set(["NOT_FOUND", "INVALID_STATE", "ROLLBACK_UNAVAILABLE", "ROLLBACK_INCOMPATIBLE", "TASK_SUPERSEDED"]);
 
 function raceOpString(o: RaceOp): string {
   switch (o.kind) {
@@ -1439,6 +1441,10 @@ function raceOpString(o: RaceOp): string {
       return "resume()";
     case "gc":
       return "collectGarbage()";
+    case "bulkRetry":
+      return "bulkRetry(all)";
+    case "retry":
+      return `retry(dead pick ${o.pick})`;
     default:
       return `${o.kind}(${o.key})`;
   }
@@ -1505,6 +1511,18 @@ class Race implements Cmd {
             }
             case "gc":
               return `${await collectGarbage(s.pool, 0)} removed`;
+            case "bulkRetry": {
+              const r = await bulkRetry(s.pool, { tenant: TENANT }, ACTOR, "model race", RETRY_BUDGET, null);
+              bump("task.bulk_retry");
+              return JSON.stringify(r);
+            }
+            case "retry": {
+              const t = pickTask(s, o.pick, true);
+              if (!t) return "no task";
+              await retryTask(s.pool, t.task_id, ACTOR, "model race", RETRY_BUDGET, null);
+              bump("task.retry");
+              return `#${t.task_id} ok`;
+            }
             case "resume": {
               const p = paused.shift();
               if (!p) return "nothing paused";
@@ -1578,6 +1596,8 @@ const raceOp: fc.Arbitrary<RaceOp> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("@0", "@1").map((key) => ({ kind: "reindex" as const, key })) },
   { weight: 2, arbitrary: fc.constant({ kind: "resume" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "gc" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "bulkRetry" as const }) },
+  { weight: 1, arbitrary: fc.nat(7).map((pick) => ({ kind: "retry" as const, pick })) },
 );
 
 // ---------------------------------------------------------------------------------------------
