@@ -493,7 +493,8 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
     const t = iv.task_id ? snap.tasks.get(iv.task_id) : undefined;
     if (!t || t.document_id !== iv.document_id || t.version_number !== iv.version_number) violation(s, m, `index version ${iv.id} does not match its task`, { iv, t });
   }
-  for (const [k, vs] of snap.chunkVersions) if (vs.size > 1) violation(s, m, `chunk id ${k} is shared by versions ${[...vs].join(",")}`);
+  // Design §5.3: a chunk id hashes tenant, document, version, chunker version, ordinal and content hash.
+  for (const [k, vs] of snap.chunkVersions) if (vs.size > 1) flag(s, m, `chunk id ${k} is shared by versions ${[...vs].join(",")}`);
 
   // Pointers: name a complete ACTIVE index version of the same document and version; ACTIVE = pointed at.
   for (const p of snap.ptrs.values()) {
