@@ -24,8 +24,13 @@ function die(reason: string): never {
 function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number): Record_ {
   const sectionPath = level === 0 ? "abstract" : "overview";
   const contentHash = createHash("sha256").update(`${sectionPath}\n${text}`).digest("hex");
-  // Stable per document and level, so a re-publish with the same summary keeps its id.
-  const chunkId = createHash("sha256").update([lease.tenantId, lease.documentId, `level${level}`].join("\u0000")).digest("hex").slice(0, 32);
+  // Named like every other chunk (design §5.3): tenant, document, version, chunker version,
+  // ordinal and content hash. A summary id shared across versions would let a hit of v1 and a hit
+  // of v2 look like the same chunk; its embedding is still reused through the content hash.
+  const chunkId = createHash("sha256")
+    .update([lease.tenantId, lease.documentId, String(lease.versionNumber), CHUNKER_VERSION, `level${level}`, String(ordinal), contentHash].join("\u0000"))
+    .digest("hex")
+    .slice(0, 32);
   return { ordinal, sectionPath, text, contentHash, chunkId, level };
 }
 

@@ -253,6 +253,26 @@ describe("search and rollback bound to the embedding space", () => {
   });
 });
 
+describe("chunk ids", () => {
+  it("abstract and overview records are named per version like every chunk; their embeddings are still reused", async () => {
+    const withSummary = (content: string) =>
+      publish(t.pool, { tenant: TENANT, key: "brief", title: "brief", contentType: "text/markdown", content: Buffer.from(content), acl: [], abstract: "the same short abstract", overview: "the same overview", actor: "test", maxAttempts: 3 });
+    await withSummary("# Brief\n\nfirst body");
+    await drain();
+    const v2 = await withSummary("# Brief\n\nsecond body");
+    await drain();
+    const ids = await t.pool.query<{ level: number; n: number }>(
+      `SELECT c.level, count(DISTINCT c.chunk_id)::int AS n FROM chunks c WHERE c.level < 2 GROUP BY c.level ORDER BY c.level`,
+    );
+    expect(ids.rows).toEqual([
+      { level: 0, n: 2 },
+      { level: 1, n: 2 },
+    ]);
+    const task = (await t.pool.query(`SELECT chunks_total, chunks_reused FROM index_tasks WHERE task_id = $1`, [v2.taskId])).rows[0];
+    expect(task.chunks_reused).toBe(2);
+  });
+});
+
 describe("garbage collection", () => {
   it("READY versions that never became active are collected after retention; pinned and active ones never", async () => {
     await pub("faq", "# FAQ\n\nfirst answer");
