@@ -929,8 +929,8 @@ class Unpin implements Cmd {
     const p = snap.ptrs.get(d.id);
     if (built && wasPinned && p?.version_number !== d.business) violation(s, m, `${this} [${key}]: a complete build of v${d.business} exists but search still shows`, p ?? null);
     if (!built && wasPinned) {
-      const t = [...snap.tasks.values()].filter((t) => t.document_id === d.id && t.version_number === d.business && t.task_type !== "DELETE").at(-1);
-      if (!t || !["PENDING", "RUNNING", "RETRY_WAIT", "DEAD"].includes(t.status)) violation(s, m, `${this} [${key}]: nothing will bring search to v${d.business}`, t ?? null);
+      const tasks = [...snap.tasks.values()].filter((t) => t.document_id === d.id && t.version_number === d.business && t.task_type !== "DELETE");
+      if (!tasks.some((t) => ["PENDING", "RUNNING", "RETRY_WAIT", "DEAD"].includes(t.status))) violation(s, m, `${this} [${key}]: no unfinished or DEAD task of v${d.business}, and no REINDEX enqueued`, tasks);
     }
   }
   toString() {
