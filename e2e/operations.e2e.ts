@@ -235,7 +235,7 @@ test("rollback: search serves v1 again after rolling back from the document page
     await expect(dialog).toBeHidden();
     await expect(page.getByTestId("toast").filter({ hasText: `Search now serves ${key} v1` })).toBeVisible();
     await expect(page.getByTestId("search-version")).toHaveText("v1");
-    await expect(page.getByTestId("search-behind")).toContainText("Search serves v1");
+    await expect(page.getByTestId("pin-note")).toContainText("Pinned to v1");
     await expect(page.locator('[data-testid="index-version-row"][data-version="1"]')).toHaveAttribute("data-status", "ACTIVE");
     await shot("d2-rolled-back.png");
   });

@@ -393,21 +393,16 @@ function DriftNotes({ doc }: { doc: DocumentDetail }) {
   }
 
   const working = deciding && (deciding.status === "PENDING" || deciding.status === "RUNNING" || deciding.status === "RETRY_WAIT");
-  if (s && !working && deciding?.status !== "DEAD") {
+  // A pin has its own note (who pinned it, why, how to undo it); saying it twice is noise.
+  if (s && !working && deciding?.status !== "DEAD" && !doc.pinned) {
     return (
       <div className="note note--info" role="note" data-testid="search-behind">
         <span className="note__icon" aria-hidden="true">
           i
         </span>
-        {doc.pinned ? (
-          <p>
-            Search serves <strong>{s}</strong>, not the latest {b}: a rollback pinned it there, and it stays until an unpin or the next publish.
-          </p>
-        ) : (
-          <p>
-            Search serves <strong>{s}</strong>, not the latest {b}, and no task is building {b}: reindex it to bring search up to date.
-          </p>
-        )}
+        <p>
+          Search serves <strong>{s}</strong>, not the latest {b}, and no task is building {b}: reindex it to bring search up to date.
+        </p>
       </div>
     );
   }
