@@ -186,6 +186,7 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
         </section>
       ) : null}
 
+      <StaleModelNote doc={doc} />
       <PinNote doc={doc} />
 
       <section className="card" aria-labelledby={versionsId}>
@@ -407,6 +408,24 @@ function DriftNotes({ doc }: { doc: DocumentDetail }) {
     );
   }
   return null;
+}
+
+/** After an embedding-model change the version on record is invisible to search until it is rebuilt. */
+function StaleModelNote({ doc }: { doc: DocumentDetail }) {
+  if (doc.searchVersionServed || doc.searchVersion === null || doc.state === DOCUMENT_STATE.DELETED) return null;
+  const serving = doc.indexVersions.find((iv) => iv.status === "ACTIVE");
+  return (
+    <div className="note note--amber" role="note" data-testid="stale-model-note">
+      <span className="note__icon" aria-hidden="true">
+        !
+      </span>
+      <p>
+        <strong>Not in search:</strong> {formatVersion(doc.searchVersion)} was indexed with{" "}
+        <span className="mono">{serving?.embeddingModel ?? "another model"}</span>, and search now embeds queries with a different model, so
+        its chunks cannot be compared. {doc.state === DOCUMENT_STATE.INDEXING ? "It is being indexed again." : "Reindex it (the reconciler also queues this)."}
+      </p>
+    </div>
+  );
 }
 
 /** Who pinned search where and why, next to the versions it concerns. */

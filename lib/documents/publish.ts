@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { withTransaction, run } from "../db/pool";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
-import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN } from "./state";
+import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import { ApiError } from "../http/errors";
 import { TASK_TYPES, type DocumentState } from "../domain/constants";
 
@@ -154,7 +154,7 @@ async function currentState(db: pg.PoolClient, documentId: string): Promise<{ st
     await db.query<{ state: DocumentState; task_id: string | null }>(
       `SELECT ${DOCUMENT_STATE_SQL} AS state, lt.task_id::text AS task_id
          FROM documents d
-         LEFT JOIN search_pointers sp ON sp.document_id = d.id
+         ${pointerJoin()}
          ${LATEST_TASK_JOIN}
         WHERE d.id = $1`,
       [documentId],

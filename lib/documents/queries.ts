@@ -1,5 +1,8 @@
 import type pg from "pg";
-import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN } from "./state";
+import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
+
+/** Model and dimensions queries are embedded with: a search version built in another space is not served. */
+export type EmbeddingSpace = { model: string; dimensions: number };
 import { badRequest } from "../http/errors";
 
 export type DocumentSummary = {
@@ -9,6 +12,8 @@ export type DocumentSummary = {
   state: string;
   businessVersion: number;
   searchVersion: number | null;
+  /** False when the search version was indexed with another embedding model than search uses now (it is not served). */
+  searchVersionServed: boolean;
   lastError: { code: string; message: string } | null;
   progress: { done: number; total: number } | null;
   updatedAt: string;
@@ -31,13 +36,15 @@ type Row = {
   pinned: boolean | null;
   pinned_by: string | null;
   pinned_reason: string | null;
+  in_space: boolean | null;
 };
 
-const SELECT = `SELECT d.id, d.tenant_id, d.key, d.title, d.business_version, d.updated_at,
-       sp.version_number AS search_version, sp.pinned, sp.pinned_by, sp.pinned_reason, lt.status, lt.error_code, lt.error_message,
+/** The documents query; with a space, `$1`/`$2` are its model and dimensions (see pointerJoin). */
+const select = (space: boolean) => `SELECT d.id, d.tenant_id, d.key, d.title, d.business_version, d.updated_at,
+       sp.version_number AS search_version, sp.in_space, sp.pinned, sp.pinned_by, sp.pinned_reason, lt.status, lt.error_code, lt.error_message,
        lt.progress_done, lt.progress_total, ${DOCUMENT_STATE_SQL} AS state
   FROM documents d
-  LEFT JOIN search_pointers sp ON sp.document_id = d.id
+  ${space ? pointerJoin("$1", "$2") : pointerJoin()}
   ${LATEST_TASK_JOIN}`;
 
 function summary(r: Row): DocumentSummary {
@@ -49,6 +56,7 @@ function summary(r: Row): DocumentSummary {
     state: r.state,
     businessVersion: r.business_version,
     searchVersion: r.search_version,
+    searchVersionServed: r.in_space !== false,
     lastError: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null,
     progress: working ? { done: r.progress_done ?? 0, total: r.progress_total ?? 0 } : null,
     updatedAt: r.updated_at.toISOString(),
@@ -72,9 +80,10 @@ function decodeCursor(c: string): [string, string] {
 export async function listDocuments(
   db: pg.Pool,
   f: { tenants: string[] | null; tenant?: string; state?: string; q?: string; cursor?: string; limit: number },
+  space?: EmbeddingSpace,
 ): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {
   const where: string[] = [];
-  const values: unknown[] = [];
+  const values: unknown[] = space ? [space.model, space.dimensions] : [];
   const add = (sql: string, v: unknown) => {
     values.push(v);
     where.push(sql.replaceAll("?", `$${values.length}`));
@@ -89,7 +98,7 @@ export async function listDocuments(
       FAILED: `d.id IN (SELECT document_id FROM index_tasks WHERE status = 'DEAD')`,
       INDEXING: `d.id IN (SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT'))`,
       UPDATING: `d.id IN (SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT'))`,
-      NOT_INDEXED: `d.search_version IS NULL`,
+      NOT_INDEXED: `(d.search_version IS NULL OR sp.in_space IS FALSE)`,
       DELETED: `d.deleted_at IS NOT NULL`,
     };
     if (pre[f.state]) where.push(pre[f.state]);
@@ -101,14 +110,16 @@ export async function listDocuments(
     where.push(`(d.updated_at, d.id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
   }
   values.push(f.limit + 1);
-  const { rows } = await db.query<Row>(`${SELECT} ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY d.updated_at DESC, d.id DESC LIMIT $${values.length}`, values);
+  const { rows } = await db.query<Row>(`${select(Boolean(space))} ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY d.updated_at DESC, d.id DESC LIMIT $${values.length}`, values);
   const more = rows.length > f.limit;
   const page = rows.slice(0, f.limit);
   return { items: page.map(summary), nextCursor: more ? encodeCursor(page[page.length - 1]) : null };
 }
 
-export async function getDocument(db: pg.Pool, tenant: string, key: string) {
-  const { rows } = await db.query<Row>(`${SELECT} WHERE d.tenant_id = $1 AND d.key = $2`, [tenant, key]);
+export async function getDocument(db: pg.Pool, tenant: string, key: string, space?: EmbeddingSpace) {
+  const { rows } = space
+    ? await db.query<Row>(`${select(true)} WHERE d.tenant_id = $3 AND d.key = $4`, [space.model, space.dimensions, tenant, key])
+    : await db.query<Row>(`${select(false)} WHERE d.tenant_id = $1 AND d.key = $2`, [tenant, key]);
   const r = rows[0];
   if (!r) return null;
   const [versions, tasks, indexVersions] = await Promise.all([

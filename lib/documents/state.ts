@@ -6,10 +6,17 @@ export type StateInput = {
   searchVersion: number | null;
   /** Status of the newest task for the business version (INDEX/REINDEX), if any. */
   latestTaskStatus: string | null;
+  /**
+   * Whether the search version's index was built in the embedding space queries use now. After a
+   * model change an old-model version is invisible to search, so it does not count as served.
+   * Absent = not known (taken as yes).
+   */
+  servedInSpace?: boolean | null;
 };
 
 /** The one place that turns raw facts into the state people see (design §7). */
-export function documentState(s: StateInput): DocumentState {
+export function documentState(input: StateInput): DocumentState {
+  const s = { ...input, searchVersion: input.servedInSpace === false ? null : input.searchVersion };
   if (s.deleted) return DOCUMENT_STATE.DELETED;
   if (s.businessVersion === 0) return DOCUMENT_STATE.NOT_INDEXED;
   if (s.latestTaskStatus === "DEAD") return DOCUMENT_STATE.FAILED;
@@ -23,17 +30,32 @@ export function documentState(s: StateInput): DocumentState {
 
 /**
  * The same rule as documentState() in SQL, for filtering and paging lists in the database.
- * Expects columns: d.deleted_at, d.business_version, sp.version_number, lt.status.
+ * Expects columns: d.deleted_at, d.business_version, sp.version_number, sp.in_space, lt.status
+ * (POINTER_JOIN and LATEST_TASK_JOIN provide sp and lt).
  * test/documents/state.test.ts checks both agree on every combination.
  */
+const SERVED = `(CASE WHEN sp.in_space IS NOT FALSE THEN sp.version_number END)`;
 export const DOCUMENT_STATE_SQL = `CASE
   WHEN d.deleted_at IS NOT NULL THEN 'DELETED'
   WHEN d.business_version = 0 THEN 'NOT_INDEXED'
   WHEN lt.status = 'DEAD' THEN 'FAILED'
-  WHEN sp.version_number IS NULL THEN CASE WHEN lt.status IN ('PENDING','RUNNING','RETRY_WAIT') THEN 'INDEXING' ELSE 'NOT_INDEXED' END
+  WHEN ${SERVED} IS NULL THEN CASE WHEN lt.status IN ('PENDING','RUNNING','RETRY_WAIT') THEN 'INDEXING' ELSE 'NOT_INDEXED' END
   WHEN lt.status IN ('PENDING','RUNNING','RETRY_WAIT') THEN 'UPDATING'
   ELSE 'SEARCHABLE'
 END`;
+
+/**
+ * Lateral join giving `sp`: the document's search pointer plus `in_space`, whether its index
+ * version was built with the embedding model and dimensions given as the two SQL placeholders
+ * (e.g. "$3", "$4"); with no placeholders `in_space` is NULL (unknown, counted as served).
+ */
+export function pointerJoin(model?: string, dims?: string): string {
+  const inSpace = model && dims ? `(iv.embedding_model = ${model} AND iv.embedding_dimensions = ${dims}::int)` : `NULL::boolean`;
+  return `LEFT JOIN LATERAL (
+  SELECT p.*, ${inSpace} AS in_space
+    FROM search_pointers p JOIN index_versions iv ON iv.id = p.index_version_id
+   WHERE p.document_id = d.id) sp ON true`;
+}
 
 /** Lateral join giving `lt`: the newest INDEX/REINDEX task of the business version. */
 export const LATEST_TASK_JOIN = `LEFT JOIN LATERAL (

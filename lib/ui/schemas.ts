@@ -56,6 +56,11 @@ export const documentSummarySchema = z.object({
   state: documentStateSchema,
   businessVersion: num,
   searchVersion: nullableNum,
+  /** False when the search version was indexed with another embedding model than search uses now. */
+  searchVersionServed: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? true),
   lastError: lastErrorSchema,
   progress: progressSchema,
   updatedAt: z.string(),

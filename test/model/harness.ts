@@ -622,12 +622,15 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
   }
   // What an operator sees: state, versions and, for drift, its reason.
   for (const d of m.docs.values()) {
-    const view = await getDocument(s.pool, TENANT, d.key);
+    const view = await getDocument(s.pool, TENANT, d.key, s.space(m));
     if (!view) violation(s, m, `${d.key}: the documents view does not find it`);
     const p = snap.ptrs.get(d.id);
     const latest = [...snap.tasks.values()].filter((t) => t.document_id === d.id && t.version_number === d.business && t.task_type !== "DELETE").at(-1);
     if (view.businessVersion !== d.business || view.searchVersion !== (p?.version_number ?? null)) violation(s, m, `${d.key}: the documents view shows business v${view.businessVersion} / search ${view.searchVersion}`, view);
-    const want = d.deleted ? "DELETED" : latest?.status === "DEAD" ? "FAILED" : p ? "SEARCHABLE" : "NOT_INDEXED";
+    // A version indexed in another embedding space (before a model switch) is not served: the
+    // document must not read SEARCHABLE while search cannot find it.
+    const served = !!p && snap.ivs.get(p.index_version_id)?.embedding_model === MODELS[m.space];
+    const want = d.deleted ? "DELETED" : latest?.status === "DEAD" ? "FAILED" : served ? "SEARCHABLE" : "NOT_INDEXED";
     if (view.state !== want) violation(s, m, `${d.key}: the documents view says ${view.state}, expected ${want}`, { latest, p });
     if (!d.deleted && view.pinned !== (d.pin !== null)) violation(s, m, `${d.key}: the documents view says pinned=${view.pinned}, the model ${d.pin !== null}`, view);
     const drift = !d.deleted && d.pin === null && (p?.version_number ?? null) !== d.business;

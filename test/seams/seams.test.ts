@@ -8,6 +8,7 @@ import { bulkRetry, forceDone, reindex, rename, retryTask, rollback, unpin } fro
 import { claim, fail, release } from "../../lib/queue/engine";
 import { executeTask, collectGarbage } from "../../lib/pipeline/run";
 import { search } from "../../lib/search/search";
+import { getDocument, listDocuments } from "../../lib/documents/queries";
 import { LocalEmbedder } from "../../lib/embedding";
 import { loadConfig } from "../../lib/config";
 import { ApiError } from "../../lib/http/errors";
@@ -236,6 +237,20 @@ describe("search and rollback bound to the embedding space", () => {
     await drain();
     expect((await hitsFor("quarterly numbers memo")).length).toBeGreaterThan(0);
     expect(await hitsFor("quarterly numbers memo", other)).toEqual([]);
+  });
+
+  it("after a model change a document served by an old-model version does not read SEARCHABLE until it is rebuilt", async () => {
+    await pub("memo", "# Memo\n\nquarterly numbers memo");
+    await drain();
+    const otherSpace = { model: other.model, dimensions: 384 };
+    expect(await getDocument(t.pool, TENANT, "memo", space)).toMatchObject({ state: "SEARCHABLE", searchVersion: 1, searchVersionServed: true });
+    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({ state: "NOT_INDEXED", searchVersion: 1, searchVersionServed: false });
+    expect((await listDocuments(t.pool, { tenants: null, tenant: TENANT, state: "NOT_INDEXED", limit: 10 }, otherSpace)).items.map((d) => d.key)).toEqual(["memo"]);
+    await reindex(t.pool, TENANT, "memo", actor, 3);
+    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({ state: "INDEXING" });
+    await drain(other);
+    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({ state: "SEARCHABLE", searchVersionServed: true });
+    expect((await hitsFor("quarterly numbers memo", other))[0]).toMatchObject({ documentKey: "memo" });
   });
 
   it("rollback refuses an index version built with another model", async () => {

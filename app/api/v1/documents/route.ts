@@ -2,12 +2,12 @@ import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { documentListQuery } from "@/lib/documents/schemas";
 import { listDocuments } from "@/lib/documents/queries";
-import { db } from "@/lib/server";
+import { db, embeddingSpace } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
 export const GET = handler(async (req) => {
   const principal = await authenticate(req);
   const q = documentListQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
-  return json(await listDocuments(db(), { ...q, q: q.q?.trim() || undefined, tenants: principal.tenants }));
+  return json(await listDocuments(db(), { ...q, q: q.q?.trim() || undefined, tenants: principal.tenants }, embeddingSpace()));
 });

@@ -4,7 +4,7 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { getDocument } from "@/lib/documents/queries";
 import { requestDelete } from "@/lib/documents/delete";
-import { db, serverConfig } from "@/lib/server";
+import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +12,7 @@ export const GET = handler<{ tenant: string; key: string }>(async (req, params) 
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
   await authenticate(req, { tenant });
-  const doc = await getDocument(db(), tenant, key);
+  const doc = await getDocument(db(), tenant, key, embeddingSpace());
   if (!doc) throw notFound(`document ${tenant}/${key}`);
   return json(doc);
 });
