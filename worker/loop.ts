@@ -50,7 +50,7 @@ export class Worker {
   private registryTimer: NodeJS.Timeout | null = null;
   private maintenanceTimer: NodeJS.Timeout | null = null;
   private idleMs: number;
-  readonly stats = { claimed: 0, succeeded: 0, failed: 0, lost: 0 };
+  readonly stats = { claimed: 0, succeeded: 0, superseded: 0, failed: 0, lost: 0 };
 
   constructor(private readonly o: WorkerOptions) {
     this.idleMs = o.cfg.POLL_INTERVAL_MS;
@@ -188,6 +188,7 @@ export class Worker {
 
     entry.promise = (async () => {
       const t0 = Date.now();
+      let supersededBy: string | null = null;
       try {
         const stats = await executeTask(pool, this.o.embedder, lease, {
           signal: controller.signal,
@@ -197,14 +198,22 @@ export class Worker {
           beforeSwitch: () => {
             entry.switching = true;
           },
+          superseded: (reason) => {
+            supersededBy = reason;
+          },
         }, {
           batchSize: cfg.EMBED_BATCH_SIZE,
           batchMaxBytes: cfg.EMBED_BATCH_MAX_BYTES,
           faultAfterChunkBatch: cfg.FAULT_AFTER_CHUNK_BATCH,
           faultBeforeIndexSwitch: cfg.FAULT_BEFORE_INDEX_SWITCH,
         });
-        this.stats.succeeded++;
-        log.info({ taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, ms: Date.now() - t0, ...stats }, "task succeeded");
+        if (supersededBy !== null) {
+          this.stats.superseded++;
+          log.info({ taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, reason: supersededBy }, "task superseded at its switch; nothing written");
+        } else {
+          this.stats.succeeded++;
+          log.info({ taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, ms: Date.now() - t0, ...stats }, "task succeeded");
+        }
       } catch (err) {
         if (entry.lost || err instanceof LeaseLostError) {
           log.warn({ taskId: lease.taskId, leaseAttempt: lease.leaseAttempt }, "LOST_LEASE: stopped without writing");

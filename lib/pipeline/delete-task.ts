@@ -18,6 +18,7 @@ export async function runDeleteTask({ pool, lease, hooks }: TaskContext): Promis
     hooks.beforeSwitch?.();
     if (!doc || doc.deleted_at === null || doc.business_version > lease.versionNumber) {
       await supersedeHeld(tx, lease, "document republished after the delete was requested", doc?.business_version ?? 0);
+      hooks.superseded?.("document republished after the delete was requested");
       return;
     }
     await tx.query(`DELETE FROM search_pointers WHERE document_id = $1`, [lease.documentId]);

@@ -119,7 +119,9 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
     // the lease lapse); from here the task row is ours and this transaction's fence decides.
     hooks.beforeSwitch?.();
     if (!doc || doc.deleted_at !== null || doc.business_version > lease.versionNumber) {
-      await supersedeHeld(tx, lease, doc?.deleted_at ? "document deleted" : "a newer version was published", doc?.business_version ?? 0);
+      const reason = doc?.deleted_at ? "document deleted" : "a newer version was published";
+      await supersedeHeld(tx, lease, reason, doc?.business_version ?? 0);
+      hooks.superseded?.(reason);
       outcome = null;
       return;
     }

@@ -23,6 +23,8 @@ export type PipelineHooks = {
    * decides; a heartbeat racing with it (and losing to its commit) must not count as lease loss.
    */
   beforeSwitch?: () => void;
+  /** The task ended as a recorded no-op (SUPERSEDED under the document lock), with the reason. */
+  superseded?: (reason: string) => void;
 };
 
 export type TaskContext = { pool: pg.Pool; embedder: Embedder; lease: Lease; hooks: PipelineHooks; opts: PipelineOptions };

@@ -79,4 +79,19 @@ describe("worker slots", () => {
     }
     expect((await t.pool.query(`SELECT attempts FROM index_tasks WHERE task_id = $1`, [task.taskId])).rows[0].attempts).toBe(1);
   });
+
+  it("a task that ends as a recorded no-op at its switch is counted and logged as superseded, not as a success", async () => {
+    const v1 = await pub("noop");
+    await pub("noop-other");
+    await t.pool.query(`UPDATE documents SET business_version = business_version + 1 WHERE key = 'noop'`);
+    const w = testWorker(t, "w-noop", {}, 1);
+    await w.start();
+    try {
+      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUPERSEDED'`, [v1.taskId])).rowCount);
+      await waitFor(async () => w.stats.succeeded === 1);
+    } finally {
+      await w.stop(2000);
+    }
+    expect(w.stats).toMatchObject({ superseded: 1, succeeded: 1 });
+  });
 });
