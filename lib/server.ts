@@ -2,7 +2,7 @@ import "server-only";
 import { loadConfig, type Config } from "./config";
 import { getPool } from "./db/pool";
 import { createEmbedder } from "./embedding";
-import type { Embedder } from "./embedding/types";
+import { spaceOf, type Embedder } from "./embedding/types";
 
 // Process-wide singletons for route handlers (one pool, one embedder per server process).
 let cfg: Config | undefined;
@@ -12,7 +12,4 @@ export const serverConfig = () => (cfg ??= loadConfig());
 export const db = () => getPool();
 export const serverEmbedder = () => (embedder ??= createEmbedder(serverConfig()));
 /** Model and dimensions this server embeds queries with; rollback and unpin only choose index versions built in it. */
-export const embeddingSpace = () => {
-  const e = serverEmbedder();
-  return { model: e.model, dimensions: e.dimensions };
-};
+export const embeddingSpace = () => spaceOf(serverEmbedder());

@@ -1,8 +1,6 @@
 import type pg from "pg";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
-
-/** Model and dimensions queries are embedded with: a search version built in another space is not served. */
-export type EmbeddingSpace = { model: string; dimensions: number };
+import type { EmbeddingSpace } from "../embedding/types";
 import { badRequest } from "../http/errors";
 
 export type DocumentSummary = {

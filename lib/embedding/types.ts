@@ -8,6 +8,13 @@ export interface Embedder {
   unavailableForMs?(): number;
 }
 
+/** Model and dimensions: vectors are comparable only within one space. */
+export type EmbeddingSpace = { model: string; dimensions: number };
+
+export function spaceOf(e: Embedder): EmbeddingSpace {
+  return { model: e.model, dimensions: e.dimensions };
+}
+
 export function toVectorLiteral(v: number[]): string {
   return `[${v.join(",")}]`;
 }
