@@ -4,6 +4,7 @@ import { withTransaction, run } from "../db/pool";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import { ApiError } from "../http/errors";
+import { removeFromSearch } from "../pipeline/pointer";
 import { TASK_TYPES, type DocumentState } from "../domain/constants";
 
 export type PublishInput = {
@@ -121,8 +122,7 @@ async function publishInTx(tx: pg.PoolClient, input: PublishInput, checksum: str
     if (doc.deleted_at !== null) {
       // Publishing after a delete supersedes the DELETE (below), so do its work here: the deleted
       // version must not become visible again while the new one is being indexed.
-      await tx.query(`DELETE FROM search_pointers WHERE document_id = $1`, [doc.id]);
-      await tx.query(`UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE document_id = $1 AND status IN ('ACTIVE', 'READY', 'BUILDING')`, [doc.id]);
+      await removeFromSearch(tx, doc.id);
     }
     // A re-publish wins over everything older, a pending DELETE included.
     await run(tx, supersedeOlderTasks(doc.id, versionNumber, input.actor, TASK_TYPES));

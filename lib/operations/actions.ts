@@ -3,9 +3,9 @@ import { withTransaction, run } from "../db/pool";
 import { notifyTasks } from "../queue/sql";
 import { lockDocument as lockDocumentRow } from "../queue/engine";
 import { ApiError } from "../http/errors";
+import { movePointer } from "../pipeline/pointer";
 
-/** The embedding space a search query lives in: index versions outside it cannot serve. */
-export type EmbeddingSpace = { model: string; dimensions: number };
+import type { EmbeddingSpace } from "../embedding/types";
 
 /**
  * A DEAD task is obsolete when the document moved on without it: an INDEX/REINDEX of a version
@@ -167,21 +167,6 @@ async function completeIndexVersion(tx: pg.PoolClient, documentId: string, versi
   ).rows[0];
 }
 
-/** Point the document's search pointer at `target` (activating it, retiring what it showed). */
-async function movePointer(tx: pg.PoolClient, doc: { id: string; tenant: string }, target: { id: string }, version: number, current: { index_version_id: string } | undefined, pin: { by: string; reason: string } | null) {
-  await tx.query(
-    `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number, pinned, pinned_by, pinned_reason, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now())
-     ON CONFLICT (document_id) DO UPDATE SET index_version_id = EXCLUDED.index_version_id, version_number = EXCLUDED.version_number,
-       pinned = EXCLUDED.pinned, pinned_by = EXCLUDED.pinned_by, pinned_reason = EXCLUDED.pinned_reason, updated_at = now()`,
-    [doc.id, doc.tenant, target.id, version, pin !== null, pin?.by ?? null, pin?.reason ?? null],
-  );
-  if (current && current.index_version_id !== target.id) {
-    await tx.query(`UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE id = $1 AND status = 'ACTIVE'`, [current.index_version_id]);
-  }
-  await tx.query(`UPDATE index_versions SET status = 'ACTIVE', activated_at = now(), retired_at = NULL WHERE id = $1`, [target.id]);
-}
-
 /**
  * Point search back at an earlier complete index version still within retention, and pin it
  * there until the next publish (or an explicit unpin). Only versions built in the embedding
@@ -212,7 +197,7 @@ export async function rollback(pool: pg.Pool, tenant: string, key: string, toVer
       }
       throw new ApiError(409, "ROLLBACK_UNAVAILABLE", `no complete index version of v${toVersion} is within retention`);
     }
-    await movePointer(tx, { id: d.id, tenant }, target, toVersion, cur, { by: actor.subject, reason });
+    await movePointer(tx, { id: d.id, tenantId: tenant }, { indexVersionId: target.id, versionNumber: toVersion }, cur?.index_version_id ?? null, { by: actor.subject, reason });
     await audit(tx, actor, "document.rollback", { type: "document", id: `${tenant}/${key}`, tenant }, reason, { from: cur?.version_number ?? null, to: toVersion });
     return { tenant, key, searchVersion: toVersion, pinned: true };
   });
@@ -259,7 +244,7 @@ export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: A
     await tx.query(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1`, [d.id]);
     let searchVersion = cur.version_number;
     if (best) {
-      if (best.id !== cur.index_version_id) await movePointer(tx, { id: d.id, tenant }, best, d.business_version, cur, null);
+      if (best.id !== cur.index_version_id) await movePointer(tx, { id: d.id, tenantId: tenant }, { indexVersionId: best.id, versionNumber: d.business_version }, cur.index_version_id);
       searchVersion = d.business_version;
     }
     await audit(tx, actor, "document.unpin", target, null, { wasPinned: true, from: cur.version_number, to: searchVersion, taskId });

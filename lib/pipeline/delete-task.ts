@@ -1,6 +1,7 @@
 import { withTransaction } from "../db/pool";
 import { complete, lockDocument, lockHeld, supersedeHeld } from "../queue/engine";
 import type { TaskContext } from "./run";
+import { removeFromSearch } from "./pointer";
 
 /**
  * DELETE is bound to the business version it was requested for (task.version_number). In one
@@ -21,8 +22,7 @@ export async function runDeleteTask({ pool, lease, hooks }: TaskContext): Promis
       hooks.superseded?.("document republished after the delete was requested");
       return;
     }
-    await tx.query(`DELETE FROM search_pointers WHERE document_id = $1`, [lease.documentId]);
-    await tx.query(`UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE document_id = $1 AND status IN ('ACTIVE', 'READY', 'BUILDING')`, [lease.documentId]);
+    await removeFromSearch(tx, lease.documentId);
     await complete(tx, lease, null);
   });
   return null;

@@ -8,6 +8,7 @@ import { parseDocumentAsync } from "./parse";
 import { chunkSections, CHUNKER_VERSION, type Chunk } from "./chunker";
 import { faultOn } from "../config";
 import { manifestOf, verifyIndexVersion } from "./integrity";
+import { movePointer } from "./pointer";
 import type { TaskContext } from "./run";
 
 type Record_ = Chunk & { level: number };
@@ -161,18 +162,7 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
     ).rows[0];
     // Forward only: never to a version older than the one shown, and never over an operator pin.
     const move = !ptr || (!ptr.pinned && ptr.version_number <= lease.versionNumber);
-    if (move) {
-      await tx.query(
-        `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number, updated_at)
-         VALUES ($1, $2, $3, $4, now())
-         ON CONFLICT (document_id) DO UPDATE SET index_version_id = EXCLUDED.index_version_id, version_number = EXCLUDED.version_number, updated_at = now()`,
-        [lease.documentId, lease.tenantId, ivId, lease.versionNumber],
-      );
-      await tx.query(`UPDATE index_versions SET status = 'ACTIVE', activated_at = now() WHERE id = $1`, [ivId]);
-      if (ptr && ptr.index_version_id !== ivId) {
-        await tx.query(`UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE id = $1 AND status = 'ACTIVE'`, [ptr.index_version_id]);
-      }
-    }
+    if (move) await movePointer(tx, { id: lease.documentId, tenantId: lease.tenantId }, { indexVersionId: ivId, versionNumber: lease.versionNumber }, ptr?.index_version_id ?? null);
     if (faultOn(opts.faultBeforeIndexSwitch)) die("FAULT_BEFORE_INDEX_SWITCH");
     await complete(tx, lease, stats);
   });

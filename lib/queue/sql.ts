@@ -263,6 +263,51 @@ RETURNING task_id::text`,
   };
 }
 
+/**
+ * Point a document's search at an index version. Every writer of the pointer goes through this
+ * one statement (the switch, rollback, unpin, the reconciler); `pinned` is set by rollback only.
+ * Callers hold the document row lock (lock order), which is what makes the move atomic for readers.
+ */
+export function pointSearchAt(documentId: string, tenantId: string, indexVersionId: string, versionNumber: number, pin: { by: string; reason: string } | null): Statement {
+  return {
+    text: `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number, pinned, pinned_by, pinned_reason, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+ON CONFLICT (document_id) DO UPDATE
+   SET index_version_id = EXCLUDED.index_version_id, version_number = EXCLUDED.version_number,
+       pinned = EXCLUDED.pinned, pinned_by = EXCLUDED.pinned_by, pinned_reason = EXCLUDED.pinned_reason, updated_at = now()`,
+    values: [documentId, tenantId, indexVersionId, versionNumber, pin !== null, pin?.by ?? null, pin?.reason ?? null],
+  };
+}
+
+/** The version search now reads becomes ACTIVE (a rolled-back-to version loses its retirement). */
+export function activateIndexVersion(indexVersionId: string): Statement {
+  return {
+    text: `UPDATE index_versions SET status = 'ACTIVE', activated_at = now(), retired_at = NULL WHERE id = $1`,
+    values: [indexVersionId],
+  };
+}
+
+/** The version search stopped reading is kept for rollback until retention ends. */
+export function retireIndexVersion(indexVersionId: string): Statement {
+  return {
+    text: `UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE id = $1 AND status = 'ACTIVE'`,
+    values: [indexVersionId],
+  };
+}
+
+/** Take a document out of search (DELETE, or a publish that supersedes a pending one). */
+export function dropSearchPointer(documentId: string): Statement {
+  return { text: `DELETE FROM search_pointers WHERE document_id = $1`, values: [documentId] };
+}
+
+/** Every index version of a removed document is retired (kept for the retention window). */
+export function retireDocumentIndexVersions(documentId: string): Statement {
+  return {
+    text: `UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE document_id = $1 AND status IN ('ACTIVE', 'READY', 'BUILDING')`,
+    values: [documentId],
+  };
+}
+
 /** Wake idle workers at once; polling remains the fallback where NOTIFY does not arrive. */
 export function notifyTasks(): Statement {
   return { text: `SELECT pg_notify('indexwright_tasks', '')`, values: [] };

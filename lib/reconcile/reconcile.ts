@@ -2,6 +2,8 @@ import type pg from "pg";
 import { log } from "../log";
 import { ANOMALY_ACTION, ANOMALY_KIND, ANOMALY_KINDS, type AnomalyAction, type AnomalyKind } from "../domain/constants";
 import { loadReconcileConfig, type ReconcileConfig } from "./config";
+import { movePointer } from "../pipeline/pointer";
+import type { EmbeddingSpace } from "../embedding/types";
 
 /**
  * The reconciler: one pass finds state that no normal path will fix by itself (expired leases
@@ -30,7 +32,6 @@ export const RECONCILER_LOCK_KEY = 7_264_912_001;
 /** Actor on task events and task rows the reconciler writes. */
 export const RECONCILER_ACTOR = "reconciler";
 
-export type EmbeddingSpace = { model: string; dimensions: number };
 
 export type ReconcileOptions = {
   /** Who runs the pass (the worker id), recorded on the pass row. */
@@ -474,16 +475,7 @@ class Pass {
       log.warn({ indexVersionId: ivId, stored, expected: iv.expected_chunk_count }, "reconciler: READY index version failed its completeness check; not switched");
       return null;
     }
-    await tx.query(
-      `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number, updated_at)
-       VALUES ($1, $2, $3, $4, now())
-       ON CONFLICT (document_id) DO UPDATE SET index_version_id = EXCLUDED.index_version_id, version_number = EXCLUDED.version_number, updated_at = now()`,
-      [doc.id, doc.tenant_id, ivId, iv.version_number],
-    );
-    await tx.query(`UPDATE index_versions SET status = 'ACTIVE', activated_at = now(), retired_at = NULL WHERE id = $1`, [ivId]);
-    if (ptr && ptr.index_version_id !== ivId) {
-      await tx.query(`UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE id = $1 AND status = 'ACTIVE'`, [ptr.index_version_id]);
-    }
+    await movePointer(tx, { id: doc.id, tenantId: doc.tenant_id }, { indexVersionId: ivId, versionNumber: iv.version_number }, ptr?.index_version_id ?? null);
     return { indexVersionId: ivId, fromVersion: ptr?.version_number ?? null, toVersion: iv.version_number, retiredIndexVersionId: ptr && ptr.index_version_id !== ivId ? ptr.index_version_id : null };
   }
 

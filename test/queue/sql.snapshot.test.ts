@@ -16,6 +16,11 @@ describe("hot-path SQL", () => {
       releaseTask: sql.releaseTask("42", "worker-a", 3),
       supersedeOlderTasks: sql.supersedeOlderTasks("doc-id", 5, "token:bootstrap", ["INDEX", "REINDEX", "DELETE"]),
       notifyTasks: sql.notifyTasks(),
+      pointSearchAt: sql.pointSearchAt("doc-id", "acme", "iv-id", 3, { by: "token:bootstrap", reason: "bad edit" }),
+      activateIndexVersion: sql.activateIndexVersion("iv-id"),
+      retireIndexVersion: sql.retireIndexVersion("iv-id"),
+      dropSearchPointer: sql.dropSearchPointer("doc-id"),
+      retireDocumentIndexVersions: sql.retireDocumentIndexVersions("doc-id"),
     };
     const exported = Object.entries(sql).filter(([, v]) => typeof v === "function").map(([k]) => k).sort();
     expect(Object.keys(rendered).sort()).toEqual(exported);
