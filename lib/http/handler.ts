@@ -79,24 +79,24 @@ function requireJsonContentType(req: Request): void {
 /** Reads a JSON body: size-capped while streaming, strict UTF-8, JSON content type; malformed JSON is a 400, never a 500. */
 export async function readJson(req: Request, maxBytes: number): Promise<unknown> {
   const bytes = await readBody(req, maxBytes);
-  return parseJson(req, bytes);
-}
-
-function parseJson(req: Request, bytes: Buffer): unknown {
   if (bytes.length === 0) throw new ApiError(400, "INVALID_JSON", "request body is empty");
   requireJsonContentType(req);
-  const text = decodeUtf8(bytes);
+  return parseJson(decodeUtf8(bytes));
+}
+
+/** Like readJson, but an absent/empty body is `{}` (for actions whose fields are all optional). */
+export async function readOptionalJson(req: Request, maxBytes: number): Promise<unknown> {
+  const text = decodeUtf8(await readBody(req, maxBytes));
+  if (!text.trim()) return {};
+  requireJsonContentType(req);
+  return parseJson(text);
+}
+
+function parseJson(text: string): unknown {
   if (!text.trim()) throw new ApiError(400, "INVALID_JSON", "request body is empty");
   try {
     return JSON.parse(text);
   } catch {
     throw new ApiError(400, "INVALID_JSON", "request body is not valid JSON");
   }
-}
-
-/** Like readJson, but an absent/empty body is `{}` (for actions whose fields are all optional). */
-export async function readOptionalJson(req: Request, maxBytes: number): Promise<unknown> {
-  const bytes = await readBody(req, maxBytes);
-  if (!decodeUtf8(bytes).trim()) return {};
-  return parseJson(req, bytes);
 }
