@@ -48,10 +48,12 @@ export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; h
   }
   if (o.embeddingReuseRate !== null) reuse.set(Number(o.embeddingReuseRate));
   workers.set(o.workers.length);
-  for (const k of o.reconciler.kinds) reconcileFindings.set({ kind: k.kind }, k.found);
+  // Metrics are rendered for the fleet only (the route refuses tenant-limited callers).
+  const rec = o.reconciler!;
+  for (const k of rec.kinds) reconcileFindings.set({ kind: k.kind }, k.found);
   reconcileActions.reset();
-  for (const t of o.reconciler.totals) reconcileActions.inc({ kind: t.kind, action: t.action }, t.count);
+  for (const t of rec.totals) reconcileActions.inc({ kind: t.kind, action: t.action }, t.count);
   reconcilePassAge.reset();
-  if (o.reconciler.lastPass) reconcilePassAge.set(Math.max(0, (Date.parse(o.generatedAt) - Date.parse(o.reconciler.lastPass.startedAt)) / 1000));
+  if (rec.lastPass) reconcilePassAge.set(Math.max(0, (Date.parse(o.generatedAt) - Date.parse(rec.lastPass.startedAt)) / 1000));
   return { body: await registry.metrics(), contentType: registry.contentType };
 }

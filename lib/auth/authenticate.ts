@@ -4,7 +4,7 @@ import { getPool } from "../db/pool";
 import { ApiError } from "../http/errors";
 import { assertSameOrigin } from "../http/origin";
 import { SESSION_COOKIE, cookieValue, principalForSession, type Identity } from "./session";
-import { hasRole, canSeeTenant, principalOf, type Principal } from "./principal";
+import { hasRole, canSeeTenant, bootstrapPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
 import type { Role } from "../domain/constants";
 
 export function hashToken(token: string): string {
@@ -20,25 +20,26 @@ function safeEqual(a: string, b: string): boolean {
 /** Resolves a bearer token (bootstrap or stored) to a principal and the owner a session would record. */
 export async function identityForToken(token: string): Promise<Identity | null> {
   const bootstrap = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
-  if (bootstrap && safeEqual(token, bootstrap)) return { principal: principalOf("token:bootstrap", "admin", null), owner: { kind: "bootstrap" } };
-  const { rows } = await getPool().query<{ id: string; name: string; role: Role; tenants: string[] }>(
+  if (bootstrap && safeEqual(token, bootstrap)) return { principal: bootstrapPrincipal(), owner: { kind: "bootstrap" } };
+  const { rows } = await getPool().query<TokenRow & { id: string }>(
     // last_used_at is written at most once a minute per token, not on every request.
-    `WITH t AS (SELECT id, name, role, tenants, last_used_at FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),
+    `WITH t AS (SELECT * FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),
           touched AS (UPDATE api_tokens SET last_used_at = now()
                        WHERE id IN (SELECT id FROM t WHERE last_used_at IS NULL OR last_used_at < now() - interval '1 minute'))
-     SELECT id, name, role, tenants FROM t`,
+     SELECT t.id, ${TOKEN_ROW_COLUMNS} FROM t LEFT JOIN users u ON u.id = t.user_id`,
     [hashToken(token)],
   );
   const t = rows[0];
-  if (!t) return null;
-  return { principal: principalOf(`token:${t.name}`, t.role, t.tenants), owner: { kind: "token", tokenId: t.id } };
+  const principal = t ? tokenPrincipal(t) : null;
+  if (!t || !principal) return null;
+  return { principal, owner: { kind: "token", tokenId: t.id } };
 }
 
 /**
  * Bearer token for machines, session cookie for people. Cookie-authenticated mutations
  * must come from our own origin (CSRF); bearer requests carry no ambient credentials.
  */
-export async function authenticate(req: Request, opts: { role?: Role; tenant?: string } = {}): Promise<Principal> {
+export async function authenticate(req: Request, opts: { role?: Role; tenant?: string; fleet?: boolean } = {}): Promise<Principal> {
   let principal: Principal | null = null;
   const auth = req.headers.get("authorization");
   if (auth) {
@@ -53,5 +54,7 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
   }
   if (opts.role && !hasRole(principal, opts.role)) throw new ApiError(403, "FORBIDDEN", `requires role ${opts.role} or higher`);
   if (opts.tenant && !canSeeTenant(principal, opts.tenant)) throw new ApiError(403, "FORBIDDEN", `no access to tenant ${opts.tenant}`);
+  // Fleet figures (workers, every tenant's backlog) describe other tenants' work.
+  if (opts.fleet && principal.tenants !== null) throw new ApiError(403, "FLEET_SCOPE_REQUIRED", "fleet-wide figures are for all-tenant accounts");
   return principal;
 }

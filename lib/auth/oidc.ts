@@ -3,7 +3,7 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type pg from "pg";
 import * as oidc from "openid-client";
 import { z } from "zod";
-import { ROLES, type Role } from "../domain/constants";
+import { ROLES, TENANT_PATTERN, type Role } from "../domain/constants";
 import type { SessionOwner } from "./session";
 import { isHttps, publicOrigin } from "../http/origin";
 import { withTransaction } from "../db/pool";
@@ -24,6 +24,16 @@ const envSchema = z.object({
   // admin must add them first (by email) on the Admin page.
   OIDC_DEFAULT_ROLE: z.enum(ROLES).optional(),
   OIDC_ALLOWED_DOMAINS: z.string().optional(),
+  // Tenants a person created at first sign-in gets: a comma list, or "*" for all. Unset means none,
+  // so a new person sees nothing until an admin grants tenants.
+  OIDC_DEFAULT_TENANTS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(",").map((t) => t.trim()).filter(Boolean))
+    .refine((ts) => ts.every((t) => t === "*" || TENANT_PATTERN.test(t)) && (!ts.includes("*") || ts.length === 1), { message: 'a comma list of tenant names, or "*" alone' }),
+  // The ID-token claim that lists a person's groups (e.g. "groups"); they become `group:<name>`
+  // principals in search, replaced at every sign-in. Unset: groups come only from admins.
+  OIDC_GROUPS_CLAIM: z.string().min(1).max(100).optional(),
   // Plain-http issuers are refused unless this is set (local providers in development and tests).
   OIDC_ALLOW_HTTP: z.enum(["0", "1", "true", "false"]).optional(),
   INDEXWRIGHT_PUBLIC_URL: z.string().url().optional(),
@@ -36,6 +46,8 @@ export type OidcSettings = {
   displayName: string;
   scopes: string;
   defaultRole?: Role;
+  defaultTenants: string[];
+  groupsClaim?: string;
   allowedDomains: string[];
   allowHttp: boolean;
   publicUrl?: string;
@@ -52,6 +64,8 @@ export function oidcSettings(env: Record<string, string | undefined> = process.e
     displayName: e.OIDC_DISPLAY_NAME,
     scopes: e.OIDC_SCOPES,
     defaultRole: e.OIDC_DEFAULT_ROLE,
+    defaultTenants: e.OIDC_DEFAULT_TENANTS,
+    groupsClaim: e.OIDC_GROUPS_CLAIM,
     allowedDomains: (e.OIDC_ALLOWED_DOMAINS ?? "").split(",").map((d) => d.trim().toLowerCase()).filter(Boolean),
     allowHttp: e.OIDC_ALLOW_HTTP === "1" || e.OIDC_ALLOW_HTTP === "true",
     publicUrl: e.INDEXWRIGHT_PUBLIC_URL?.replace(/\/+$/, ""),
@@ -167,7 +181,16 @@ export class OidcSignInError extends Error {
   }
 }
 
-export type Claims = { iss: string; sub: string; email?: string; email_verified?: boolean };
+export type Claims = { iss: string; sub: string; email?: string; email_verified?: boolean; groups?: string[] };
+
+const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/;
+
+/** The groups claim as a list: an array of strings or one string; names that could not be ACL entries are dropped. */
+export function groupsFromClaim(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const list = Array.isArray(value) ? value : [value];
+  return [...new Set(list.filter((g): g is string => typeof g === "string" && GROUP_NAME.test(g)))].sort().slice(0, 200);
+}
 
 /** Completes a sign-in from the provider's redirect: verifies state, PKCE, nonce and the ID token. */
 export async function finishSignIn(s: OidcSettings, req: Request, flowCookie: string | undefined): Promise<{ claims: Claims; next: string }> {
@@ -191,7 +214,7 @@ export async function finishSignIn(s: OidcSettings, req: Request, flowCookie: st
   const c = tokens.claims();
   if (!c) throw new OidcSignInError("OIDC_PROVIDER_ERROR", "no ID token");
   return {
-    claims: { iss: c.iss, sub: c.sub, email: typeof c.email === "string" ? c.email.toLowerCase() : undefined, email_verified: c.email_verified === true },
+    claims: { iss: c.iss, sub: c.sub, email: typeof c.email === "string" ? c.email.toLowerCase() : undefined, email_verified: c.email_verified === true, groups: s.groupsClaim ? groupsFromClaim(c[s.groupsClaim]) ?? [] : undefined },
     next: flow.next,
   };
 }
@@ -224,13 +247,15 @@ export async function userForClaims(pool: pg.Pool, s: OidcSettings, c: Claims): 
       } else {
         if (!s.defaultRole) throw new OidcSignInError("OIDC_NO_ACCOUNT");
         const id = randomUUID();
-        await client.query(`INSERT INTO users (id, email, role, oidc_issuer, oidc_subject) VALUES ($1, $2, $3, $4, $5)`, [id, c.email, s.defaultRole, c.iss, c.sub]);
-        await audit(client, id, "user.create", { email: c.email, role: s.defaultRole, via: "oidc", issuer: c.iss });
+        await client.query(`INSERT INTO users (id, email, role, tenants, oidc_issuer, oidc_subject) VALUES ($1, $2, $3, $4, $5, $6)`, [id, c.email, s.defaultRole, s.defaultTenants, c.iss, c.sub]);
+        await audit(client, id, "user.create", { email: c.email, role: s.defaultRole, tenants: s.defaultTenants, via: "oidc", issuer: c.iss });
         user = { id, email: c.email, disabled_at: null };
         created = true;
       }
     }
     if (user.disabled_at) throw new OidcSignInError("ACCOUNT_DISABLED");
+    // The provider is the source of truth for SSO groups: what it says now replaces what it said before.
+    if (c.groups !== undefined) await client.query(`UPDATE users SET sso_groups = $2 WHERE id = $1 AND sso_groups IS DISTINCT FROM $2`, [user.id, c.groups]);
     return { owner: { kind: "user", userId: user.id } as SessionOwner, email: user.email, created };
   });
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import type pg from "pg";
-import { principalOf, type Principal } from "./principal";
+import { bootstrapPrincipal, personPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
 import { ROLES, type Role } from "../domain/constants";
 import { isHttps } from "../http/origin";
 
@@ -37,16 +37,14 @@ export async function openSession(pool: pg.Pool, owner: SessionOwner, method: Se
   return id;
 }
 
-type Row = {
+type Row = Partial<TokenRow> & {
   bootstrap_hash: string | null;
-  user_id: string | null;
+  session_user_id: string | null;
   email: string | null;
-  user_role: Role | null;
-  user_tenants: string[] | null;
+  person_role: Role | null;
+  person_tenants: string[] | null;
+  person_groups: string[] | null;
   token_id: string | null;
-  token_name: string | null;
-  token_role: Role | null;
-  token_tenants: string[] | null;
 };
 
 /**
@@ -60,18 +58,19 @@ export async function principalForSession(pool: pg.Pool, value: string | undefin
                  WHERE id_hash = $1 AND revoked_at IS NULL AND expires_at > now()),
           touched AS (UPDATE sessions SET last_seen_at = now()
                        WHERE id_hash IN (SELECT id_hash FROM s WHERE last_seen_at < now() - interval '1 minute'))
-     SELECT s.bootstrap_hash, s.user_id, u.email, u.role AS user_role, u.tenants AS user_tenants,
-            s.token_id, t.name AS token_name, t.role AS token_role, t.tenants AS token_tenants
+     SELECT s.bootstrap_hash, s.user_id AS session_user_id, p.email, p.role AS person_role, p.tenants AS person_tenants,
+            (p.groups || p.sso_groups) AS person_groups, s.token_id, ${TOKEN_ROW_COLUMNS}
        FROM s
-       LEFT JOIN users u ON u.id = s.user_id AND u.disabled_at IS NULL
-       LEFT JOIN api_tokens t ON t.id = s.token_id AND t.revoked_at IS NULL`,
+       LEFT JOIN users p ON p.id = s.user_id AND p.disabled_at IS NULL
+       LEFT JOIN api_tokens t ON t.id = s.token_id AND t.revoked_at IS NULL
+       LEFT JOIN users u ON u.id = t.user_id`,
     [sha256(value)],
   );
   const r = rows[0];
   if (!r) return null;
-  if (r.bootstrap_hash) return r.bootstrap_hash === bootstrapHash() ? principalOf("token:bootstrap", "admin", null) : null;
-  if (r.user_id) return r.email && ROLES.includes(r.user_role!) ? principalOf(`user:${r.email}`, r.user_role!, r.user_tenants) : null;
-  if (r.token_id) return r.token_name && ROLES.includes(r.token_role!) ? principalOf(`token:${r.token_name}`, r.token_role!, r.token_tenants) : null;
+  if (r.bootstrap_hash) return r.bootstrap_hash === bootstrapHash() ? bootstrapPrincipal() : null;
+  if (r.session_user_id) return r.email && ROLES.includes(r.person_role!) ? personPrincipal(r.email, r.person_role!, r.person_tenants, r.person_groups ?? []) : null;
+  if (r.token_id) return r.name && ROLES.includes(r.role!) ? tokenPrincipal(r as TokenRow) : null;
   return null;
 }
 

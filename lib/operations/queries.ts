@@ -82,20 +82,33 @@ export async function getTask(db: pg.Pool, taskId: string, tenants: string[] | n
  * Fleet figures of design §7. Every count reads a partial index (due, running, dead) or a bounded
  * window (the newest 1,000 finished tasks), never an unbounded count over all tasks.
  */
-export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number }) {
+/**
+ * The overview for a principal: all-tenant principals see the fleet (workers, backlog history, the
+ * reconciler); a tenant-limited one sees task and document figures over its own tenants only,
+ * since fleet-wide figures tell it about other tenants' work.
+ */
+export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null }) {
+  const tenants = opts.tenants ?? null;
+  const fleet = tenants === null;
+  const none = { rows: [] as never[] };
   const [queue, errors, drift, latency, workers, history, reconciler] = await Promise.all([
     db.query(
       `SELECT
-         (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()) AS due,
-         (SELECT extract(epoch FROM now() - min(next_attempt_at))::float FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()) AS oldest_due_age,
-         (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at > now()) AS waiting,
-         (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING') AS running,
-         (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until > now() AND lease_until <= now() + make_interval(secs => $1::double precision)) AS leases_expiring,
-         (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until <= now()) AS leases_expired,
-         (SELECT count(*)::int FROM index_tasks WHERE status = 'DEAD') AS dead`,
-      [opts.leaseSeconds / 3],
+         (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))) AS due,
+         (SELECT extract(epoch FROM now() - min(next_attempt_at))::float FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))) AS oldest_due_age,
+         (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at > now() AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))) AS waiting,
+         (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))) AS running,
+         (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until > now() AND lease_until <= now() + make_interval(secs => $1::double precision) AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))) AS leases_expiring,
+         (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until <= now() AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))) AS leases_expired,
+         (SELECT count(*)::int FROM index_tasks WHERE status = 'DEAD' AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))) AS dead`,
+      [opts.leaseSeconds / 3, tenants],
     ),
-    db.query(`SELECT error_code, status, count(*)::int AS n FROM index_tasks WHERE status IN ('DEAD', 'RETRY_WAIT') AND error_code IS NOT NULL GROUP BY error_code, status ORDER BY n DESC`),
+    db.query(
+      `SELECT error_code, status, count(*)::int AS n FROM index_tasks
+        WHERE status IN ('DEAD', 'RETRY_WAIT') AND error_code IS NOT NULL AND ($1::text[] IS NULL OR tenant_id = ANY($1::text[]))
+        GROUP BY error_code, status ORDER BY n DESC`,
+      [tenants],
+    ),
     db.query(
       `SELECT count(*)::int AS drift,
               count(*) FILTER (WHERE lt.status = 'RESOLVED')::int AS acknowledged,
@@ -103,7 +116,8 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
          FROM documents d
          JOIN document_versions dv ON dv.document_id = d.id AND dv.version_number = d.business_version
          LEFT JOIN LATERAL (SELECT status FROM index_tasks t WHERE t.document_id = d.id AND t.version_number = d.business_version AND t.task_type IN ('INDEX', 'REINDEX') ORDER BY t.task_id DESC LIMIT 1) lt ON true
-        WHERE d.drifted`,
+        WHERE d.drifted AND ($1::text[] IS NULL OR d.tenant_id = ANY($1::text[]))`,
+      [tenants],
     ),
     db.query(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) AS p95,
@@ -111,24 +125,26 @@ export async function overview(db: pg.Pool, opts: { leaseSeconds: number; heartb
               avg(chunks_total)::float AS chunks_per_task, avg(batches_sent)::float AS batches_per_task,
               CASE WHEN sum(chunks_total) > 0 THEN sum(chunks_reused)::float / sum(chunks_total) END AS reuse_rate
          FROM (SELECT extract(epoch FROM t.finished_at - t.created_at) AS s, t.chunks_total, t.chunks_reused, t.batches_sent
-                 FROM index_tasks t WHERE t.status = 'SUCCEEDED' AND t.task_type IN ('INDEX', 'REINDEX')
+                 FROM index_tasks t WHERE t.status = 'SUCCEEDED' AND t.task_type IN ('INDEX', 'REINDEX') AND ($1::text[] IS NULL OR t.tenant_id = ANY($1::text[]))
                 ORDER BY t.status, t.task_id DESC LIMIT 1000) recent`,
+      [tenants],
     ),
-    db.query(
+    fleet ? db.query(
       `SELECT id, host, pid, concurrency, started_at, last_heartbeat_at, current_tasks::text[] AS current_tasks
          FROM workers WHERE stopped_at IS NULL AND last_heartbeat_at > now() - make_interval(secs => $1::double precision)
         ORDER BY id LIMIT 500`,
       [Math.max(opts.heartbeatSeconds * 3, 30)],
-    ),
-    db.query(`SELECT taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds FROM backlog_snapshots WHERE taken_at > now() - interval '24 hours' ORDER BY taken_at LIMIT 1500`),
+    ) : none,
+    fleet ? db.query(`SELECT taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds FROM backlog_snapshots WHERE taken_at > now() - interval '24 hours' ORDER BY taken_at LIMIT 1500`) : none,
     // The newest reconciler pass: one row by primary key, whatever the history holds.
-    latestPass(db),
+    fleet ? latestPass(db) : null,
   ]);
   const q = queue.rows[0];
   const l = latency.rows[0];
   const dr = drift.rows[0];
   return {
     generatedAt: new Date().toISOString(),
+    scope: fleet ? ("fleet" as const) : ("tenants" as const),
     queue: {
       due: q.due,
       oldestDueAgeSeconds: q.oldest_due_age,

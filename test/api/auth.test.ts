@@ -45,7 +45,7 @@ describe("sign-in", () => {
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     const value = /iw_session=([^;]+)/.exec(cookie)![1];
-    expect(await principalForSession(t.pool, value)).toEqual({ subject: "user:admin@example.com", role: "admin", tenants: null });
+    expect(await principalForSession(t.pool, value)).toEqual({ subject: "user:admin@example.com", kind: "person", role: "admin", tenants: null, principals: ["user:admin@example.com"], capabilities: [] });
     // The cookie is an opaque random id; the database keeps only its hash.
     expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const stored = await t.pool.query(`SELECT id_hash, method FROM sessions`);
@@ -100,12 +100,12 @@ describe("admin: tokens and users", () => {
   });
 
   it("creates, disables and re-enables a user; duplicate emails are 409; weak passwords 400", async () => {
-    const weak = await R.users.POST(req("POST", { email: "op@example.com", password: "short", role: "operator" }, bearer(BOOT)), ctx());
+    const weak = await R.users.POST(req("POST", { email: "op@example.com", password: "short", role: "operator", tenants: ["*"] }, bearer(BOOT)), ctx());
     expect(weak.status).toBe(400);
-    const u = await R.users.POST(req("POST", { email: "op@example.com", password: "a long enough password", role: "operator" }, bearer(BOOT)), ctx());
+    const u = await R.users.POST(req("POST", { email: "op@example.com", password: "a long enough password", role: "operator", tenants: ["*"] }, bearer(BOOT)), ctx());
     expect(u.status).toBe(201);
     const { id } = await u.json();
-    expect((await R.users.POST(req("POST", { email: "OP@example.com", password: "a long enough password", role: "viewer" }, bearer(BOOT)), ctx())).status).toBe(409);
+    expect((await R.users.POST(req("POST", { email: "OP@example.com", password: "a long enough password", role: "viewer", tenants: ["*"] }, bearer(BOOT)), ctx())).status).toBe(409);
     const signin = (ip: string) => R.signin.POST(req("POST", { email: "op@example.com", password: "a long enough password" }, { "x-forwarded-for": ip }), ctx());
     expect((await signin("10.2.0.1")).status).toBe(200);
     await R.user.PATCH(req("PATCH", { disabled: true }, bearer(BOOT)), ctx({ id }));
@@ -161,13 +161,13 @@ describe("sessions live in the database", () => {
   });
 
   it("a role change applies to open sessions at once; disabling the user or resetting the password ends them", async () => {
-    const u = await (await R.users.POST(req("POST", { email: "live@example.com", password: "a long enough password", role: "operator" }, bearer(BOOT)), ctx())).json();
+    const u = await (await R.users.POST(req("POST", { email: "live@example.com", password: "a long enough password", role: "operator", tenants: ["*"] }, bearer(BOOT)), ctx())).json();
     const signin = async (ip: string) => cookieOf(await R.signin.POST(req("POST", { email: "live@example.com", password: "a long enough password" }, { "x-forwarded-for": ip }), ctx()));
     const c1 = await signin("10.4.0.1");
     const c2 = await signin("10.4.0.2");
     expect((await principalForSession(t.pool, c1))!.role).toBe("operator");
     await R.user.PATCH(req("PATCH", { role: "viewer", tenants: ["a"] }, bearer(BOOT)), ctx({ id: u.id }));
-    expect(await principalForSession(t.pool, c1)).toEqual({ subject: "user:live@example.com", role: "viewer", tenants: ["a"] });
+    expect(await principalForSession(t.pool, c1)).toEqual({ subject: "user:live@example.com", kind: "person", role: "viewer", tenants: ["a"], principals: ["user:live@example.com"], capabilities: [] });
     const listed = (await (await R.users.GET(req("GET", undefined, bearer(BOOT)), ctx())).json()).items.find((x: any) => x.id === u.id);
     expect(listed.activeSessions).toBe(2);
 
@@ -186,7 +186,7 @@ describe("sessions live in the database", () => {
   });
 
   it("'sign out everywhere' ends every session of a user and is audited", async () => {
-    const u = await (await R.users.POST(req("POST", { email: "roam@example.com", password: "a long enough password", role: "viewer" }, bearer(BOOT)), ctx())).json();
+    const u = await (await R.users.POST(req("POST", { email: "roam@example.com", password: "a long enough password", role: "viewer", tenants: ["*"] }, bearer(BOOT)), ctx())).json();
     const c = cookieOf(await R.signin.POST(req("POST", { email: "roam@example.com", password: "a long enough password" }, { "x-forwarded-for": "10.5.0.1" }), ctx()));
     const res = await (await R.user.PATCH(req("PATCH", { signOut: true }, bearer(BOOT)), ctx({ id: u.id }))).json();
     expect(res.sessionsEnded).toBe(1);
@@ -196,9 +196,9 @@ describe("sessions live in the database", () => {
   });
 
   it("revoking a token ends the dashboard sessions opened with it", async () => {
-    const { id, token } = await (await R.tokens.POST(req("POST", { name: "ops-laptop", role: "operator" }, bearer(BOOT)), ctx())).json();
+    const { id, token } = await (await R.tokens.POST(req("POST", { name: "ops-laptop", role: "operator", tenants: ["*"] }, bearer(BOOT)), ctx())).json();
     const c = cookieOf(await R.signin.POST(req("POST", { token }, { "x-forwarded-for": "10.6.0.1" }), ctx()));
-    expect(await principalForSession(t.pool, c)).toEqual({ subject: "token:ops-laptop", role: "operator", tenants: null });
+    expect(await principalForSession(t.pool, c)).toEqual({ subject: "token:ops-laptop", kind: "application", role: "operator", tenants: null, principals: [], capabilities: [] });
     await R.token.DELETE(req("DELETE", undefined, bearer(BOOT)), ctx({ id }));
     expect(await docsWith(c)).toBe(401);
   });

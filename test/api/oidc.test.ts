@@ -71,7 +71,7 @@ async function ssoSignIn(email: string, form: Record<string, string> = {}, next 
 }
 
 async function createUser(email: string, role = "operator") {
-  const r = await R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify({ email, password: "a long enough password", role }) }), ctx());
+  const r = await R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify({ email, password: "a long enough password", role, tenants: ["*"] }) }), ctx());
   expect(r.status).toBe(201);
   return (await r.json()).id as string;
 }
@@ -84,7 +84,7 @@ describe("OIDC sign-in", () => {
     expect(res.headers.get("location")).toBe("/documents?state=DEAD");
     expect(cookieFrom(res, "iw_oidc")).toBe(""); // the flow cookie is cleared
     const session = cookieFrom(res, "iw_session")!;
-    expect(await principalForSession(t.pool, session)).toEqual({ subject: "user:ops@corp.example", role: "operator", tenants: null });
+    expect(await principalForSession(t.pool, session)).toEqual({ subject: "user:ops@corp.example", kind: "person", role: "operator", tenants: null, principals: ["user:ops@corp.example"], capabilities: [] });
     const u = (await t.pool.query(`SELECT oidc_issuer, oidc_subject FROM users WHERE id = $1`, [id])).rows[0];
     expect(u.oidc_issuer).toBe(idp.issuer);
     expect(u.oidc_subject).toMatch(/^fake\|/);
@@ -112,6 +112,43 @@ describe("OIDC sign-in", () => {
     expect(rows).toEqual([{ password_hash: null }]); // no password: they can only come in through SSO
     const listed = (await (await R.users.GET(new Request("http://dash.local/x", { headers: bearer }), ctx())).json()).items.find((u: any) => u.email === "newbie@corp.example");
     expect(listed).toMatchObject({ sso: true, activeSessions: 2 });
+  });
+
+  it("a person created at first sign-in gets no tenants unless OIDC_DEFAULT_TENANTS names them", async () => {
+    process.env.OIDC_DEFAULT_ROLE = "viewer";
+    delete process.env.OIDC_DEFAULT_TENANTS;
+    const none = await ssoSignIn("fresh@corp.example");
+    expect(await principalForSession(t.pool, cookieFrom(none.res, "iw_session"))).toMatchObject({ subject: "user:fresh@corp.example", tenants: [] });
+    process.env.OIDC_DEFAULT_TENANTS = "handbook, wiki";
+    const some = await ssoSignIn("fresh2@corp.example");
+    expect(await principalForSession(t.pool, cookieFrom(some.res, "iw_session"))).toMatchObject({ tenants: ["handbook", "wiki"] });
+    process.env.OIDC_DEFAULT_TENANTS = "*";
+    const all = await ssoSignIn("fresh3@corp.example");
+    expect(await principalForSession(t.pool, cookieFrom(all.res, "iw_session"))).toMatchObject({ tenants: null });
+    delete process.env.OIDC_DEFAULT_TENANTS;
+    const { oidcSettings } = await import("../../lib/auth/oidc");
+    expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_TENANTS: "*,hr" })).toThrow(/OIDC_DEFAULT_TENANTS/);
+    expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_TENANTS: "Bad Tenant" })).toThrow(/OIDC_DEFAULT_TENANTS/);
+  });
+
+  it("OIDC_GROUPS_CLAIM: the provider's groups become group: principals, replaced at every sign-in; admin-assigned groups stay", async () => {
+    const id = await createUser("grouped@corp.example", "viewer");
+    await t.pool.query(`UPDATE users SET groups = ARRAY['wiki-editors'] WHERE id = $1`, [id]);
+    process.env.OIDC_GROUPS_CLAIM = "groups";
+    const first = await ssoSignIn("grouped@corp.example", { groups: "hr,finance,not a group" });
+    expect(await principalForSession(t.pool, cookieFrom(first.res, "iw_session"))).toMatchObject({
+      principals: ["user:grouped@corp.example", "group:finance", "group:hr", "group:wiki-editors"],
+    });
+    const second = await ssoSignIn("grouped@corp.example", { groups: "finance" });
+    expect(await principalForSession(t.pool, cookieFrom(second.res, "iw_session"))).toMatchObject({
+      principals: ["user:grouped@corp.example", "group:finance", "group:wiki-editors"],
+    });
+    // The older session reads groups live, so it lost hr as well.
+    expect((await principalForSession(t.pool, cookieFrom(first.res, "iw_session")))!.principals).not.toContain("group:hr");
+    delete process.env.OIDC_GROUPS_CLAIM;
+    // Without the setting the claim is ignored and the stored SSO groups are left as they were.
+    await ssoSignIn("grouped@corp.example", { groups: "hr" });
+    expect((await t.pool.query(`SELECT sso_groups FROM users WHERE id = $1`, [id])).rows[0].sso_groups).toEqual(["finance"]);
   });
 
   it("refuses unverified emails and domains outside OIDC_ALLOWED_DOMAINS", async () => {
@@ -220,7 +257,7 @@ describe("SSO-only users", () => {
   const post = (body: unknown) => R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify(body) }), ctx());
 
   it("an admin can add a person without a password when SSO is configured; they sign in through the provider only", async () => {
-    const res = await post({ email: "sso-only@corp.example", role: "maintainer" });
+    const res = await post({ email: "sso-only@corp.example", role: "maintainer", tenants: ["*"] });
     expect(res.status).toBe(201);
     const { res: signedIn } = await ssoSignIn("sso-only@corp.example");
     expect(await principalForSession(t.pool, cookieFrom(signedIn, "iw_session"))).toMatchObject({ subject: "user:sso-only@corp.example", role: "maintainer" });
@@ -231,7 +268,7 @@ describe("SSO-only users", () => {
   it("without SSO configured, a password is required (400 PASSWORD_REQUIRED, nothing written)", async () => {
     delete process.env.OIDC_ISSUER;
     try {
-      const res = await post({ email: "nopass@corp.example", role: "viewer" });
+      const res = await post({ email: "nopass@corp.example", role: "viewer", tenants: ["*"] });
       expect(res.status).toBe(400);
       expect((await res.json()).error.code).toBe("PASSWORD_REQUIRED");
       expect((await t.pool.query(`SELECT 1 FROM users WHERE email = 'nopass@corp.example'`)).rowCount).toBe(0);

@@ -32,7 +32,7 @@ beforeAll(async () => {
   process.env.DATABASE_URL = t.url;
   process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = ADMIN;
   process.env.LOG_LEVEL = "silent";
-  await t.pool.query(`INSERT INTO api_tokens (id, name, token_hash, role) VALUES ($1, 'viewer-bot', $2, 'viewer')`, [randomUUID(), createHash("sha256").update(VIEWER).digest("hex")]);
+  await t.pool.query(`INSERT INTO api_tokens (id, name, token_hash, role, tenants) VALUES ($1, 'viewer-bot', $2, 'viewer', ARRAY['*'])`, [randomUUID(), createHash("sha256").update(VIEWER).digest("hex")]);
   const base = "../../app/api/v1";
   R = {
     publish: await import(`${base}/tenants/[tenant]/documents/[key]/versions/route`),

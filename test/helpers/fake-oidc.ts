@@ -16,7 +16,7 @@ export interface FakeOidcOptions {
   clientSecret?: string;
 }
 
-type Identity = { sub: string; email: string; email_verified: boolean };
+type Identity = { sub: string; email: string; email_verified: boolean; groups?: string[] };
 type Grant = { clientId: string; redirectUri: string; challenge: string; nonce?: string; identity: Identity; exp: number };
 type Route = { method: "GET" | "POST"; path: string; handle: (req: http.IncomingMessage, res: http.ServerResponse, issuer: string) => Promise<void> };
 
@@ -126,7 +126,13 @@ export async function createFakeOidc(opts: FakeOidcOptions): Promise<FakeOidc> {
             redirectUri: f.get("redirect_uri")!,
             challenge: f.get("code_challenge") ?? "",
             nonce: f.get("nonce") || undefined,
-            identity: { sub: f.get("sub") || subjectFor(email), email, email_verified: f.get("email_verified") !== "false" },
+            identity: {
+              sub: f.get("sub") || subjectFor(email),
+              email,
+              email_verified: f.get("email_verified") !== "false",
+              // For tests: a comma list becomes a "groups" claim, as many providers send one.
+              ...(f.has("groups") ? { groups: f.get("groups")!.split(",").filter(Boolean) } : {}),
+            },
             exp: Date.now() + 60_000,
           });
           redirect.searchParams.set("code", code);
@@ -158,7 +164,7 @@ export async function createFakeOidc(opts: FakeOidcOptions): Promise<FakeOidc> {
         const verifier = f.get("code_verifier") ?? "";
         if (b64url(createHash("sha256").update(verifier).digest()) !== g.challenge) return send(res, 400, { error: "invalid_grant", error_description: "PKCE verification failed" });
         const now = Math.floor(Date.now() / 1000);
-        const idToken = await new SignJWT({ email: g.identity.email, email_verified: g.identity.email_verified, ...(g.nonce ? { nonce: g.nonce } : {}) })
+        const idToken = await new SignJWT({ email: g.identity.email, email_verified: g.identity.email_verified, ...(g.identity.groups ? { groups: g.identity.groups } : {}), ...(g.nonce ? { nonce: g.nonce } : {}) })
           .setProtectedHeader({ alg: "RS256", kid: jwk.kid })
           .setIssuer(issuer)
           .setAudience(opts.clientId)

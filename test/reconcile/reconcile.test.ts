@@ -394,9 +394,9 @@ describe("caps, leadership, records", () => {
   it("every kind is in the pass counts; the overview API and /api/metrics report the newest pass", async () => {
     // Empty state: no pass yet.
     const before = await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20 });
-    expect(before.reconciler.lastPass).toBeNull();
-    expect(before.reconciler.kinds.map((k) => k.kind)).toEqual([...ANOMALY_KINDS]);
-    expect(before.reconciler.kinds.every((k) => k.found === 0 && k.repaired === 0)).toBe(true);
+    expect(before.reconciler!.lastPass).toBeNull();
+    expect(before.reconciler!.kinds.map((k) => k.kind)).toEqual([...ANOMALY_KINDS]);
+    expect(before.reconciler!.kinds.every((k) => k.found === 0 && k.repaired === 0)).toBe(true);
 
     await lostTasks(3);
     const d = await pub("dead-one", "# D\n\nx");

@@ -1,13 +1,19 @@
 import { handler } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
+import { hasCapability, hasRole } from "@/lib/auth/principal";
+import { ApiError } from "@/lib/http/errors";
 import { renderMetrics } from "@/lib/metrics";
 import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
+/** For a scraper's token with `metrics:read`, or an all-tenant operator looking at the fleet. */
 export const GET = handler(async (req) => {
-  await authenticate(req);
+  const p = await authenticate(req, { fleet: true });
+  if (!hasCapability(p, "metrics:read") && !hasRole(p, "operator")) throw new ApiError(403, "FORBIDDEN", "metrics need role operator or a token with metrics:read");
   const cfg = serverConfig();
   const m = await renderMetrics(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds });
   return new Response(m.body, { status: 200, headers: { "content-type": m.contentType, "cache-control": "no-store" } });
 });
+
+export * from "@/lib/http/method-fallback";

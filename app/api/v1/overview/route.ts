@@ -6,7 +6,9 @@ import { db, serverConfig } from "@/lib/server";
 export const dynamic = "force-dynamic";
 
 export const GET = handler(async (req) => {
-  await authenticate(req);
+  const p = await authenticate(req);
   const cfg = serverConfig();
-  return json(await overview(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds }));
+  return json(await overview(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds, tenants: p.tenants }));
 });
+
+export * from "@/lib/http/method-fallback";

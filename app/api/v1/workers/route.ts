@@ -6,6 +6,8 @@ import { db, serverConfig } from "@/lib/server";
 export const dynamic = "force-dynamic";
 
 export const GET = handler(async (req) => {
-  await authenticate(req);
+  await authenticate(req, { fleet: true });
   return json(await listWorkers(db(), serverConfig().heartbeatSeconds));
 });
+
+export * from "@/lib/http/method-fallback";

@@ -6,11 +6,13 @@ import { db } from "@/lib/server";
 export const dynamic = "force-dynamic";
 
 export const GET = handler(async (req) => {
-  await authenticate(req, { role: "admin" });
-  return json({ items: await listTokens(db()) });
+  const p = await authenticate(req, { role: "admin" });
+  return json({ items: await listTokens(db(), p) });
 });
 
 export const POST = handler(async (req) => {
   const p = await authenticate(req, { role: "admin" });
-  return json(await createToken(db(), p.subject, newTokenBody.parse(await readJson(req, 10_000))), 201);
+  return json(await createToken(db(), p, newTokenBody.parse(await readJson(req, 10_000))), 201);
 });
+
+export * from "@/lib/http/method-fallback";

@@ -6,11 +6,13 @@ import { db } from "@/lib/server";
 export const dynamic = "force-dynamic";
 
 export const GET = handler(async (req) => {
-  await authenticate(req, { role: "admin" });
-  return json({ items: await listUsers(db()) });
+  const p = await authenticate(req, { role: "admin" });
+  return json({ items: await listUsers(db(), p) });
 });
 
 export const POST = handler(async (req) => {
   const p = await authenticate(req, { role: "admin" });
-  return json(await createUser(db(), p.subject, newUserBody.parse(await readJson(req, 10_000))), 201);
+  return json(await createUser(db(), p, newUserBody.parse(await readJson(req, 10_000))), 201);
 });
+
+export * from "@/lib/http/method-fallback";

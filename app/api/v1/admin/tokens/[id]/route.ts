@@ -8,5 +8,7 @@ export const dynamic = "force-dynamic";
 
 export const DELETE = handler<{ id: string }>(async (req, params) => {
   const p = await authenticate(req, { role: "admin" });
-  return json(await revokeToken(db(), p.subject, z.string().uuid().parse(params.id)));
+  return json(await revokeToken(db(), p, z.string().uuid().parse(params.id)));
 });
+
+export * from "@/lib/http/method-fallback";

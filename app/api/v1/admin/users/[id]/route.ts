@@ -8,5 +8,7 @@ export const dynamic = "force-dynamic";
 
 export const PATCH = handler<{ id: string }>(async (req, params) => {
   const p = await authenticate(req, { role: "admin" });
-  return json(await updateUser(db(), p.subject, z.string().uuid().parse(params.id), patchUserBody.parse(await readJson(req, 10_000))));
+  return json(await updateUser(db(), p, z.string().uuid().parse(params.id), patchUserBody.parse(await readJson(req, 10_000))));
 });
+
+export * from "@/lib/http/method-fallback";

@@ -1,5 +1,6 @@
 import { handler, json, readJson } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
+import { auditSearchAs, searchPrincipals } from "@/lib/auth/search-principals";
 import { searchBody, tenantParam } from "@/lib/documents/schemas";
 import { search } from "@/lib/search/search";
 import { db, serverEmbedder } from "@/lib/server";
@@ -8,14 +9,14 @@ export const dynamic = "force-dynamic";
 
 export const POST = handler<{ tenant: string }>(async (req, params) => {
   const tenant = tenantParam.parse(params.tenant);
-  await authenticate(req, { tenant });
+  const p = await authenticate(req, { tenant });
   const body = searchBody.parse(await readJson(req, 64_000));
-  const hits = await search(db(), serverEmbedder(), {
-    tenant,
-    query: body.query,
-    topK: body.topK ?? 10,
-    principals: body.principals ?? [],
-    level: body.level,
-  });
-  return json({ hits });
+  const as = searchPrincipals(p, body.principals);
+  const topK = body.topK ?? 10;
+  // Recorded before the answer is read: a search that fails half way still showed intent.
+  if (as.audited) await auditSearchAs(db(), p, tenant, as, topK);
+  const hits = await search(db(), serverEmbedder(), { tenant, query: body.query, topK, principals: as.principals, level: body.level });
+  return json({ hits, searchedAs: as.principals });
 });
+
+export * from "@/lib/http/method-fallback";
