@@ -94,9 +94,39 @@ export async function readOptionalJson(req: Request, maxBytes: number): Promise<
 
 function parseJson(text: string): unknown {
   if (!text.trim()) throw new ApiError(400, "INVALID_JSON", "request body is empty");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new ApiError(400, "INVALID_JSON", "request body is not valid JSON");
   }
+  // Strict UTF-8 keeps malformed bytes out, but JSON can still spell half a character as an escape
+  // ("\ud800"). Such a string has no UTF-8 form: stored or indexed, it would silently become U+FFFD.
+  // Only a body that has such an escape at all is walked.
+  if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value)) {
+    throw new ApiError(400, "INVALID_ENCODING", "request body has an unpaired surrogate escape (\\uD800–\\uDFFF), which is not Unicode text");
+  }
+  return value;
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether any string or key in a parsed JSON value holds an unpaired surrogate. Iterative: bodies may nest deeply. */
+function hasLoneSurrogate(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (LONE_SURROGATE.test(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, item] of Object.entries(v)) {
+        if (LONE_SURROGATE.test(k)) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
 }
