@@ -15,8 +15,11 @@ export default async function DashboardLayout({ children }: { children: ReactNod
 
   const viewer: ViewerInfo = {
     subject: principal.subject,
+    kind: principal.kind,
     role: principal.role,
     tenants: principal.tenants,
+    principals: principal.principals,
+    capabilities: principal.capabilities,
     canPublish: hasRole(principal, "maintainer"),
   };
 

@@ -1,9 +1,11 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { describeTenants } from "@/lib/ui/trust";
 import type { ViewerInfo } from "../PrincipalContext";
 import { NavLinks } from "./NavLinks";
 import { SignOutButton } from "./SignOutButton";
 import { icons } from "./icons";
+import "./shell.css";
 
 /** Dark sidebar + top bar frame of every signed-in page. Server component. */
 export function AppShell({ viewer, children }: { viewer: ViewerInfo; children: ReactNode }) {
@@ -36,6 +38,7 @@ export function AppShell({ viewer, children }: { viewer: ViewerInfo; children: R
               <span className="role-chip" data-role={viewer.role}>
                 {viewer.role}
               </span>
+              <TenantScope tenants={viewer.tenants} />
             </span>
           </div>
           <SignOutButton />
@@ -45,6 +48,19 @@ export function AppShell({ viewer, children }: { viewer: ViewerInfo; children: R
         </main>
       </div>
     </div>
+  );
+}
+
+/** "all tenants" or the tenants this account is limited to; "no tenants" is a warning. */
+function TenantScope({ tenants }: { tenants: string[] | null }) {
+  const text = describeTenants(tenants);
+  const tone = tenants === null ? "all" : tenants.length === 0 ? "none" : "some";
+  return (
+    <span className="whoami__scope" data-scope={tone} title={text} data-testid="whoami-tenants">
+      <span aria-hidden="true">· </span>
+      <span className="visually-hidden">, </span>
+      {text}
+    </span>
   );
 }
 

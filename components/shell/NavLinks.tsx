@@ -7,14 +7,22 @@ import { can, type GuardedAction } from "@/lib/ui/roles";
 import { useViewer } from "../PrincipalContext";
 import { adminIcons, icons } from "./icons";
 
-type NavItem = { href: string; label: string; icon: ReactNode; /** Hidden unless the role may do this. */ requires?: GuardedAction };
+type NavItem = {
+  href: string;
+  label: string;
+  icon: ReactNode;
+  /** Hidden unless the role may do this. */
+  requires?: GuardedAction;
+  /** Fleet-wide (every tenant's) information: hidden from tenant-limited accounts, which the API refuses. */
+  fleet?: true;
+};
 
 /** Main navigation. Items with `requires` only appear for roles that may use them. */
 export const NAV_ITEMS: NavItem[] = [
   { href: "/overview", label: "Overview", icon: icons.overview },
   { href: "/documents", label: "Documents", icon: icons.documents },
   { href: "/tasks", label: "Tasks", icon: icons.tasks },
-  { href: "/workers", label: "Workers", icon: icons.workers },
+  { href: "/workers", label: "Workers", icon: icons.workers, fleet: true },
   { href: "/search", label: "Search", icon: icons.search },
   { href: "/audit", label: "Audit", icon: icons.audit, requires: "viewAudit" },
   { href: "/admin", label: "Admin", icon: adminIcons.admin, requires: "manageAccess" },
@@ -22,10 +30,11 @@ export const NAV_ITEMS: NavItem[] = [
 
 export function NavLinks() {
   const pathname = usePathname() ?? "";
-  const { role } = useViewer();
+  const { role, tenants } = useViewer();
+  const shown = NAV_ITEMS.filter((item) => (!item.requires || can(role, item.requires)) && (!item.fleet || tenants === null));
   return (
     <ul className="nav__list">
-      {NAV_ITEMS.filter((item) => !item.requires || can(role, item.requires)).map((item) => {
+      {shown.map((item) => {
         const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
         return (
           <li key={item.href}>
