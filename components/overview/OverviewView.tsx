@@ -5,10 +5,13 @@ import type { ReactNode } from "react";
 import { formatDuration, formatRatio } from "@/lib/ui/format";
 import { OVERVIEW_POLL_MS, useOverview } from "@/lib/ui/hooks";
 import type { Overview } from "@/lib/ui/schemas";
+import { describeTenants, type ScopedOverview } from "@/lib/ui/trust";
+import { useViewer } from "../PrincipalContext";
 import { RelativeTime } from "../RelativeTime";
 import { BlockSkeleton, QueryErrorState, StaleDataBanner } from "../States";
 import { BacklogChart, DriftChart, ErrorBreakdownChart, LatencyChart, OldestDueChart } from "./OverviewCharts";
 import { ReconcilerCard } from "./ReconcilerCard";
+import "../access.css";
 
 /** Thresholds for the warning colours (seconds). */
 export const OLDEST_DUE_WARN_S = 60;
@@ -64,11 +67,14 @@ function Kpi({ label, value, tone, sub, testId, href, hrefLabel }: KpiProps) {
 
 type Issue = { text: string; tone: "warn" | "danger"; href?: string };
 
-/** Everything the overview flags, worst first; an empty list means healthy. */
-export function fleetIssues(o: Overview): Issue[] {
+/**
+ * Everything the overview flags, worst first; an empty list means healthy. `fleet` is false for a
+ * tenant-limited account, whose overview carries no workers: none listed then is no finding.
+ */
+export function fleetIssues(o: Overview, fleet = true): Issue[] {
   const out: Issue[] = [];
   const q = o.queue;
-  if (o.workers.length === 0) out.push({ tone: "danger", text: "No live workers: nothing is being indexed.", href: "/workers" });
+  if (fleet && o.workers.length === 0) out.push({ tone: "danger", text: "No live workers: nothing is being indexed.", href: "/workers" });
   if (q.leasesExpired > 0)
     out.push({ tone: "danger", text: `${q.leasesExpired} running task${q.leasesExpired === 1 ? " has an" : "s have"} expired lease${q.leasesExpired === 1 ? "" : "s"} (worker stalled or died).`, href: "/tasks?status=RUNNING" });
   if (q.dead > 0) out.push({ tone: "danger", text: `${q.dead} task${q.dead === 1 ? " is" : "s are"} DEAD and need${q.dead === 1 ? "s" : ""} an operator.`, href: "/tasks?status=DEAD" });
@@ -87,13 +93,20 @@ export function fleetIssues(o: Overview): Issue[] {
 
 export function OverviewView() {
   const query = useOverview();
+  const viewer = useViewer();
+  // Until the first answer, the account's grant tells which overview is coming.
+  const fleet = query.data ? isFleet(query.data, viewer.tenants) : viewer.tenants === null;
 
   return (
     <div className="page">
       <div className="page__header">
         <div>
           <h1 className="page__title">Overview</h1>
-          <p className="page__lead">Is the fleet healthy? Queue, failures, drift and latency at a glance.</p>
+          <p className="page__lead">
+            {fleet
+              ? "Is the fleet healthy? Queue, failures, drift and latency at a glance."
+              : `How are your tenants doing? Queue, failures, drift and latency in ${describeTenants(viewer.tenants)}.`}
+          </p>
         </div>
         {query.data ? (
           <div className="toolbar__status">
@@ -123,16 +136,21 @@ export function OverviewView() {
       ) : query.data ? (
         <>
           <StaleDataBanner query={query} />
-          <OverviewBody o={query.data} />
+          <OverviewBody o={query.data} fleet={fleet} />
         </>
       ) : null}
     </div>
   );
 }
 
-function OverviewBody({ o }: { o: Overview }) {
+/** A fleet-wide overview, or one counted over the caller's tenants (no workers, history or reconciler). */
+function isFleet(o: ScopedOverview, tenants: string[] | null): boolean {
+  return o.scope === "fleet" && tenants === null;
+}
+
+function OverviewBody({ o, fleet }: { o: ScopedOverview; fleet: boolean }) {
   const q = o.queue;
-  const issues = fleetIssues(o);
+  const issues = fleetIssues(o, fleet);
   const worst = issues[0]?.tone;
   const unacked = o.drift.count - o.drift.acknowledged;
   const totalConcurrency = o.workers.reduce((n, w) => n + (w.concurrency ?? 0), 0);
@@ -145,7 +163,7 @@ function OverviewBody({ o }: { o: Overview }) {
     <>
       <section
         className={`health health--${worst ?? "ok"}`}
-        aria-label="Fleet health"
+        aria-label={fleet ? "Fleet health" : "Health of your tenants"}
         data-testid="fleet-health"
         data-healthy={issues.length === 0 ? "true" : "false"}
       >
@@ -173,7 +191,7 @@ function OverviewBody({ o }: { o: Overview }) {
           label="Due tasks"
           testId="kpi-due"
           value={q.due}
-          tone={q.due > 0 && o.workers.length === 0 ? "danger" : "neutral"}
+          tone={fleet && q.due > 0 && o.workers.length === 0 ? "danger" : "neutral"}
           sub={`${q.waitingForRetry} waiting to retry later`}
           href="/tasks?status=PENDING"
           hrefLabel="Pending tasks"
@@ -185,7 +203,15 @@ function OverviewBody({ o }: { o: Overview }) {
           tone={oldestTone}
           sub={q.oldestDueAgeSeconds === null ? "No task is waiting for a worker" : `Warn above ${formatDuration(OLDEST_DUE_WARN_S)}, critical above ${formatDuration(OLDEST_DUE_DANGER_S)}`}
         />
-        <Kpi label="Running" testId="kpi-running" value={q.running} tone="neutral" sub={`Capacity ${totalConcurrency} across ${o.workers.length} worker${o.workers.length === 1 ? "" : "s"}`} href="/tasks?status=RUNNING" hrefLabel="Running tasks" />
+        <Kpi
+          label="Running"
+          testId="kpi-running"
+          value={q.running}
+          tone="neutral"
+          sub={fleet ? `Capacity ${totalConcurrency} across ${o.workers.length} worker${o.workers.length === 1 ? "" : "s"}` : "Your tenants’ tasks in a worker’s hands"}
+          href="/tasks?status=RUNNING"
+          hrefLabel="Running tasks"
+        />
         <Kpi
           label="Leases"
           testId="kpi-leases"
@@ -232,25 +258,43 @@ function OverviewBody({ o }: { o: Overview }) {
               : `Per task: ${o.perTask.chunks.toFixed(1)} chunks, ${(o.perTask.embeddingBatches ?? 0).toFixed(1)} embedding batches`
           }
         />
-        <Kpi
-          label="Live workers"
-          testId="kpi-workers"
-          value={o.workers.length}
-          tone={o.workers.length === 0 ? "danger" : "ok"}
-          sub={o.workers.length === 0 ? "Start one with `indexwright worker`" : `${o.workers.reduce((n, w) => n + w.currentTasks.length, 0)} task(s) in hand`}
-          href="/workers"
-          hrefLabel="Workers"
-        />
+        {fleet ? (
+          <Kpi
+            label="Live workers"
+            testId="kpi-workers"
+            value={o.workers.length}
+            tone={o.workers.length === 0 ? "danger" : "ok"}
+            sub={o.workers.length === 0 ? "Start one with `indexwright worker`" : `${o.workers.reduce((n, w) => n + w.currentTasks.length, 0)} task(s) in hand`}
+            href="/workers"
+            hrefLabel="Workers"
+          />
+        ) : null}
       </dl>
 
-      <div className="charts">
-        <BacklogChart history={o.history} />
-        <OldestDueChart history={o.history} />
-        <LatencyChart history={o.history} />
-        <DriftChart history={o.history} />
-        <ErrorBreakdownChart errors={o.errors} />
-        <ReconcilerCard r={o.reconciler} />
-      </div>
+      {fleet ? (
+        <div className="charts">
+          <BacklogChart history={o.history} />
+          <OldestDueChart history={o.history} />
+          <LatencyChart history={o.history} />
+          <DriftChart history={o.history} />
+          <ErrorBreakdownChart errors={o.errors} />
+          <ReconcilerCard r={o.reconciler} />
+        </div>
+      ) : (
+        <>
+          <div className="note note--info scope-note" role="note" data-testid="scope-note">
+            <span className="note__icon" aria-hidden="true">
+              i
+            </span>
+            <p>
+              Fleet-wide charts and workers are shown to all-tenant accounts. The figures above count only your tenants&rsquo; documents and tasks.
+            </p>
+          </div>
+          <div className="charts">
+            <ErrorBreakdownChart errors={o.errors} />
+          </div>
+        </>
+      )}
     </>
   );
 }

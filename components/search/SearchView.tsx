@@ -4,13 +4,17 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useId, useMemo, useState, type FormEvent } from "react";
 import { TENANT_PATTERN } from "@/lib/domain/constants";
-import { documentHref, splitList } from "@/lib/ui/api";
+import { documentHref, isApiError, splitList } from "@/lib/ui/api";
 import { useSearch, useSlashToFocus, useTenants } from "@/lib/ui/hooks";
 import type { SearchHit, SearchInput, Tenant } from "@/lib/ui/schemas";
+import { mayNamePrincipals, principalProblem, searchIsAudited } from "@/lib/ui/trust";
+import { useViewer, type ViewerInfo } from "../PrincipalContext";
 import { EmptyState, QueryErrorState } from "../States";
 import { SlashHint } from "../SlashHint";
 import { icons } from "../shell/icons";
 import { Highlight } from "./Highlight";
+import { AuditedNote, OwnPrincipals, PrincipalChips, PrincipalsRefused, SearchedAs } from "./SearchAs";
+import "../access.css";
 
 const DEFAULT_TOP_K = 10;
 
@@ -41,6 +45,7 @@ export function SearchView() {
     [urlTenant, urlQ, urlTopK, urlPrincipals],
   );
 
+  const viewer = useViewer();
   const tenants = useTenants();
   const search = useSearch(input);
 
@@ -54,7 +59,7 @@ export function SearchView() {
       <div className="page__header">
         <div>
           <h1 className="page__title">Search</h1>
-          <p className="page__lead">Query a tenant&apos;s index the way your application does, and see which chunks come back.</p>
+          <p className="page__lead">Query a tenant&apos;s index the way your application does, and see which chunks come back to whom.</p>
         </div>
       </div>
 
@@ -63,23 +68,34 @@ export function SearchView() {
         key={sp.toString()}
         initial={{ tenant: urlTenant, q: urlQ, principals: urlPrincipals, topK: String(urlTopK) }}
         tenants={tenants.data ?? []}
+        viewer={viewer}
         fetching={search.isFetching}
         onSearch={onSearch}
       />
 
-      <Results input={input} search={search} />
+      <Results input={input} search={search} viewer={viewer} withoutPrincipals={withoutPrincipals(sp)} />
     </div>
   );
+}
+
+/** The current URL minus `principals`: the same search, as the caller's own principals. */
+function withoutPrincipals(sp: URLSearchParams): string {
+  const qs = new URLSearchParams(sp.toString());
+  qs.delete("principals");
+  return `?${qs}`;
 }
 
 type SearchFormProps = {
   initial: FormState;
   tenants: Tenant[];
+  viewer: ViewerInfo;
   fetching: boolean;
   onSearch: (qs: URLSearchParams) => void;
 };
 
-function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
+function SearchForm({ initial, tenants, viewer, fetching, onSearch }: SearchFormProps) {
+  // Only callers the server lets name principals get the field; everyone else searches as themselves.
+  const canName = mayNamePrincipals(viewer);
   // tenant === null: not chosen yet, so suggest "default" (or the only tenant) once the list arrives.
   const [form, setForm] = useState<Omit<FormState, "tenant"> & { tenant: string | null }>({
     ...initial,
@@ -107,6 +123,9 @@ function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
     else if (!TENANT_PATTERN.test(tenant)) errs.tenant = "Not a valid tenant id.";
     if (!q) errs.q = "Enter something to search for.";
     if (!Number.isInteger(topK) || topK < 1 || topK > 100) errs.topK = "A whole number from 1 to 100.";
+    const named = canName ? splitList(form.principals) : [];
+    const pProblem = principalProblem(named);
+    if (pProblem) errs.principals = pProblem;
     setErrors(errs);
     const first = (["tenant", "q", "principals", "topK"] as const).find((n) => errs[n]);
     if (first) {
@@ -116,15 +135,14 @@ function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
     const qs = new URLSearchParams();
     qs.set("tenant", tenant);
     qs.set("q", q);
-    const principals = splitList(form.principals).join(",");
-    if (principals) qs.set("principals", principals);
+    if (named.length > 0) qs.set("principals", named.join(","));
     if (topK !== DEFAULT_TOP_K) qs.set("topK", String(topK));
     onSearch(qs);
   }
 
   return (
     <section className="card card--padded">
-      <form className="search-form" role="search" aria-label="Search the index" onSubmit={onSubmit} noValidate>
+      <form className={`search-form${canName ? "" : " search-form--own"}`} role="search" aria-label="Search the index" onSubmit={onSubmit} noValidate>
         <div className="field search-form__tenant">
           <label htmlFor={ids.tenant} className="field__label">
             Tenant
@@ -187,25 +205,36 @@ function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
           ) : null}
         </div>
 
-        <div className="field search-form__principals">
-          <label htmlFor={ids.principals} className="field__label">
-            Principals <span className="field__optional">(optional)</span>
-          </label>
-          <input
-            id={ids.principals}
-            name="principals"
-            className="input mono"
-            value={form.principals}
-            onChange={(e) => update("principals", e.target.value)}
-            autoComplete="off"
-            spellCheck={false}
-            placeholder="group:engineering, user:ada@example.com"
-            aria-describedby={`${ids.principals}-hint`}
-          />
-          <p id={`${ids.principals}-hint`} className="field__hint">
-            Comma-separated; search as if by these principals (ACL filtering).
-          </p>
-        </div>
+        {canName ? (
+          <div className="field search-form__principals">
+            <label htmlFor={ids.principals} className="field__label">
+              Principals <span className="field__optional">(optional)</span>
+            </label>
+            <input
+              id={ids.principals}
+              name="principals"
+              className="input mono"
+              value={form.principals}
+              onChange={(e) => update("principals", e.target.value)}
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="group:engineering, user:ada@example.com"
+              aria-invalid={errors.principals ? true : undefined}
+              aria-describedby={`${ids.principals}-hint${errors.principals ? ` ${ids.principals}-error` : ""}`}
+              data-testid="search-principals"
+            />
+            <p id={`${ids.principals}-hint`} className="field__hint">
+              {viewer.kind === "application"
+                ? "An end user’s principals, comma-separated. Empty: only documents without an ACL."
+                : "Search as these, comma-separated. Empty: as yourself."}
+            </p>
+            {errors.principals ? (
+              <p id={`${ids.principals}-error`} className="field__error">
+                {errors.principals}
+              </p>
+            ) : null}
+          </div>
+        ) : null}
 
         <div className="field search-form__topk">
           <label htmlFor={ids.topK} className="field__label">
@@ -238,17 +267,34 @@ function SearchForm({ initial, tenants, fetching, onSearch }: SearchFormProps) {
             <span>{fetching ? "Searching…" : "Search"}</span>
           </button>
         </div>
+
+        {canName ? (
+          <AuditedNote viewer={viewer} named={splitList(form.principals)} />
+        ) : (
+          <OwnPrincipals viewer={viewer} />
+        )}
       </form>
     </section>
   );
 }
 
-function Results({ input, search }: { input: SearchInput | null; search: ReturnType<typeof useSearch> }) {
+type ResultsProps = {
+  input: SearchInput | null;
+  search: ReturnType<typeof useSearch>;
+  viewer: ViewerInfo;
+  /** Link to the same search without named principals (offered when naming them is refused). */
+  withoutPrincipals: string;
+};
+
+function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
+  const hits = search.data?.hits;
+  const refused = isApiError(search.error) && search.error.code === "PRINCIPALS_NOT_ALLOWED" ? search.error : null;
   let status = "";
   if (input) {
     if (search.isPending) status = "Searching…";
+    else if (refused) status = "Search refused: you may search only as yourself.";
     else if (search.isError) status = "Search failed.";
-    else if (search.data) status = `${search.data.length} result${search.data.length === 1 ? "" : "s"} for “${input.query}” in ${input.tenant}.`;
+    else if (hits) status = `${hits.length} result${hits.length === 1 ? "" : "s"} for “${input.query}” in ${input.tenant}.`;
   }
 
   return (
@@ -272,30 +318,38 @@ function Results({ input, search }: { input: SearchInput | null; search: ReturnT
             </li>
           ))}
         </ol>
-      ) : search.isError ? (
+      ) : refused ? (
+        <PrincipalsRefused viewer={viewer} named={input.principals} message={refused.message} retryHref={withoutPrincipals} />
+      ) : search.isError || !hits ? (
         <QueryErrorState title="Search failed" query={search} />
-      ) : search.data.length === 0 ? (
-        <div className="card">
-          <EmptyState icon={icons.search} title={`No results for “${input.query}”`}>
-            <p>
-              Nothing in <code className="mono">{input.tenant}</code> matched. Check the tenant, and that the document you
-              expect is Searchable
-              {input.principals.length > 0 ? " and that its ACL lets these principals read it" : ""}.
-            </p>
-          </EmptyState>
-        </div>
       ) : (
         <>
-          <p className="results__summary">
-            <strong>{search.data.length}</strong> result{search.data.length === 1 ? "" : "s"} for “{input.query}” in{" "}
-            <span className="tenant-chip">{input.tenant}</span>
-            {search.isFetching ? <span className="muted"> · refreshing…</span> : null}
-          </p>
-          <ol className="hits">
-            {search.data.map((hit, i) => (
-              <HitItem key={`${hit.chunkId}-${i}`} hit={hit} rank={i + 1} tenant={input.tenant} query={input.query} />
-            ))}
-          </ol>
+          <SearchedAs searchedAs={search.data.searchedAs} audited={searchIsAudited(viewer, input.principals)} />
+          {hits.length === 0 ? (
+            <div className="card">
+              <EmptyState icon={icons.search} title={`No results for “${input.query}”`}>
+                <p>
+                  Nothing in <code className="mono">{input.tenant}</code> matched that{" "}
+                  {search.data.searchedAs && search.data.searchedAs.length === 0 ? "is readable without principals" : "these principals may read"}. Check the
+                  tenant, that the document you expect is Searchable, and that its ACL names one of{" "}
+                  {search.data.searchedAs && search.data.searchedAs.length > 0 ? <PrincipalChips list={search.data.searchedAs} /> : "the principals searched as"}.
+                </p>
+              </EmptyState>
+            </div>
+          ) : (
+            <>
+              <p className="results__summary">
+                <strong>{hits.length}</strong> result{hits.length === 1 ? "" : "s"} for “{input.query}” in{" "}
+                <span className="tenant-chip">{input.tenant}</span>
+                {search.isFetching ? <span className="muted"> · refreshing…</span> : null}
+              </p>
+              <ol className="hits">
+                {hits.map((hit, i) => (
+                  <HitItem key={`${hit.chunkId}-${i}`} hit={hit} rank={i + 1} tenant={input.tenant} query={input.query} />
+                ))}
+              </ol>
+            </>
+          )}
         </>
       )}
     </section>

@@ -16,7 +16,6 @@ import {
   fetchAudit,
   fetchDocument,
   fetchDocuments,
-  fetchOverview,
   fetchTask,
   fetchTasks,
   fetchTenants,
@@ -26,7 +25,6 @@ import {
   reindexDocument,
   retryTask,
   rollbackDocument,
-  searchTenant,
   unpinDocument,
   type BulkRetryInput,
   type DocumentFilters,
@@ -34,6 +32,7 @@ import {
   type TaskFilters,
 } from "./api";
 import { isBusy, isTerminalStatus, type PublishInput, type SearchInput } from "./schemas";
+import { fetchScopedOverview, searchWithPrincipals, type SearchAnswer } from "./trust";
 
 export const LIST_POLL_MS = 2000;
 export const DETAIL_BUSY_POLL_MS = 1500;
@@ -125,7 +124,7 @@ export function usePublish() {
 export function useOverview() {
   return useQuery({
     queryKey: queryKeys.overview,
-    queryFn: ({ signal }) => fetchOverview(signal),
+    queryFn: ({ signal }) => fetchScopedOverview(signal),
     refetchInterval: OVERVIEW_POLL_MS,
     refetchIntervalInBackground: false,
   });
@@ -265,7 +264,7 @@ export function useDeleteDocument() {
 export function useSearch(input: SearchInput | null) {
   return useQuery({
     queryKey: input ? queryKeys.search(input) : ["search", "idle"],
-    queryFn: ({ signal }) => (input ? searchTenant(input, signal) : Promise.resolve([])),
+    queryFn: ({ signal }): Promise<SearchAnswer> => (input ? searchWithPrincipals(input, signal) : Promise.resolve({ hits: [], searchedAs: null })),
     enabled: input !== null,
     staleTime: 10_000,
     refetchOnWindowFocus: false,
