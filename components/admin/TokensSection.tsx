@@ -2,17 +2,46 @@
 
 import { useEffect, useId, useRef, useState } from "react";
 import type { Role } from "@/lib/domain/constants";
-import { parseTenants, useAdminTokens, useCreateToken, useRevokeToken, type AdminToken, type CreatedToken } from "@/lib/ui/admin";
+import {
+  grantErrorField,
+  useAdminTokens,
+  useAdminUsers,
+  useCreateToken,
+  useRevokeToken,
+  type AdminToken,
+  type AdminUser,
+  type CreatedToken,
+  type GrantField,
+} from "@/lib/ui/admin";
 import { formatDateTime } from "@/lib/ui/format";
+import { roleAtLeast } from "@/lib/ui/roles";
+import {
+  ALL_TENANTS,
+  describeTenants,
+  draftFromGrant,
+  emptyGrant,
+  grantToTenants,
+  intersectTenants,
+  resolveGrant,
+  type Capability,
+  type TenantGrantDraft,
+} from "@/lib/ui/trust";
 import { ActionForm, useDialogClose } from "../ActionForm";
 import { Dialog } from "../Dialog";
 import { QueryStates } from "../ListFrame";
+import { useViewer } from "../PrincipalContext";
 import { RelativeTime } from "../RelativeTime";
 import { EmptyState, TableSkeleton } from "../States";
 import { TableHead } from "../TableHead";
 import { useToast } from "../Toast";
 import { adminIcons, icons } from "../shell/icons";
-import { RoleField, TenantsCell, TenantsField, TextField } from "./fields";
+import { CapabilitiesField, RoleField, TenantGrantField, TenantsCell, TextField } from "./fields";
+
+/** Short names of token capabilities for the table (the code is in the tooltip). */
+const CAPABILITY_LABEL: Record<Capability, string> = {
+  "search:principals": "Searches for end users",
+  "metrics:read": "Reads metrics",
+};
 
 /** API tokens: list, create (secret shown once), revoke. */
 export function TokensSection() {
@@ -41,14 +70,16 @@ export function TokensSection() {
               <span className="visually-hidden"> active</span>
             </span>
           </h2>
-          <p className="card__lead">For scripts, CI and other machines. Each token acts with its role, in its tenants.</p>
+          <p className="card__lead">
+            For scripts, CI and other machines, or a person&rsquo;s own scripts. Each token acts with its role, in its tenants.
+          </p>
         </div>
         {createButton("token-create-open")}
       </div>
 
       <QueryStates
         query={tokens}
-        skeleton={<TableSkeleton rows={3} columns={7} label="Loading API tokens" />}
+        skeleton={<TableSkeleton rows={3} columns={9} label="Loading API tokens" />}
         errorTitle="Could not load API tokens"
         empty={items.length === 0}
         emptyState={
@@ -63,8 +94,10 @@ export function TokensSection() {
             <TableHead
               columns={[
                 "Name",
+                "Kind",
                 "Role",
                 "Tenants",
+                "Capabilities",
                 "Created",
                 "Last used",
                 "Status",
@@ -89,9 +122,31 @@ export function TokensSection() {
 function TokenRow({ token: t, onRevoke }: { token: AdminToken; onRevoke: () => void }) {
   const revoked = t.revokedAt !== null;
   return (
-    <tr data-testid="token-row" data-token-id={t.id} data-name={t.name} data-role={t.role} data-status={revoked ? "revoked" : "active"} className={revoked ? "row--revoked" : undefined}>
+    <tr
+      data-testid="token-row"
+      data-token-id={t.id}
+      data-name={t.name}
+      data-kind={t.kind}
+      data-role={t.role}
+      data-status={revoked ? "revoked" : "active"}
+      className={revoked ? "row--revoked" : undefined}
+    >
       <td className="cell-name">
         <span className="cell-name__text">{t.name}</span>
+      </td>
+      <td>
+        {t.kind === "person" ? (
+          <span className="stack-xs">
+            <span className="pill pill--info" title="Acts as this user: never more than their role and tenants">
+              Person
+            </span>
+            <span className="cell-sub mono" title={t.userEmail ?? undefined} data-testid="token-user">
+              {t.userEmail ?? "—"}
+            </span>
+          </span>
+        ) : (
+          <span className="pill pill--neutral">Application</span>
+        )}
       </td>
       <td>
         <span className="role-chip" data-role={t.role}>
@@ -100,6 +155,19 @@ function TokenRow({ token: t, onRevoke }: { token: AdminToken; onRevoke: () => v
       </td>
       <td>
         <TenantsCell tenants={t.tenants} />
+      </td>
+      <td data-testid="token-capabilities-cell">
+        {t.capabilities.length === 0 ? (
+          <span className="muted">—</span>
+        ) : (
+          <span className="chips">
+            {t.capabilities.map((c) => (
+              <span key={c} className="chip" title={c}>
+                {CAPABILITY_LABEL[c]}
+              </span>
+            ))}
+          </span>
+        )}
       </td>
       <td className="nowrap">
         <span className="stack-xs">
@@ -164,6 +232,19 @@ function CreateTokenDialog({ open, onClose }: { open: boolean; onClose: () => vo
   );
 }
 
+type TokenKind = "application" | "person";
+type Problems = Partial<Record<"name" | GrantField, string | null>>;
+
+/** Field-level wording of the API's refusals of a grant (the dialog also shows the server's own words). */
+function refusalText(field: GrantField, kind: TokenKind, user: AdminUser | null): string {
+  if (field === "user") return "This user is disabled. Enable them before giving them a token.";
+  if (field === "role") return kind === "person" && user ? `Higher than the role of ${user.email} (${user.role}).` : "Higher than your own role.";
+  if (field === "tenants") return kind === "person" && user ? `Includes tenants ${user.email} does not hold.` : "Includes tenants you do not hold.";
+  return kind === "person"
+    ? "A person’s token has no capabilities: it acts as the person."
+    : "“May read /api/metrics” needs an all-tenant admin and a token for All tenants.";
+}
+
 function CreateTokenForm({
   mutation,
   onCreated,
@@ -174,37 +255,91 @@ function CreateTokenForm({
   onCancel: () => void;
 }) {
   const toast = useToast();
+  const viewer = useViewer();
+  const users = useAdminUsers();
   const id = useId();
   const [name, setName] = useState("");
+  const [kind, setKind] = useState<TokenKind>("application");
+  const [userId, setUserId] = useState("");
   const [role, setRole] = useState<Role>("viewer");
-  const [tenantsText, setTenantsText] = useState("");
-  const [problems, setProblems] = useState<{ name?: string | null; tenants?: string | null }>({});
+  const [grant, setGrant] = useState<TenantGrantDraft>(emptyGrant);
+  const [capabilities, setCapabilities] = useState<Capability[]>([]);
+  const [problems, setProblems] = useState<Problems>({});
+
+  const people = (users.data ?? []).filter((u) => !u.disabledAt);
+  const user = kind === "person" ? (people.find((u) => u.id === userId) ?? null) : null;
+  // Nobody grants more than they hold; a person's token also never exceeds the person.
+  const ceiling = kind === "person" ? (user ? intersectTenants(viewer.tenants, grantToTenants(user.tenants)) : []) : viewer.tenants;
+  const resolved = resolveGrant(grant, ceiling);
+  const metricsBlocked = resolved.tenants.includes(ALL_TENANTS) ? null : "Tick “All tenants” first: metrics cover every tenant.";
+  // A metrics grant is dropped as soon as the tenants stop being all of them.
+  const caps = capabilities.filter((c) => c !== "metrics:read" || metricsBlocked === null);
+
+  const refusal = grantErrorField(mutation.error);
+  const fieldError = (f: GrantField) => problems[f] ?? (refusal?.field === f ? refusalText(f, kind, user) : null);
+  const clear = (f: keyof Problems) => {
+    if (problems[f]) setProblems((p) => ({ ...p, [f]: null }));
+    if (refusal) mutation.reset();
+  };
+
+  function chooseUser(next: string) {
+    setUserId(next);
+    clear("user");
+    const u = people.find((x) => x.id === next);
+    if (!u) return;
+    // Start from what the person holds: the token acts as them, and may be narrowed from there.
+    if (!roleAtLeast(u.role, role)) setRole(u.role);
+    const c = intersectTenants(viewer.tenants, grantToTenants(u.tenants));
+    setGrant(c === null ? { all: true, text: "", picked: [] } : draftFromGrant(c, c));
+  }
+
+  function chooseKind(next: TokenKind) {
+    setKind(next);
+    setGrant(emptyGrant());
+    setProblems({});
+    if (refusal) mutation.reset();
+  }
 
   return (
     <ActionForm
       effect={
-        <p>
-          Creates a new secret. It is shown <strong>once</strong>, in the next step; Indexwright keeps only a hash. Give each script or machine its own
-          token, with the lowest role it needs.
-        </p>
+        kind === "person" ? (
+          <p>
+            Creates a token that acts as {user ? <span className="mono">{user.email}</span> : "the user you choose"}: never more than their role and
+            tenants, and searching with their groups. It stops working while they are disabled. The secret is shown <strong>once</strong>.
+          </p>
+        ) : (
+          <p>
+            Creates a new secret. It is shown <strong>once</strong>, in the next step; Indexwright keeps only a hash. Give each script or machine its own
+            token, with the lowest role it needs.
+          </p>
+        )
       }
       onSubmit={() => {
-        const { tenants, problem } = parseTenants(tenantsText);
         const nameProblem = name.trim() ? (name.trim().length > 100 ? "Keep the name under 100 characters." : null) : "Give the token a name.";
-        setProblems({ name: nameProblem, tenants: problem });
-        if (nameProblem || problem) {
-          document.getElementById(nameProblem ? `${id}-name` : `${id}-tenants`)?.focus();
+        const userProblem = kind === "person" && !user ? "Choose the user this token acts as." : null;
+        const tenantsProblem = userProblem ? null : resolved.problem;
+        setProblems({ name: nameProblem, user: userProblem, tenants: tenantsProblem });
+        const first = nameProblem ? `${id}-name` : userProblem ? `${id}-user` : tenantsProblem ? `${id}-tenants` : null;
+        if (first) {
+          (document.getElementById(first) ?? document.getElementById(`${id}-tenants-all`))?.focus();
           return;
         }
-        mutation.mutate(
-          { name, role, tenants },
-          {
-            onSuccess: (res) => {
-              onCreated(res);
-              toast.push({ tone: "success", title: `Token “${res.name}” created`, body: "Copy the secret from the dialog now: it is not shown again." });
-            },
+        const input =
+          kind === "person" && user
+            ? { kind, name, role, tenants: resolved.tenants, userId: user.id }
+            : { kind: "application" as const, name, role, tenants: resolved.tenants, capabilities: caps };
+        mutation.mutate(input, {
+          onSuccess: (res) => {
+            onCreated(res);
+            toast.push({ tone: "success", title: `Token “${res.name}” created`, body: "Copy the secret from the dialog now: it is not shown again." });
           },
-        );
+          onError: (err) => {
+            const f = grantErrorField(err)?.field;
+            const target = f === "capabilities" ? `${id}-caps-search` : f ? `${id}-${f}` : null;
+            if (target) (document.getElementById(target) ?? document.getElementById(`${id}-tenants-all`))?.focus();
+          },
+        });
       }}
       onCancel={onCancel}
       busy={mutation.isPending}
@@ -225,17 +360,96 @@ function CreateTokenForm({
         hint="What uses it, e.g. “ci-publisher” or “search-frontend”."
         testId="token-name"
       />
-      <RoleField id={`${id}-role`} value={role} onChange={setRole} testId="token-role" />
-      <TenantsField
-        id={`${id}-tenants`}
-        value={tenantsText}
-        onChange={(v) => {
-          setTenantsText(v);
-          if (problems.tenants) setProblems((p) => ({ ...p, tenants: null }));
+      <fieldset className="field grant">
+        <legend className="field__label">Kind</legend>
+        <div className="kind-choice">
+          <label className="kind-choice__option">
+            <input type="radio" name={`${id}-kind`} value="application" checked={kind === "application"} onChange={() => chooseKind("application")} data-testid="token-kind-application" />
+            <span className="kind-choice__title">Application</span>
+            <span className="kind-choice__desc">A script, service or backend. It acts as itself, with no user or groups.</span>
+          </label>
+          <label className="kind-choice__option">
+            <input type="radio" name={`${id}-kind`} value="person" checked={kind === "person"} onChange={() => chooseKind("person")} data-testid="token-kind-person" />
+            <span className="kind-choice__title">Person&rsquo;s token</span>
+            <span className="kind-choice__desc">Acts as a user you choose, e.g. for their own scripts: their role, tenants and groups apply.</span>
+          </label>
+        </div>
+      </fieldset>
+      {kind === "person" ? (
+        <div className="field">
+          <label htmlFor={`${id}-user`} className="field__label">
+            User
+          </label>
+          <select
+            id={`${id}-user`}
+            className="select"
+            value={userId}
+            onChange={(e) => chooseUser(e.target.value)}
+            aria-invalid={fieldError("user") ? true : undefined}
+            aria-describedby={`${id}-user-hint${fieldError("user") ? ` ${id}-user-error` : ""}`}
+            data-testid="token-user"
+          >
+            <option value="">{users.isPending ? "Loading users…" : "Choose a user…"}</option>
+            {people.map((u) => (
+              <option key={u.id} value={u.id}>
+                {u.email} — {u.role}, {describeTenants(grantToTenants(u.tenants))}
+              </option>
+            ))}
+          </select>
+          <p id={`${id}-user-hint`} className="field__hint">
+            {users.isError ? "Could not load users; close the dialog and try again." : "Enabled users you manage. Disabled users’ tokens stop working."}
+          </p>
+          {fieldError("user") ? (
+            <p id={`${id}-user-error`} className="field__error">
+              {fieldError("user")}
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+      <RoleField
+        id={`${id}-role`}
+        value={role}
+        onChange={(r) => {
+          setRole(r);
+          clear("role");
         }}
-        error={problems.tenants}
-        testId="token-tenants"
+        max={user?.role ?? "admin"}
+        maxNote={user ? `At most ${user.role}, the role of ${user.email}.` : undefined}
+        error={fieldError("role")}
+        testId="token-role"
       />
+      {kind === "person" && !user ? (
+        <div className="field">
+          <span className="field__label">Tenants</span>
+          <p className="field__hint">Choose the user first: the token can have at most their tenants.</p>
+        </div>
+      ) : (
+        <TenantGrantField
+          id={`${id}-tenants`}
+          ceiling={ceiling}
+          value={grant}
+          onChange={(v) => {
+            setGrant(v);
+            clear("tenants");
+          }}
+          error={fieldError("tenants")}
+          ceilingNote={kind === "person" && user ? `At most the tenants ${user.email} holds${viewer.tenants ? " and you hold" : ""}.` : undefined}
+          testId="token-tenants"
+        />
+      )}
+      {kind === "application" ? (
+        <CapabilitiesField
+          id={`${id}-caps`}
+          value={caps}
+          onChange={(v) => {
+            setCapabilities(v);
+            clear("capabilities");
+          }}
+          metricsOffered={viewer.tenants === null}
+          metricsBlocked={metricsBlocked}
+          error={fieldError("capabilities")}
+        />
+      ) : null}
     </ActionForm>
   );
 }
@@ -306,8 +520,9 @@ function SecretView({ created, onDone }: { created: CreatedToken; onDone: () => 
           </button>
         </div>
         <p id={`${id}-secret-hint`} className="field__hint">
-          Send it as <code>Authorization: Bearer &lt;token&gt;</code>, or paste it on the sign-in page under &ldquo;Access token&rdquo;. Role{" "}
-          <strong>{created.role}</strong>, {created.tenants.length ? `tenants ${created.tenants.join(", ")}` : "all tenants"}.
+          Send it as <code>Authorization: Bearer &lt;token&gt;</code>, or paste it on the sign-in page under &ldquo;Access token&rdquo;.{" "}
+          {created.kind === "person" ? "Acts as its user: " : ""}Role <strong>{created.role}</strong>, {describeTenants(grantToTenants(created.tenants))}
+          {created.capabilities.length > 0 ? `; ${created.capabilities.map((c) => CAPABILITY_LABEL[c].toLowerCase()).join(", ")}` : ""}.
         </p>
         <p className={copied === "failed" ? "field__error" : "field__hint field__hint--ok"} role="status" data-testid="token-secret-copied">
           {copied === "yes" ? "Copied to the clipboard." : copied === "failed" ? "Could not copy automatically: the token is selected, press Ctrl+C (⌘C)." : ""}

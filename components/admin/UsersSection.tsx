@@ -3,8 +3,9 @@
 import { useId, useState } from "react";
 import type { Role } from "@/lib/domain/constants";
 import { isApiError } from "@/lib/ui/api";
-import { emailProblem, parseTenants, passwordProblem, useAdminUsers, useCreateUser, useUpdateUser, type AdminUser } from "@/lib/ui/admin";
+import { emailProblem, grantErrorField, passwordProblem, useAdminUsers, useCreateUser, useUpdateUser, type AdminUser, type GrantField } from "@/lib/ui/admin";
 import { formatDateTime } from "@/lib/ui/format";
+import { describeTenants, draftFromGrant, emptyGrant, grantToTenants, parseGroups, resolveGrant, sameGrant, type TenantGrantDraft } from "@/lib/ui/trust";
 import { ActionForm, useDialogClose } from "../ActionForm";
 import { Dialog } from "../Dialog";
 import { QueryStates } from "../ListFrame";
@@ -14,9 +15,9 @@ import { EmptyState, TableSkeleton } from "../States";
 import { TableHead } from "../TableHead";
 import { useToast } from "../Toast";
 import { adminIcons, icons } from "../shell/icons";
-import { PasswordField, RoleField, TenantsCell, TenantsField, TextField } from "./fields";
+import { GroupChips, GroupsField, PasswordField, RoleField, TenantGrantField, TenantsCell, TextField } from "./fields";
 
-type Kind = "role" | "password" | "disable" | "enable" | "signout";
+type Kind = "access" | "password" | "disable" | "enable" | "signout";
 type Open = { kind: Kind; user: AdminUser } | null;
 
 /** People who sign in with email and password: list, add, change role, disable/enable, reset password. */
@@ -51,7 +52,7 @@ export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
 
       <QueryStates
         query={users}
-        skeleton={<TableSkeleton rows={3} columns={7} label="Loading users" />}
+        skeleton={<TableSkeleton rows={3} columns={8} label="Loading users" />}
         errorTitle="Could not load users"
         empty={items.length === 0}
         emptyState={
@@ -63,7 +64,7 @@ export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
         <div className="table-wrap">
           <table className="table table--admin" data-testid="users-table">
             <caption className="visually-hidden">Users, by email</caption>
-            <TableHead columns={["Email", "Role", "Tenants", "Added", "Status", "Sessions", { label: <span className="visually-hidden">Actions</span> }]} />
+            <TableHead columns={["Email", "Role", "Tenants", "Groups", "Added", "Status", "Sessions", { label: <span className="visually-hidden">Actions</span> }]} />
             <tbody>
               {items.map((u) => (
                 <UserRow key={u.id} user={u} self={viewer.subject === `user:${u.email}`} onAction={(kind) => setOpen({ kind, user: u })} />
@@ -74,7 +75,7 @@ export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
       </QueryStates>
 
       <AddUserDialog open={adding} onClose={() => setAdding(false)} ssoName={ssoName} />
-      <ChangeRoleDialog user={open?.kind === "role" ? open.user : null} onClose={close} />
+      <AccessDialog user={open?.kind === "access" ? open.user : null} onClose={close} />
       <ResetPasswordDialog user={open?.kind === "password" ? open.user : null} onClose={close} />
       <SignOutDialog user={open?.kind === "signout" ? open.user : null} onClose={close} />
       <SetDisabledDialog user={open?.kind === "disable" || open?.kind === "enable" ? open.user : null} disable={open?.kind === "disable"} onClose={close} />
@@ -84,7 +85,7 @@ export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
 
 function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; onAction: (k: Kind) => void }) {
   const disabled = u.disabledAt !== null;
-  const selfHint = "You cannot change your own role or disable yourself; ask another admin.";
+  const selfHint = "You cannot change your own access or disable yourself; ask another admin.";
   return (
     <tr
       data-testid="user-row"
@@ -110,6 +111,9 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
       </td>
       <td>
         <TenantsCell tenants={u.tenants} />
+      </td>
+      <td data-testid="user-groups">
+        <GroupChips groups={u.groups} ssoGroups={u.ssoGroups} />
       </td>
       <td className="nowrap">{u.createdAt ? <RelativeTime iso={u.createdAt} /> : <span className="muted">—</span>}</td>
       <td className="nowrap">
@@ -147,12 +151,12 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
           <button
             type="button"
             className="btn btn--secondary btn--sm"
-            onClick={() => onAction("role")}
+            onClick={() => onAction("access")}
             disabled={self}
-            title={self ? selfHint : undefined}
-            data-testid="user-change-role"
+            title={self ? selfHint : "Role, tenants and groups"}
+            data-testid="user-access"
           >
-            Role…
+            Access…<span className="visually-hidden"> of {u.email}</span>
           </button>
           <button
             type="button"
@@ -194,16 +198,24 @@ function AddUserDialog({ open, onClose, ssoName }: { open: boolean; onClose: () 
   );
 }
 
+/** Field-level wording of a refused grant (the dialog also shows the server's own words). */
+function refusalText(field: GrantField): string {
+  return field === "role" ? "Higher than your own role." : "Includes tenants you do not hold.";
+}
+
 function AddUserForm({ mutation, onClose, ssoName }: { mutation: ReturnType<typeof useCreateUser>; onClose: () => void; ssoName: string | null }) {
   const toast = useToast();
+  const viewer = useViewer();
   const id = useId();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [ssoOnly, setSsoOnly] = useState(false);
   const [role, setRole] = useState<Role>("viewer");
-  const [tenantsText, setTenantsText] = useState("");
-  const [problems, setProblems] = useState<{ email?: string | null; password?: string | null; tenants?: string | null }>({});
+  const [grant, setGrant] = useState<TenantGrantDraft>(emptyGrant);
+  const [groupsText, setGroupsText] = useState("");
+  const [problems, setProblems] = useState<{ email?: string | null; password?: string | null; tenants?: string | null; groups?: string | null }>({});
   const taken = isApiError(mutation.error) && mutation.error.code === "EMAIL_TAKEN";
+  const refusal = grantErrorField(mutation.error);
 
   return (
     <ActionForm
@@ -215,23 +227,29 @@ function AddUserForm({ mutation, onClose, ssoName }: { mutation: ReturnType<type
         )
       }
       onSubmit={() => {
-        const { tenants, problem } = parseTenants(tenantsText);
-        const next = { email: emailProblem(email), password: ssoOnly ? null : passwordProblem(password), tenants: problem };
+        const { tenants, problem } = resolveGrant(grant, viewer.tenants);
+        const { groups, problem: groupsProblem } = parseGroups(groupsText);
+        const next = { email: emailProblem(email), password: ssoOnly ? null : passwordProblem(password), tenants: problem, groups: groupsProblem };
         setProblems(next);
-        const first = next.email ? "email" : next.password ? "password" : next.tenants ? "tenants" : null;
+        const first = next.email ? "email" : next.password ? "password" : next.tenants ? "tenants" : next.groups ? "groups" : null;
         if (first) {
-          document.getElementById(`${id}-${first}`)?.focus();
+          (document.getElementById(`${id}-${first}`) ?? document.getElementById(`${id}-tenants-all`))?.focus();
           return;
         }
         mutation.mutate(
-          { email, password: ssoOnly ? null : password, role, tenants },
+          { email, password: ssoOnly ? null : password, role, tenants, groups },
           {
             onSuccess: (res) => {
               onClose();
-              toast.push({ tone: "success", title: `User ${res.email} added`, body: `Role ${res.role}. They can sign in ${ssoOnly ? `with ${ssoName}` : "with their email and password"} now.` });
+              toast.push({
+                tone: "success",
+                title: `User ${res.email} added`,
+                body: `Role ${res.role}, ${describeTenants(grantToTenants(res.tenants))}. They can sign in ${ssoOnly ? `with ${ssoName}` : "with their email and password"} now.`,
+              });
             },
             onError: (err) => {
-              if (isApiError(err) && err.code === "EMAIL_TAKEN") document.getElementById(`${id}-email`)?.focus();
+              const f = isApiError(err) && err.code === "EMAIL_TAKEN" ? "email" : grantErrorField(err)?.field;
+              if (f) (document.getElementById(`${id}-${f}`) ?? document.getElementById(`${id}-tenants-all`))?.focus();
             },
           },
         );
@@ -286,18 +304,39 @@ function AddUserForm({ mutation, onClose, ssoName }: { mutation: ReturnType<type
         />
       )}
       <div className="grid-2 grid-2--admin">
-        <RoleField id={`${id}-role`} value={role} onChange={setRole} testId="user-role" />
-        <TenantsField
-          id={`${id}-tenants`}
-          value={tenantsText}
-          onChange={(v) => {
-            setTenantsText(v);
-            if (problems.tenants) setProblems((p) => ({ ...p, tenants: null }));
+        <RoleField
+          id={`${id}-role`}
+          value={role}
+          onChange={(r) => {
+            setRole(r);
+            if (refusal) mutation.reset();
           }}
-          error={problems.tenants}
+          error={refusal?.field === "role" ? refusalText("role") : null}
+          testId="user-role"
+        />
+        <TenantGrantField
+          id={`${id}-tenants`}
+          ceiling={viewer.tenants}
+          value={grant}
+          onChange={(v) => {
+            setGrant(v);
+            if (problems.tenants) setProblems((p) => ({ ...p, tenants: null }));
+            if (refusal) mutation.reset();
+          }}
+          error={problems.tenants ?? (refusal?.field === "tenants" ? refusalText("tenants") : null)}
           testId="user-tenants"
         />
       </div>
+      <GroupsField
+        id={`${id}-groups`}
+        value={groupsText}
+        onChange={(v) => {
+          setGroupsText(v);
+          if (problems.groups) setProblems((p) => ({ ...p, groups: null }));
+        }}
+        error={problems.groups}
+        testId="user-groups-input"
+      />
     </ActionForm>
   );
 }
@@ -310,46 +349,76 @@ function useUserDialog(onClose: () => void) {
   return { update, close };
 }
 
-function ChangeRoleDialog({ user, onClose }: UserDialogProps) {
+function AccessDialog({ user, onClose }: UserDialogProps) {
   const { update, close } = useUserDialog(onClose);
   return (
-    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={user ? `Change role of ${user.email}` : "Change role"} testId="user-role-dialog">
-      {user ? <ChangeRoleForm user={user} mutation={update} onClose={close} /> : null}
+    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={user ? `Access of ${user.email}` : "Access"} testId="user-access-dialog">
+      {user ? <AccessForm user={user} mutation={update} onClose={close} /> : null}
     </Dialog>
   );
 }
 
-function ChangeRoleForm({ user, mutation, onClose }: { user: AdminUser; mutation: ReturnType<typeof useUpdateUser>; onClose: () => void }) {
+/** Role, tenants and admin-assigned groups of one user; only what changed is sent. */
+function AccessForm({ user, mutation, onClose }: { user: AdminUser; mutation: ReturnType<typeof useUpdateUser>; onClose: () => void }) {
   const toast = useToast();
+  const viewer = useViewer();
   const id = useId();
   const [role, setRole] = useState<Role>(user.role);
-  const [tenantsText, setTenantsText] = useState(user.tenants.join(", "));
-  const [problem, setProblem] = useState<string | null>(null);
-  const parsed = parseTenants(tenantsText);
-  const changed = role !== user.role || parsed.tenants.join(",") !== user.tenants.join(",");
+  const [grant, setGrant] = useState<TenantGrantDraft>(() => draftFromGrant(user.tenants, viewer.tenants));
+  const [groupsText, setGroupsText] = useState(user.groups.join(", "));
+  const [problems, setProblems] = useState<{ tenants?: string | null; groups?: string | null }>({});
+  const refusal = grantErrorField(mutation.error);
+  const resolved = resolveGrant(grant, viewer.tenants);
+  const parsedGroups = parseGroups(groupsText);
+  const tenantsChanged = !sameGrant(resolved.tenants, user.tenants);
+  const groupsChanged = !sameGrant(parsedGroups.groups, user.groups);
+  const changed = role !== user.role || tenantsChanged || groupsChanged;
+  const current = describeTenants(grantToTenants(user.tenants));
 
   return (
     <ActionForm
       effect={
         <>
           <p>
-            Now <strong>{user.role}</strong> in {user.tenants.length ? `tenants ${user.tenants.join(", ")}` : "all tenants"}.
+            Now <strong>{user.role}</strong> in {current}
+            {user.groups.length + user.ssoGroups.length > 0 ? (
+              <>
+                , groups <GroupChips groups={user.groups} ssoGroups={user.ssoGroups} />
+              </>
+            ) : (
+              ", in no groups"
+            )}
+            .
           </p>
-          <p>The new access applies at once, to sessions already open too.</p>
+          {user.tenants.length === 0 ? <p className="effect__warn">This user holds no tenants: they see nothing that belongs to a tenant.</p> : null}
+          <p>The new access applies at once, to sessions and personal tokens already in use too.</p>
         </>
       }
       onSubmit={() => {
-        setProblem(parsed.problem);
-        if (parsed.problem) {
-          document.getElementById(`${id}-tenants`)?.focus();
+        const next = { tenants: resolved.problem, groups: parsedGroups.problem };
+        setProblems(next);
+        const first = next.tenants ? "tenants" : next.groups ? "groups" : null;
+        if (first) {
+          (document.getElementById(`${id}-${first}`) ?? document.getElementById(`${id}-tenants-all`))?.focus();
           return;
         }
         mutation.mutate(
-          { id: user.id, patch: { role, tenants: parsed.tenants } },
+          {
+            id: user.id,
+            patch: {
+              ...(role !== user.role ? { role } : {}),
+              ...(tenantsChanged ? { tenants: resolved.tenants } : {}),
+              ...(groupsChanged ? { groups: parsedGroups.groups } : {}),
+            },
+          },
           {
             onSuccess: (res) => {
               onClose();
-              toast.push({ tone: "success", title: `${res.email} is now ${res.role}`, body: res.tenants.length ? `Tenants: ${res.tenants.join(", ")}.` : "All tenants." });
+              toast.push({ tone: "success", title: `${res.email} is now ${res.role}`, body: `In ${describeTenants(grantToTenants(res.tenants))}.` });
+            },
+            onError: (err) => {
+              const f = grantErrorField(err)?.field;
+              if (f) (document.getElementById(`${id}-${f}`) ?? document.getElementById(`${id}-tenants-all`))?.focus();
             },
           },
         );
@@ -360,18 +429,41 @@ function ChangeRoleForm({ user, mutation, onClose }: { user: AdminUser; mutation
       confirmLabel="Save changes"
       busyLabel="Saving…"
       canSubmit={changed}
-      confirmTestId="user-role-confirm"
+      confirmTestId="user-access-confirm"
     >
-      <RoleField id={`${id}-role`} label="New role" value={role} onChange={setRole} testId="user-role-select" />
-      <TenantsField
-        id={`${id}-tenants`}
-        value={tenantsText}
-        onChange={(v) => {
-          setTenantsText(v);
-          if (problem) setProblem(null);
+      <RoleField
+        id={`${id}-role`}
+        label="Role"
+        value={role}
+        onChange={(r) => {
+          setRole(r);
+          if (refusal) mutation.reset();
         }}
-        error={problem}
-        testId="user-role-tenants"
+        error={refusal?.field === "role" ? refusalText("role") : null}
+        testId="user-access-role"
+      />
+      <TenantGrantField
+        id={`${id}-tenants`}
+        ceiling={viewer.tenants}
+        value={grant}
+        onChange={(v) => {
+          setGrant(v);
+          if (problems.tenants) setProblems((p) => ({ ...p, tenants: null }));
+          if (refusal) mutation.reset();
+        }}
+        error={problems.tenants ?? (refusal?.field === "tenants" ? refusalText("tenants") : null)}
+        testId="user-access-tenants"
+      />
+      <GroupsField
+        id={`${id}-groups`}
+        value={groupsText}
+        onChange={(v) => {
+          setGroupsText(v);
+          if (problems.groups) setProblems((p) => ({ ...p, groups: null }));
+        }}
+        error={problems.groups}
+        ssoGroups={user.ssoGroups}
+        testId="user-access-groups"
       />
     </ActionForm>
   );

@@ -2,9 +2,10 @@
 // small validators the dialogs share. Only import from client components.
 import { z } from "zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ROLES, TENANT_PATTERN, type Role } from "@/lib/domain/constants";
-import { parse, request } from "./api";
+import { ROLES, type Role } from "@/lib/domain/constants";
+import { isApiError, parse, request } from "./api";
 import { queryKeys } from "./hooks";
+import { CAPABILITIES, type Capability } from "./trust";
 
 // ---------- schemas ----------
 
@@ -12,17 +13,35 @@ const nullableStr = z
   .string()
   .nullish()
   .transform((v) => v ?? null);
+/** A stored grant: ["*"] = all tenants, [] = none at all, otherwise the list. */
 const tenantList = z
   .array(z.string())
   .nullish()
   .transform((v) => v ?? []);
+const stringList = z
+  .array(z.string())
+  .nullish()
+  .transform((v) => v ?? []);
 const roleSchema = z.enum(ROLES);
+const tokenKind = z
+  .enum(["application", "person"])
+  .nullish()
+  .transform((v) => v ?? "application");
+const capabilityList = z
+  .array(z.string())
+  .nullish()
+  .transform((v) => (v ?? []).filter((c): c is Capability => (CAPABILITIES as readonly string[]).includes(c)));
 
 export const adminTokenSchema = z.object({
   id: z.string(),
   name: z.string(),
+  /** "person": acts as the user (never more than their role and tenants); "application": a machine. */
+  kind: tokenKind,
+  userId: nullableStr,
+  userEmail: nullableStr,
   role: roleSchema,
   tenants: tenantList,
+  capabilities: capabilityList,
   createdBy: z.string().nullish().transform((v) => v ?? ""),
   createdAt: z.string(),
   lastUsedAt: nullableStr,
@@ -33,8 +52,11 @@ export type AdminToken = z.infer<typeof adminTokenSchema>;
 export const createdTokenSchema = z.object({
   id: z.string(),
   name: z.string(),
+  kind: tokenKind,
+  userId: nullableStr,
   role: roleSchema,
   tenants: tenantList,
+  capabilities: capabilityList,
   token: z.string().min(1),
 });
 export type CreatedToken = z.infer<typeof createdTokenSchema>;
@@ -44,6 +66,10 @@ export const adminUserSchema = z.object({
   email: z.string(),
   role: roleSchema,
   tenants: tenantList,
+  /** Assigned by an admin (editable here). */
+  groups: stringList,
+  /** From the identity provider's groups claim at the last single sign-on (read-only here). */
+  ssoGroups: stringList,
   createdAt: z.string().nullish().transform((v) => v ?? null),
   disabledAt: nullableStr,
   sso: z.boolean().optional().default(false),
@@ -54,7 +80,7 @@ export type AdminUser = z.infer<typeof adminUserSchema>;
 const tokensSchema = z.object({ items: z.array(adminTokenSchema) });
 const usersSchema = z.object({ items: z.array(adminUserSchema) });
 const revokedSchema = z.object({ id: z.string(), revoked: z.boolean() });
-const createdUserSchema = adminUserSchema.omit({ createdAt: true, disabledAt: true, sso: true, activeSessions: true });
+const createdUserSchema = adminUserSchema.omit({ createdAt: true, disabledAt: true, sso: true, activeSessions: true, ssoGroups: true });
 const updatedUserSchema = adminUserSchema.omit({ createdAt: true, sso: true, activeSessions: true }).extend({ sessionsEnded: z.number().int().optional().default(0) });
 
 // ---------- fetchers ----------
@@ -66,11 +92,14 @@ export async function fetchTokens(signal?: AbortSignal): Promise<AdminToken[]> {
   return parse(tokensSchema, json, "token list").items;
 }
 
-export type NewTokenInput = { name: string; role: Role; tenants: string[] };
+export type NewTokenInput =
+  | { kind: "application"; name: string; role: Role; tenants: string[]; capabilities: Capability[] }
+  | { kind: "person"; name: string; role: Role; tenants: string[]; userId: string };
 
 export async function createToken(input: NewTokenInput): Promise<CreatedToken> {
-  const body: Record<string, unknown> = { name: input.name.trim(), role: input.role };
-  if (input.tenants.length > 0) body.tenants = input.tenants;
+  const body: Record<string, unknown> = { name: input.name.trim(), role: input.role, tenants: input.tenants, kind: input.kind };
+  if (input.kind === "person") body.userId = input.userId;
+  else if (input.capabilities.length > 0) body.capabilities = input.capabilities;
   const { json } = await request("/api/v1/admin/tokens", { method: "POST", body });
   return parse(createdTokenSchema, json, "new token");
 }
@@ -85,17 +114,17 @@ export async function fetchUsers(signal?: AbortSignal): Promise<AdminUser[]> {
   return parse(usersSchema, json, "user list").items;
 }
 
-export type NewUserInput = { email: string; password: string | null; role: Role; tenants: string[] };
+export type NewUserInput = { email: string; password: string | null; role: Role; tenants: string[]; groups: string[] };
 
 export async function createUser(input: NewUserInput) {
-  const body: Record<string, unknown> = { email: input.email.trim(), role: input.role };
+  const body: Record<string, unknown> = { email: input.email.trim(), role: input.role, tenants: input.tenants };
   if (input.password !== null) body.password = input.password;
-  if (input.tenants.length > 0) body.tenants = input.tenants;
+  if (input.groups.length > 0) body.groups = input.groups;
   const { json } = await request("/api/v1/admin/users", { method: "POST", body });
   return parse(createdUserSchema, json, "new user");
 }
 
-export type UserPatch = { role?: Role; tenants?: string[]; disabled?: boolean; password?: string; signOut?: true };
+export type UserPatch = { role?: Role; tenants?: string[]; groups?: string[]; disabled?: boolean; password?: string; signOut?: true };
 
 export async function updateUser(id: string, patch: UserPatch) {
   const { json } = await request(`/api/v1/admin/users/${seg(id)}`, { method: "PATCH", body: patch });
@@ -171,13 +200,22 @@ export function emailProblem(email: string): string | null {
   return null;
 }
 
-/** "acme, globex" → ["acme","globex"]; the problem names the first tenant id that cannot exist. */
-export function parseTenants(text: string): { tenants: string[]; problem: string | null } {
-  const tenants = [...new Set(text.split(/[,\s]+/).map((t) => t.trim()).filter(Boolean))];
-  const bad = tenants.find((t) => !TENANT_PATTERN.test(t));
-  if (bad) return { tenants, problem: `“${bad}” is not a tenant id (lower-case letters, digits, “.”, “_” and “-”).` };
-  if (tenants.length > 100) return { tenants, problem: "List at most 100 tenants." };
-  return { tenants, problem: null };
+/** The dialog field a refusal of a grant belongs to (the message says what exceeded what). */
+export type GrantField = "role" | "tenants" | "capabilities" | "user";
+
+/**
+ * Maps the API's refusals of a grant to the field to fix: 403 GRANT_EXCEEDS_OWN (nobody grants more
+ * than they hold), 400 CAPABILITY_NOT_ALLOWED, 409 USER_DISABLED and 404 for a person token's user.
+ */
+export function grantErrorField(error: unknown): { field: GrantField; message: string } | null {
+  if (!isApiError(error)) return null;
+  const m = error.message;
+  if (error.code === "CAPABILITY_NOT_ALLOWED") return { field: "capabilities", message: m };
+  if (error.code === "USER_DISABLED") return { field: "user", message: m };
+  if (error.code !== "GRANT_EXCEEDS_OWN") return null;
+  if (/metrics:read|capabilit/i.test(m)) return { field: "capabilities", message: m };
+  if (/\brole\b|cannot be (viewer|maintainer|operator|admin)\b/i.test(m)) return { field: "role", message: m };
+  return { field: "tenants", message: m };
 }
 
 /** A random password that satisfies the minimum comfortably (for the reset dialog's "Generate"). */
