@@ -11,4 +11,8 @@ export function proxy(req: NextRequest) {
   return NextResponse.next({ request: { headers } });
 }
 
+// API routes stay outside the proxy: Next.js buffers the whole body of every request a proxy
+// matches before the route runs (cut at proxyClientMaxBodySize), which would truncate document
+// uploads and defeat the handlers' streaming size limits. The API answers unknown paths and
+// methods itself (app/api/[...rest]/route.ts, lib/http/method-fallback.ts).
 export const config = { matcher: ["/((?!api/|_next/|signin|favicon\\.ico|icon\\.svg).*)"] };

@@ -11,3 +11,5 @@ export async function GET(): Promise<Response> {
     return json({ ok: false, database: "unreachable", error: { code: "DATABASE_UNAVAILABLE", message: (err as Error).message } }, 503);
   }
 }
+
+export * from "@/lib/http/method-fallback";

@@ -27,3 +27,5 @@ export const POST = handler(async (req) => {
   const session = await openSession(db(), identity.owner, "token" in b ? "token" : "password", req.headers.get("user-agent"));
   return json({ ok: true, role: identity.principal.role, subject: identity.principal.subject }, 200, { "set-cookie": sessionCookie(session, req) });
 });
+
+export * from "@/lib/http/method-fallback";

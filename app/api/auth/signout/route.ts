@@ -7,3 +7,5 @@ export const POST = handler(async (req) => {
   await endSession(db(), cookieValue(req, SESSION_COOKIE));
   return json({ ok: true }, 200, { "set-cookie": CLEAR_SESSION_COOKIE });
 });
+
+export * from "@/lib/http/method-fallback";

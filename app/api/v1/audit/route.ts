@@ -13,3 +13,5 @@ export const GET = handler(async (req) => {
   const q = query.parse(Object.fromEntries(new URL(req.url).searchParams));
   return json(await listAudit(db(), { ...q, tenants: p.tenants }));
 });
+
+export * from "@/lib/http/method-fallback";

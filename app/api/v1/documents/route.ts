@@ -11,3 +11,5 @@ export const GET = handler(async (req) => {
   const q = documentListQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
   return json(await listDocuments(db(), { ...q, q: q.q?.trim() || undefined, tenants: principal.tenants }, embeddingSpace()));
 });
+
+export * from "@/lib/http/method-fallback";

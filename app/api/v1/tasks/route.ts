@@ -11,3 +11,5 @@ export const GET = handler(async (req) => {
   const q = taskListQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
   return json(await listTasks(db(), { ...q, tenants: p.tenants }));
 });
+
+export * from "@/lib/http/method-fallback";

@@ -8,3 +8,5 @@ export const GET = handler(async (req) => {
   const principal = await authenticate(req);
   return json({ items: await listTenants(principal.tenants) });
 });
+
+export * from "@/lib/http/method-fallback";

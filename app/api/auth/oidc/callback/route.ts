@@ -28,3 +28,5 @@ export const GET = handler(async (req) => {
     return redirect(`/signin?error=${code}`, [CLEAR_OIDC_COOKIE]);
   }
 });
+
+export * from "@/lib/http/method-fallback";

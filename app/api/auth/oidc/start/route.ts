@@ -19,3 +19,5 @@ export const GET = handler(async (req) => {
     return redirect(`/signin?error=OIDC_UNAVAILABLE&next=${encodeURIComponent(next)}`);
   }
 });
+
+export * from "@/lib/http/method-fallback";

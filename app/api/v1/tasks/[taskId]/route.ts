@@ -14,3 +14,5 @@ export const GET = handler<{ taskId: string }>(async (req, params) => {
   if (!t) throw notFound(`task ${id}`);
   return json(t);
 });
+
+export * from "@/lib/http/method-fallback";

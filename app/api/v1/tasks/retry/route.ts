@@ -11,3 +11,5 @@ export const POST = handler(async (req) => {
   const body = bulkRetryBody.parse(await readJson(req, 10_000));
   return json(await bulkRetry(db(), { errorCode: body.errorCode, tenant: body.tenant, type: body.type }, p, body.reason ?? null, serverConfig().MAX_ATTEMPTS, p.tenants));
 });
+
+export * from "@/lib/http/method-fallback";

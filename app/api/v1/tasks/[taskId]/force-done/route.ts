@@ -12,3 +12,5 @@ export const POST = handler<{ taskId: string }>(async (req, params) => {
   const body = reasonBody.parse(await readJson(req, 10_000));
   return json(await forceDone(db(), id, p, body.reason, p.tenants));
 });
+
+export * from "@/lib/http/method-fallback";

@@ -12,3 +12,5 @@ export const POST = handler<{ taskId: string }>(async (req, params) => {
   const body = optionalReasonBody.parse(await readOptionalJson(req, 10_000));
   return json(await retryTask(db(), id, p, body.reason ?? null, serverConfig().MAX_ATTEMPTS, p.tenants));
 });
+
+export * from "@/lib/http/method-fallback";

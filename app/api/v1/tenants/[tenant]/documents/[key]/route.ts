@@ -25,3 +25,5 @@ export const DELETE = handler<{ tenant: string; key: string }>(async (req, param
   if (!r) throw notFound(`document ${tenant}/${key}`);
   return json(r, 202);
 });
+
+export * from "@/lib/http/method-fallback";

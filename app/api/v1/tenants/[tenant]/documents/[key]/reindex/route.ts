@@ -12,3 +12,5 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const p = await authenticate(req, { role: "maintainer", tenant });
   return json(await reindex(db(), tenant, key, p, serverConfig().MAX_ATTEMPTS), 202);
 });
+
+export * from "@/lib/http/method-fallback";

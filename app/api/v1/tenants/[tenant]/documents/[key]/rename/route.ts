@@ -14,3 +14,5 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const body = renameBody.parse(await readJson(req, 10_000));
   return json(await rename(db(), tenant, key, body.newKey, p));
 });
+
+export * from "@/lib/http/method-fallback";

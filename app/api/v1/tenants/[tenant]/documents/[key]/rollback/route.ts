@@ -14,3 +14,5 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const body = rollbackBody.parse(await readJson(req, 10_000));
   return json(await rollback(db(), tenant, key, body.toVersion, body.reason, p, serverConfig().RETENTION_HOURS, embeddingSpace()));
 });
+
+export * from "@/lib/http/method-fallback";

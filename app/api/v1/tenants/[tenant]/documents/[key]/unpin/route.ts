@@ -13,3 +13,5 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const cfg = serverConfig();
   return json(await unpin(db(), tenant, key, p, { space: embeddingSpace(), retentionHours: cfg.RETENTION_HOURS, maxAttempts: cfg.MAX_ATTEMPTS }));
 });
+
+export * from "@/lib/http/method-fallback";

@@ -108,3 +108,5 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   }
   return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
 });
+
+export * from "@/lib/http/method-fallback";

@@ -1,0 +1,103 @@
+import type { Role } from "../domain/constants";
+
+// Plain data and pure functions only: proxy.ts and route modules read this, so it must stay free
+// of node imports and "server-only". test/api/authorization-matrix.test.ts fails when a route file
+// on disk and this table disagree, and derives every expected 401/403 from it.
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type Capability = "search:principals" | "metrics:read";
+
+export type RouteRule = {
+  method: HttpMethod;
+  /** Path under the site root; `[name]` stands for one path segment. */
+  path: string;
+  /** public: no credentials needed; session: any signed-in caller; role: at least `role`. */
+  auth: "public" | "session" | "role";
+  role?: Role;
+  /**
+   * none: no tenant involved; tenant-param: the `[tenant]` segment must be one of the caller's
+   * tenants (403 FORBIDDEN); own-tenants: answers are filtered to the caller's tenants and ids
+   * outside them are 404; fleet: all-tenant callers only (403 FLEET_SCOPE_REQUIRED).
+   */
+  scope: "none" | "tenant-param" | "own-tenants" | "fleet";
+  /** A token holding this capability passes regardless of role (fleet scope still applies to the token's grant). */
+  capability?: Capability;
+};
+
+const pub = (method: HttpMethod, path: string): RouteRule => ({ method, path, auth: "public", scope: "none" });
+const role = (method: HttpMethod, path: string, min: Role, scope: RouteRule["scope"], capability?: Capability): RouteRule => ({
+  method,
+  path,
+  auth: "role",
+  role: min,
+  scope,
+  ...(capability ? { capability } : {}),
+});
+
+const DOC = "/api/v1/tenants/[tenant]/documents/[key]";
+
+export const ROUTES: readonly RouteRule[] = Object.freeze([
+  pub("GET", "/api/health"),
+  pub("POST", "/api/auth/signin"),
+  // Without a session it does nothing and still answers 200.
+  pub("POST", "/api/auth/signout"),
+  // 404 while single sign-on is not configured.
+  pub("GET", "/api/auth/oidc/start"),
+  pub("GET", "/api/auth/oidc/callback"),
+  // Metrics are fleet-wide: an all-tenant operator, or a token granted metrics:read.
+  role("GET", "/api/metrics", "operator", "fleet", "metrics:read"),
+  role("GET", "/api/v1/overview", "viewer", "own-tenants"),
+  role("GET", "/api/v1/workers", "viewer", "fleet"),
+  role("GET", "/api/v1/tenants", "viewer", "own-tenants"),
+  role("GET", "/api/v1/documents", "viewer", "own-tenants"),
+  role("GET", "/api/v1/tasks", "viewer", "own-tenants"),
+  role("GET", "/api/v1/tasks/[taskId]", "viewer", "own-tenants"),
+  role("POST", "/api/v1/tasks/[taskId]/retry", "operator", "own-tenants"),
+  role("POST", "/api/v1/tasks/[taskId]/force-done", "operator", "own-tenants"),
+  role("POST", "/api/v1/tasks/retry", "operator", "own-tenants"),
+  role("GET", "/api/v1/audit", "operator", "own-tenants"),
+  role("GET", DOC, "viewer", "tenant-param"),
+  role("DELETE", DOC, "maintainer", "tenant-param"),
+  role("POST", `${DOC}/versions`, "maintainer", "tenant-param"),
+  role("POST", `${DOC}/reindex`, "maintainer", "tenant-param"),
+  role("POST", `${DOC}/rename`, "maintainer", "tenant-param"),
+  role("POST", `${DOC}/rollback`, "operator", "tenant-param"),
+  role("POST", `${DOC}/unpin`, "operator", "tenant-param"),
+  role("POST", "/api/v1/tenants/[tenant]/search", "viewer", "tenant-param"),
+  role("GET", "/api/v1/admin/users", "admin", "own-tenants"),
+  role("POST", "/api/v1/admin/users", "admin", "own-tenants"),
+  role("PATCH", "/api/v1/admin/users/[id]", "admin", "own-tenants"),
+  role("GET", "/api/v1/admin/tokens", "admin", "own-tenants"),
+  role("POST", "/api/v1/admin/tokens", "admin", "own-tenants"),
+  role("DELETE", "/api/v1/admin/tokens/[id]", "admin", "own-tenants"),
+]);
+
+const segments = (path: string) => path.split("/").filter(Boolean);
+const isParam = (segment: string) => /^\[[^\]]+\]$/.test(segment);
+
+/**
+ * The route pattern a request path is served by, the way the App Router picks it: segment by
+ * segment, a literal segment wins over a `[param]` one (so /api/v1/tasks/retry is its own route,
+ * not a task id). Null when no route serves the path.
+ */
+export function routeFor(pathname: string): { path: string; methods: HttpMethod[] } | null {
+  const want = segments(pathname);
+  let best: { path: string; rank: string } | null = null;
+  for (const path of new Set(ROUTES.map((r) => r.path))) {
+    const have = segments(path);
+    if (have.length !== want.length || !have.every((s, i) => isParam(s) || s === want[i])) continue;
+    // Literal segments rank "1", params "0": the lexically greatest rank is the most specific route.
+    const rank = have.map((s) => (isParam(s) ? "0" : "1")).join("");
+    if (!best || rank > best.rank) best = { path, rank };
+  }
+  if (!best) return null;
+  const chosen = best.path;
+  return { path: chosen, methods: ROUTES.filter((r) => r.path === chosen).map((r) => r.method) };
+}
+
+/** The Allow header for a route: its methods, HEAD wherever GET is served, and OPTIONS. */
+export function allowHeader(methods: readonly HttpMethod[]): string {
+  const all = new Set<string>([...methods, "OPTIONS"]);
+  if (all.has("GET")) all.add("HEAD");
+  return [...all].sort().join(", ");
+}
