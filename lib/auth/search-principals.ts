@@ -19,11 +19,12 @@ export type SearchAs = { principals: string[]; audited: boolean };
 export function searchPrincipals(p: Principal, requested: string[] | undefined): SearchAs {
   if (requested === undefined) return { principals: p.principals, audited: false };
   const named = [...new Set(requested)];
+  // Narrowing never widens: a subset of one's own principals (for an application, the empty list).
+  if (named.every((n) => p.principals.includes(n))) return { principals: named, audited: false };
   if (p.kind === "application") {
     if (hasCapability(p, "search:principals")) return { principals: named, audited: false };
     throw new ApiError(403, "PRINCIPALS_NOT_ALLOWED", "this token may not name principals: mint an application token with the search:principals capability");
   }
-  if (named.every((n) => p.principals.includes(n))) return { principals: named, audited: false };
   if (hasRole(p, "operator")) return { principals: named, audited: true };
   throw new ApiError(403, "PRINCIPALS_NOT_ALLOWED", "you search as yourself; naming other principals needs role operator or above");
 }

@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../helpers/db";
+import { testWorker, waitFor } from "../helpers/worker";
+import { upsertAdmin } from "../../lib/auth/users";
+import type { Worker } from "../../worker/loop";
+
+// Who may see what: search principals come from the identity, tenant grants are explicit and never
+// exceed the granter's, and fleet-wide figures are for all-tenant accounts. Through the real route
+// handlers, against PostgreSQL.
+const BOOT = "trust-bootstrap-token-0123456789";
+const PASSWORD = "a long enough password";
+let t: TestDb;
+let worker: Worker;
+let R: Record<string, any>;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  process.env.DATABASE_URL = t.url;
+  process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = BOOT;
+  process.env.LOG_LEVEL = "silent";
+  await upsertAdmin(t.pool, "root@example.com", PASSWORD);
+  const v1 = "../../app/api/v1";
+  R = {
+    signin: await import("../../app/api/auth/signin/route"),
+    tokens: await import(`${v1}/admin/tokens/route`),
+    token: await import(`${v1}/admin/tokens/[id]/route`),
+    users: await import(`${v1}/admin/users/route`),
+    user: await import(`${v1}/admin/users/[id]/route`),
+    publish: await import(`${v1}/tenants/[tenant]/documents/[key]/versions/route`),
+    doc: await import(`${v1}/tenants/[tenant]/documents/[key]/route`),
+    search: await import(`${v1}/tenants/[tenant]/search/route`),
+    overview: await import(`${v1}/overview/route`),
+    workers: await import(`${v1}/workers/route`),
+    metrics: await import("../../app/api/metrics/route"),
+  };
+  worker = testWorker(t, "trust-worker");
+  await worker.start();
+  for (const [tenant, key, content, acl] of [
+    ["acme", "handbook", "# Handbook\n\nThe cafeteria opens at eight for every employee.", undefined],
+    ["acme", "salaries", "# Salaries\n\nThe salary bands for engineers are reviewed each March.", ["group:hr"]],
+    ["acme", "own-note", "# Note\n\nThe private parking spot belongs to dana alone.", ["user:dana@acme.example"]],
+    ["globex", "plans", "# Plans\n\nThe globex expansion targets three new harbours.", undefined],
+  ] as const) {
+    const r = await call(R.publish, "POST", { tenant, key }, { title: key, contentType: "text/markdown", content, ...(acl ? { acl } : {}) });
+    expect(r.status).toBe(202);
+  }
+  for (const [tenant, key] of [["acme", "handbook"], ["acme", "salaries"], ["acme", "own-note"], ["globex", "plans"]]) {
+    await waitFor(async () => ((await call(R.doc, "GET", { tenant, key })).body.state === "SEARCHABLE" ? true : null));
+  }
+});
+afterAll(async () => {
+  await worker?.stop(5000);
+  const { closePools } = await import("../../lib/db/pool");
+  await closePools();
+  await t?.close();
+});
+
+type Auth = { bearer: string } | { cookie: string } | null;
+const ctx = (p: object = {}) => ({ params: Promise.resolve(p) });
+async function call(route: any, method: string, params: object, body?: unknown, auth: Auth = { bearer: BOOT }) {
+  const headers: Record<string, string> = { "content-type": "application/json", host: "dash.local", origin: "http://dash.local" };
+  if (auth && "bearer" in auth) headers.authorization = `Bearer ${auth.bearer}`;
+  if (auth && "cookie" in auth) headers.cookie = `iw_session=${auth.cookie}`;
+  const res: Response = await route[method](new Request("http://dash.local/x", { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }), ctx(params));
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* metrics are text */
+  }
+  return { status: res.status, body: parsed };
+}
+const auditCount = async (action: string) => (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = $1`, [action])).rows[0].n as number;
+
+async function person(email: string, role: string, tenants: string[], groups: string[] = []): Promise<{ id: string; cookie: string }> {
+  const u = await call(R.users, "POST", {}, { email, password: PASSWORD, role, tenants, groups });
+  expect(u.status).toBe(201);
+  const s: Response = await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` }, body: JSON.stringify({ email, password: PASSWORD }) }), ctx());
+  expect(s.status).toBe(200);
+  return { id: u.body.id, cookie: /iw_session=([^;]+)/.exec(s.headers.get("set-cookie")!)![1] };
+}
+async function token(body: object, as: Auth = { bearer: BOOT }): Promise<string> {
+  const r = await call(R.tokens, "POST", {}, body, as);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.token;
+}
+const keys = (r: { body: any }) => r.body.hits.map((h: any) => h.documentKey).sort();
+const search = (auth: Auth, body: object, tenant = "acme") => call(R.search, "POST", { tenant }, { query: "cafeteria salary bands parking spot", topK: 10, ...body }, auth);
+
+describe("search principals come from the identity", () => {
+  it("a viewer token cannot name group:hr (403 PRINCIPALS_NOT_ALLOWED, nothing written); without principals it sees only unrestricted documents", async () => {
+    const viewer = await token({ name: "viewer-app", role: "viewer", tenants: ["acme"] });
+    const audits = await auditCount("search.as_principals");
+    const refused = await search({ bearer: viewer }, { principals: ["group:hr"] });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("PRINCIPALS_NOT_ALLOWED");
+    expect(await auditCount("search.as_principals")).toBe(audits);
+    const plain = await search({ bearer: viewer }, {});
+    expect(plain.status).toBe(200);
+    expect(keys(plain)).toEqual(["handbook"]);
+    expect(plain.body.searchedAs).toEqual([]);
+    // An empty list is a list of principals too: it narrows to public documents and is allowed.
+    expect(keys(await search({ bearer: viewer }, { principals: [] }))).toEqual(["handbook"]);
+  });
+
+  it("an application token minted with search:principals names its end user's principals, unaudited", async () => {
+    const app = await token({ name: "portal", role: "viewer", tenants: ["acme"], capabilities: ["search:principals"] });
+    const audits = await auditCount("search.as_principals");
+    const r = await search({ bearer: app }, { principals: ["group:hr"] });
+    expect(r.status).toBe(200);
+    expect(keys(r)).toEqual(["handbook", "salaries"]);
+    expect(r.body.searchedAs).toEqual(["group:hr"]);
+    expect(await auditCount("search.as_principals")).toBe(audits);
+  });
+
+  it("people search as themselves: their email and their groups; a viewer may narrow but not widen", async () => {
+    const dana = await person("dana@acme.example", "viewer", ["acme"]);
+    const own = await search({ cookie: dana.cookie }, {});
+    expect(keys(own)).toEqual(["handbook", "own-note"]);
+    expect(own.body.searchedAs).toEqual(["user:dana@acme.example"]);
+    expect(keys(await search({ cookie: dana.cookie }, { principals: [] }))).toEqual(["handbook"]);
+    const widen = await search({ cookie: dana.cookie }, { principals: ["user:dana@acme.example", "group:hr"] });
+    expect(widen.status).toBe(403);
+    expect(widen.body.error.code).toBe("PRINCIPALS_NOT_ALLOWED");
+    // An admin puts her in hr; her open session sees it on the next request.
+    expect((await call(R.user, "PATCH", { id: dana.id }, { groups: ["hr"] })).status).toBe(200);
+    const grouped = await search({ cookie: dana.cookie }, {});
+    expect(keys(grouped)).toEqual(["handbook", "own-note", "salaries"]);
+    expect(grouped.body.searchedAs).toEqual(["user:dana@acme.example", "group:hr"]);
+  });
+
+  it("an operator may search as other principals, and each such search is in the audit log", async () => {
+    const op = await person("olga@acme.example", "operator", ["acme"]);
+    const before = await auditCount("search.as_principals");
+    const r = await search({ cookie: op.cookie }, { principals: ["group:hr"], topK: 7 });
+    expect(r.status).toBe(200);
+    expect(keys(r)).toEqual(["handbook", "salaries"]);
+    const rows = (await t.pool.query(`SELECT actor, tenant_id, detail FROM audit_log WHERE action = 'search.as_principals' ORDER BY id DESC LIMIT 1`)).rows;
+    expect(await auditCount("search.as_principals")).toBe(before + 1);
+    expect(rows[0]).toEqual({ actor: "user:olga@acme.example", tenant_id: "acme", detail: { principals: ["group:hr"], topK: 7 } });
+  });
+
+  it("a person's token acts as that person: their principals, never above their role or outside their tenants; disabling them stops it", async () => {
+    const pat = await person("pat@acme.example", "maintainer", ["acme"], ["hr"]);
+    // An operator token for a maintainer, or one reaching globex, would be more than Pat holds.
+    const tooHigh = await call(R.tokens, "POST", {}, { name: "pat-op", role: "operator", tenants: ["acme"], kind: "person", userId: pat.id });
+    expect([tooHigh.status, tooHigh.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
+    const elsewhere = await call(R.tokens, "POST", {}, { name: "pat-globex", role: "viewer", tenants: ["globex"], kind: "person", userId: pat.id });
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
+    const withCap = await call(R.tokens, "POST", {}, { name: "pat-cap", role: "viewer", tenants: ["acme"], kind: "person", userId: pat.id, capabilities: ["search:principals"] });
+    expect([withCap.status, withCap.body.error.code]).toEqual([400, "CAPABILITY_NOT_ALLOWED"]);
+    const tok = await token({ name: "pat-laptop", role: "viewer", tenants: ["acme"], kind: "person", userId: pat.id });
+    const r = await search({ bearer: tok }, {});
+    expect(r.body.searchedAs).toEqual(["user:pat@acme.example", "group:hr"]);
+    expect(keys(r)).toEqual(["handbook", "salaries"]);
+    const listed = (await call(R.tokens, "GET", {})).body.items.find((x: any) => x.name === "pat-laptop");
+    expect(listed).toMatchObject({ kind: "person", userId: pat.id, userEmail: "pat@acme.example", capabilities: [] });
+    await call(R.user, "PATCH", { id: pat.id }, { disabled: true });
+    expect((await search({ bearer: tok }, {})).status).toBe(401);
+  });
+});
+
+describe("tenant grants are explicit and never exceed the granter's", () => {
+  it("an empty list is refused, [\"*\"] must stand alone, tenants are required", async () => {
+    const u = await person("erin@acme.example", "viewer", ["acme"]);
+    const empty = await call(R.user, "PATCH", { id: u.id }, { tenants: [] });
+    expect([empty.status, empty.body.error.code]).toEqual([400, "VALIDATION_FAILED"]);
+    expect((await call(R.users, "POST", {}, { email: "x@acme.example", password: PASSWORD, role: "viewer" })).status).toBe(400);
+    expect((await call(R.tokens, "POST", {}, { name: "no-tenants", role: "viewer" })).status).toBe(400);
+    expect((await call(R.tokens, "POST", {}, { name: "mixed", role: "viewer", tenants: ["*", "acme"] })).status).toBe(400);
+    const stored = (await t.pool.query(`SELECT tenants FROM users WHERE id = $1`, [u.id])).rows[0].tenants;
+    expect(stored).toEqual(["acme"]);
+  });
+
+  it("a tenant-limited admin grants only its tenants, never all, and cannot see or touch accounts beyond them", async () => {
+    const ada = await person("ada@acme.example", "admin", ["acme"]);
+    const as = { cookie: ada.cookie };
+    const all = await call(R.tokens, "POST", {}, { name: "ada-all", role: "viewer", tenants: ["*"] }, as);
+    expect([all.status, all.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
+    const other = await call(R.tokens, "POST", {}, { name: "ada-globex", role: "viewer", tenants: ["acme", "globex"] }, as);
+    expect([other.status, other.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
+    const metrics = await call(R.tokens, "POST", {}, { name: "ada-scrape", role: "viewer", tenants: ["acme"], capabilities: ["metrics:read"] }, as);
+    expect([metrics.status, metrics.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
+    const userAll = await call(R.users, "POST", {}, { email: "wide@acme.example", password: PASSWORD, role: "viewer", tenants: ["*"] }, as);
+    expect([userAll.status, userAll.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM api_tokens WHERE name LIKE 'ada-%'`)).rows[0].n).toBe(0);
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM users WHERE email = 'wide@acme.example'`)).rows[0].n).toBe(0);
+    // Within acme it works, and widening an acme user to globex does not.
+    const ok = await call(R.tokens, "POST", {}, { name: "ada-acme", role: "maintainer", tenants: ["acme"] }, as);
+    expect(ok.status).toBe(201);
+    const erin = (await t.pool.query(`SELECT id FROM users WHERE email = 'erin@acme.example'`)).rows[0].id;
+    const widen = await call(R.user, "PATCH", { id: erin }, { tenants: ["acme", "globex"] }, as);
+    expect([widen.status, widen.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
+    // Accounts beyond acme are not hers to see or change.
+    const gus = (await call(R.users, "POST", {}, { email: "gus@globex.example", password: PASSWORD, role: "viewer", tenants: ["globex"] })).body.id;
+    const listedUsers = (await call(R.users, "GET", {}, undefined, as)).body.items.map((u: any) => u.email);
+    expect(listedUsers).toContain("erin@acme.example");
+    expect(listedUsers).not.toContain("gus@globex.example");
+    expect(listedUsers).not.toContain("root@example.com");
+    expect((await call(R.user, "PATCH", { id: gus }, { disabled: true }, as)).status).toBe(404);
+    const rootToken = await call(R.tokens, "POST", {}, { name: "fleet-ops", role: "operator", tenants: ["*"] });
+    const rootTokenId = rootToken.body.id;
+    const visible = (await call(R.tokens, "GET", {}, undefined, as)).body.items.map((x: any) => x.name);
+    expect(visible).toContain("ada-acme");
+    expect(visible).toContain("portal"); // acme-only, so within her grant
+    expect(visible).not.toContain("fleet-ops");
+    expect((await call(R.token, "DELETE", { id: rootTokenId }, undefined, as)).status).toBe(404);
+    expect((await t.pool.query(`SELECT revoked_at FROM api_tokens WHERE id = $1`, [rootTokenId])).rows[0].revoked_at).toBeNull();
+  });
+});
+
+describe("fleet-wide figures are for all-tenant accounts", () => {
+  it("a tenant-limited viewer gets its tenants' overview, no workers, no metrics", async () => {
+    const viewer = await token({ name: "acme-viewer", role: "viewer", tenants: ["acme"] });
+    const ov = await call(R.overview, "GET", {}, undefined, { bearer: viewer });
+    expect(ov.status).toBe(200);
+    expect(ov.body).toMatchObject({ scope: "tenants", workers: [], history: [], reconciler: null });
+    const fleet = await call(R.overview, "GET", {});
+    expect(fleet.body.scope).toBe("fleet");
+    expect(fleet.body.workers.length).toBeGreaterThan(0);
+    // Per-tenant figures: globex's one finished task is not in acme's sample.
+    const acmeSamples = (await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE tenant_id = 'acme' AND status = 'SUCCEEDED'`)).rows[0].n;
+    expect(ov.body.publishToSearchableSeconds.samples).toBe(acmeSamples);
+    expect(fleet.body.publishToSearchableSeconds.samples).toBe(acmeSamples + 1);
+    const w = await call(R.workers, "GET", {}, undefined, { bearer: viewer });
+    expect([w.status, w.body.error.code]).toEqual([403, "FLEET_SCOPE_REQUIRED"]);
+    const m = await call(R.metrics, "GET", {}, undefined, { bearer: viewer });
+    expect([m.status, m.body.error.code]).toEqual([403, "FLEET_SCOPE_REQUIRED"]);
+  });
+
+  it("metrics: a scrape token with metrics:read (minted by an all-tenant admin), or an all-tenant operator", async () => {
+    const scrape = await token({ name: "prometheus", role: "viewer", tenants: ["*"], capabilities: ["metrics:read"] });
+    const m = await call(R.metrics, "GET", {}, undefined, { bearer: scrape });
+    expect(m.status).toBe(200);
+    expect(m.body).toContain("indexwright_tasks_due");
+    const narrow = await call(R.tokens, "POST", {}, { name: "narrow-scrape", role: "viewer", tenants: ["acme"], capabilities: ["metrics:read"] });
+    expect([narrow.status, narrow.body.error.code]).toEqual([400, "CAPABILITY_NOT_ALLOWED"]);
+    const allViewer = await token({ name: "all-viewer", role: "viewer", tenants: ["*"] });
+    expect((await call(R.metrics, "GET", {}, undefined, { bearer: allViewer })).status).toBe(403);
+    expect((await call(R.metrics, "GET", {}, undefined, null)).status).toBe(401);
+  });
+});
