@@ -41,7 +41,7 @@ export type MigrateResult = { applied: string[]; alreadyApplied: number };
  * Applies pending migrations in order, each in its own transaction. Refuses to continue when a
  * previously applied migration's file changed or a failed migration is recorded, as Prisma does.
  */
-export async function migrate(url: string, opts: { schema?: string; log?: (m: string) => void } = {}): Promise<MigrateResult> {
+export async function migrate(url: string, opts: { schema?: string; log?: (m: string) => void; dir?: string } = {}): Promise<MigrateResult> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const log = opts.log ?? (() => undefined);
@@ -60,7 +60,7 @@ export async function migrate(url: string, opts: { schema?: string; log?: (m: st
       if (failed) throw new Error(`migration ${failed.migration_name} failed earlier and is not rolled back; resolve it first`);
       const done = new Map(rows.filter((r) => r.finished_at !== null).map((r) => [r.migration_name, r.checksum]));
       const applied: string[] = [];
-      for (const m of listMigrations()) {
+      for (const m of listMigrations(opts.dir)) {
         const prior = done.get(m.name);
         if (prior !== undefined) {
           if (prior !== m.checksum) throw new Error(`migration ${m.name} was changed after it was applied (checksum mismatch)`);

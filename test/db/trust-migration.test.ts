@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { createTestDb, type TestDb } from "../helpers/db";
+import { listMigrations, migrate, migrationsDir } from "../../lib/db/migrate";
+
+// Before the trust model an empty tenant list meant "all tenants". Accounts written then keep that
+// meaning through the explicit grant; the same empty list written afterwards means none.
+const TRUST = "20261130030000_trust_model";
+let t: TestDb;
+let before: string;
+beforeAll(async () => {
+  t = await createTestDb({ migrate: false });
+  before = mkdtempSync(path.join(tmpdir(), "iw-migrations-"));
+  for (const m of listMigrations().filter((m) => m.name < TRUST)) cpSync(path.join(migrationsDir(), m.name), path.join(before, m.name), { recursive: true });
+});
+afterAll(async () => {
+  rmSync(before, { recursive: true, force: true });
+  await t?.close();
+});
+
+describe("trust-model migration", () => {
+  it("turns the old empty 'all tenants' lists into ['*'] and leaves named lists alone", async () => {
+    await migrate(t.url, { dir: before });
+    const [all, named, tokAll, tokNamed] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await t.pool.query(`INSERT INTO users (id, email, role, tenants) VALUES ($1, 'old-all@x.example', 'admin', '{}'), ($2, 'old-named@x.example', 'viewer', '{acme}')`, [all, named]);
+    await t.pool.query(`INSERT INTO api_tokens (id, name, token_hash, role, tenants) VALUES ($1, 'old-all', 'h1', 'viewer', '{}'), ($2, 'old-named', 'h2', 'viewer', '{acme,globex}')`, [tokAll, tokNamed]);
+    const r = await migrate(t.url);
+    expect(r.applied).toContain(TRUST);
+    const users = (await t.pool.query(`SELECT id, tenants, groups, sso_groups FROM users ORDER BY email`)).rows;
+    expect(users).toEqual([
+      { id: all, tenants: ["*"], groups: [], sso_groups: [] },
+      { id: named, tenants: ["acme"], groups: [], sso_groups: [] },
+    ]);
+    const tokens = (await t.pool.query(`SELECT name, tenants, user_id, capabilities FROM api_tokens ORDER BY name`)).rows;
+    expect(tokens).toEqual([
+      { name: "old-all", tenants: ["*"], user_id: null, capabilities: [] },
+      { name: "old-named", tenants: ["acme", "globex"], user_id: null, capabilities: [] },
+    ]);
+    // From now on the database holds the rules: "*" alone, known capabilities, none on a person's token.
+    await expect(t.pool.query(`UPDATE users SET tenants = '{*,acme}' WHERE id = $1`, [all])).rejects.toThrow(/users_tenants_all_alone/);
+    await expect(t.pool.query(`UPDATE api_tokens SET capabilities = '{root}' WHERE id = $1`, [tokAll])).rejects.toThrow(/api_tokens_capabilities_known/);
+    await expect(t.pool.query(`UPDATE api_tokens SET user_id = $2, capabilities = '{search:principals}' WHERE id = $1`, [tokAll, all])).rejects.toThrow(/api_tokens_person_has_no_capabilities/);
+  });
+});
