@@ -19,7 +19,7 @@ test("single sign-on: a person an admin added comes in through the provider; an 
   const email = `${uniqueKey("sso")}@corp.example`;
 
   await test.step("an admin adds the person as an SSO-only operator", async () => {
-    const res = await page.request.post("/api/v1/admin/users", { headers: ADMIN, data: { email, role: "operator" } });
+    const res = await page.request.post("/api/v1/admin/users", { headers: ADMIN, data: { email, role: "operator", tenants: ["*"] } });
     expect(res.status(), await res.text()).toBe(201);
   });
 
