@@ -1,11 +1,11 @@
 import type { Role } from "../domain/constants";
+import type { Capability } from "../auth/principal";
 
 // Plain data and pure functions only: proxy.ts and route modules read this, so it must stay free
 // of node imports and "server-only". test/api/authorization-matrix.test.ts fails when a route file
 // on disk and this table disagree, and derives every expected 401/403 from it.
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-export type Capability = "search:principals" | "metrics:read";
 
 export type RouteRule = {
   method: HttpMethod;
