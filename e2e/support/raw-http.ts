@@ -22,6 +22,17 @@ export type RawRequest = {
   body?: Buffer | string;
   /** Sent as Transfer-Encoding: chunked, one chunk per element, then the terminating chunk. */
   chunks?: (Buffer | string)[];
+  /**
+   * Pause between chunks, and stop sending once an answer has begun. A server that refuses a body
+   * half way closes the connection; bytes still arriving then make its kernel reset the connection,
+   * which can discard the answer before it is read.
+   */
+  chunkDelayMs?: number;
+  /**
+   * Leave out "Connection: close". Needed when the body is followed by a pipelined request: Node
+   * refuses bytes after a "Connection: close" request outright (an empty 400), before the app runs.
+   */
+  keepAlive?: boolean;
   timeoutMs?: number;
 };
 
@@ -71,9 +82,10 @@ function parseResponse(buf: Buffer): RawReply | null {
   return null; // body runs until the connection closes
 }
 
-/** Sends one request on a fresh connection and resolves with the first response to it. */
+/** Sends one request on a fresh connection and resolves with the first response on it. */
 export function rawRequest(port: number, req: RawRequest): Promise<RawReply> {
-  const head: string[] = [`${req.method} ${req.target} HTTP/1.1`, `Host: 127.0.0.1:${port}`, "Connection: close"];
+  const head: string[] = [`${req.method} ${req.target} HTTP/1.1`, `Host: 127.0.0.1:${port}`];
+  if (!req.keepAlive) head.push("Connection: close");
   for (const [k, v] of req.headers ?? []) head.push(`${k}: ${v}`);
   if (req.chunks) head.push("Transfer-Encoding: chunked");
   const timeoutMs = req.timeoutMs ?? 30_000;
@@ -119,19 +131,20 @@ export function rawRequest(port: number, req: RawRequest): Promise<RawReply> {
       else if (received.length > 0) tryParse(true);
       else finish(err);
     });
+    const sendChunks = async (chunks: (Buffer | string)[]) => {
+      for (const c of chunks) {
+        if (received.length > 0 || settled) return;
+        const b = typeof c === "string" ? Buffer.from(c) : c;
+        if (b.length === 0) continue;
+        socket.write(Buffer.concat([Buffer.from(`${b.length.toString(16)}${CRLF}`), b, Buffer.from(CRLF)]));
+        if (req.chunkDelayMs) await new Promise((r) => setTimeout(r, req.chunkDelayMs));
+      }
+      if (received.length === 0 && !settled) socket.write(`0${CRLF}${CRLF}`);
+    };
     socket.on("connect", () => {
       socket.write(head.join(CRLF) + CRLF + CRLF);
       if (req.body !== undefined) socket.write(req.body);
-      if (req.chunks) {
-        for (const c of req.chunks) {
-          const b = typeof c === "string" ? Buffer.from(c) : c;
-          if (b.length === 0) continue;
-          socket.write(`${b.length.toString(16)}${CRLF}`);
-          socket.write(b);
-          socket.write(CRLF);
-        }
-        socket.write(`0${CRLF}${CRLF}`);
-      }
+      if (req.chunks) void sendChunks(req.chunks);
     });
   });
 }
