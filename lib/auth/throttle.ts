@@ -1,0 +1,147 @@
+import { createHash } from "node:crypto";
+import type pg from "pg";
+import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+
+// Sign-in throttling that slows guessing without letting anyone lock an account for its owner.
+// Counters live in PostgreSQL (table sign_in_limits, created by a migration), so every web process
+// sees the same counts and a restart forgets nothing. Two limits, following rate-limiter-flexible's
+// login-protection pattern:
+//   - per account + address: FREE_ATTEMPTS failures in a row cost nothing; from then on, after each
+//     failure the next attempt from that address waits 1 s, 2 s, 4 s … up to 15 minutes. A success
+//     from that address clears it. Failures at other addresses never slow the owner down here.
+//   - per address: FAILURES_PER_ADDRESS failures a day, then the address waits a day; password and
+//     token sign-ins both count, so spraying many accounts from one address is capped too.
+// Attempts are counted when they are admitted, before the password is checked (a success gives the
+// point back): checking first and counting after would let a burst of parallel requests all pass
+// the check before the first failure is recorded.
+
+export const FREE_ATTEMPTS = 5;
+export const MAX_DELAY_SECONDS = 15 * 60;
+export const FAILURES_PER_ADDRESS = 100;
+const DAY = 24 * 60 * 60;
+/** How long an account + address pair's unsuccessful attempts are remembered (from the first). */
+const PAIR_MEMORY_SECONDS = DAY;
+export const TABLE = "sign_in_limits";
+
+/** Seconds the next attempt waits after the n-th attempt without a success failed (none within the free ones). */
+export function delayAfter(attempt: number): number {
+  if (attempt < FREE_ATTEMPTS) return 0;
+  return Math.min(2 ** (attempt - FREE_ATTEMPTS), MAX_DELAY_SECONDS);
+}
+
+/**
+ * The part of an address that one party controls. An IPv6 end site usually gets a whole /64, so
+ * counting single IPv6 addresses would hand an attacker 2^64 fresh counters; IPv4 addresses are
+ * counted one by one.
+ */
+export function addressBucket(address: string): string {
+  if (!address.includes(":")) return address;
+  const [head, tail = ""] = address.split("::");
+  const h = head ? head.split(":") : [];
+  const t = tail ? tail.split(":") : [];
+  const groups = address.includes("::") ? [...h, ...Array(8 - h.length - t.length).fill("0"), ...t] : h;
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+}
+
+function pairKey(account: string, bucket: string): string {
+  // Emails are up to 320 characters; a digest keeps keys short and addresses out of plain sight.
+  return createHash("sha256").update(`${account.trim().toLowerCase()}\n${bucket}`).digest("base64url");
+}
+
+/**
+ * RateLimiterPostgres names its statements ("sign_in_limits:rlflx-upsert"), and pg then prepares
+ * each once per connection. Named statements belong to the database session, and the embedded
+ * database (PGlite behind lib/db/pglite-server.ts) has a single session that every connection
+ * shares: the second connection to prepare a name fails with 42P05 "prepared statement already
+ * exists", and names outlive the connection that made them (PgBouncer in transaction mode behaves
+ * the same). Sent unnamed, as every other query of ours is, they work on both.
+ */
+function unnamed(pool: pg.Pool) {
+  return { query: (q: { text: string; values?: unknown[] }) => pool.query(q.text, q.values) };
+}
+
+export type Admission =
+  | { allowed: true; ticket: Ticket }
+  | { allowed: false; retryAfterSeconds: number };
+
+/** What an admitted attempt reserved; hand it back to `succeeded` or `failed`. */
+export type Ticket = { address: string; pair: string | null; attempt: number };
+
+const waitFor = (res: RateLimiterRes): Admission => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) });
+
+function rejection(err: unknown): RateLimiterRes {
+  // The limiter rejects with a RateLimiterRes when over the limit and with an Error when the database failed.
+  if (err instanceof RateLimiterRes) return err;
+  throw err;
+}
+
+export class SignInThrottle {
+  private readonly byAddress: RateLimiterPostgres;
+  private readonly attempts: RateLimiterPostgres;
+  private readonly gate: RateLimiterPostgres;
+
+  constructor(pool: pg.Pool) {
+    const common = { storeClient: unnamed(pool), storeType: "pool", tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false };
+    this.byAddress = new RateLimiterPostgres({
+      ...common,
+      keyPrefix: "signin-address",
+      points: FAILURES_PER_ADDRESS,
+      duration: DAY,
+      blockDuration: DAY,
+      // One limiter per process sweeps the shared table (rows expired over an hour ago, every 5 minutes).
+      clearExpiredByTimeout: true,
+    });
+    // Counts attempts without a success; never rejects by itself (penalty), the gate does.
+    this.attempts = new RateLimiterPostgres({ ...common, keyPrefix: "signin-attempts", points: FREE_ATTEMPTS, duration: PAIR_MEMORY_SECONDS });
+    // Past the free attempts, one attempt at a time; a failure closes it for delayAfter(n) seconds.
+    this.gate = new RateLimiterPostgres({ ...common, keyPrefix: "signin-gate", points: 1, duration: 1 });
+  }
+
+  /**
+   * Admits one sign-in attempt from `address` (for `account`, or null for a token sign-in), or
+   * says how long to wait. A refused attempt is not counted and must not check the password.
+   */
+  async admit(address: string, account: string | null): Promise<Admission> {
+    const bucket = addressBucket(address);
+    try {
+      await this.byAddress.consume(bucket);
+    } catch (err) {
+      return waitFor(rejection(err));
+    }
+    if (account === null) return { allowed: true, ticket: { address: bucket, pair: null, attempt: 0 } };
+    const pair = pairKey(account, bucket);
+    const attempt = (await this.attempts.penalty(pair)).consumedPoints;
+    if (attempt >= FREE_ATTEMPTS) {
+      try {
+        // From the last free attempt on, one attempt at a time: the window covers this attempt while
+        // it runs (so a burst sent at once gets no further), and failed() extends it to the full delay.
+        await this.gate.consume(pair, 1, { customDuration: Math.max(1, delayAfter(attempt)) });
+      } catch (err) {
+        const res = rejection(err);
+        await Promise.all([this.attempts.reward(pair), this.byAddress.reward(bucket)]);
+        return waitFor(res);
+      }
+    }
+    return { allowed: true, ticket: { address: bucket, pair, attempt } };
+  }
+
+  /** The attempt signed in: its address point is given back and the pair starts afresh. */
+  async succeeded(t: Ticket): Promise<void> {
+    await Promise.all([this.byAddress.reward(t.address), t.pair ? this.attempts.delete(t.pair) : null, t.pair ? this.gate.delete(t.pair) : null]);
+  }
+
+  /** The attempt failed: past the free ones, the pair's next attempt waits. */
+  async failed(t: Ticket): Promise<void> {
+    const wait = delayAfter(t.attempt);
+    if (t.pair && wait > 0) await this.gate.block(t.pair, wait);
+  }
+}
+
+const throttles = new WeakMap<pg.Pool, SignInThrottle>();
+
+/** One throttle per pool (per process): the limiters hold no state of their own beyond the sweep timer. */
+export function signInThrottle(pool: pg.Pool): SignInThrottle {
+  let t = throttles.get(pool);
+  if (!t) throttles.set(pool, (t = new SignInThrottle(pool)));
+  return t;
+}
