@@ -5,6 +5,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../lib/config";
 import { loadReconcileConfig } from "../lib/reconcile/config";
+import { loadProxyConfig } from "../lib/http/client-address";
 import { migrate } from "../lib/db/migrate";
 import { startEmbedded, type EmbeddedDb } from "../lib/db/embedded";
 import { seedDemo } from "../lib/demo";
@@ -80,6 +81,7 @@ export async function start(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { demo: { type: "boolean" } } });
   const cfg = loadConfig();
   loadReconcileConfig(); // a bad reconciler setting stops start-up with its name
+  loadProxyConfig(); // so does a bad TRUST_PROXY_HOPS
   // Fails here, naming the variable, rather than at someone's first SSO sign-in.
   const sso = oidcSettings();
   const dataDir = path.resolve(cfg.INDEXWRIGHT_DATA_DIR);
@@ -159,7 +161,9 @@ export async function start(argv: string[]): Promise<void> {
     { INDEXWRIGHT_PROCESS: "worker" },
     true,
   );
-  launch("dashboard", [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(cfg.PORT)], { INDEXWRIGHT_PROCESS: "web" }, false);
+  // Next behind our own HTTP server (cli/web.ts), which decides the client address; without the
+  // react-server condition the worker needs, as Next resolves React's server builds itself.
+  launch("dashboard", ["--import", "tsx", path.join(ROOT, "cli", "web.ts")], { INDEXWRIGHT_PROCESS: "web", NODE_ENV: "production" }, false);
 
   say(`dashboard: http://localhost:${cfg.PORT}`);
   say(`admin sign-in: ${adminNote}`);

@@ -1,0 +1,76 @@
+import http from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { loadConfig } from "../lib/config";
+import { clientAddress, loadProxyConfig } from "../lib/http/client-address";
+
+// The dashboard's web process: Next.js behind a small Node HTTP server (Next's custom-server API).
+// `next start` keeps an X-Forwarded-For the client sent and only fills it in from the socket when
+// it is missing, so any client could name its own address. Here the header is rewritten first,
+// to the one address we trust (lib/http/client-address.ts), and Next and the routes read that.
+//
+// Run without `--conditions=react-server` (cli/start.ts): Next loads React's server builds itself,
+// per bundle, and rendering breaks when the whole process resolves them.
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> | void;
+
+/** An HTTP server that sets X-Forwarded-For to the trusted client address, then hands the request to `handle`. */
+export function createWebServer(handle: Handler, hops: number): http.Server {
+  return http.createServer((req, res) => {
+    req.headers["x-forwarded-for"] = clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops);
+    // Other headers that claim to name the client are dropped, so nothing behind us can read an unchecked one.
+    delete req.headers["x-real-ip"];
+    delete req.headers["forwarded"];
+    Promise.resolve()
+      .then(() => handle(req, res))
+      .catch((err: unknown) => {
+        console.error(`[web] unhandled error for ${req.method} ${req.url}:`, err);
+        if (!res.headersSent) {
+          res.writeHead(500, { "content-type": "application/json; charset=utf-8" });
+          res.end(JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "internal error" } }));
+        } else res.destroy();
+      });
+  });
+}
+
+async function main(): Promise<void> {
+  const cfg = loadConfig();
+  const { TRUST_PROXY_HOPS: hops } = loadProxyConfig();
+  // `next start` sets this before Next loads; a custom server has to.
+  (process.env as Record<string, string>).NODE_ENV = "production";
+  const { default: next } = await import("next");
+  const dir = process.cwd();
+  const app = next({ dev: false, dir, hostname: "localhost", port: cfg.PORT });
+  await app.prepare();
+  const server = createWebServer(app.getRequestHandler(), hops);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(cfg.PORT, () => resolve());
+  });
+  console.log(`[web] listening on port ${cfg.PORT}, client address from ${hops === 0 ? "the connection (no trusted proxies)" : `X-Forwarded-For, ${hops} trusted proxy hop(s)`}`);
+
+  let closing = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    console.log(`[web] ${signal}: finishing requests in progress`);
+    // Stop accepting, let requests in flight finish (idle keep-alive connections are closed now,
+    // busy ones after the grace period), then let Next release what it holds.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), cfg.SHUTDOWN_GRACE_SECONDS * 1000).unref();
+    await closed;
+    await app.close().catch((err: unknown) => console.error("[web] error while closing Next:", err));
+    // A clean exit: cli/start.ts reads code 0 as a shutdown, not a crash.
+    process.exit(0);
+  };
+  process.on("SIGINT", (s) => void stop(s));
+  process.on("SIGTERM", (s) => void stop(s));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().catch((err: unknown) => {
+    console.error(`[web] ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}
