@@ -1,27 +1,62 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 
-const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
-const PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+type Params = { N: number; r: number; p: number };
+const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: Params & { maxmem: number }) => Promise<Buffer>;
+
+/**
+ * OWASP's scrypt setting N=2^14, r=8, p=5 (the cheat sheet lists it as equivalent to N=2^17, r=8,
+ * p=1): 16 MiB per hash instead of 128 MiB, paid for with more CPU. Sign-in is open to anyone, and
+ * every attempt (unknown accounts included) costs one hash in the web process, next to the worker
+ * and usually the embedded database on the same machine; four hashes at once (the size of Node's
+ * crypto thread pool) then hold 64 MiB rather than half a gigabyte.
+ */
+export const CURRENT: Readonly<Params> = { N: 2 ** 14, r: 8, p: 5 };
+// Room for the current setting and for older ones, and a bound on what a tampered row can make us allocate.
+const MAX_MEM = 64 * 1024 * 1024;
+const KEY_LEN = 32;
+const DUMMY_SALT = Buffer.alloc(16);
 
 /** scrypt$N$r$p$salt$hash (base64url): the parameters travel with the hash so they can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, 32, PARAMS);
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
+  const hash = await scrypt(password, salt, KEY_LEN, { ...CURRENT, maxmem: MAX_MEM });
+  return `scrypt$${CURRENT.N}$${CURRENT.r}$${CURRENT.p}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
 }
 
-export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+/** Cheaper than the current setting in memory (128·N·r) or in work (N·r·p): worth hashing again. */
+function weaker(s: Params): boolean {
+  return s.N * s.r < CURRENT.N * CURRENT.r || s.N * s.r * s.p < CURRENT.N * CURRENT.r * CURRENT.p;
+}
+
+function parse(stored: string | null): { params: Params; salt: Buffer; hash: Buffer } | null {
   const parts = stored?.split("$");
-  if (!parts || parts.length !== 6 || parts[0] !== "scrypt") {
-    // Same cost as a real check, so unknown users cannot be told apart by timing.
-    await scrypt(password, Buffer.alloc(16), 32, PARAMS);
-    return false;
+  if (!parts || parts.length !== 6 || parts[0] !== "scrypt" || !parts.slice(1, 4).every((x) => /^\d{1,8}$/.test(x))) return null;
+  const [N, r, p] = parts.slice(1, 4).map(Number);
+  const powerOfTwo = N > 1 && (N & (N - 1)) === 0;
+  if (!powerOfTwo || r < 1 || p < 1 || p > 16 || 128 * N * r > MAX_MEM) return null;
+  const hash = Buffer.from(parts[5], "base64url");
+  if (hash.length < 16) return null;
+  return { params: { N, r, p }, salt: Buffer.from(parts[4], "base64url"), hash };
+}
+
+export type Verification = {
+  ok: boolean;
+  /** The password matched a hash made with a weaker setting than CURRENT: store hashPassword()'s result. */
+  needsRehash: boolean;
+};
+
+export async function verifyPassword(password: string, stored: string | null): Promise<Verification> {
+  const s = parse(stored);
+  if (!s) {
+    // No usable hash (unknown user, SSO-only account): the same work as a real check at the
+    // current setting, so such accounts cannot be told apart by timing.
+    await scrypt(password, DUMMY_SALT, KEY_LEN, { ...CURRENT, maxmem: MAX_MEM });
+    return { ok: false, needsRehash: false };
   }
-  const [, N, r, p, salt, hash] = parts;
-  const expected = Buffer.from(hash, "base64url");
-  const actual = await scrypt(password, Buffer.from(salt, "base64url"), expected.length, { N: Number(N), r: Number(r), p: Number(p), maxmem: PARAMS.maxmem });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  const actual = await scrypt(password, s.salt, s.hash.length, { ...s.params, maxmem: MAX_MEM });
+  const ok = actual.length === s.hash.length && timingSafeEqual(actual, s.hash);
+  return { ok, needsRehash: ok && weaker(s.params) };
 }
 
 export function generatePassword(): string {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { hashPassword, verifyPassword } from "./password";
-import { principalOf } from "./principal";
+import { personPrincipal } from "./principal";
 import type { Identity } from "./session";
 import type { Role } from "../domain/constants";
 
@@ -11,8 +11,8 @@ export const DEFAULT_ADMIN_EMAIL = "admin@localhost";
 export async function upsertAdmin(pool: pg.Pool, email: string, password: string): Promise<void> {
   const hash = await hashPassword(password);
   await pool.query(
-    `INSERT INTO users (id, email, password_hash, role) VALUES ($1, lower($2), $3, 'admin')
-     ON CONFLICT (email) DO UPDATE SET password_hash = EXCLUDED.password_hash, role = 'admin', disabled_at = NULL`,
+    `INSERT INTO users (id, email, password_hash, role, tenants) VALUES ($1, lower($2), $3, 'admin', ARRAY['*'])
+     ON CONFLICT (email) DO UPDATE SET password_hash = EXCLUDED.password_hash, role = 'admin', tenants = ARRAY['*'], disabled_at = NULL`,
     [randomUUID(), email, hash],
   );
 }
@@ -22,13 +22,24 @@ export async function hasUser(pool: pg.Pool, email: string): Promise<boolean> {
 }
 
 export async function identityForPassword(pool: pg.Pool, email: string, password: string): Promise<Identity | null> {
-  const u = (await pool.query<{ id: string; email: string; password_hash: string | null; role: Role; tenants: string[] }>(
-    `SELECT id, email, password_hash, role, tenants FROM users WHERE email = lower($1) AND disabled_at IS NULL`,
+  const u = (await pool.query<{ id: string; email: string; password_hash: string | null; role: Role; tenants: string[]; groups: string[] }>(
+    `SELECT id, email, password_hash, role, tenants, groups || sso_groups AS groups FROM users WHERE email = lower($1) AND disabled_at IS NULL`,
     [email],
   )).rows[0];
-  const ok = await verifyPassword(password, u?.password_hash ?? null);
+  const { ok, needsRehash } = await verifyPassword(password, u?.password_hash ?? null);
   if (!u || !ok) return null;
-  return { principal: principalOf(`user:${u.email}`, u.role, u.tenants), owner: { kind: "user", userId: u.id } };
+  if (needsRehash) await rehash(pool, u.id, u.password_hash!, password);
+  return { principal: personPrincipal(u.email, u.role, u.tenants, u.groups), owner: { kind: "user", userId: u.id } };
+}
+
+/**
+ * Stores a hash at the current setting for a password that just matched an older, weaker one. Only
+ * if the row still holds that old hash: a password changed in the meantime wins.
+ */
+export async function rehash(pool: pg.Pool, userId: string, oldHash: string, password: string): Promise<boolean> {
+  const hash = await hashPassword(password);
+  const r = await pool.query(`UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2`, [userId, oldHash, hash]);
+  return r.rowCount === 1;
 }
 
 // Slows guessing: after 5 failures for one email (or one client) in 5 minutes, refuse for the rest of
