@@ -41,14 +41,3 @@ export async function rehash(pool: pg.Pool, userId: string, oldHash: string, pas
   const r = await pool.query(`UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2`, [userId, oldHash, hash]);
   return r.rowCount === 1;
 }
-
-// Slows guessing: after 5 failures for one email (or one client) in 5 minutes, refuse for the rest of
-// the window. In memory per server process: enough for one dashboard, not a distributed limiter.
-const failures = new Map<string, number[]>();
-const WINDOW_MS = 5 * 60_000;
-export function tooManyFailures(keys: string[], now = Date.now()): boolean {
-  return keys.some((k) => (failures.get(k) ?? []).filter((t) => now - t < WINDOW_MS).length >= 5);
-}
-export function recordFailure(keys: string[], now = Date.now()): void {
-  for (const k of keys) failures.set(k, [...(failures.get(k) ?? []).filter((t) => now - t < WINDOW_MS), now]);
-}
