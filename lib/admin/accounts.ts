@@ -8,6 +8,7 @@ import { endSessionsOf } from "../auth/session";
 import { oidcSettings } from "../auth/oidc";
 import { ALL_TENANTS, CAPABILITIES, hasRole, storedTenants, tenantsOf, tenantsWithin, type Principal } from "../auth/principal";
 import { ApiError } from "../http/errors";
+import { noControl, NO_CONTROL } from "../documents/schemas";
 import { withTransaction } from "../db/pool";
 
 /** Group names as they appear after `group:` in document ACLs. */
@@ -27,7 +28,7 @@ const groups = z.array(z.string().regex(GROUP_PATTERN, { message: `a group name 
 
 export const newTokenBody = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: z.string().trim().min(1).max(100).refine(noControl, NO_CONTROL),
     role: z.enum(ROLES),
     tenants: tenantGrant,
     kind: z.enum(["application", "person"]).default("application"),

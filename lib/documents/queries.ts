@@ -64,10 +64,13 @@ function summary(r: Row): DocumentSummary {
 function encodeCursor(r: Row): string {
   return Buffer.from(JSON.stringify([r.updated_at.toISOString(), r.id])).toString("base64url");
 }
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function decodeCursor(c: string): [string, string] {
   try {
     const v = JSON.parse(Buffer.from(c, "base64url").toString("utf8"));
-    if (Array.isArray(v) && typeof v[0] === "string" && typeof v[1] === "string" && !Number.isNaN(Date.parse(v[0]))) return [v[0], v[1]];
+    // Exactly what encodeCursor writes, so the ::timestamptz and ::uuid casts cannot fail in SQL.
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string" && ISO_INSTANT.test(v[0]) && !Number.isNaN(Date.parse(v[0])) && UUID.test(v[1])) return [v[0], v[1]];
   } catch {
     /* falls through to the 400 below */
   }

@@ -8,10 +8,10 @@ export { SUPPORTED_CONTENT_TYPES as SUPPORTED_TYPES } from "../pipeline/parse";
 // summary. Text meant to be read keeps tab, newline, carriage return and form feed, as content does.
 const ANY_CONTROL = /[\u0000-\u001f\u007f]/;
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000e-\u001f\u007f]/;
-const noControl = (s: string) => !ANY_CONTROL.test(s);
-const readableText = (s: string) => !CONTROL_IN_TEXT.test(s);
-const NO_CONTROL = "must not contain control characters";
-const TEXT_CONTROL = "must not contain control characters (tab, newline, carriage return and form feed are allowed)";
+export const noControl = (s: string) => !ANY_CONTROL.test(s);
+export const readableText = (s: string) => !CONTROL_IN_TEXT.test(s);
+export const NO_CONTROL = "must not contain control characters";
+export const TEXT_CONTROL = "must not contain control characters (tab, newline, carriage return and form feed are allowed)";
 const aclPrincipal = z.string().trim().min(1).max(200).refine(noControl, NO_CONTROL);
 
 export const tenantParam = z.string().regex(TENANT_PATTERN, "tenant must match [a-z0-9][a-z0-9._-]{0,63}");

@@ -84,3 +84,42 @@ describe("hostile text in JSON bodies", () => {
     expect(await post("publish", deep, { tenant: "hostile", key: "deep" })).toEqual({ status: 400, code: "VALIDATION_FAILED" });
   });
 });
+
+describe("ids, cursors and reasons that used to reach PostgreSQL unchecked", () => {
+  const get = async (mod: string, params: object, query = "") => {
+    const m = await import(`../../app/api/v1/${mod}/route`);
+    const res: Response = await m.GET(new Request(`http://localhost/x${query}`, { headers }), ctx(params));
+    return { status: res.status, code: (await res.json())?.error?.code as string | undefined };
+  };
+  const postTo = async (mod: string, params: object, body: unknown) => {
+    const m = await import(`../../app/api/v1/${mod}/route`);
+    const res: Response = await m.POST(new Request("http://localhost/x", { method: "POST", headers, body: JSON.stringify(body) }), ctx(params));
+    return { status: res.status, code: (await res.json())?.error?.code as string | undefined };
+  };
+
+  it("a task id or task cursor that is not a plain number is a 400 (BigInt() threw on '1e3')", async () => {
+    expect(await get("tasks/[taskId]", { taskId: "1e3" })).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+    expect(await get("tasks", {}, `?cursor=${encodeURIComponent("1 OR 1=1")}`)).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+    expect(await postTo("tasks/[taskId]/retry", { taskId: "0x10" }, {})).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+  });
+
+  it("a documents cursor must be one this server wrote: a bad timestamp or id is 400 INVALID_CURSOR, not a cast error", async () => {
+    const cursor = (v: unknown) => `?cursor=${Buffer.from(JSON.stringify(v)).toString("base64url")}`;
+    for (const c of [cursor(["1", "00000000-0000-0000-0000-000000000000"]), cursor(["2026-11-30T00:00:00.000Z", "' OR 1=1 --"]), cursor(["2026-11-30T00:00:00.000Z", "a", "b"]), "?cursor=' OR 1=1 --"]) {
+      expect(await get("documents", {}, c), c).toEqual({ status: 400, code: "INVALID_CURSOR" });
+    }
+  });
+
+  it("control characters in an operator's reason or a token name are a 400 and nothing is written", async () => {
+    const audits = async () => (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log`)).rows[0].n;
+    const before = await audits();
+    expect(await postTo("tasks/[taskId]/force-done", { taskId: "1" }, { reason: "done\u0000now" })).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+    expect(await postTo("tasks/retry", {}, { status: "DEAD", reason: "bulk\u0007" })).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+    expect(await postTo("tenants/[tenant]/documents/[key]/rollback", { tenant: "hostile", key: "doc" }, { toVersion: 1, reason: "back\u0000" })).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+    expect(await postTo("admin/tokens", {}, { name: "bot\u0000", role: "viewer", tenants: ["*"] })).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+    // Readable whitespace stays allowed in a reason.
+    expect((await postTo("tasks/[taskId]/force-done", { taskId: "999999" }, { reason: "line one\nline two" })).status).toBe(404);
+    expect(await audits()).toBe(before);
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM api_tokens`)).rows[0].n).toBe(0);
+  });
+});
