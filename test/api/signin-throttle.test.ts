@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { legacyHash } from "../helpers/legacy-hash";
 import { FAILURES_PER_ADDRESS, FREE_ATTEMPTS } from "../../lib/auth/throttle";
+import { DEFAULT_ADMIN_EMAIL, upsertAdmin } from "../../lib/auth/users";
 
 // POST /api/auth/signin called in-process. X-Forwarded-For here plays the part of the header the
 // web server (cli/web.ts) leaves: one trusted address (test/http/web-server.test.ts covers that).
@@ -85,4 +86,18 @@ describe("sign-in throttling", () => {
     for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await post({ email: "mapped@example.com", password: `m${i}` }, i % 2 ? "198.51.100.14" : "::ffff:198.51.100.14")).status).toBe(401);
     expect((await post({ email: "mapped@example.com", password: "m" }, "198.51.100.14")).status).toBe(429);
   }, 30_000);
+});
+
+describe("sign-in body", () => {
+  it("the bootstrap admin's default admin@localhost signs in (no dot in the domain)", async () => {
+    await upsertAdmin(t.pool, DEFAULT_ADMIN_EMAIL, "a generated password");
+    expect(DEFAULT_ADMIN_EMAIL).toBe("admin@localhost");
+    expect((await post({ email: "admin@localhost", password: "a generated password" }, "198.51.100.30")).status).toBe(200);
+  });
+
+  it.each(["not-an-email", "two@@example.com", "' OR 1=1 --@example.test", "a b@example.com", "@example.com", "admin@"])("%j is refused as VALIDATION_FAILED", async (email) => {
+    const res = await post({ email, password: "x" }, "198.51.100.31");
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe("VALIDATION_FAILED");
+  });
 });
