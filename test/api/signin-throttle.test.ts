@@ -10,7 +10,7 @@ import { DEFAULT_ADMIN_EMAIL, upsertAdmin } from "../../lib/auth/users";
 
 const BOOT = "throttle-bootstrap-token-0123456789";
 let t: TestDb;
-let signin: { POST: (req: Request, ctx: unknown) => Promise<Response> };
+let signin: typeof import("../../app/api/auth/signin/route");
 beforeAll(async () => {
   t = await createTestDb();
   process.env.DATABASE_URL = t.url;
@@ -25,7 +25,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const ctx = { params: Promise.resolve({}) };
+const ctx = { params: Promise.resolve({} as Record<string, string>) };
 const post = (body: unknown, address: string) =>
   signin.POST(new Request("http://dash.local/api/auth/signin", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", "x-forwarded-for": address }, body: JSON.stringify(body) }), ctx);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
