@@ -3,6 +3,49 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadConfig } from "../lib/config";
 import { clientAddress, loadProxyConfig } from "../lib/http/client-address";
+import { allowHeader, routeFor } from "../lib/http/routes";
+
+const NEXT_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+function sendJson(res: http.ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ error: { code, message } });
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), "cache-control": "no-store", ...headers });
+  res.end(body);
+}
+
+/**
+ * Requests answered here, before Next: ones Next cannot route (it answers TRACE with a plain-text
+ * 500 and other methods outside its seven with an empty 400), and ones whose meaning is ambiguous.
+ * Returns true when it answered.
+ */
+function refuseEarly(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  const method = (req.method ?? "").toUpperCase();
+  let pathname = "/";
+  try {
+    pathname = new URL(req.url ?? "/", "http://localhost").pathname;
+  } catch {
+    /* an unparsable target is left to Next, which answers 400 */
+  }
+  if (!NEXT_METHODS.has(method)) {
+    if (!pathname.startsWith("/api/")) {
+      sendJson(res, 405, "METHOD_NOT_ALLOWED", `${method} is not allowed`, { allow: "GET, HEAD" });
+      return true;
+    }
+    const route = routeFor(pathname);
+    if (!route) sendJson(res, 404, "NOT_FOUND", `no API route at ${pathname}`);
+    else sendJson(res, 405, "METHOD_NOT_ALLOWED", `${method} is not allowed on ${pathname} (allowed: ${allowHeader(route.methods)})`, { allow: allowHeader(route.methods) });
+    return true;
+  }
+  // Node keeps the first of two Authorization headers and drops the rest; a proxy in front may keep
+  // the last. Rather than act as whichever one we happened to read, refuse the request.
+  let authorizations = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].toLowerCase() === "authorization") authorizations++;
+  if (authorizations > 1) {
+    sendJson(res, 401, "UNAUTHORIZED", "send one Authorization header");
+    return true;
+  }
+  return false;
+}
 
 // The dashboard's web process: Next.js behind a small Node HTTP server (Next's custom-server API).
 // `next start` keeps an X-Forwarded-For the client sent and only fills it in from the socket when
@@ -17,7 +60,16 @@ type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<
 /** An HTTP server that sets X-Forwarded-For to the trusted client address, then hands the request to `handle`. */
 export function createWebServer(handle: Handler, hops: number): http.Server {
   return http.createServer((req, res) => {
+    if (refuseEarly(req, res)) return;
     req.headers["x-forwarded-for"] = clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops);
+    if (hops === 0) {
+      // No proxy is trusted, so nothing a client says about the original host or scheme is either:
+      // Next fills these in from the connection (they decide the same-origin check and the Secure
+      // cookie flag). Behind a proxy, set TRUST_PROXY_HOPS and they are kept.
+      delete req.headers["x-forwarded-host"];
+      delete req.headers["x-forwarded-proto"];
+      delete req.headers["x-forwarded-port"];
+    }
     // Other headers that claim to name the client are dropped, so nothing behind us can read an unchecked one.
     delete req.headers["x-real-ip"];
     delete req.headers["forwarded"];

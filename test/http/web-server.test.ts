@@ -15,13 +15,29 @@ afterEach(async () => {
 async function serve(hops: number): Promise<number> {
   const server = createWebServer((req, res) => {
     // Content-Length rather than chunked, so the hand-written client can read the body as it is.
-    const body = JSON.stringify({ xff: req.headers["x-forwarded-for"], realIp: req.headers["x-real-ip"] ?? null, forwarded: req.headers["forwarded"] ?? null });
+    const body = JSON.stringify({ xff: req.headers["x-forwarded-for"], realIp: req.headers["x-real-ip"] ?? null, forwarded: req.headers["forwarded"] ?? null, xfh: req.headers["x-forwarded-host"] ?? null });
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     res.end(body);
   }, hops);
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return (server.address() as AddressInfo).port;
+}
+
+/** A raw request; answers status, headers and body text. */
+function raw(port: number, requestLine: string, headers: [string, string][]): Promise<{ status: number; head: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => {
+      socket.write([requestLine, "Host: 127.0.0.1", "Connection: close", ...headers.map(([k, v]) => `${k}: ${v}`)].join("\r\n") + "\r\n\r\n");
+    });
+    let text = "";
+    socket.on("data", (c) => (text += c));
+    socket.on("end", () => {
+      const i = text.indexOf("\r\n\r\n");
+      resolve({ status: Number(text.split(" ")[1]), head: text.slice(0, i).toLowerCase(), body: text.slice(i + 4) });
+    });
+    socket.on("error", reject);
+  });
 }
 
 /** A request written by hand on a socket, so a header can be sent twice and nothing is added. */
@@ -59,7 +75,7 @@ describe("web server: X-Forwarded-For is the trusted client address", () => {
   it("other headers that claim to name the client do not reach the app", async () => {
     const port = await serve(0);
     const seen = await get(port, [["X-Real-IP", "198.51.100.78"], ["Forwarded", "for=198.51.100.79"]]);
-    expect(seen).toEqual({ xff: "127.0.0.1", realIp: null, forwarded: null });
+    expect(seen).toEqual({ xff: "127.0.0.1", realIp: null, forwarded: null, xfh: null });
   });
 
   it("a handler that throws answers 500 in the API's error shape, and the server keeps serving", async () => {
@@ -74,5 +90,41 @@ describe("web server: X-Forwarded-For is the trusted client address", () => {
       expect(res.status).toBe(500);
       expect(await res.json()).toEqual({ error: { code: "INTERNAL_ERROR", message: "internal error" } });
     }
+  });
+
+  it("with no trusted proxy, X-Forwarded-Host/Proto/Port from the client are dropped (Next fills them from the connection); with one they are kept", async () => {
+    const zero = await serve(0);
+    const spoofed: [string, string][] = [["X-Forwarded-Host", "evil.example"], ["X-Forwarded-Proto", "https"], ["X-Forwarded-Port", "443"]];
+    const echoed = JSON.parse((await raw(zero, "GET /api/health HTTP/1.1", spoofed)).body);
+    expect(echoed.xfh ?? null).toBeNull();
+    const one = await serve(1);
+    expect(JSON.parse((await raw(one, "GET /api/health HTTP/1.1", spoofed)).body).xfh).toBe("evil.example");
+  });
+});
+
+describe("web server: requests answered before Next", () => {
+  it("methods Next cannot route (TRACE, PROPFIND) get a JSON 405 with Allow on a known route, a JSON 404 on an unknown API path", async () => {
+    const port = await serve(0);
+    const trace = await raw(port, "TRACE /api/health HTTP/1.1", []);
+    expect(trace.status).toBe(405);
+    expect(trace.head).toContain("allow: get, head, options");
+    expect(JSON.parse(trace.body).error.code).toBe("METHOD_NOT_ALLOWED");
+    const propfind = await raw(port, "PROPFIND /api/v1/tenants/a/documents/k HTTP/1.1", []);
+    expect(propfind.status).toBe(405);
+    expect(propfind.head).toContain("allow: delete, get, head, options");
+    const unknown = await raw(port, "TRACE /api/nope HTTP/1.1", []);
+    expect([unknown.status, JSON.parse(unknown.body).error.code]).toEqual([404, "NOT_FOUND"]);
+    const page = await raw(port, "TRACE /overview HTTP/1.1", []);
+    expect([page.status, JSON.parse(page.body).error.code]).toEqual([405, "METHOD_NOT_ALLOWED"]);
+  });
+
+  it("two Authorization headers are refused (401), whichever comes first", async () => {
+    const port = await serve(0);
+    for (const pair of [["Bearer a", "Bearer b"], ["Bearer b", "Bearer a"]]) {
+      const r = await raw(port, "GET /api/v1/tasks HTTP/1.1", pair.map((v) => ["Authorization", v] as [string, string]));
+      expect([r.status, JSON.parse(r.body).error.code]).toEqual([401, "UNAUTHORIZED"]);
+    }
+    // One header goes through to the app.
+    expect((await raw(port, "GET /api/v1/tasks HTTP/1.1", [["Authorization", "Bearer a"]])).status).toBe(200);
   });
 });
