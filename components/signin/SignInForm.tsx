@@ -24,7 +24,8 @@ function describe(err: unknown, mode: Mode): SignInError {
     return {
       code: "TOO_MANY_ATTEMPTS",
       title: "Too many failed attempts",
-      message: "Sign-in is paused for a few minutes to slow down guessing. Wait, then try again.",
+      // The server says how long (from one second up to 15 minutes, growing with each failure).
+      message: `Sign-in from here is slowed down to stop guessing: ${/try again in [^.;]+/.exec(err.message)?.[0] ?? "wait a little, then try again"}.`,
     };
   }
   if (err instanceof ApiError && err.status === 0) return { code: err.code, title: "Could not reach the server", message: err.message };

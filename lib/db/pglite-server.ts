@@ -15,6 +15,11 @@ const SYNC = "S".charCodeAt(0);
  * client B's Bind and the unnamed prepared statement is clobbered ("bind message supplies 1
  * parameters, but prepared statement requires 3"). This queue also stays with one client from
  * its first extended-protocol message until its Sync, so every pg query runs whole.
+ *
+ * Named prepared statements are the one thing it cannot separate: they live in the single session,
+ * so two client connections preparing the same name collide (42P05 "prepared statement already
+ * exists") and a name outlives the connection that made it. Code that runs against the embedded
+ * database sends its statements unnamed (see lib/auth/throttle.ts, which unnames a library's).
  */
 export class StickyQueryQueue {
   private queue: Queued[] = [];

@@ -96,6 +96,12 @@ describe("schema.prisma matches the migrations", () => {
       data: { passId: pass.id, kind: "MISSING_TASK", action: "REPORTED", fingerprint: "f", tenantId: tenant.id, documentId: docId, taskId: task.taskId, detail: { v: 1 } },
     });
 
+    const limit = await prisma.signInLimit.create({ data: { key: "drift-key", points: 1, expire: 1n } });
+    expect(await prisma.signInLimit.findUniqueOrThrow({ where: { key: "drift-key" } })).toEqual(limit);
+    const owner = await prisma.user.create({ data: { id: randomUUID(), email: "drift@example.com", role: "viewer", tenants: ["*"], groups: ["hr"], ssoGroups: ["finance"] } });
+    const personal = await prisma.apiToken.create({ data: { id: randomUUID(), name: "drift", tokenHash: "drift-hash", role: "viewer", tenants: ["drift"], userId: owner.id } });
+    expect(await prisma.apiToken.findUniqueOrThrow({ where: { id: personal.id } })).toEqual({ ...personal, capabilities: [] });
+    expect(await prisma.user.findUniqueOrThrow({ where: { id: owner.id } })).toEqual(owner);
     expect(await prisma.tenant.findUniqueOrThrow({ where: { id: "drift" } })).toEqual(tenant);
     // The search pointer's trigger copied its version onto the document.
     expect(await prisma.document.findUniqueOrThrow({ where: { id: docId } })).toEqual({ ...doc, searchVersion: 1, drifted: false });
