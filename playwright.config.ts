@@ -1,5 +1,6 @@
 import { defineConfig } from "@playwright/test";
 import { E2E_PORTS, FAKE_OIDC, FAKE_OPENAI, SERVICES_URL } from "./e2e/services/settings";
+import { bundledChromiumRevision, resolveChromium } from "./e2e/support/chromium";
 
 // One fresh data directory per run. The config is evaluated again in each worker process; the
 // environment variable carries the runner's value to them so every process agrees on it.
@@ -9,6 +10,10 @@ const RUN_STAMP = (process.env.INDEXWRIGHT_E2E_RUN_STAMP ??= new Date().toISOStr
 const BOOTSTRAP_TOKEN = "e2e-bootstrap-token-0123456789abcdef";
 
 const APP_URL = `http://127.0.0.1:${E2E_PORTS.app}`;
+
+// Found (or fetched) once by the runner; its worker processes inherit the variable and only check it.
+const CHROMIUM = resolveChromium({ preferredRevision: bundledChromiumRevision() }).path;
+process.env.PLAYWRIGHT_CHROMIUM_PATH = CHROMIUM;
 
 export default defineConfig({
   testDir: "e2e",
@@ -29,7 +34,7 @@ export default defineConfig({
     browserName: "chromium",
     viewport: { width: 1360, height: 900 },
     launchOptions: {
-      executablePath: "/usr/bin/chromium",
+      executablePath: CHROMIUM,
       args: [
         "--no-sandbox",
         "--disable-gpu",
