@@ -37,10 +37,10 @@ import { useToast } from "../Toast";
 import { adminIcons, icons } from "../shell/icons";
 import { CapabilitiesField, RoleField, TenantGrantField, TenantsCell, TextField } from "./fields";
 
-/** Short names of token capabilities for the table (the code is in the tooltip). */
-const CAPABILITY_LABEL: Record<Capability, string> = {
-  "search:principals": "Searches for end users",
-  "metrics:read": "Reads metrics",
+/** Token capabilities: a short name for the table (the code is in its tooltip) and a phrase for sentences. */
+const CAPABILITY_LABEL: Record<Capability, { short: string; phrase: string }> = {
+  "search:principals": { short: "End-user search", phrase: "may search on behalf of end users" },
+  "metrics:read": { short: "Metrics", phrase: "may read /api/metrics" },
 };
 
 /** API tokens: list, create (secret shown once), revoke. */
@@ -79,7 +79,7 @@ export function TokensSection() {
 
       <QueryStates
         query={tokens}
-        skeleton={<TableSkeleton rows={3} columns={9} label="Loading API tokens" />}
+        skeleton={<TableSkeleton rows={3} columns={8} label="Loading API tokens" />}
         errorTitle="Could not load API tokens"
         empty={items.length === 0}
         emptyState={
@@ -94,7 +94,6 @@ export function TokensSection() {
             <TableHead
               columns={[
                 "Name",
-                "Kind",
                 "Role",
                 "Tenants",
                 "Capabilities",
@@ -132,21 +131,21 @@ function TokenRow({ token: t, onRevoke }: { token: AdminToken; onRevoke: () => v
       className={revoked ? "row--revoked" : undefined}
     >
       <td className="cell-name">
-        <span className="cell-name__text">{t.name}</span>
-      </td>
-      <td>
-        {t.kind === "person" ? (
-          <span className="stack-xs">
-            <span className="pill pill--info" title="Acts as this user: never more than their role and tenants">
-              Person
+        <span className="stack-xs">
+          <span className="cell-name__text">{t.name}</span>
+          {t.kind === "person" ? (
+            <span className="cell-sub" title="Acts as this user: never more than their role and tenants" data-testid="token-kind">
+              Person&rsquo;s token ·{" "}
+              <span className="mono" data-testid="token-user">
+                {t.userEmail ?? "unknown user"}
+              </span>
             </span>
-            <span className="cell-sub mono" title={t.userEmail ?? undefined} data-testid="token-user">
-              {t.userEmail ?? "—"}
+          ) : (
+            <span className="cell-sub" data-testid="token-kind">
+              Application
             </span>
-          </span>
-        ) : (
-          <span className="pill pill--neutral">Application</span>
-        )}
+          )}
+        </span>
       </td>
       <td>
         <span className="role-chip" data-role={t.role}>
@@ -163,7 +162,7 @@ function TokenRow({ token: t, onRevoke }: { token: AdminToken; onRevoke: () => v
           <span className="chips">
             {t.capabilities.map((c) => (
               <span key={c} className="chip" title={c}>
-                {CAPABILITY_LABEL[c]}
+                {CAPABILITY_LABEL[c].short}
               </span>
             ))}
           </span>
@@ -522,7 +521,7 @@ function SecretView({ created, onDone }: { created: CreatedToken; onDone: () => 
         <p id={`${id}-secret-hint`} className="field__hint">
           Send it as <code>Authorization: Bearer &lt;token&gt;</code>, or paste it on the sign-in page under &ldquo;Access token&rdquo;.{" "}
           {created.kind === "person" ? "Acts as its user: " : ""}Role <strong>{created.role}</strong>, {describeTenants(grantToTenants(created.tenants))}
-          {created.capabilities.length > 0 ? `; ${created.capabilities.map((c) => CAPABILITY_LABEL[c].toLowerCase()).join(", ")}` : ""}.
+          {created.capabilities.length > 0 ? `; ${created.capabilities.map((c) => CAPABILITY_LABEL[c].phrase).join(", ")}` : ""}.
         </p>
         <p className={copied === "failed" ? "field__error" : "field__hint field__hint--ok"} role="status" data-testid="token-secret-copied">
           {copied === "yes" ? "Copied to the clipboard." : copied === "failed" ? "Could not copy automatically: the token is selected, press Ctrl+C (⌘C)." : ""}

@@ -52,7 +52,7 @@ export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
 
       <QueryStates
         query={users}
-        skeleton={<TableSkeleton rows={3} columns={8} label="Loading users" />}
+        skeleton={<TableSkeleton rows={3} columns={7} label="Loading users" />}
         errorTitle="Could not load users"
         empty={items.length === 0}
         emptyState={
@@ -64,7 +64,7 @@ export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
         <div className="table-wrap">
           <table className="table table--admin" data-testid="users-table">
             <caption className="visually-hidden">Users, by email</caption>
-            <TableHead columns={["Email", "Role", "Tenants", "Groups", "Added", "Status", "Sessions", { label: <span className="visually-hidden">Actions</span> }]} />
+            <TableHead columns={["Email", "Role", "Tenants", "Groups", "Status", "Sessions", { label: <span className="visually-hidden">Actions</span> }]} />
             <tbody>
               {items.map((u) => (
                 <UserRow key={u.id} user={u} self={viewer.subject === `user:${u.email}`} onAction={(kind) => setOpen({ kind, user: u })} />
@@ -103,6 +103,11 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
             SSO
           </span>
         ) : null}
+        {u.createdAt ? (
+          <span className="cell-sub cell-sub--block">
+            added <RelativeTime iso={u.createdAt} />
+          </span>
+        ) : null}
       </td>
       <td>
         <span className="role-chip" data-role={u.role}>
@@ -115,7 +120,6 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
       <td data-testid="user-groups">
         <GroupChips groups={u.groups} ssoGroups={u.ssoGroups} />
       </td>
-      <td className="nowrap">{u.createdAt ? <RelativeTime iso={u.createdAt} /> : <span className="muted">—</span>}</td>
       <td className="nowrap">
         {disabled ? (
           <span className="pill pill--muted pill--status" title={`Disabled ${formatDateTime(u.disabledAt)}`} data-testid="user-status">
