@@ -27,12 +27,24 @@ describe("trust-model migration", () => {
     const [all, named, tokAll, tokNamed] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     await t.pool.query(`INSERT INTO users (id, email, role, tenants) VALUES ($1, 'old-all@x.example', 'admin', '{}'), ($2, 'old-named@x.example', 'viewer', '{acme}')`, [all, named]);
     await t.pool.query(`INSERT INTO api_tokens (id, name, token_hash, role, tenants) VALUES ($1, 'old-all', 'h1', 'viewer', '{}'), ($2, 'old-named', 'h2', 'viewer', '{acme,globex}')`, [tokAll, tokNamed]);
+    // A person created at first SSO sign-in got the empty list by default: nobody granted "all".
+    const [sso, ssoEdited] = [randomUUID(), randomUUID()];
+    await t.pool.query(`INSERT INTO users (id, email, role, tenants, oidc_issuer, oidc_subject) VALUES ($1, 'sso-new@x.example', 'viewer', '{}', 'https://idp', 's1'), ($2, 'sso-kept@x.example', 'viewer', '{}', 'https://idp', 's2')`, [sso, ssoEdited]);
+    await t.pool.query(
+      `INSERT INTO audit_log (actor, action, target_type, target_id, detail) VALUES
+         ('sso', 'user.create', 'user', $1, '{"role":"viewer","via":"oidc"}'), ('sso', 'user.create', 'user', $2, '{"role":"viewer","via":"oidc"}'),
+         ('user:root@x.example', 'user.update', 'user', $2, '{"tenants":[]}')`,
+      [sso, ssoEdited],
+    );
     const r = await migrate(t.url);
     expect(r.applied).toContain(TRUST);
     const users = (await t.pool.query(`SELECT id, tenants, groups, sso_groups FROM users ORDER BY email`)).rows;
     expect(users).toEqual([
       { id: all, tenants: ["*"], groups: [], sso_groups: [] },
       { id: named, tenants: ["acme"], groups: [], sso_groups: [] },
+      // An admin set this one's tenants (to the old "all"), so that grant stands.
+      { id: ssoEdited, tenants: ["*"], groups: [], sso_groups: [] },
+      { id: sso, tenants: [], groups: [], sso_groups: [] },
     ]);
     const tokens = (await t.pool.query(`SELECT name, tenants, user_id, capabilities FROM api_tokens ORDER BY name`)).rows;
     expect(tokens).toEqual([

@@ -1,7 +1,12 @@
 -- Trust model. All-tenant access becomes an explicit grant ('*'), so an empty list now means what
--- it says: no tenants. Existing rows with an empty list were written when it meant "all", and keep
--- that meaning through the explicit form.
-UPDATE "users" SET "tenants" = ARRAY['*']::TEXT[] WHERE cardinality("tenants") = 0;
+-- it says: no tenants. Existing rows with an empty list were written when it meant "all" and keep
+-- that meaning through the explicit form, except people created at their first SSO sign-in: nobody
+-- granted them anything (the empty list was the insert's default), so they keep no tenants until an
+-- admin grants some. An admin's later edit of such a person is an explicit grant and is kept.
+UPDATE "users" u SET "tenants" = ARRAY['*']::TEXT[]
+ WHERE cardinality(u."tenants") = 0
+   AND NOT EXISTS (SELECT 1 FROM "audit_log" a WHERE a."actor" = 'sso' AND a."action" = 'user.create' AND a."target_id" = u."id"::text
+                     AND NOT EXISTS (SELECT 1 FROM "audit_log" e WHERE e."action" = 'user.update' AND e."target_id" = u."id"::text AND e."detail" ? 'tenants'));
 UPDATE "api_tokens" SET "tenants" = ARRAY['*']::TEXT[] WHERE cardinality("tenants") = 0;
 ALTER TABLE "users" ALTER COLUMN "tenants" SET DEFAULT ARRAY[]::TEXT[];
 ALTER TABLE "users" ADD CONSTRAINT "users_tenants_all_alone" CHECK (NOT ('*' = ANY("tenants")) OR cardinality("tenants") = 1);
