@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
-import { E2E_TOKEN, expect, saveScreenshot, signIn, test, uniqueKey } from "./fixtures";
+import { E2E_TOKEN, expect, saveScreenshot, signIn, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
 
 const TENANT = "e2e";
 const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
@@ -124,6 +124,11 @@ test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations",
     await page.getByTestId("token-create-open").click();
     await expect(page.getByRole("dialog", { name: "Create API token" })).toBeVisible();
     await audit("admin-create-token-dialog");
+    // A person's token, for a chosen user: the kind choice, the user picker and the limited role list.
+    const dialog = page.getByRole("dialog", { name: "Create API token" });
+    await dialog.getByTestId("token-kind-person").check();
+    await dialog.getByLabel("User", { exact: true }).selectOption({ index: 1 });
+    await audit("admin-create-token-dialog-person");
     await page.keyboard.press("Escape");
   });
 
@@ -169,6 +174,31 @@ test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations",
     await expect(page.getByTestId("chart-backlog").locator(".recharts-surface").first()).toBeVisible();
     await settled(page);
     await audit("overview-with-charts");
+  });
+
+  await test.step("a tenant-limited viewer: own search, a refused widening, and the fleet-only Workers page", async () => {
+    const email = `${uniqueKey("e2e-a11y-viewer")}@example.com`;
+    const password = "lichen-harbour-compass-29";
+    const res = await page.request.post("/api/v1/admin/users", { headers: ADMIN, data: { email, password, role: "viewer", tenants: [TENANT] } });
+    expect(res.status(), await res.text()).toBe(201);
+    await signOut(page);
+    await signInWithPassword(page, email, password);
+    await settled(page);
+    await audit("viewer-overview-tenant-scope");
+
+    await page.goto(`/search?tenant=${TENANT}&q=${encodeURIComponent(sentence)}`);
+    await expect(page.getByTestId("search-hit").first()).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId("search-as-own")).toBeVisible();
+    await settled(page);
+    await audit("viewer-search");
+
+    await page.goto(`/search?tenant=${TENANT}&q=${encodeURIComponent(sentence)}&principals=group:hr`);
+    await expect(page.getByTestId("principals-refused")).toBeVisible({ timeout: 20_000 });
+    await settled(page);
+    await audit("viewer-search-refused");
+
+    await visit("viewer-workers-fleet-only", "/workers", "Workers");
+    await expect(page.getByTestId("fleet-scope-required")).toBeVisible();
   });
 
   const format = (list: Finding[]) =>

@@ -38,16 +38,23 @@ test("admin creates a viewer token in the UI; signed in with it, the viewer can 
     await page.getByTestId("token-create-open").click();
     const dialog = page.getByRole("dialog", { name: "Create API token" });
     await expect(dialog).toBeVisible();
-    await expect(dialog.getByLabel("Name")).toBeFocused();
+    await expect(dialog.getByLabel("Name", { exact: true })).toBeFocused();
     // An empty name is refused in the dialog.
     await dialog.getByTestId("token-create-submit").click();
     await expect(dialog.getByText("Give the token a name.")).toBeVisible();
-    await expect(dialog.getByLabel("Name")).toHaveAttribute("aria-invalid", "true");
+    await expect(dialog.getByLabel("Name", { exact: true })).toHaveAttribute("aria-invalid", "true");
 
-    await dialog.getByLabel("Name").fill(tokenName);
-    await dialog.getByLabel("Role").selectOption("viewer");
+    await dialog.getByLabel("Name", { exact: true }).fill(tokenName);
+    await expect(dialog.getByTestId("token-kind-application")).toBeChecked();
+    await dialog.getByLabel("Role", { exact: true }).selectOption("viewer");
     await expect(dialog.getByText("Read only: documents, tasks, workers and search.")).toBeVisible();
-    await expect(dialog.getByLabel(/Tenants/)).toHaveValue("");
+    // Tenants are explicit: nothing chosen is refused, with the way out named.
+    await expect(dialog.getByLabel("All tenants")).not.toBeChecked();
+    await dialog.getByTestId("token-create-submit").click();
+    await expect(dialog.getByText("Tick “All tenants”, or name at least one tenant.")).toBeVisible();
+    await expect(dialog.getByLabel("Tenant ids, comma-separated")).toBeFocused();
+    await dialog.getByLabel("All tenants").check();
+    await expect(dialog.getByText("Every tenant, including ones created later.")).toBeVisible();
     await shot("02-create-token-dialog.png");
     await dialog.getByTestId("token-create-submit").click();
 
@@ -71,7 +78,9 @@ test("admin creates a viewer token in the UI; signed in with it, the viewer can 
     const row = page.locator(`[data-testid="token-row"][data-name="${tokenName}"]`);
     await expect(row).toHaveAttribute("data-status", "active");
     await expect(row).toHaveAttribute("data-role", "viewer");
-    await expect(row).toContainText("all");
+    await expect(row).toHaveAttribute("data-kind", "application");
+    await expect(row.getByTestId("tenants-all")).toHaveText("All tenants");
+    await expect(row.getByTestId("token-capabilities-cell")).toHaveText("—");
     await expect(row).toContainText("never");
     await expect(row).toContainText("token:bootstrap");
     // The secret is nowhere on the page any more.
@@ -181,7 +190,14 @@ test("admin adds a user in the UI; the user signs in with email and password", a
     await expect(dialog.getByText("Use at least 12 characters (9 so far).")).toBeVisible();
     await expect(dialog.getByLabel("Password", { exact: true })).toHaveAttribute("aria-invalid", "true");
     await dialog.getByLabel("Password", { exact: true }).fill(password);
-    await dialog.getByLabel("Role").selectOption("maintainer");
+    await dialog.getByLabel("Role", { exact: true }).selectOption("maintainer");
+    await dialog.getByLabel("Tenant ids, comma-separated").fill(TENANT);
+    // Group names are checked in the dialog, against the same pattern as the API's.
+    await dialog.getByLabel(/^Groups/).fill("hr, two words");
+    await dialog.getByTestId("user-create-submit").click();
+    await expect(dialog.getByText(/“two words” is not a group name/)).toBeVisible();
+    await expect(dialog.getByLabel(/^Groups/)).toBeFocused();
+    await dialog.getByLabel(/^Groups/).fill("hr, finance");
     await shot("11-add-user-dialog.png");
     await dialog.getByTestId("user-create-submit").click();
     await expect(dialog).toBeHidden();
@@ -189,7 +205,8 @@ test("admin adds a user in the UI; the user signs in with email and password", a
     const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`);
     await expect(row).toHaveAttribute("data-role", "maintainer");
     await expect(row).toHaveAttribute("data-status", "active");
-    await expect(row).toContainText("all");
+    await expect(row.locator(".tenant-chip")).toHaveText([TENANT]);
+    await expect(row.getByTestId("group-chip")).toHaveText(["finance", "hr"]);
     await shot("12-user-row.png");
   });
 
@@ -198,6 +215,7 @@ test("admin adds a user in the UI; the user signs in with email and password", a
     const dialog = page.getByRole("dialog", { name: "Add user" });
     await dialog.getByLabel("Email").fill(email);
     await dialog.getByLabel("Password", { exact: true }).fill("another-long-password");
+    await dialog.getByLabel("All tenants").check();
     await dialog.getByTestId("user-create-submit").click();
     await expect(dialog.getByTestId("action-error")).toContainText("EMAIL_TAKEN");
     await expect(dialog.getByText("A user with this email already exists.")).toBeVisible();
@@ -214,24 +232,32 @@ test("admin adds a user in the UI; the user signs in with email and password", a
     await expect(page).toHaveURL(/\/overview$/);
     await expect(page.getByTestId("whoami")).toContainText(`user:${email}`);
     await expect(page.getByTestId("whoami")).toContainText("maintainer");
+    await expect(page.getByTestId("whoami-tenants")).toContainText(`tenant ${TENANT}`);
     await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" })).toHaveCount(0);
     await shot("15-user-overview.png");
   });
 
-  await test.step("the admin changes the user's role and resets the password", async () => {
+  await test.step("the admin changes the user's role, tenants and groups, and resets the password", async () => {
     await signOut(page);
     await signIn(page);
     await openAdmin(page);
     const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`);
 
-    await row.getByTestId("user-change-role").click();
-    const roleDialog = page.getByRole("dialog", { name: `Change role of ${email}` });
-    await expect(roleDialog.getByTestId("user-role-confirm")).toBeDisabled();
-    await roleDialog.getByLabel("New role").selectOption("operator");
-    await roleDialog.getByTestId("user-role-confirm").click();
-    await expect(roleDialog).toBeHidden();
+    await row.getByTestId("user-access").click();
+    const accessDialog = page.getByRole("dialog", { name: `Access of ${email}` });
+    await expect(accessDialog.getByTestId("user-access-confirm")).toBeDisabled();
+    await expect(accessDialog.getByLabel("Tenant ids, comma-separated")).toHaveValue(TENANT);
+    await expect(accessDialog.getByLabel(/^Groups/)).toHaveValue("finance, hr");
+    await accessDialog.getByTestId("user-access-role").selectOption("operator");
+    await accessDialog.getByLabel("All tenants").check();
+    await accessDialog.getByLabel(/^Groups/).fill("hr");
+    await shot("16a-access-dialog.png");
+    await accessDialog.getByTestId("user-access-confirm").click();
+    await expect(accessDialog).toBeHidden();
     await expect(page.getByTestId("toast").filter({ hasText: `${email} is now operator` })).toBeVisible();
     await expect(row).toHaveAttribute("data-role", "operator");
+    await expect(row.getByTestId("tenants-all")).toBeVisible();
+    await expect(row.getByTestId("group-chip")).toHaveText(["hr"]);
 
     await row.getByTestId("user-reset-password").click();
     const pwDialog = page.getByRole("dialog", { name: `Reset password of ${email}` });
@@ -242,10 +268,11 @@ test("admin adds a user in the UI; the user signs in with email and password", a
     await expect(page.getByTestId("toast").filter({ hasText: `Password of ${email} changed` })).toBeVisible();
   });
 
-  await test.step("the user signs in with the new password and has the new role", async () => {
+  await test.step("the user signs in with the new password and has the new role and tenants", async () => {
     await signOut(page);
     await signInWithPassword(page, email, newPassword);
     await expect(page.getByTestId("whoami")).toContainText("operator");
+    await expect(page.getByTestId("whoami-tenants")).toContainText("all tenants");
   });
 
   await test.step("a disabled user can no longer sign in", async () => {
@@ -315,13 +342,129 @@ test("sign-in tabs work from the keyboard, and 401 / 429 answers are explained",
   await expect(panel.getByLabel("Access token")).toHaveAttribute("aria-invalid", "true");
   await shot("21-signin-token-401.png");
 
-  answer = { status: 429, code: "TOO_MANY_ATTEMPTS", message: "too many failed sign-ins; wait a few minutes" };
+  answer = { status: 429, code: "TOO_MANY_ATTEMPTS", message: "too many failed sign-ins; try again in 2 minutes" };
   await passwordTab.click();
   await page.getByLabel("Email", { exact: true }).fill("someone@example.com");
   await page.getByLabel("Password", { exact: true }).fill("not-the-password");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(error).toHaveAttribute("data-code", "TOO_MANY_ATTEMPTS");
   await expect(error).toContainText("Too many failed attempts");
-  await expect(error).toContainText("Wait");
+  // The wait the server names is passed on.
+  await expect(error).toContainText("try again in 2 minutes");
   await shot("22-signin-429.png");
+});
+
+test("person's tokens act as a chosen user; application tokens carry capabilities; a tenant-limited admin grants only its tenants", async ({ signedIn: page }) => {
+  const shot = shooter(page);
+  const password = "copper-lantern-harbour-58";
+  const person = `${uniqueKey("e2e-person")}@example.com`;
+  const limitedAdmin = `${uniqueKey("e2e-limited-admin")}@example.com`;
+  const personToken = uniqueKey("ada-laptop");
+  const appToken = uniqueKey("search-backend");
+
+  await test.step("seed: a viewer in tenant e2e with group hr, and an admin limited to tenant e2e", async () => {
+    for (const data of [
+      { email: person, password, role: "viewer", tenants: [TENANT], groups: ["hr"] },
+      { email: limitedAdmin, password, role: "admin", tenants: [TENANT] },
+    ]) {
+      const res = await page.request.post("/api/v1/admin/users", { headers: ADMIN, data });
+      expect(res.status(), await res.text()).toBe(201);
+    }
+  });
+
+  await test.step("a person's token: the user is chosen, role and tenants never exceed theirs, no capabilities", async () => {
+    await openAdmin(page);
+    await page.getByTestId("token-create-open").click();
+    const dialog = page.getByRole("dialog", { name: "Create API token" });
+    await dialog.getByLabel("Name", { exact: true }).fill(personToken);
+    await dialog.getByTestId("token-kind-person").check();
+    await expect(dialog.getByTestId("token-capabilities")).toHaveCount(0);
+    // Without a user there is nothing to grant yet.
+    await dialog.getByTestId("token-create-submit").click();
+    await expect(dialog.getByText("Choose the user this token acts as.")).toBeVisible();
+    await expect(dialog.getByLabel("User", { exact: true })).toBeFocused();
+    await dialog.getByLabel("User", { exact: true }).selectOption({ label: `${person} — viewer, tenant ${TENANT}` });
+    // Viewer is the only role offered; the tenant starts ticked, as the user holds it.
+    await expect(dialog.getByLabel("Role", { exact: true }).locator("option")).toHaveText(["Viewer"]);
+    await expect(dialog.getByText(`At most viewer, the role of ${person}.`)).toBeVisible();
+    await expect(dialog.getByLabel(TENANT, { exact: true })).toBeChecked();
+    await expect(dialog.getByLabel("All tenants")).toHaveCount(0);
+    await shot("31-person-token-dialog.png");
+    await dialog.getByTestId("token-create-submit").click();
+
+    const secretDialog = page.getByRole("dialog", { name: "Copy your new token" });
+    await expect(secretDialog.getByTestId("token-secret-view")).toContainText("Acts as its user");
+    await secretDialog.getByTestId("token-secret-done").click();
+    const row = page.locator(`[data-testid="token-row"][data-name="${personToken}"]`);
+    await expect(row).toHaveAttribute("data-kind", "person");
+    await expect(row.getByTestId("token-user")).toHaveText(person);
+    await expect(row.locator(".tenant-chip")).toHaveText([TENANT]);
+  });
+
+  await test.step("an application token with both capabilities; metrics only once it has all tenants", async () => {
+    await page.getByTestId("token-create-open").click();
+    const dialog = page.getByRole("dialog", { name: "Create API token" });
+    await dialog.getByLabel("Name", { exact: true }).fill(appToken);
+    await dialog.getByLabel("Tenant ids, comma-separated").fill(TENANT);
+    const metrics = dialog.getByLabel("May read /api/metrics");
+    await expect(metrics).toBeDisabled();
+    await expect(dialog.getByText("Tick “All tenants” first: metrics cover every tenant.")).toBeVisible();
+    await dialog.getByLabel("May search on behalf of end users (name principals)").check();
+    await dialog.getByLabel("All tenants").check();
+    await expect(metrics).toBeEnabled();
+    await metrics.check();
+    await shot("32-application-token-capabilities.png");
+    await dialog.getByTestId("token-create-submit").click();
+    const secretDialog = page.getByRole("dialog", { name: "Copy your new token" });
+    await expect(secretDialog.getByTestId("token-secret-view")).toContainText("may search on behalf of end users, may read /api/metrics");
+    await secretDialog.getByTestId("token-secret-done").click();
+    const row = page.locator(`[data-testid="token-row"][data-name="${appToken}"]`);
+    await expect(row).toHaveAttribute("data-kind", "application");
+    await expect(row.getByTestId("token-capabilities-cell").locator(".chip")).toHaveText(["End-user search", "Metrics"]);
+    await shot("33-tokens-table.png");
+  });
+
+  await test.step("a refused grant is shown on the field to fix", async () => {
+    // The dialog only offers grants the admin holds, so the refusal is answered here by a stub.
+    await page.route("**/api/v1/admin/tokens", (route) =>
+      route.request().method() === "POST"
+        ? route.fulfill({
+            status: 403,
+            contentType: "application/json",
+            body: JSON.stringify({ error: { code: "GRANT_EXCEEDS_OWN", message: "you cannot grant globex: you do not hold it" } }),
+          })
+        : route.fallback(),
+    );
+    await page.getByTestId("token-create-open").click();
+    const dialog = page.getByRole("dialog", { name: "Create API token" });
+    await dialog.getByLabel("Name", { exact: true }).fill(uniqueKey("refused"));
+    await dialog.getByLabel("Tenant ids, comma-separated").fill("globex");
+    await dialog.getByTestId("token-create-submit").click();
+    await expect(dialog.getByTestId("action-error")).toContainText("GRANT_EXCEEDS_OWN");
+    await expect(dialog.getByText("Includes tenants you do not hold.")).toBeVisible();
+    await expect(dialog.getByLabel("Tenant ids, comma-separated")).toHaveAttribute("aria-invalid", "true");
+    await expect(dialog.getByLabel("Tenant ids, comma-separated")).toBeFocused();
+    await shot("34-grant-refused.png");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await page.unroute("**/api/v1/admin/tokens");
+  });
+
+  await test.step("a tenant-limited admin is offered only its own tenant, no All tenants and no metrics", async () => {
+    await signOut(page);
+    await signInWithPassword(page, limitedAdmin, password);
+    await expect(page.getByTestId("whoami-tenants")).toContainText(`tenant ${TENANT}`);
+    await openAdmin(page);
+    // Accounts with all tenants are outside this admin's reach and not listed.
+    await expect(page.locator('[data-testid="user-row"][data-email="admin@localhost"]')).toHaveCount(0);
+    await expect(page.locator(`[data-testid="user-row"][data-email="${person}"]`)).toBeVisible();
+    await page.getByTestId("token-create-open").click();
+    const dialog = page.getByRole("dialog", { name: "Create API token" });
+    await expect(dialog.getByLabel("All tenants")).toHaveCount(0);
+    await expect(dialog.getByTestId("token-tenants-option")).toHaveCount(1);
+    await expect(dialog.getByLabel(TENANT, { exact: true })).not.toBeChecked();
+    await expect(dialog.getByLabel("May read /api/metrics")).toHaveCount(0);
+    await expect(dialog.getByLabel("May search on behalf of end users (name principals)")).toBeVisible();
+    await shot("35-limited-admin-token-dialog.png");
+    await page.keyboard.press("Escape");
+  });
 });
