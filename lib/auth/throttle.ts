@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import { normalEmail } from "./users";
 
 // Sign-in throttling that slows guessing without letting anyone lock an account for its owner.
 // Counters live in PostgreSQL (table sign_in_limits, created by a migration), so every web process
@@ -9,8 +10,11 @@ import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 //   - per account + address: FREE_ATTEMPTS failures in a row cost nothing; from then on, after each
 //     failure the next attempt from that address waits 1 s, 2 s, 4 s … up to 15 minutes. A success
 //     from that address clears it. Failures at other addresses never slow the owner down here.
-//   - per address: FAILURES_PER_ADDRESS failures a day, then the address waits a day; password and
-//     token sign-ins both count, so spraying many accounts from one address is capped too.
+//   - per address: FAILURES_PER_ADDRESS failures an hour, then the address waits ADDRESS_BLOCK_SECONDS;
+//     password and token sign-ins both count, so spraying many accounts from one address is capped
+//     too. Many people can share an address (an office, a carrier's NAT, a proxy), so one guesser
+//     must not shut them all out for long: the block is short, and an account that signed in from
+//     that address before (within KNOWN_PAIR_SECONDS) is still admitted, under its own pair limit.
 // Attempts are counted when they are admitted, before the password is checked (a success gives the
 // point back): checking first and counting after would let a burst of parallel requests all pass
 // the check before the first failure is recorded.
@@ -18,7 +22,10 @@ import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 export const FREE_ATTEMPTS = 5;
 export const MAX_DELAY_SECONDS = 15 * 60;
 export const FAILURES_PER_ADDRESS = 100;
-const DAY = 24 * 60 * 60;
+const HOUR = 60 * 60;
+const DAY = 24 * HOUR;
+export const ADDRESS_BLOCK_SECONDS = 15 * 60;
+const KNOWN_PAIR_SECONDS = 30 * DAY;
 /** How long an account + address pair's unsuccessful attempts are remembered (from the first). */
 const PAIR_MEMORY_SECONDS = DAY;
 export const TABLE = "sign_in_limits";
@@ -45,7 +52,7 @@ export function addressBucket(address: string): string {
 
 function pairKey(account: string, bucket: string): string {
   // Emails are up to 320 characters; a digest keeps keys short and addresses out of plain sight.
-  return createHash("sha256").update(`${account.trim().toLowerCase()}\n${bucket}`).digest("base64url");
+  return createHash("sha256").update(`${normalEmail(account)}\n${bucket}`).digest("base64url");
 }
 
 /**
@@ -79,6 +86,7 @@ export class SignInThrottle {
   private readonly byAddress: RateLimiterPostgres;
   private readonly attempts: RateLimiterPostgres;
   private readonly gate: RateLimiterPostgres;
+  private readonly known: RateLimiterPostgres;
 
   constructor(pool: pg.Pool) {
     const common = { storeClient: unnamed(pool), storeType: "pool", tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false };
@@ -86,8 +94,8 @@ export class SignInThrottle {
       ...common,
       keyPrefix: "signin-address",
       points: FAILURES_PER_ADDRESS,
-      duration: DAY,
-      blockDuration: DAY,
+      duration: HOUR,
+      blockDuration: ADDRESS_BLOCK_SECONDS,
       // One limiter per process sweeps the shared table (rows expired over an hour ago, every 5 minutes).
       clearExpiredByTimeout: true,
     });
@@ -95,6 +103,8 @@ export class SignInThrottle {
     this.attempts = new RateLimiterPostgres({ ...common, keyPrefix: "signin-attempts", points: FREE_ATTEMPTS, duration: PAIR_MEMORY_SECONDS });
     // Past the free attempts, one attempt at a time; a failure closes it for delayAfter(n) seconds.
     this.gate = new RateLimiterPostgres({ ...common, keyPrefix: "signin-gate", points: 1, duration: 1 });
+    // Account + address pairs that signed in successfully; a row's presence is all that is read.
+    this.known = new RateLimiterPostgres({ ...common, keyPrefix: "signin-known", points: 1, duration: KNOWN_PAIR_SECONDS });
   }
 
   /**
@@ -103,13 +113,16 @@ export class SignInThrottle {
    */
   async admit(address: string, account: string | null): Promise<Admission> {
     const bucket = addressBucket(address);
+    const pair = account === null ? null : pairKey(account, bucket);
     try {
       await this.byAddress.consume(bucket);
     } catch (err) {
-      return waitFor(rejection(err));
+      const res = rejection(err);
+      // Someone else's guessing from a shared address does not shut out a person who has signed in
+      // from it before; their own pair limit below still applies.
+      if (pair === null || !(await this.known.get(pair))) return waitFor(res);
     }
-    if (account === null) return { allowed: true, ticket: { address: bucket, pair: null, attempt: 0 } };
-    const pair = pairKey(account, bucket);
+    if (pair === null) return { allowed: true, ticket: { address: bucket, pair: null, attempt: 0 } };
     const attempt = (await this.attempts.penalty(pair)).consumedPoints;
     if (attempt >= FREE_ATTEMPTS) {
       try {
@@ -127,7 +140,12 @@ export class SignInThrottle {
 
   /** The attempt signed in: its address point is given back and the pair starts afresh. */
   async succeeded(t: Ticket): Promise<void> {
-    await Promise.all([this.byAddress.reward(t.address), t.pair ? this.attempts.delete(t.pair) : null, t.pair ? this.gate.delete(t.pair) : null]);
+    await Promise.all([
+      this.byAddress.reward(t.address),
+      t.pair ? this.attempts.delete(t.pair) : null,
+      t.pair ? this.gate.delete(t.pair) : null,
+      t.pair ? this.known.set(t.pair, 1, KNOWN_PAIR_SECONDS) : null,
+    ]);
   }
 
   /** The attempt failed: past the free ones, the pair's next attempt waits. */

@@ -21,10 +21,19 @@ export async function hasUser(pool: pg.Pool, email: string): Promise<boolean> {
   return (await pool.query(`SELECT 1 FROM users WHERE email = lower($1)`, [email])).rowCount === 1;
 }
 
+/**
+ * The one spelling of an email used both to find the account and to key its sign-in throttle, so
+ * the two always mean the same account. (PostgreSQL's lower() and JavaScript's toLowerCase() fold
+ * some characters differently, e.g. "İ", which let other spellings of one account escape its count.)
+ */
+export function normalEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
 export async function identityForPassword(pool: pg.Pool, email: string, password: string): Promise<Identity | null> {
   const u = (await pool.query<{ id: string; email: string; password_hash: string | null; role: Role; tenants: string[]; groups: string[] }>(
-    `SELECT id, email, password_hash, role, tenants, groups || sso_groups AS groups FROM users WHERE email = lower($1) AND disabled_at IS NULL`,
-    [email],
+    `SELECT id, email, password_hash, role, tenants, groups || sso_groups AS groups FROM users WHERE email = $1 AND disabled_at IS NULL`,
+    [normalEmail(email)],
   )).rows[0];
   const { ok, needsRehash } = await verifyPassword(password, u?.password_hash ?? null);
   if (!u || !ok) return null;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { SignInThrottle, addressBucket, delayAfter, FAILURES_PER_ADDRESS, FREE_ATTEMPTS, type Admission, type Ticket } from "../../lib/auth/throttle";
+import { SignInThrottle, addressBucket, delayAfter, ADDRESS_BLOCK_SECONDS, FAILURES_PER_ADDRESS, FREE_ATTEMPTS, type Admission, type Ticket } from "../../lib/auth/throttle";
 
 // Sign-in throttling kept in PostgreSQL: two pools stand for two web processes, which must see
 // the same counts. Failures are recorded as the route records them (admit, then failed/succeeded).
@@ -126,7 +126,7 @@ describe("per account and address", () => {
 });
 
 describe("per address", () => {
-  it(`after ${FAILURES_PER_ADDRESS} failures in a day an address waits a day, password and token sign-ins alike`, async () => {
+  it(`after ${FAILURES_PER_ADDRESS} failures in an hour an address waits ${ADDRESS_BLOCK_SECONDS / 60} minutes, password and token sign-ins alike`, async () => {
     const at = "10.2.0.1";
     // Spread over many accounts (spraying), so no account + address pair is slowed first.
     for (let i = 0; i < FAILURES_PER_ADDRESS; i++) await fail(i % 2 ? a : b, at, i % 3 === 0 ? null : `spray${i}@example.com`);
@@ -134,9 +134,24 @@ describe("per address", () => {
     const passwordTry = await b.admit(at, "fresh@example.com");
     for (const r of [tokenTry, passwordTry]) {
       expect(r.allowed).toBe(false);
-      if (!r.allowed) expect(r.retryAfterSeconds).toBeGreaterThan(86_000);
+      if (!r.allowed) expect(r.retryAfterSeconds).toBeGreaterThan(ADDRESS_BLOCK_SECONDS - 60);
+      if (!r.allowed) expect(r.retryAfterSeconds).toBeLessThanOrEqual(ADDRESS_BLOCK_SECONDS);
     }
     expect((await a.admit("10.2.0.2", "fresh@example.com")).allowed).toBe(true);
+  }, 30_000);
+
+  it("a blocked shared address still admits a person who signed in from it before, under their own pair limit", async () => {
+    const at = "10.2.0.9";
+    await a.succeeded(ticketOf(await a.admit(at, "regular@example.com")));
+    for (let i = 0; i < FAILURES_PER_ADDRESS; i++) await fail(i % 2 ? a : b, at, `spray${i}@example.com`);
+    expect((await a.admit(at, "stranger@example.com")).allowed).toBe(false);
+    expect((await a.admit(at, null)).allowed).toBe(false);
+    const regular = await b.admit(at, "REGULAR@example.com ");
+    expect(regular.allowed).toBe(true);
+    // Their pair is still limited: guessing their password from there slows down as usual.
+    await a.failed(ticketOf(regular));
+    for (let i = 1; i < FREE_ATTEMPTS; i++) await fail(a, at, "regular@example.com");
+    expect((await a.admit(at, "regular@example.com")).allowed).toBe(false);
   }, 30_000);
 
   it("successes give their point back, so busy shared addresses are not capped", async () => {
