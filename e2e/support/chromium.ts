@@ -16,8 +16,10 @@ export const SYSTEM_CHROMIUM_PATHS: readonly string[] = ["/usr/bin/chromium", "/
 
 export const INSTALL_COMMAND: readonly string[] = ["npx", "playwright", "install", "chromium"];
 
+type Env = Record<string, string | undefined>;
+
 export type ChromiumSearch = {
-  env?: NodeJS.ProcessEnv;
+  env?: Env;
   /** Stands in for the home directory (the default Playwright cache is under it). */
   homeDir?: string;
   systemPaths?: readonly string[];
@@ -42,7 +44,7 @@ function isExecutableFile(p: string): boolean {
 }
 
 /** Playwright's download folder, as Playwright itself computes it on Linux and macOS. */
-export function playwrightCacheDir(env: NodeJS.ProcessEnv = process.env, homeDir = os.homedir()): string | null {
+export function playwrightCacheDir(env: Env = process.env, homeDir = os.homedir()): string | null {
   const custom = env.PLAYWRIGHT_BROWSERS_PATH;
   // "0" means "inside node_modules/playwright-core", which Playwright finds on its own.
   if (custom === "0") return null;
@@ -138,7 +140,7 @@ export function resolveChromium(options: ResolveOptions = {}): ChromiumFound {
     throw new ChromiumNotFoundError(`No Chromium found and PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD is set. Install one:\n${howTo}`);
   }
   log(`[e2e] no Chromium found; fetching Playwright's: ${command.join(" ")}`);
-  const r = spawnSync(command[0], command.slice(1), { stdio: "inherit", env });
+  const r = spawnSync(command[0], command.slice(1), { stdio: "inherit", env: env as NodeJS.ProcessEnv });
   const after = findChromium(options);
   if (r.status === 0 && after) return after;
   const why = r.error ? r.error.message : r.status !== 0 ? `it exited with ${r.signal ?? r.status}` : "it finished, but no Chromium appeared where Playwright keeps it";

@@ -26,7 +26,7 @@ function executable(p: string, mode = 0o755): string {
 }
 
 const cacheOf = (h: string) => path.join(h, ".cache", "ms-playwright");
-const noEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, ...extra });
+const noEnv = (extra: Record<string, string> = {}): Record<string, string | undefined> => ({ PATH: process.env.PATH, ...extra });
 
 describe("findChromium", () => {
   it("takes PLAYWRIGHT_CHROMIUM_PATH before every other place", () => {
