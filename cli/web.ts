@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { loadConfig } from "../lib/config";
 import { clientAddress, loadProxyConfig } from "../lib/http/client-address";
 import { allowHeader, routeFor } from "../lib/http/routes";
+import { log } from "../lib/log";
 
 const NEXT_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -76,7 +77,8 @@ export function createWebServer(handle: Handler, hops: number): http.Server {
     Promise.resolve()
       .then(() => handle(req, res))
       .catch((err: unknown) => {
-        console.error(`[web] unhandled error for ${req.method} ${req.url}:`, err);
+        // The path only: a query string can carry a sign-in code or a token.
+        log.error({ err, method: req.method, path: (req.url ?? "").split("?")[0] }, "unhandled error in the web server");
         if (!res.headersSent) {
           res.writeHead(500, { "content-type": "application/json; charset=utf-8" });
           res.end(JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "internal error" } }));
@@ -99,20 +101,20 @@ async function main(): Promise<void> {
     server.once("error", reject);
     server.listen(cfg.PORT, () => resolve());
   });
-  console.log(`[web] listening on port ${cfg.PORT}, client address from ${hops === 0 ? "the connection (no trusted proxies)" : `X-Forwarded-For, ${hops} trusted proxy hop(s)`}`);
+  log.info({ port: cfg.PORT, trustedProxyHops: hops }, `listening on port ${cfg.PORT}, client address from ${hops === 0 ? "the connection (no trusted proxies)" : `X-Forwarded-For, ${hops} trusted proxy hop(s)`}`);
 
   let closing = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
-    console.log(`[web] ${signal}: finishing requests in progress`);
+    log.info({ signal }, "stopping: finishing requests in progress");
     // Stop accepting, let requests in flight finish (idle keep-alive connections are closed now,
     // busy ones after the grace period), then let Next release what it holds.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), cfg.SHUTDOWN_GRACE_SECONDS * 1000).unref();
     await closed;
-    await app.close().catch((err: unknown) => console.error("[web] error while closing Next:", err));
+    await app.close().catch((err: unknown) => log.error({ err }, "error while closing Next"));
     // A clean exit: cli/start.ts reads code 0 as a shutdown, not a crash.
     process.exit(0);
   };
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   main().catch((err: unknown) => {
-    console.error(`[web] ${err instanceof Error ? err.message : String(err)}`);
+    log.fatal({ err }, `web server stopped: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   });
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { Registry, Gauge, Counter, collectDefaultMetrics } from "prom-client";
+import { Registry, Gauge, Counter, Histogram, collectDefaultMetrics } from "prom-client";
 import { overview } from "./operations/queries";
 import type pg from "pg";
 
@@ -15,7 +15,17 @@ const dead = g("indexwright_tasks_dead", "Tasks DEAD");
 const errors = g("indexwright_task_errors", "DEAD and RETRY_WAIT tasks by error code", ["error_code", "status"]);
 const drift = g("indexwright_documents_drifted", "Documents whose search version differs from the business version", ["acknowledged"]);
 const driftAge = g("indexwright_oldest_drift_age_seconds", "Age of the oldest drift");
-const latency = g("indexwright_publish_to_searchable_seconds", "Publish → searchable latency over the newest 1,000 finished tasks", ["quantile"]);
+// A histogram, so latency can be aggregated and its quantiles computed over any window in
+// Prometheus. Fed from the overview's own sample (the newest 1,000 successful INDEX/REINDEX tasks):
+// each task is observed once per web process, the first time a scrape finds it there.
+const latency = new Histogram({
+  name: "indexwright_publish_to_searchable_seconds",
+  help: "Publish → searchable latency of successful INDEX/REINDEX tasks (created → finished), counted once per task by this web process",
+  buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 21600],
+  registers: [registry],
+});
+/** Task ids of the latest sample already observed; a task leaves it only when 1,000 newer ones succeeded. */
+let observedTasks = new Set<string>();
 const reuse = g("indexwright_embedding_reuse_ratio", "Share of chunks whose embedding was reused (newest 1,000 tasks)");
 const workers = g("indexwright_workers_live", "Workers with a recent heartbeat");
 const reconcileFindings = g("indexwright_reconcile_findings", "Findings of the newest reconciler pass by kind", ["kind"]);
@@ -28,6 +38,24 @@ const reconcileActions = new Counter({
   labelNames: ["kind", "action"],
   registers: [registry],
 });
+
+// Scrapes that overlap take turns here, so none can put back an older sample and count a task twice.
+let latencyTurn: Promise<void> = Promise.resolve();
+function observeLatency(db: pg.Pool): Promise<void> {
+  latencyTurn = latencyTurn.catch(() => undefined).then(() => observeNewLatencies(db));
+  return latencyTurn;
+}
+
+async function observeNewLatencies(db: pg.Pool): Promise<void> {
+  // The same rows as the overview's latency figures (lib/operations/queries.ts), with their ids.
+  const { rows } = await db.query<{ task_id: string; s: number }>(
+    `SELECT task_id::text, extract(epoch FROM finished_at - created_at)::float8 AS s
+       FROM index_tasks WHERE status = 'SUCCEEDED' AND task_type IN ('INDEX', 'REINDEX')
+      ORDER BY status, task_id DESC LIMIT 1000`,
+  );
+  for (const r of rows) if (!observedTasks.has(r.task_id)) latency.observe(Math.max(0, r.s));
+  observedTasks = new Set(rows.map((r) => r.task_id));
+}
 
 export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number }): Promise<{ body: string; contentType: string }> {
   const o = await overview(db, opts);
@@ -42,10 +70,7 @@ export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; h
   drift.set({ acknowledged: "false" }, o.drift.count - o.drift.acknowledged);
   drift.set({ acknowledged: "true" }, o.drift.acknowledged);
   driftAge.set(o.drift.oldestAgeSeconds ?? 0);
-  for (const q of ["p50", "p95", "p99"] as const) {
-    const v = o.publishToSearchableSeconds[q];
-    if (v !== null && v !== undefined) latency.set({ quantile: q }, Number(v));
-  }
+  await observeLatency(db);
   if (o.embeddingReuseRate !== null) reuse.set(Number(o.embeddingReuseRate));
   workers.set(o.workers.length);
   // Metrics are rendered for the fleet only (the route refuses tenant-limited callers).

@@ -10,6 +10,7 @@ import type { Embedder } from "../lib/embedding/types";
 import { takeBacklogSnapshot } from "../lib/queue/snapshots";
 import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
+import { recordTask } from "../lib/pipeline/metrics";
 
 export type WorkerOptions = {
   pool: pg.Pool;
@@ -188,6 +189,7 @@ export class Worker {
 
     entry.promise = (async () => {
       const t0 = Date.now();
+      const seconds = () => (Date.now() - t0) / 1000;
       let supersededBy: string | null = null;
       try {
         const stats = await executeTask(pool, this.o.embedder, lease, {
@@ -209,18 +211,22 @@ export class Worker {
         });
         if (supersededBy !== null) {
           this.stats.superseded++;
+          recordTask(lease.taskType, "superseded", seconds());
           log.info({ taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, reason: supersededBy }, "task superseded at its switch; nothing written");
         } else {
           this.stats.succeeded++;
+          recordTask(lease.taskType, "succeeded", seconds());
           log.info({ taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, ms: Date.now() - t0, ...stats }, "task succeeded");
         }
       } catch (err) {
         if (entry.lost || err instanceof LeaseLostError) {
+          recordTask(lease.taskType, "lost_lease", seconds());
           log.warn({ taskId: lease.taskId, leaseAttempt: lease.leaseAttempt }, "LOST_LEASE: stopped without writing");
           return;
         }
         if (controller.signal.aborted && controller.signal.reason === SHUTDOWN) {
           const released = await release(pool, lease).catch(() => false);
+          recordTask(lease.taskType, "released", seconds());
           log.info({ taskId: lease.taskId, released }, "task released at shutdown");
           return;
         }
@@ -229,8 +235,10 @@ export class Worker {
         if (code === "INTERNAL_ERROR") log.error({ err, taskId: lease.taskId }, "task failed with an unclassified error");
         try {
           const r = await fail(pool, lease, code, message, { baseSeconds: cfg.RETRY_BASE_SECONDS, maxSeconds: cfg.RETRY_MAX_SECONDS, jitter: 0.2 }, retryAfterSeconds);
+          recordTask(lease.taskType, r.status === "DEAD" ? "dead" : "retry_wait", seconds(), code);
           log.warn({ taskId: lease.taskId, code, status: r.status, nextAttemptAt: r.nextAttemptAt }, "task failed");
         } catch (e) {
+          recordTask(lease.taskType, e instanceof LeaseLostError ? "lost_lease" : "unrecorded", seconds(), code);
           if (e instanceof LeaseLostError) log.warn({ taskId: lease.taskId }, "LOST_LEASE: failure not recorded (lease gone)");
           else log.error({ err: e, taskId: lease.taskId }, "could not record task failure");
         }

@@ -6,6 +6,7 @@ import { getPool, databaseUrl, closePools } from "../lib/db/pool";
 import { createEmbedder } from "../lib/embedding";
 import { ensureVectorIndex } from "../lib/db/vector-index";
 import { Worker } from "./loop";
+import { startWorkerMetrics } from "./metrics-server";
 import { log } from "../lib/log";
 
 /** `npm run worker -- --concurrency N [--id NAME]` */
@@ -17,6 +18,8 @@ export async function runWorker(argv: string[]): Promise<void> {
   const concurrency = values.concurrency ? Number(values.concurrency) : cfg.WORKER_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error("--concurrency must be an integer from 1 to 256");
   const workerId = values.id ?? `${os.hostname()}-${process.pid}`;
+  // Before any claim: a metrics port that cannot be had stops the worker with the reason.
+  const metrics = await startWorkerMetrics();
   const url = databaseUrl();
   const pool = getPool(url, concurrency + 4);
   const embedder = createEmbedder(cfg);
@@ -30,6 +33,7 @@ export async function runWorker(argv: string[]): Promise<void> {
     stopping = true;
     log.info({ signal }, "stopping: no new claims; finishing in-flight work");
     await worker.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000);
+    await metrics?.close();
     await closePools();
     process.exit(0);
   };

@@ -1,5 +1,7 @@
 import { ZodError } from "zod";
 import { ApiError } from "./errors";
+import { routeFor } from "./routes";
+import { runWithRequestContext, type RequestContext } from "./request-context";
 import { log } from "../log";
 
 export function json(data: unknown, status = 200, headers?: Record<string, string>): Response {
@@ -19,15 +21,33 @@ export function errorResponse(err: unknown): Response {
 
 type Ctx<P> = { params: Promise<P> };
 
-/** Wraps a route handler so every failure becomes a JSON error with a stable code. */
+/**
+ * Wraps a route handler so every failure becomes a JSON error with a stable code, and every request
+ * leaves one log line: method, route pattern, status, milliseconds and the caller's subject. The
+ * pattern (`/api/v1/tenants/[tenant]/documents/[key]`), not the URL: no query string (sign-in codes,
+ * tokens), no body, no header.
+ */
 export function handler<P = Record<string, string>>(fn: (req: Request, params: P) => Promise<Response>) {
   return async (req: Request, ctx: Ctx<P>): Promise<Response> => {
+    const started = performance.now();
+    const rc: RequestContext = { subject: null };
+    let res: Response;
     try {
-      return await fn(req, (await ctx?.params) as P);
+      res = await runWithRequestContext(rc, async () => fn(req, (await ctx?.params) as P));
     } catch (err) {
-      return errorResponse(err);
+      res = errorResponse(err);
     }
+    log.info({ method: req.method, route: routePattern(req.url), status: res.status, ms: Math.round((performance.now() - started) * 10) / 10, subject: rc.subject }, "request");
+    return res;
   };
+}
+
+function routePattern(url: string): string {
+  try {
+    return routeFor(new URL(url).pathname)?.path ?? "(not in lib/http/routes.ts)";
+  } catch {
+    return "(unparsable URL)";
+  }
 }
 
 const tooLarge = (maxBytes: number) => new ApiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${maxBytes} bytes`);

@@ -10,6 +10,9 @@ import { faultOn } from "../config";
 import { manifestOf, verifyIndexVersion } from "./integrity";
 import { movePointer } from "./pointer";
 import type { TaskContext } from "./run";
+import { STEP } from "../domain/constants";
+import { log } from "../log";
+import { stepDone, timeEmbedding } from "./metrics";
 
 type Record_ = Chunk & { level: number };
 
@@ -18,7 +21,7 @@ let batchesThisProcess = 0;
 
 function die(reason: string): never {
   // A fault switch simulates a crash: no cleanup, no lease release, no answer.
-  console.error(`[fault] ${reason}: exiting abruptly`);
+  log.fatal({ fault: reason }, `fault switch ${reason}: exiting abruptly`);
   process.exit(137);
 }
 
@@ -40,6 +43,8 @@ function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number):
  * short fenced transaction that writes, verifies against the parse manifest and switches.
  */
 export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskContext): Promise<CompleteStats | null> {
+  // Step durations for the worker's metrics; each step is counted when it completes.
+  let t = performance.now();
   // 1. The immutable version this task is bound to, never "the latest content".
   const version = (
     await pool.query<{ content_type: string; content: Buffer; abstract: string | null; overview: string | null }>(
@@ -49,9 +54,11 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
   ).rows[0];
   if (!version) throw new TaskError("INTERNAL_ERROR", `document version ${lease.versionNumber} not found`);
   hooks.signal.throwIfAborted();
+  t = stepDone(STEP.LOAD, t);
 
   // 2–3. Parse and chunk deterministically.
   const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), { signal: hooks.signal });
+  t = stepDone(STEP.PARSE, t);
   const chunks: Record_[] = chunkSections(sections, { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber }).map(
     (c) => ({ ...c, level: 2 }),
   );
@@ -59,6 +66,7 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
   if (version.overview?.trim()) chunks.push(levelRecord(lease, 1, version.overview.trim(), chunks.length));
   if (chunks.length === 0) throw new TaskError("EMPTY_DOCUMENT", "the document has no indexable text");
   const manifest = manifestOf(chunks);
+  t = stepDone(STEP.CHUNK, t);
 
   // 4. Reuse embeddings of unchanged text from earlier complete index versions of this document.
   const hashes = [...new Set(chunks.map((c) => c.contentHash))];
@@ -95,7 +103,7 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
       bytes += len;
       i++;
     }
-    const out = await embedder.embed(batch.map((h) => textOf.get(h)!), hooks.signal);
+    const out = await timeEmbedding(hooks.signal, () => embedder.embed(batch.map((h) => textOf.get(h)!), hooks.signal));
     if (out.length !== batch.length) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `asked for ${batch.length} embeddings, got ${out.length}`);
     out.forEach((v, k) => {
       if (v.length !== embedder.dimensions) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `embedding has ${v.length} dimensions, expected ${embedder.dimensions}`);
@@ -108,6 +116,7 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
     hooks.progress(done, total);
   }
   hooks.signal.throwIfAborted();
+  t = stepDone(STEP.EMBED, t);
 
   // 6. One short fenced transaction: write, verify, switch, retire, complete.
   const stats: CompleteStats = { chunksTotal: total, chunksReused: reusedChunks, batchesSent: batches };
@@ -153,6 +162,7 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
     );
     const stored = await verifyIndexVersion(tx, ivId, manifest, embedder.dimensions);
     await tx.query(`UPDATE index_versions SET status = 'READY', chunk_count = $2 WHERE id = $1`, [ivId, stored]);
+    t = stepDone(STEP.WRITE, t);
 
     const ptr = (
       await tx.query<{ index_version_id: string; version_number: number; pinned: boolean }>(
@@ -166,6 +176,7 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
     if (faultOn(opts.faultBeforeIndexSwitch)) die("FAULT_BEFORE_INDEX_SWITCH");
     await complete(tx, lease, stats);
   });
+  if (outcome) stepDone(STEP.SWITCH, t);
   hooks.progress(total, total);
   return outcome;
 }

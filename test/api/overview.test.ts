@@ -122,6 +122,52 @@ describe("overview", () => {
     expect(unauth.status).toBe(401);
   });
 
+  it("exports publish → searchable latency as a histogram, each successful index task counted once", async () => {
+    const { GET } = await import("../../app/api/metrics/route");
+    const scrape = async () => (await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) })).text();
+    const sample = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}+."]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1]);
+    const truth = async (extra = "") =>
+      (
+        await t.pool.query(
+          `SELECT count(*)::int AS n, coalesce(sum(s), 0)::float AS sum, count(*) FILTER (WHERE s <= 120)::int AS le120, count(*) FILTER (WHERE s <= 300)::int AS le300
+             FROM (SELECT extract(epoch FROM finished_at - created_at) AS s FROM index_tasks WHERE status = 'SUCCEEDED' AND task_type IN ('INDEX', 'REINDEX') ${extra}) x`,
+        )
+      ).rows[0];
+
+    const first = await scrape();
+    expect(first).not.toMatch(/quantile=/);
+    expect(first).toMatch(/^# TYPE indexwright_publish_to_searchable_seconds histogram$/m);
+    const before = await truth();
+    expect(before.n).toBeGreaterThan(3);
+    expect(before.le120).toBeGreaterThan(0);
+    expect(before.le300).toBeLessThan(before.n);
+    expect(sample(first, "indexwright_publish_to_searchable_seconds_count")).toBe(before.n);
+    expect(sample(first, 'indexwright_publish_to_searchable_seconds_bucket{le="120"}')).toBe(before.le120);
+    expect(sample(first, 'indexwright_publish_to_searchable_seconds_bucket{le="300"}')).toBe(before.le300);
+    expect(sample(first, 'indexwright_publish_to_searchable_seconds_bucket{le="+Inf"}')).toBe(before.n);
+    expect(sample(first, "indexwright_publish_to_searchable_seconds_sum")).toBeCloseTo(before.sum, 3);
+
+    // Scraped again, nothing new: the same counts (a histogram counts each task once, not per scrape).
+    expect(sample(await scrape(), "indexwright_publish_to_searchable_seconds_count")).toBe(before.n);
+
+    // One more task succeeds (publish 40 s before it finished): only it is added.
+    const docId = (await t.pool.query(`SELECT id FROM documents LIMIT 1`)).rows[0].id;
+    await t.pool.query(
+      `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, attempts, created_at, finished_at)
+       VALUES ('ov', $1, 70, 'REINDEX', 'SUCCEEDED', 1, now() - interval '40 seconds', now())`,
+      [docId],
+    );
+    const third = await scrape();
+    expect(sample(third, "indexwright_publish_to_searchable_seconds_count")).toBe(before.n + 1);
+    expect(sample(third, 'indexwright_publish_to_searchable_seconds_bucket{le="30"}')).toBe(sample(first, 'indexwright_publish_to_searchable_seconds_bucket{le="30"}'));
+    expect(sample(third, 'indexwright_publish_to_searchable_seconds_bucket{le="60"}')).toBe(sample(first, 'indexwright_publish_to_searchable_seconds_bucket{le="60"}') + 1);
+    expect(sample(third, "indexwright_publish_to_searchable_seconds_sum") - sample(first, "indexwright_publish_to_searchable_seconds_sum")).toBeCloseTo(40, 1);
+    // The overview API still answers with its percentiles over the same sample.
+    const o = await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20 });
+    expect(o.publishToSearchableSeconds.samples).toBe(before.n + 1);
+    expect(Object.keys(o.publishToSearchableSeconds).sort()).toEqual(["p50", "p95", "p99", "samples"]);
+  });
+
   it("each backlog snapshot records publish → searchable p50/p95 over tasks finished in the 15 minutes before, and the overview history carries them", async () => {
     const { takeBacklogSnapshot } = await import("../../lib/queue/snapshots");
     const doc = (await t.pool.query(`SELECT id FROM documents LIMIT 1`)).rows[0].id;
