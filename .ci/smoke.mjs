@@ -29,6 +29,8 @@ function start() {
   child.output = () => out;
   return child;
 }
+/** The launcher logged "stopped": a JSON log line (stdout is a pipe here), or a pretty one on a terminal. */
+const saidStopped = (out) => out.split("\n").some((line) => line.includes("[indexwright] stopped") || /^\{.*"svc":"indexwright".*"msg":"stopped"\}$/.test(line));
 /** Ctrl-C to the whole process group; resolves once Indexwright says it stopped (or not). */
 async function stop(child) {
   if (!child) return "none";
@@ -38,7 +40,7 @@ async function stop(child) {
     /* group already gone */
   }
   try {
-    await waitFor(async () => child.output().includes("[indexwright] stopped"), 60_000, "clean stop");
+    await waitFor(async () => saidStopped(child.output()), 60_000, "clean stop");
     return "stopped";
   } catch {
     try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ }

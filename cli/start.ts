@@ -13,9 +13,13 @@ import { upsertAdmin, hasUser, DEFAULT_ADMIN_EMAIL } from "../lib/auth/users";
 import { generatePassword } from "../lib/auth/password";
 import { oidcSettings } from "../lib/auth/oidc";
 import pg from "pg";
+import { log } from "../lib/log";
+import { print } from "./print";
 
 const ROOT = process.cwd();
-const say = (m: string) => console.log(`[indexwright] ${m}`);
+// The launcher's progress is logged like the worker's and the web server's; what a person reads to
+// get in (the URL, the sign-in, the token) is printed as plain lines (cli/print.ts).
+const say = (m: string) => log.info(m);
 const display = (p: string) => (p.startsWith(ROOT + path.sep) ? path.relative(ROOT, p) : p);
 
 /** A secret kept under the data dir: read it, or make it once (0600). */
@@ -165,10 +169,10 @@ export async function start(argv: string[]): Promise<void> {
   // react-server condition the worker needs, as Next resolves React's server builds itself.
   launch("dashboard", ["--import", "tsx", path.join(ROOT, "cli", "web.ts")], { INDEXWRIGHT_PROCESS: "web", NODE_ENV: "production" }, false);
 
-  say(`dashboard: http://localhost:${cfg.PORT}`);
-  say(`admin sign-in: ${adminNote}`);
-  if (sso) say(`single sign-on: ${sso.displayName} (${sso.issuer})${sso.defaultRole ? `, new people join as ${sso.defaultRole}` : ", only people an admin added"}`);
-  say(`admin token: ${token}${cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ? " (from INDEXWRIGHT_BOOTSTRAP_TOKEN)" : ` (stored in ${display(path.join(dataDir, "bootstrap-token"))})`}`);
+  print(`dashboard: http://localhost:${cfg.PORT}`);
+  print(`admin sign-in: ${adminNote}`);
+  if (sso) print(`single sign-on: ${sso.displayName} (${sso.issuer})${sso.defaultRole ? `, new people join as ${sso.defaultRole}` : ", only people an admin added"}`);
+  print(`admin token: ${token}${cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ? " (from INDEXWRIGHT_BOOTSTRAP_TOKEN)" : ` (stored in ${display(path.join(dataDir, "bootstrap-token"))})`}`);
 
   async function shutdown(code: number): Promise<void> {
     if (stopping) return;
