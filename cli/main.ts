@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { print, printError } from "./print";
 
 const USAGE = `indexwright <command>
 
@@ -37,10 +38,10 @@ async function main(): Promise<void> {
     case undefined:
     case "help":
     case "--help":
-      console.log(USAGE);
+      print(USAGE);
       return;
     default:
-      console.error(`unknown command: ${cmd}\n\n${USAGE}`);
+      printError(`unknown command: ${cmd}\n\n${USAGE}`);
       process.exit(2);
   }
 }
@@ -78,7 +79,7 @@ async function publishCmd(argv: string[]): Promise<void> {
     body: JSON.stringify({ title, contentType, content }),
   });
   const body = await res.json();
-  console.log(JSON.stringify(body, null, 2));
+  print(JSON.stringify(body, null, 2));
   if (!res.ok) process.exit(1);
 }
 
@@ -89,11 +90,11 @@ async function statusCmd(argv: string[]): Promise<void> {
       ? `${apiBase(values.url)}/api/v1/tenants/${encodeURIComponent(values.tenant)}/documents/${encodeURIComponent(values.key)}`
       : `${apiBase(values.url)}/api/v1/overview`;
   const res = await fetch(url, { headers: { authorization: `Bearer ${token(values.token)}` } });
-  console.log(JSON.stringify(await res.json(), null, 2));
+  print(JSON.stringify(await res.json(), null, 2));
   if (!res.ok) process.exit(1);
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
+  printError(err instanceof Error ? err.message : String(err));
   process.exit(1);
 });
