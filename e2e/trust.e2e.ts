@@ -137,7 +137,15 @@ test("a tenant-limited viewer searches only as themselves; an operator searches 
     await shot("trust-05-operator-search-as-hr.png");
   });
 
-  await test.step("the Audit page shows the operator's search.as_principals entry", async () => {
+  await test.step("a link that carries principals waits for the operator to confirm: following it writes no audit row", async () => {
+    await page.goto(searchUrl("&principals=group:hr"));
+    const confirm = page.getByTestId("confirm-search-as");
+    await expect(confirm).toContainText("recorded in the audit log under your name");
+    await expect(hit(hrKey)).toHaveCount(0);
+    await shot("trust-05b-operator-confirm-link.png");
+  });
+
+  await test.step("the Audit page shows the operator's search.as_principals entry (one: the link did not add another)", async () => {
     await nav(page).getByRole("link", { name: "Audit", exact: true }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
     const row = page.locator('[data-testid="audit-row"][data-action="search.as_principals"]').filter({ hasText: `user:${operator}` });

@@ -47,9 +47,14 @@ export function SearchView() {
 
   const viewer = useViewer();
   const tenants = useTenants();
-  const search = useSearch(input);
+  // A search as someone else is written to the audit log under the caller's name, so it runs only
+  // when they submit it here, never just because a link they followed carried `principals`.
+  const [confirmed, setConfirmed] = useState<string | null>(null);
+  const awaitingConfirm = input !== null && mayNamePrincipals(viewer) && searchIsAudited(viewer, input.principals) && confirmed !== sp.toString();
+  const search = useSearch(awaitingConfirm ? null : input);
 
   function onSearch(qs: URLSearchParams) {
+    setConfirmed(qs.toString());
     if (qs.toString() === sp.toString()) void search.refetch();
     else router.push(`${pathname}?${qs}`, { scroll: false });
   }
@@ -73,8 +78,35 @@ export function SearchView() {
         onSearch={onSearch}
       />
 
-      <Results input={input} search={search} viewer={viewer} withoutPrincipals={withoutPrincipals(sp)} />
+      {awaitingConfirm && input ? (
+        <ConfirmSearchAs input={input} onConfirm={() => setConfirmed(sp.toString())} withoutPrincipals={withoutPrincipals(sp)} />
+      ) : (
+        <Results input={input} search={search} viewer={viewer} withoutPrincipals={withoutPrincipals(sp)} />
+      )}
     </div>
+  );
+}
+
+/** A link asked for a search as other principals: say what it would record, and run it only on request. */
+function ConfirmSearchAs({ input, onConfirm, withoutPrincipals }: { input: SearchInput; onConfirm: () => void; withoutPrincipals: string }) {
+  return (
+    <section className="results" aria-label="Search results">
+      <div className="card" data-testid="confirm-search-as">
+        <EmptyState icon={icons.search} title={`Search ${input.tenant} as ${input.principals.join(", ")}?`}>
+          <p>
+            This link searches as other principals. That is recorded in the audit log under your name, so it runs only when you ask for it.
+          </p>
+          <p className="confirm-search-as__actions">
+            <button type="button" className="btn btn--primary" onClick={onConfirm}>
+              Search as these principals
+            </button>{" "}
+            <Link className="btn btn--secondary" href={withoutPrincipals}>
+              Search as yourself
+            </Link>
+          </p>
+        </EmptyState>
+      </div>
+    </section>
   );
 }
 

@@ -4,7 +4,6 @@ import {
   apiErrorBodySchema,
   auditPageSchema,
   bulkRetryResultSchema,
-  overviewSchema,
   rollbackResultSchema,
   taskActionResultSchema,
   unpinResultSchema,
@@ -13,7 +12,6 @@ import {
   taskPageSchema,
   workersSchema,
   type AuditPage,
-  type Overview,
   type RollbackResult,
   type TaskActionResult,
   type TaskDetail,
@@ -23,14 +21,11 @@ import {
   documentDetailSchema,
   documentPageSchema,
   publishResultSchema,
-  searchResultSchema,
   tenantsSchema,
   type DocumentDetail,
   type DocumentPage,
   type PublishInput,
   type PublishResult,
-  type SearchHit,
-  type SearchInput,
   type Tenant,
 } from "./schemas";
 
@@ -209,21 +204,9 @@ export async function publishDocument(input: PublishInput): Promise<PublishResul
   return { ...parse(publishResultSchema, json, "publish"), unchanged: res.status === 200 };
 }
 
-export async function searchTenant(input: SearchInput, signal?: AbortSignal): Promise<SearchHit[]> {
-  const body: Record<string, unknown> = { query: input.query, topK: input.topK };
-  if (input.principals.length > 0) body.principals = input.principals;
-  const { json } = await request(`/api/v1/tenants/${seg(input.tenant)}/search`, { method: "POST", body, signal });
-  return parse(searchResultSchema, json, "search").hits;
-}
-
 // ---------- operations ----------
 
 export type TaskFilters = { status?: string; errorCode?: string; type?: string; tenant?: string };
-
-export async function fetchOverview(signal?: AbortSignal): Promise<Overview> {
-  const { json } = await request("/api/v1/overview", { signal });
-  return parse(overviewSchema, json, "overview");
-}
 
 export async function fetchTasks(filters: TaskFilters, cursor: string | null, signal?: AbortSignal, limit = 50): Promise<TaskPage> {
   const qs = new URLSearchParams();
