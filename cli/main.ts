@@ -7,12 +7,20 @@ const USAGE = `indexwright <command>
 
   start [--demo]                          embedded or DATABASE_URL database, migrations, worker, dashboard
   worker [--concurrency N] [--id NAME]    a worker process
-  migrate                                 apply pending migrations to DATABASE_URL
+  migrate [deploy]                        apply pending migrations to DATABASE_URL
+  migrate status [--json]                 applied, pending, failed and modified migrations (exit 1 unless up to date)
+  migrate resolve --rolled-back NAME      a failed migration was undone: the next migrate applies it anew
+  migrate resolve --applied NAME          a migration's changes were made by hand: record it as applied
+  config [--json]                         the settings this process sees (.env files read, secrets masked); exit 1 if start would refuse them
   publish --tenant T --key K --file F [--title T] [--content-type CT] [--url URL] [--token TOKEN]
   status [--tenant T --key K] [--url URL] [--token TOKEN]
 `;
 
 async function main(): Promise<void> {
+  // .env files, in the order `next start` reads them, before anything reads a setting: the web
+  // process, the worker and this CLI then see the same configuration.
+  const { loadEnvFiles } = await import("../lib/env-files");
+  loadEnvFiles();
   const [cmd, ...rest] = process.argv.slice(2);
   switch (cmd) {
     case "start": {
@@ -24,13 +32,10 @@ async function main(): Promise<void> {
       const { runWorker } = await import("../worker/main");
       return runWorker(rest);
     }
-    case "migrate": {
-      const { migrate } = await import("../lib/db/migrate");
-      const { databaseUrl } = await import("../lib/db/pool");
-      const r = await migrate(databaseUrl(), { log: (m) => console.log(m) });
-      console.log(r.applied.length ? `applied ${r.applied.length} migration(s)` : "database is up to date");
-      return;
-    }
+    case "migrate":
+      return migrateCmd(rest);
+    case "config":
+      return configCmd(rest, loadEnvFiles());
     case "publish":
       return publishCmd(rest);
     case "status":
@@ -44,6 +49,78 @@ async function main(): Promise<void> {
       printError(`unknown command: ${cmd}\n\n${USAGE}`);
       process.exit(2);
   }
+}
+
+async function configCmd(argv: string[], files: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { json: { type: "boolean" } } });
+  const { checkSettings, describeSettings } = await import("./settings");
+  const settings = describeSettings(checkSettings());
+  if (values.json) {
+    console.log(JSON.stringify({ files, settings }, null, 2));
+    return;
+  }
+  console.log(files.length ? `.env files read (first wins; the environment wins over all): ${files.join(", ")}` : "no .env files read");
+  for (const [k, v] of Object.entries(settings)) console.log(`  ${k} = ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v ?? "")}`);
+}
+
+async function migrateCmd(argv: string[]): Promise<void> {
+  const { migrate, migrationStatus, resolveMigration } = await import("../lib/db/migrate");
+  const { databaseUrl } = await import("../lib/db/pool");
+  const [sub = "deploy", ...args] = argv;
+  switch (sub) {
+    case "deploy": {
+      // Before the first migration's CREATE EXTENSION fails and is recorded as a failed migration.
+      const { requirePgvector } = await import("../lib/db/pgvector");
+      await requirePgvector(databaseUrl());
+      const r = await migrate(databaseUrl(), { log: (m) => console.log(m) });
+      console.log(r.applied.length ? `applied ${r.applied.length} migration(s)` : "database is up to date");
+      return;
+    }
+    case "status": {
+      const { values } = parseArgs({ args, options: { json: { type: "boolean" } } });
+      const s = await migrationStatus(databaseUrl());
+      if (values.json) console.log(JSON.stringify(s, null, 2));
+      else printStatus(s);
+      if (!s.upToDate) process.exitCode = 1;
+      return;
+    }
+    case "resolve": {
+      const { values } = parseArgs({ args, options: { applied: { type: "string" }, "rolled-back": { type: "string" } } });
+      const applied = values.applied;
+      const rolledBack = values["rolled-back"];
+      if (!applied === !rolledBack) throw new Error("migrate resolve needs exactly one of --applied NAME or --rolled-back NAME");
+      await resolveMigration(databaseUrl(), applied ? { applied } : { rolledBack: rolledBack! });
+      console.log(applied ? `migration ${applied} marked as applied` : `migration ${rolledBack} marked as rolled back; the next migrate applies it`);
+      return;
+    }
+    default:
+      throw new Error(`unknown migrate command: ${sub} (deploy, status or resolve)`);
+  }
+}
+
+function printStatus(s: import("../lib/db/migrate").MigrationStatus): void {
+  const local = s.migrations.filter((m) => m.local);
+  console.log(`${local.length} migration(s) in prisma/migrations${s.hasTable ? "" : "; the database has no migrations table yet"}`);
+  const when = (d: Date | null) => (d ? d.toISOString() : "");
+  for (const m of s.migrations) {
+    const note =
+      m.state === "applied" ? when(m.finishedAt)
+      : m.state === "failed" ? `started ${when(m.startedAt)}`
+      : m.state === "modified" ? `applied ${when(m.finishedAt)}, file changed since`
+      : "";
+    console.log(`  ${m.state.padEnd(8)} ${m.name}${m.local ? "" : " (not in this checkout)"}${note ? `  ${note}` : ""}`);
+  }
+  const failed = s.migrations.filter((m) => m.state === "failed");
+  for (const m of failed) {
+    if (m.logs?.trim()) console.log(`\n${m.name} failed with:\n${m.logs.trim()}`);
+  }
+  if (failed.length > 0) {
+    const n = failed[0].name;
+    console.log(`\nResolve a failed migration before migrating again:\n  undone (or a transactional one, which rolled back): npm run migrate -- resolve --rolled-back ${n}\n  completed by hand: npm run migrate -- resolve --applied ${n}`);
+  }
+  if (s.migrations.some((m) => m.state === "modified")) console.log("\nA modified migration must be restored as it was applied; changes go in a new migration.");
+  if (s.upToDate) console.log("\ndatabase schema is up to date");
+  else if (failed.length === 0 && s.migrations.some((m) => m.state === "pending")) console.log("\npending migrations: run npm run migrate");
 }
 
 function apiBase(url?: string): string {

@@ -3,15 +3,14 @@ import { randomBytes, createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync, readdirSync, statSync, rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../lib/config";
-import { loadReconcileConfig } from "../lib/reconcile/config";
-import { loadProxyConfig } from "../lib/http/client-address";
+import { checkSettings } from "./settings";
 import { migrate } from "../lib/db/migrate";
+import { requirePgvector } from "../lib/db/pgvector";
+import { loadEnvFiles } from "../lib/env-files";
 import { startEmbedded, type EmbeddedDb } from "../lib/db/embedded";
 import { seedDemo } from "../lib/demo";
 import { upsertAdmin, hasUser, DEFAULT_ADMIN_EMAIL } from "../lib/auth/users";
 import { generatePassword } from "../lib/auth/password";
-import { oidcSettings } from "../lib/auth/oidc";
 import pg from "pg";
 import { log } from "../lib/log";
 import { print } from "./print";
@@ -83,11 +82,12 @@ function ensureBuild(): void {
 
 export async function start(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { demo: { type: "boolean" } } });
-  const cfg = loadConfig();
-  loadReconcileConfig(); // a bad reconciler setting stops start-up with its name
-  loadProxyConfig(); // so does a bad TRUST_PROXY_HOPS
-  // Fails here, naming the variable, rather than at someone's first SSO sign-in.
-  const sso = oidcSettings();
+  // Already loaded by cli/main.ts; asked again (a no-op) to say which files were read.
+  const envFiles = loadEnvFiles();
+  if (envFiles.length > 0) say(`settings from ${envFiles.join(", ")} (variables set in the environment win)`);
+  // Bad and contradictory settings stop start-up here, naming the variables (cli/settings.ts).
+  const { cfg, sso, embedding } = checkSettings();
+  say(`embeddings: ${embedding.provider} ${embedding.model}, ${embedding.dimensions} dimensions (indexed as ${embedding.indexedAs})`);
   const dataDir = path.resolve(cfg.INDEXWRIGHT_DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
 
@@ -100,6 +100,10 @@ export async function start(argv: string[]): Promise<void> {
     say(`starting embedded PostgreSQL (PGlite + pgvector), data in ${display(path.join(dataDir, "pgdata"))}`);
     embedded = await startEmbedded({ dataDir: path.join(dataDir, "pgdata"), port });
     url = embedded.url;
+  } else {
+    // The embedded database ships a current pgvector; an external server may have none, or one too old.
+    const v = await requirePgvector(url);
+    say(`external database: pgvector ${v.installed ?? `${v.available} available`}`);
   }
   const r = await migrate(url, { log: (m) => say(m) });
   say(r.applied.length ? `applied ${r.applied.length} migration(s)` : "database schema is up to date");

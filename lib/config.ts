@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HNSW_MAX_DIMENSIONS } from "./db/vector-index";
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const num = (def: number, min = 0) => z.coerce.number().min(min).default(def);
@@ -17,13 +18,15 @@ const schema = z.object({
   WORKER_CONCURRENCY: int(2, 1),
   EMBEDDING_PROVIDER: z.enum(["local", "openai"]).default("local"),
   EMBEDDING_MODEL: z.string().optional(),
-  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).max(16000).optional(),
+  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().optional(),
   EMBEDDING_TIMEOUT_MS: int(30000, 100),
   MAX_CONTENT_BYTES: int(10 * 1024 * 1024, 1),
   RETENTION_HOURS: num(24 * 7, 0),
   SHUTDOWN_GRACE_SECONDS: num(30, 0),
+  // Read by lib/search/search.ts; parsed here so a bad value stops start instead of sending every search to HNSW.
+  SEARCH_EXACT_MAX_CHUNKS: int(20000, 0),
   LOG_LEVEL: z.string().default("info"),
   INDEXWRIGHT_DATA_DIR: z.string().default(".indexwright"),
   INDEXWRIGHT_BOOTSTRAP_TOKEN: z.string().min(16).optional(),
@@ -35,6 +38,9 @@ const schema = z.object({
 });
 
 export type Config = z.infer<typeof schema> & { heartbeatSeconds: number };
+
+/** Every variable loadConfig reads (.env.example documents each). */
+export const CONFIG_VARIABLES = Object.keys(schema.shape);
 
 /** Parses environment variables (empty ones count as unset); throws a readable error naming the bad variable. */
 export function parseEnv<S extends z.ZodType>(s: S, env: Record<string, string | undefined>): z.infer<S> {
@@ -54,6 +60,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // the task over while this one still runs it. Refuse the setting instead of fencing it out later.
   if (c.HEARTBEAT_SECONDS > 0 && c.HEARTBEAT_SECONDS >= c.LEASE_SECONDS) {
     throw new Error(`invalid configuration: HEARTBEAT_SECONDS (${c.HEARTBEAT_SECONDS}) must be less than LEASE_SECONDS (${c.LEASE_SECONDS}); lease/3 is the default`);
+  }
+  // The cap would silently win over the base from the first retry on: every delay the same.
+  if (c.RETRY_BASE_SECONDS > c.RETRY_MAX_SECONDS) {
+    throw new Error(`invalid configuration: RETRY_BASE_SECONDS (${c.RETRY_BASE_SECONDS}) must not exceed RETRY_MAX_SECONDS (${c.RETRY_MAX_SECONDS})`);
+  }
+  // pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000; above that
+  // every search would be a sequential scan, so refuse rather than degrade silently.
+  if (c.EMBEDDING_DIMENSIONS !== undefined && c.EMBEDDING_DIMENSIONS > HNSW_MAX_DIMENSIONS) {
+    throw new Error(
+      `invalid configuration: EMBEDDING_DIMENSIONS (${c.EMBEDDING_DIMENSIONS}) is above ${HNSW_MAX_DIMENSIONS}, the most pgvector's HNSW index supports (as halfvec); ask the provider for fewer (OpenAI's text-embedding-3 models shorten their vectors to the dimensions requested)`,
+    );
+  }
+  // The local embedder has one model and ignores EMBEDDING_MODEL: a model named without a provider
+  // is almost always a forgotten EMBEDDING_PROVIDER=openai, and would index with the wrong model.
+  if (c.EMBEDDING_PROVIDER === "local" && c.EMBEDDING_MODEL !== undefined) {
+    throw new Error(
+      `invalid configuration: EMBEDDING_MODEL (${c.EMBEDDING_MODEL}) is set but EMBEDDING_PROVIDER is local${env.EMBEDDING_PROVIDER ? "" : " (the default)"}, which ignores it; set EMBEDDING_PROVIDER=openai or unset EMBEDDING_MODEL`,
+    );
   }
   return { ...c, heartbeatSeconds: c.HEARTBEAT_SECONDS > 0 ? c.HEARTBEAT_SECONDS : c.LEASE_SECONDS / 3 };
 }

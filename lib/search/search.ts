@@ -2,6 +2,7 @@ import type pg from "pg";
 import { withTransaction } from "../db/pool";
 import type { Embedder } from "../embedding/types";
 import { toVectorLiteral } from "../embedding/types";
+import { vectorCast } from "../db/vector-index";
 
 export type SearchHit = { documentKey: string; versionNumber: number; chunkId: string; sectionPath: string; text: string; score: number; level: number };
 
@@ -44,13 +45,17 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
       [q.tenant, (q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS) + 1],
     );
     const exact = size.rows[0].n <= (q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS);
-    const order = exact ? `(c.embedding::vector(${dims}) <=> $2::vector(${dims})) + 0` : `c.embedding::vector(${dims}) <=> $2::vector(${dims})`;
+    // The same cast as the dimension's index expression (vector, or halfvec above 2,000
+    // dimensions), so the planner can match the index.
+    const cast = vectorCast(dims);
+    const distance = `c.embedding${cast} <=> $2${cast}`;
+    const order = exact ? `(${distance}) + 0` : distance;
     let candidates = Math.max(q.topK * 4, 40);
     for (;;) {
       const { rows } = await tx.query<{ scanned: number; hits: HitRow[] }>(
         `WITH candidates AS (
            SELECT c.index_version_id, c.document_id, c.chunk_id, c.section_path, c.text, c.level,
-                  c.embedding::vector(${dims}) <=> $2::vector(${dims}) AS distance
+                  ${distance} AS distance
              FROM chunks c
             WHERE c.tenant_id = $1 AND c.dims = ${dims} AND ($4::int IS NULL OR c.level = $4::int)
             ORDER BY ${order}

@@ -1,0 +1,57 @@
+import { loadConfig, type Config } from "../lib/config";
+import { loadReconcileConfig, type ReconcileConfig } from "../lib/reconcile/config";
+import { loadProxyConfig, type ProxyConfig } from "../lib/http/client-address";
+import { oidcSettings, type OidcSettings } from "../lib/auth/oidc";
+import { createEmbedder } from "../lib/embedding";
+import { indexedVector } from "../lib/db/vector-index";
+
+export type Settings = {
+  cfg: Config;
+  reconcile: ReconcileConfig;
+  proxy: ProxyConfig;
+  sso: OidcSettings | null;
+  embedding: { provider: string; model: string; dimensions: number; indexedAs: "vector" | "halfvec" };
+};
+
+/**
+ * Every setting `npm start` checks before it starts anything, parsed once: a bad or contradictory
+ * value throws a message naming the variables (HEARTBEAT_SECONDS vs LEASE_SECONDS, RETRY_BASE_SECONDS
+ * vs RETRY_MAX_SECONDS, EMBEDDING_DIMENSIONS above the index limit, EMBEDDING_PROVIDER=openai without
+ * OPENAI_API_KEY, a bad reconciler setting or TRUST_PROXY_HOPS, an incomplete SSO setup) instead of
+ * a worker crash-looping on it, or a failure at someone's first sign-in.
+ */
+export function checkSettings(env: Record<string, string | undefined> = process.env): Settings {
+  const cfg = loadConfig(env);
+  const embedder = createEmbedder(cfg);
+  return {
+    cfg,
+    reconcile: loadReconcileConfig(env),
+    proxy: loadProxyConfig(env),
+    sso: oidcSettings(env),
+    embedding: { provider: cfg.EMBEDDING_PROVIDER, model: embedder.model, dimensions: embedder.dimensions, indexedAs: indexedVector(embedder.dimensions).type },
+  };
+}
+
+const SECRET = /(KEY|TOKEN|SECRET|PASSWORD)$/;
+
+/** The settings as a process sees them, secrets masked: for `indexwright config`. */
+export function describeSettings(s: Settings): Record<string, unknown> {
+  const mask = (o: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(o).map(([k, v]) => {
+        if (v === undefined || v === "") return [k, v];
+        if (SECRET.test(k)) return [k, "(set)"];
+        if (k === "DATABASE_URL" && typeof v === "string") {
+          try {
+            const u = new URL(v);
+            if (u.password) u.password = "***";
+            return [k, u.toString()];
+          } catch {
+            return [k, "(set)"];
+          }
+        }
+        return [k, v];
+      }),
+    );
+  return { ...mask(s.cfg as unknown as Record<string, unknown>), ...s.reconcile, ...s.proxy, sso: s.sso ? { issuer: s.sso.issuer, clientId: s.sso.clientId } : null, embedding: s.embedding };
+}

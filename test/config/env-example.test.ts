@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { CONFIG_VARIABLES } from "../../lib/config";
+import { loadReconcileConfig } from "../../lib/reconcile/config";
+
+const example = readFileSync(".env.example", "utf8");
+const documented = new Set([...example.matchAll(/^# ([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]));
+
+describe(".env.example", () => {
+  it("sets nothing: every value is commented out", () => {
+    expect(example.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"))).toEqual([]);
+  });
+
+  it("documents every variable of README's Configuration table and every one the configuration parses", () => {
+    const readme = readFileSync("README.md", "utf8");
+    const table = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("\n## ", readme.indexOf("## Configuration") + 5));
+    const fromReadme = table
+      .split("\n")
+      .filter((l) => l.startsWith("| `"))
+      .flatMap((l) => [...l.split("|")[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]));
+    expect(fromReadme.length).toBeGreaterThan(30);
+    const expected = [...new Set([...fromReadme, ...CONFIG_VARIABLES, ...Object.keys(loadReconcileConfig({})), "TRUST_PROXY_HOPS"])];
+    expect(expected.filter((v) => !documented.has(v))).toEqual([]);
+  });
+});
