@@ -2,7 +2,10 @@ import http from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadConfig } from "../lib/config";
-import { clientAddress, loadProxyConfig } from "../lib/http/client-address";
+import type { BlockList } from "node:net";
+import { clientAddress, fromProxy, loadProxyConfig, proxyNetworks, PRIVATE_NETWORKS } from "../lib/http/client-address";
+
+const DEFAULT_PROXY_NETWORKS = proxyNetworks(PRIVATE_NETWORKS);
 import { allowHeader, routeFor } from "../lib/http/routes";
 import { log } from "../lib/log";
 
@@ -59,14 +62,16 @@ function refuseEarly(req: http.IncomingMessage, res: http.ServerResponse): boole
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> | void;
 
 /** An HTTP server that sets X-Forwarded-For to the trusted client address, then hands the request to `handle`. */
-export function createWebServer(handle: Handler, hops: number): http.Server {
+export function createWebServer(handle: Handler, hops: number, proxies?: BlockList): http.Server {
   return http.createServer((req, res) => {
     if (refuseEarly(req, res)) return;
-    req.headers["x-forwarded-for"] = clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops);
-    if (hops === 0) {
-      // No proxy is trusted, so nothing a client says about the original host or scheme is either:
-      // Next fills these in from the connection (they decide the same-origin check and the Secure
-      // cookie flag). Behind a proxy, set TRUST_PROXY_HOPS and they are kept.
+    const peer = clientAddress(req.socket.remoteAddress, undefined, 0);
+    const viaProxy = hops > 0 && fromProxy(peer, proxies ?? DEFAULT_PROXY_NETWORKS);
+    req.headers["x-forwarded-for"] = viaProxy ? clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops, proxies ?? DEFAULT_PROXY_NETWORKS) : peer;
+    if (!viaProxy) {
+      // Not from a proxy we trust, so nothing the caller says about the original host or scheme is
+      // believed either: Next fills these in from the connection (they decide the same-origin check
+      // and the Secure cookie flag). Behind a proxy, set TRUST_PROXY_HOPS and they are kept.
       delete req.headers["x-forwarded-host"];
       delete req.headers["x-forwarded-proto"];
       delete req.headers["x-forwarded-port"];
@@ -89,14 +94,14 @@ export function createWebServer(handle: Handler, hops: number): http.Server {
 
 async function main(): Promise<void> {
   const cfg = loadConfig();
-  const { TRUST_PROXY_HOPS: hops } = loadProxyConfig();
+  const { TRUST_PROXY_HOPS: hops, TRUSTED_PROXY_ADDRESSES: proxies } = loadProxyConfig();
   // `next start` sets this before Next loads; a custom server has to.
   (process.env as Record<string, string>).NODE_ENV = "production";
   const { default: next } = await import("next");
   const dir = process.cwd();
   const app = next({ dev: false, dir, hostname: "localhost", port: cfg.PORT });
   await app.prepare();
-  const server = createWebServer(app.getRequestHandler(), hops);
+  const server = createWebServer(app.getRequestHandler(), hops, proxies);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(cfg.PORT, () => resolve());

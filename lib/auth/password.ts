@@ -1,8 +1,35 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
+import pLimit from "p-limit";
+import { ApiError } from "../http/errors";
 
 type Params = { N: number; r: number; p: number };
-const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: Params & { maxmem: number }) => Promise<Buffer>;
+const rawScrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: Params & { maxmem: number }) => Promise<Buffer>;
+
+/**
+ * Hashing is the one expensive thing anonymous callers can make us do (~0.3 s of CPU each), and it
+ * shares Node's four-thread pool with file and DNS work. At most HASH_CONCURRENCY run at once and
+ * HASH_QUEUE wait; beyond that a caller gets 503 HASHING_BUSY with Retry-After at once, rather than
+ * every sign-in (and the rest of the process) slowing down together.
+ */
+export const HASH_CONCURRENCY = 2;
+export const HASH_QUEUE = 32;
+
+/** Runs at most `concurrency` tasks at once with up to `queue` waiting; refuses the rest at once. */
+export function hashGate(concurrency: number, queue: number): <T>(task: () => Promise<T>) => Promise<T> {
+  const limit = pLimit(concurrency);
+  return (task) => {
+    if (limit.pendingCount >= queue) {
+      return Promise.reject(new ApiError(503, "HASHING_BUSY", "too many sign-ins at once; try again in a few seconds", { "retry-after": "2" }));
+    }
+    return limit(task);
+  };
+}
+
+const gate = hashGate(HASH_CONCURRENCY, HASH_QUEUE);
+function scrypt(pw: string, salt: Buffer, len: number, opts: Params & { maxmem: number }): Promise<Buffer> {
+  return gate(() => rawScrypt(pw, salt, len, opts));
+}
 
 /**
  * OWASP's scrypt setting N=2^14, r=8, p=5 (the cheat sheet lists it as equivalent to N=2^17, r=8,

@@ -1,4 +1,4 @@
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 import { z } from "zod";
 import { parseEnv } from "../config";
 
@@ -8,6 +8,27 @@ import { parseEnv } from "../config";
 // web server (cli/web.ts) works that out from the socket and the header and replaces the header
 // with that one address, so everything behind it (Next, the routes) reads a value we chose.
 
+/** Loopback and private networks: where a reverse proxy on the same host or network connects from. */
+export const PRIVATE_NETWORKS = "127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,::1/128,fc00::/7,fe80::/10";
+
+/** A CIDR list ("10.0.0.0/8, 2001:db8::/32", a bare address = one host) as a BlockList; throws on a bad entry. */
+export function proxyNetworks(list: string): BlockList {
+  const b = new BlockList();
+  for (const raw of list.split(",").map((x) => x.trim()).filter(Boolean)) {
+    const [addr, bits] = raw.split("/");
+    const kind = isIP(addr);
+    if (!kind) throw new Error(`"${raw}" is not an address or CIDR network`);
+    const type = kind === 4 ? "ipv4" : "ipv6";
+    const max = kind === 4 ? 32 : 128;
+    const prefix = bits === undefined ? max : Number(bits);
+    if (!/^\d{1,3}$/.test(bits ?? String(max)) || prefix > max) throw new Error(`"${raw}" has a bad prefix length`);
+    b.addSubnet(addr, prefix, type);
+  }
+  return b;
+}
+
+const DEFAULT_PROXIES = proxyNetworks(PRIVATE_NETWORKS);
+
 const schema = z.object({
   /** Reverse proxies in front of the web process that append to X-Forwarded-For; 0 = none, trust the socket. */
   TRUST_PROXY_HOPS: z
@@ -15,15 +36,29 @@ const schema = z.object({
     .regex(/^\d{1,2}$/, "must be a whole number of proxies (0 when clients connect directly)")
     .default("0")
     .transform(Number),
+  /** Where our proxies connect from: X-Forwarded-For is believed only from these (CIDR list). */
+  TRUSTED_PROXY_ADDRESSES: z
+    .string()
+    .default(PRIVATE_NETWORKS)
+    .transform((v, ctx) => {
+      try {
+        return proxyNetworks(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    }),
 });
 
-export type ProxyConfig = { TRUST_PROXY_HOPS: number };
+export type ProxyConfig = { TRUST_PROXY_HOPS: number; TRUSTED_PROXY_ADDRESSES: BlockList };
 
 export function loadProxyConfig(env: Record<string, string | undefined> = process.env): ProxyConfig {
   return parseEnv(schema, env);
 }
 
 const MAPPED_V4 = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+
+
 
 /**
  * One address in a canonical text form, or null when it is not an address: IPv4 dotted quad,
@@ -52,14 +87,16 @@ export function normalizeAddress(raw: string): string | null {
 
 /**
  * The client's address: the socket's peer when no proxy is trusted; otherwise the entry `hops`
- * places from the right of X-Forwarded-For (several headers count as one list, in order). When
- * the list is shorter than that, or the entry is not an address, the request did not come through
- * all our proxies as expected and the socket's peer is used: a caller can lose their own address
- * that way, never choose someone else's.
+ * places from the right of X-Forwarded-For (several headers count as one list, in order). The
+ * header is believed only when the socket's peer is one of our proxies (`proxies`, private and
+ * loopback networks by default): a client that reaches the web port directly cannot name an
+ * address. When the list is shorter than `hops`, or the entry is not an address, the socket's
+ * peer is used: a caller can lose their own address that way, never choose someone else's.
  */
-export function clientAddress(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, hops: number): string {
+export function clientAddress(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, hops: number, proxies: BlockList = DEFAULT_PROXIES): string {
   const direct = normalizeAddress(socketAddress ?? "") ?? "unknown";
   if (hops <= 0 || forwardedFor === undefined) return direct;
+  if (!fromProxy(direct, proxies)) return direct;
   const entries = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor).split(",");
   if (entries.length < hops) return direct;
   return normalizeAddress(entries[entries.length - hops]) ?? direct;
@@ -73,4 +110,10 @@ export function clientAddressOf(req: Request): string {
   const header = req.headers.get("x-forwarded-for");
   if (!header) return "unknown";
   return normalizeAddress(header.slice(header.lastIndexOf(",") + 1)) ?? "unknown";
+}
+
+/** Whether a (normalised) peer address is one of our proxies. */
+export function fromProxy(address: string, proxies: BlockList): boolean {
+  const kind = isIP(address);
+  return kind !== 0 && proxies.check(address, kind === 4 ? "ipv4" : "ipv6");
 }

@@ -4,6 +4,8 @@ export class ApiError extends Error {
     public readonly status: number,
     public readonly code: string,
     message: string,
+    /** Extra response headers, e.g. Retry-After on a 429 or 503. */
+    public readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

@@ -9,7 +9,7 @@ export function json(data: unknown, status = 200, headers?: Record<string, strin
 }
 
 export function errorResponse(err: unknown): Response {
-  if (err instanceof ApiError) return json({ error: { code: err.code, message: err.message } }, err.status);
+  if (err instanceof ApiError) return json({ error: { code: err.code, message: err.message } }, err.status, err.headers);
   if (err instanceof ZodError) {
     const first = err.issues[0];
     const where = first?.path.length ? `${first.path.join(".")}: ` : "";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes, randomUUID, scryptSync } from "node:crypto";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { legacyHash } from "../helpers/legacy-hash";
-import { CURRENT, hashPassword, verifyPassword } from "../../lib/auth/password";
+import { CURRENT, HASH_CONCURRENCY, HASH_QUEUE, hashGate, hashPassword, verifyPassword } from "../../lib/auth/password";
 import { identityForPassword, rehash } from "../../lib/auth/users";
 
 // Password hashes carry their scrypt setting; a sign-in that matches an older, weaker one stores a
@@ -96,5 +96,28 @@ describe("rehash on sign-in", () => {
     expect(await stored(id)).toBe(changed);
     expect(await identityForPassword(t.pool, "race@example.com", "before")).toBeNull();
     expect(await identityForPassword(t.pool, "race@example.com", "after")).not.toBeNull();
+  });
+});
+
+describe("hashing is bounded", () => {
+  it(`a gate runs so many hashes at once (the server's: ${HASH_CONCURRENCY}, with ${HASH_QUEUE} waiting) and refuses the rest at once with 503 HASHING_BUSY and Retry-After`, async () => {
+    const run = hashGate(1, 2);
+    let running = 0;
+    let most = 0;
+    const task = async () => {
+      running++;
+      most = Math.max(most, running);
+      try {
+        return await hashPassword("correct horse");
+      } finally {
+        running--;
+      }
+    };
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => run(task)));
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "rejected", "rejected"]);
+    for (const r of results.slice(3)) expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 503, code: "HASHING_BUSY", headers: { "retry-after": "2" } });
+    expect(most).toBe(1);
+    // Once drained, the gate admits again.
+    await expect(run(task)).resolves.toMatch(/^scrypt\$/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, clientAddressOf, loadProxyConfig, normalizeAddress } from "../../lib/http/client-address";
+import { clientAddress, clientAddressOf, loadProxyConfig, normalizeAddress, proxyNetworks } from "../../lib/http/client-address";
 
 // The client address is decided once, from the socket and the proxies we trust; X-Forwarded-For
 // entries left of our outermost proxy are whatever the client wrote.
@@ -87,5 +87,24 @@ describe("TRUST_PROXY_HOPS", () => {
 
   it.each(["-1", "1.5", "one", "true", "1e1", "0x1", " 1", "100"])("refuses %j, naming the variable", (v) => {
     expect(() => loadProxyConfig({ TRUST_PROXY_HOPS: v })).toThrow(/invalid configuration: TRUST_PROXY_HOPS: must be a whole number/);
+  });
+});
+
+describe("X-Forwarded-For is believed only from our proxies", () => {
+  it("a peer outside the proxy networks (private and loopback by default) cannot name an address, whatever the hops", () => {
+    expect(clientAddress("203.0.113.9", "198.51.100.20", 1)).toBe("203.0.113.9");
+    expect(clientAddress("10.1.2.3", "198.51.100.20", 1)).toBe("198.51.100.20");
+    expect(clientAddress("::ffff:127.0.0.1", "198.51.100.20", 1)).toBe("198.51.100.20");
+    expect(clientAddress("fd00::7", "198.51.100.20", 1)).toBe("198.51.100.20");
+  });
+
+  it("TRUSTED_PROXY_ADDRESSES names them (CIDRs or single addresses) and refuses garbage naming the variable", () => {
+    const only = loadProxyConfig({ TRUST_PROXY_HOPS: "1", TRUSTED_PROXY_ADDRESSES: "203.0.113.0/24, 2001:db8::1" }).TRUSTED_PROXY_ADDRESSES;
+    expect(clientAddress("203.0.113.9", "198.51.100.20", 1, only)).toBe("198.51.100.20");
+    expect(clientAddress("2001:db8::1", "198.51.100.20", 1, only)).toBe("198.51.100.20");
+    expect(clientAddress("10.1.2.3", "198.51.100.20", 1, only)).toBe("10.1.2.3");
+    expect(() => loadProxyConfig({ TRUSTED_PROXY_ADDRESSES: "10.0.0.0/33" })).toThrow(/TRUSTED_PROXY_ADDRESSES/);
+    expect(() => loadProxyConfig({ TRUSTED_PROXY_ADDRESSES: "proxy.internal" })).toThrow(/TRUSTED_PROXY_ADDRESSES/);
+    expect(() => proxyNetworks("10.0.0.0/8,")).not.toThrow();
   });
 });
