@@ -64,7 +64,8 @@ async function seed(pool: pg.Pool) {
   await pool.query(`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id, reason) SELECT 'ops', 'task.retry', 't1', 'task', i::text, 'bench' FROM generate_series(1, 5000) i`);
   // People use the dashboard through session cookies, so requests are timed with one, among 10,000
   // other sessions (half of them ended or expired), the way a long-running install accumulates them.
-  await pool.query(`INSERT INTO users (id, email, role) SELECT gen_random_uuid(), 'user' || i || '@bench.example', 'operator' FROM generate_series(1, 200) i`);
+  // All-tenant operators: the figures timed are the fleet's (an empty grant is no tenant at all).
+  await pool.query(`INSERT INTO users (id, email, role, tenants) SELECT gen_random_uuid(), 'user' || i || '@bench.example', 'operator', ARRAY['*'] FROM generate_series(1, 200) i`);
   await pool.query(
     `INSERT INTO sessions (id_hash, user_id, method, created_at, expires_at, revoked_at)
      SELECT md5(i::text) || md5((i + 1)::text), (SELECT id FROM users ORDER BY email OFFSET (i % 200) LIMIT 1), 'password', now() - interval '1 hour',
@@ -73,6 +74,8 @@ async function seed(pool: pg.Pool) {
   );
   await pool.query(`VACUUM ANALYZE`);
 }
+
+let failed = false;
 
 async function main() {
   await withBenchDatabase("dashboard", async (url) => {
@@ -136,6 +139,8 @@ async function main() {
     const { closePools } = await import("../lib/db/pool");
     await closePools();
     const worst = Math.max(...Object.values(results).map((r) => r.p95));
+    // A refused request (403, 404, 400) is fast and says nothing about the route: the run fails.
+    const refused = Object.entries(results).filter(([, r]) => r.status !== 200).map(([name, r]) => `${name} answered ${r.status}`);
     console.log(
       JSON.stringify(
         {
@@ -147,14 +152,16 @@ async function main() {
           routesMs: results,
           worstP95Ms: worst,
           targetP95Ms: 150,
+          ...(refused.length ? { refused } : {}),
         },
         null,
         2,
       ),
     );
+    failed = refused.length > 0;
   });
   // Route modules keep pools and timers alive; the figures are printed and the database dropped.
-  process.exit(0);
+  process.exit(failed ? 1 : 0);
 }
 
 main().catch((err) => {
