@@ -102,13 +102,14 @@ function printStatus(s: import("../lib/db/migrate").MigrationStatus): void {
   const local = s.migrations.filter((m) => m.local);
   console.log(`${local.length} migration(s) in prisma/migrations${s.hasTable ? "" : "; the database has no migrations table yet"}`);
   const when = (d: Date | null) => (d ? d.toISOString() : "");
+  const width = Math.max(0, ...s.migrations.map((m) => m.name.length));
   for (const m of s.migrations) {
     const note =
       m.state === "applied" ? when(m.finishedAt)
       : m.state === "failed" ? `started ${when(m.startedAt)}`
       : m.state === "modified" ? `applied ${when(m.finishedAt)}, file changed since`
       : "";
-    console.log(`  ${m.state.padEnd(8)} ${m.name}${m.local ? "" : " (not in this checkout)"}${note ? `  ${note}` : ""}`);
+    console.log(`  ${m.state.padEnd(8)} ${m.name.padEnd(width)}  ${[note, m.local ? "" : "not in this checkout"].filter(Boolean).join("; ")}`.trimEnd());
   }
   const failed = s.migrations.filter((m) => m.state === "failed");
   for (const m of failed) {
