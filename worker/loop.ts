@@ -19,6 +19,8 @@ export type WorkerOptions = {
   concurrency: number;
   cfg: Config;
   embedder: Embedder;
+  /** Runs one held task; the task pipeline unless replaced (the queue benchmark runs no-op tasks). */
+  execute?: typeof executeTask;
 };
 
 type InFlight = {
@@ -192,7 +194,7 @@ export class Worker {
       const seconds = () => (Date.now() - t0) / 1000;
       let supersededBy: string | null = null;
       try {
-        const stats = await executeTask(pool, this.o.embedder, lease, {
+        const stats = await (this.o.execute ?? executeTask)(pool, this.o.embedder, lease, {
           signal: controller.signal,
           progress: (done, total) => {
             entry.progress = { done, total };
