@@ -50,6 +50,11 @@ type Row = Partial<TokenRow> & {
 /**
  * The principal behind a session cookie, or null when the session is unknown, expired, signed out,
  * or its owner was disabled or revoked. last_seen_at is written at most once a minute.
+ *
+ * Raw pg on purpose: this runs before every dashboard request, as one statement (lookup, touch and
+ * the owner's live role, tenants and groups through three joins). Through Prisma it would be the
+ * same SQL as $queryRaw plus the client's per-query work, with nothing typed gained; the rest of
+ * session administration (ending sessions) is in ./repository.ts.
  */
 export async function principalForSession(pool: pg.Pool, value: string | undefined): Promise<Principal | null> {
   if (!value || !COOKIE_VALUE.test(value)) return null;
@@ -77,13 +82,6 @@ export async function principalForSession(pool: pg.Pool, value: string | undefin
 export async function endSession(pool: pg.Pool, value: string | undefined): Promise<void> {
   if (!value || !COOKIE_VALUE.test(value)) return;
   await pool.query(`UPDATE sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL`, [sha256(value)]);
-}
-
-/** Ends every open session of a user or token (disabled, password reset, revoked, "sign out everywhere"). */
-export async function endSessionsOf(db: pg.Pool | pg.PoolClient, owner: { userId: string } | { tokenId: string }): Promise<number> {
-  const [col, id] = "userId" in owner ? ["user_id", owner.userId] : ["token_id", owner.tokenId];
-  const r = await db.query(`UPDATE sessions SET revoked_at = now() WHERE ${col} = $1 AND revoked_at IS NULL AND expires_at > now()`, [id]);
-  return r.rowCount ?? 0;
 }
 
 export function sessionCookie(value: string, req: Request): string {

@@ -1,11 +1,11 @@
-import { db } from "@/lib/server";
+import { ping } from "@/lib/db/repository";
 import { json } from "@/lib/http/handler";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(): Promise<Response> {
   try {
-    await db().query("SELECT 1");
+    await ping();
     return json({ ok: true, database: "ok" });
   } catch (err) {
     return json({ ok: false, database: "unreachable", error: { code: "DATABASE_UNAVAILABLE", message: (err as Error).message } }, 503);

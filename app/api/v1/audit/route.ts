@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
-import { listAudit } from "@/lib/operations/queries";
+import { listAudit } from "@/lib/audit/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

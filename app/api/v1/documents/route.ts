@@ -1,7 +1,7 @@
 import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { documentListQuery } from "@/lib/documents/schemas";
-import { listDocuments } from "@/lib/documents/queries";
+import { listDocuments } from "@/lib/documents/repository";
 import { db, embeddingSpace } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

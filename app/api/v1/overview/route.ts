@@ -1,6 +1,6 @@
 import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
-import { overview } from "@/lib/operations/queries";
+import { overview } from "@/lib/operations/repository";
 import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

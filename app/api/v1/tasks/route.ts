@@ -1,7 +1,7 @@
 import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { taskListQuery } from "@/lib/operations/schemas";
-import { listTasks } from "@/lib/operations/queries";
+import { listTasks } from "@/lib/operations/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
-import { listWorkers } from "@/lib/operations/queries";
+import { listWorkers } from "@/lib/operations/repository";
 import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

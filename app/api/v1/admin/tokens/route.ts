@@ -1,6 +1,7 @@
 import { handler, json, readJson } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
-import { listTokens, createToken, newTokenBody } from "@/lib/admin/accounts";
+import { newTokenBody } from "@/lib/admin/accounts";
+import { listTokens, createToken } from "@/lib/admin/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,7 @@
 import { handler, json, readJson } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
-import { listUsers, createUser, newUserBody } from "@/lib/admin/accounts";
+import { newUserBody } from "@/lib/admin/accounts";
+import { listUsers, createUser } from "@/lib/admin/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import { handler, json } from "@/lib/http/handler";
 import { notFound } from "@/lib/http/errors";
 import { authenticate } from "@/lib/auth/authenticate";
 import { taskIdParam } from "@/lib/operations/schemas";
-import { getTask } from "@/lib/operations/queries";
+import { getTask } from "@/lib/operations/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

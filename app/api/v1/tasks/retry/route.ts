@@ -1,7 +1,7 @@
 import { handler, json, readJson } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { bulkRetryBody } from "@/lib/operations/schemas";
-import { bulkRetry } from "@/lib/operations/actions";
+import { bulkRetry } from "@/lib/operations/repository";
 import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

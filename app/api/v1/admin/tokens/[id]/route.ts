@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
-import { revokeToken } from "@/lib/admin/accounts";
+import { revokeToken } from "@/lib/admin/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

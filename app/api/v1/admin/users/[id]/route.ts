@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { handler, json, readJson } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
-import { updateUser, patchUserBody } from "@/lib/admin/accounts";
+import { patchUserBody } from "@/lib/admin/accounts";
+import { updateUser } from "@/lib/admin/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

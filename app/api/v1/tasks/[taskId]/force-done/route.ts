@@ -1,7 +1,7 @@
 import { handler, json, readJson } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { taskIdParam, reasonBody } from "@/lib/operations/schemas";
-import { forceDone } from "@/lib/operations/actions";
+import { forceDone } from "@/lib/operations/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

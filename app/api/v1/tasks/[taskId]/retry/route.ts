@@ -1,7 +1,7 @@
 import { handler, json, readOptionalJson } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { taskIdParam, optionalReasonBody } from "@/lib/operations/schemas";
-import { retryTask } from "@/lib/operations/actions";
+import { retryTask } from "@/lib/operations/repository";
 import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

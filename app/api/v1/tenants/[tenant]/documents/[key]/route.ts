@@ -2,8 +2,7 @@ import { handler, json } from "@/lib/http/handler";
 import { notFound } from "@/lib/http/errors";
 import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
-import { getDocument } from "@/lib/documents/queries";
-import { requestDelete } from "@/lib/documents/delete";
+import { getDocument, requestDelete } from "@/lib/documents/repository";
 import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
-import { reindex } from "@/lib/operations/actions";
+import { reindex } from "@/lib/documents/repository";
 import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

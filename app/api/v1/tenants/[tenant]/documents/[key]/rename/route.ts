@@ -2,7 +2,7 @@ import { handler, json, readJson } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { renameBody } from "@/lib/operations/schemas";
-import { rename } from "@/lib/operations/actions";
+import { rename } from "@/lib/documents/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import { handler, json, readJson } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { rollbackBody } from "@/lib/operations/schemas";
-import { rollback } from "@/lib/operations/actions";
+import { rollback } from "@/lib/documents/repository";
 import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
-import { unpin } from "@/lib/operations/actions";
+import { unpin } from "@/lib/documents/repository";
 import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";

@@ -1,0 +1,47 @@
+import "server-only";
+import type pg from "pg";
+import { prisma, iso, type Tx } from "../db/repository";
+
+export type AuditEntry = {
+  actor: string;
+  action: string;
+  tenant?: string | null;
+  targetType: string;
+  targetId: string;
+  reason?: string | null;
+  /** Stored as JSON; undefined stores NULL. */
+  detail?: unknown;
+};
+
+/**
+ * The audit row of an action, written in the action's own transaction so the action either
+ * happened and is audited, or neither. Raw rather than `auditLog.create`: Prisma fills a
+ * `@default(now())` column with the application's clock, and every timestamp here comes from the
+ * database's (the worker's timeline events and the operator's sit side by side).
+ */
+export async function writeAudit(tx: Tx, e: AuditEntry): Promise<void> {
+  await tx.$executeRaw`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id, reason, detail)
+    VALUES (${e.actor}, ${e.action}, ${e.tenant ?? null}, ${e.targetType}, ${e.targetId}, ${e.reason ?? null}, ${e.detail === undefined ? null : JSON.stringify(e.detail)}::jsonb)`;
+}
+
+/** Newest first, keyset-paginated on id; a tenant-limited caller sees its tenants' entries only. */
+export async function listAudit(pool: pg.Pool, f: { cursor?: string; limit: number; tenants: string[] | null }) {
+  const rows = await prisma(pool).auditLog.findMany({
+    where: { ...(f.cursor ? { id: { lt: BigInt(f.cursor) } } : {}), ...(f.tenants ? { tenantId: { in: f.tenants } } : {}) },
+    orderBy: { id: "desc" },
+    take: f.limit + 1,
+  });
+  const more = rows.length > f.limit;
+  const items = rows.slice(0, f.limit).map((r) => ({
+    id: r.id.toString(),
+    at: iso(r.at)!,
+    actor: r.actor,
+    action: r.action,
+    tenant: r.tenantId,
+    targetType: r.targetType,
+    targetId: r.targetId,
+    reason: r.reason,
+    detail: r.detail,
+  }));
+  return { items, nextCursor: more ? items[items.length - 1].id : null };
+}

@@ -1,0 +1,423 @@
+import "server-only";
+import type pg from "pg";
+import { prisma, transaction, asQueryable, execute, iso, Prisma, type Tx } from "../db/repository";
+import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
+import type { EmbeddingSpace } from "../embedding/types";
+import { ApiError, badRequest } from "../http/errors";
+import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
+import { movePointer } from "../pipeline/pointer";
+import { TASK_TYPE } from "../domain/constants";
+import { writeAudit } from "../audit/repository";
+import { writeTaskEvent } from "../operations/repository";
+
+// Documents for the dashboard (list, detail) and the actions on one document (delete, rollback,
+// unpin, reindex, rename). The state rule is SQL (lib/documents/state.ts, one definition shared
+// with publish), so the list and the detail's summary are tagged-template SQL around it; the
+// detail's tasks and index versions are model queries. Every action locks the document row first
+// (docs/design.md, lock order) and writes its audit row in the same transaction.
+
+export type DocumentSummary = {
+  tenant: string;
+  key: string;
+  title: string;
+  state: string;
+  businessVersion: number;
+  searchVersion: number | null;
+  /** False when the search version was indexed with another embedding model than search uses now (it is not served). */
+  searchVersionServed: boolean;
+  lastError: { code: string; message: string } | null;
+  progress: { done: number; total: number } | null;
+  updatedAt: string;
+};
+
+type Row = {
+  id: string;
+  tenant_id: string;
+  key: string;
+  title: string;
+  business_version: number;
+  search_version: number | null;
+  state: string;
+  status: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  progress_done: number | null;
+  progress_total: number | null;
+  updated_at: Date;
+  pinned: boolean | null;
+  pinned_by: string | null;
+  pinned_reason: string | null;
+  in_space: boolean | null;
+};
+
+/**
+ * The documents query. With a space, pointerJoin compares against the columns of a one-row
+ * `embedding_space` relation holding the model and dimensions as parameters: pointerJoin takes SQL
+ * expressions, and a tagged template numbers its own placeholders. The planner folds the one-row
+ * relation away, so the plan is the one the positional form had.
+ */
+function select(space?: EmbeddingSpace): Prisma.Sql {
+  const spaceJoin = space
+    ? Prisma.sql`CROSS JOIN (SELECT ${space.model}::text AS model, ${space.dimensions}::int AS dims) embedding_space
+  ${Prisma.raw(pointerJoin("embedding_space.model", "embedding_space.dims"))}`
+    : Prisma.raw(pointerJoin());
+  return Prisma.sql`SELECT d.id, d.tenant_id, d.key, d.title, d.business_version, d.updated_at,
+       sp.version_number AS search_version, sp.in_space, sp.pinned, sp.pinned_by, sp.pinned_reason, lt.status, lt.error_code, lt.error_message,
+       lt.progress_done, lt.progress_total, ${Prisma.raw(DOCUMENT_STATE_SQL)} AS state
+  FROM documents d
+  ${spaceJoin}
+  ${Prisma.raw(LATEST_TASK_JOIN)}`;
+}
+
+function summary(r: Row): DocumentSummary {
+  const working = r.status === "RUNNING" || r.status === "PENDING" || r.status === "RETRY_WAIT";
+  return {
+    tenant: r.tenant_id,
+    key: r.key,
+    title: r.title,
+    state: r.state,
+    businessVersion: r.business_version,
+    searchVersion: r.search_version,
+    searchVersionServed: r.in_space !== false,
+    lastError: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null,
+    progress: working ? { done: r.progress_done ?? 0, total: r.progress_total ?? 0 } : null,
+    updatedAt: r.updated_at.toISOString(),
+  };
+}
+
+function encodeCursor(r: Row): string {
+  return Buffer.from(JSON.stringify([r.updated_at.toISOString(), r.id])).toString("base64url");
+}
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+function decodeCursor(c: string): [string, string] {
+  try {
+    const v = JSON.parse(Buffer.from(c, "base64url").toString("utf8"));
+    // Exactly what encodeCursor writes, so the ::timestamptz and ::uuid casts cannot fail in SQL.
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string" && ISO_INSTANT.test(v[0]) && !Number.isNaN(Date.parse(v[0])) && UUID.test(v[1])) return [v[0], v[1]];
+  } catch {
+    /* falls through to the 400 below */
+  }
+  throw badRequest("INVALID_CURSOR", "cursor is malformed");
+}
+
+/**
+ * A cheap necessary condition per state (partial indexes on tasks, the denormalised search
+ * version), so the exact state expression only runs on plausible rows.
+ */
+const STATE_PREFILTER: Record<string, Prisma.Sql> = {
+  FAILED: Prisma.sql`d.id IN (SELECT document_id FROM index_tasks WHERE status = 'DEAD')`,
+  INDEXING: Prisma.sql`d.id IN (SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT'))`,
+  UPDATING: Prisma.sql`d.id IN (SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT'))`,
+  NOT_INDEXED: Prisma.sql`(d.search_version IS NULL OR sp.in_space IS FALSE)`,
+  DELETED: Prisma.sql`d.deleted_at IS NOT NULL`,
+};
+
+/** Newest first, keyset-paginated (no OFFSET, no count(*)). */
+export async function listDocuments(
+  pool: pg.Pool,
+  f: { tenants: string[] | null; tenant?: string; state?: string; q?: string; cursor?: string; limit: number },
+  space?: EmbeddingSpace,
+): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {
+  const where: Prisma.Sql[] = [];
+  if (f.tenants) where.push(Prisma.sql`d.tenant_id = ANY(${f.tenants}::text[])`);
+  if (f.tenant) where.push(Prisma.sql`d.tenant_id = ${f.tenant}`);
+  if (f.q) {
+    const like = `%${f.q.replace(/[\\%_]/g, (m) => "\\" + m)}%`;
+    where.push(Prisma.sql`(d.key ILIKE ${like} OR d.title ILIKE ${like})`);
+  }
+  if (f.state) {
+    if (STATE_PREFILTER[f.state]) where.push(STATE_PREFILTER[f.state]);
+    where.push(Prisma.sql`(${Prisma.raw(DOCUMENT_STATE_SQL)}) = ${f.state}`);
+  }
+  if (f.cursor) {
+    const [at, id] = decodeCursor(f.cursor);
+    where.push(Prisma.sql`(d.updated_at, d.id) < (${at}::timestamptz, ${id}::uuid)`);
+  }
+  const rows = await prisma(pool).$queryRaw<Row[]>`${select(space)} ${where.length ? Prisma.sql`WHERE ${Prisma.join(where, " AND ")}` : Prisma.empty} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${f.limit + 1}`;
+  const more = rows.length > f.limit;
+  const page = rows.slice(0, f.limit);
+  return { items: page.map(summary), nextCursor: more ? encodeCursor(page[page.length - 1]) : null };
+}
+
+type VersionRow = {
+  version_number: number;
+  title: string;
+  content_type: string;
+  content_bytes: number;
+  checksum: string;
+  acl: string[];
+  published_by: string;
+  published_at: Date;
+  has_abstract: boolean;
+  has_overview: boolean;
+};
+
+export async function getDocument(pool: pg.Pool, tenant: string, key: string, space?: EmbeddingSpace) {
+  const db = prisma(pool);
+  const [r] = await db.$queryRaw<Row[]>`${select(space)} WHERE d.tenant_id = ${tenant} AND d.key = ${key}`;
+  if (!r) return null;
+  const [versions, tasks, indexVersions] = await Promise.all([
+    // SQL: the abstract and overview are only asked whether they exist, not read.
+    db.$queryRaw<VersionRow[]>`SELECT version_number, title, content_type, content_bytes, checksum, acl, published_by, published_at,
+           abstract IS NOT NULL AS has_abstract, overview IS NOT NULL AS has_overview
+      FROM document_versions WHERE document_id = ${r.id}::uuid ORDER BY version_number DESC LIMIT 100`,
+    db.indexTask.findMany({ where: { documentId: r.id }, orderBy: { taskId: "desc" }, take: 100 }),
+    db.indexVersion.findMany({
+      where: { documentId: r.id },
+      orderBy: { createdAt: "desc" },
+      take: 50,
+      select: { id: true, versionNumber: true, status: true, chunkerVersion: true, embeddingModel: true, embeddingDimensions: true, chunkCount: true, createdAt: true, activatedAt: true, retiredAt: true },
+    }),
+  ]);
+  // A rollback pin: search stays at searchVersion until an unpin or the next publish. Who and why
+  // are shown so the next operator knows whether it is safe to release.
+  const pinned = r.pinned === true;
+  return {
+    documentId: r.id,
+    ...summary(r),
+    pinned,
+    pinnedBy: pinned ? r.pinned_by : null,
+    pinnedReason: pinned ? r.pinned_reason : null,
+    versions: versions.map((v) => ({
+      versionNumber: v.version_number,
+      title: v.title,
+      contentType: v.content_type,
+      contentBytes: v.content_bytes,
+      checksum: v.checksum,
+      acl: v.acl,
+      hasAbstract: v.has_abstract,
+      hasOverview: v.has_overview,
+      publishedBy: v.published_by,
+      publishedAt: v.published_at.toISOString(),
+    })),
+    tasks: tasks.map((t) => ({
+      taskId: t.taskId.toString(),
+      versionNumber: t.versionNumber,
+      taskType: t.taskType,
+      status: t.status,
+      attempts: t.attempts,
+      maxAttempts: t.maxAttempts,
+      errorCode: t.errorCode,
+      errorMessage: t.errorMessage,
+      progress: t.status === "RUNNING" ? { done: t.progressDone, total: t.progressTotal } : null,
+      stats: t.chunksTotal === null ? null : { chunksTotal: t.chunksTotal, chunksReused: t.chunksReused, batchesSent: t.batchesSent },
+      leaseOwner: t.leaseOwner,
+      nextAttemptAt: iso(t.nextAttemptAt),
+      createdAt: t.createdAt.toISOString(),
+      updatedAt: t.updatedAt.toISOString(),
+      finishedAt: iso(t.finishedAt),
+    })),
+    indexVersions: indexVersions.map((v) => ({
+      id: v.id,
+      versionNumber: v.versionNumber,
+      status: v.status,
+      chunkerVersion: v.chunkerVersion,
+      embeddingModel: v.embeddingModel,
+      embeddingDimensions: v.embeddingDimensions,
+      chunkCount: v.chunkCount,
+      createdAt: v.createdAt.toISOString(),
+      activatedAt: iso(v.activatedAt),
+      retiredAt: iso(v.retiredAt),
+    })),
+  };
+}
+
+// ---- Actions on one document.
+
+type Actor = { subject: string };
+type LockedDocument = { id: string; business_version: number; deleted_at: Date | null };
+
+/** Lock order, step one: the document row, by its key (the worker's switch locks it by id). */
+async function lockDocumentByKey(tx: Tx, tenant: string, key: string): Promise<LockedDocument | null> {
+  const [d] = await tx.$queryRaw<LockedDocument[]>`SELECT id, business_version, deleted_at FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR UPDATE`;
+  return d ?? null;
+}
+
+async function lockDocument(tx: Tx, tenant: string, key: string): Promise<LockedDocument> {
+  const d = await lockDocumentByKey(tx, tenant, key);
+  if (!d) throw new ApiError(404, "NOT_FOUND", `document ${tenant}/${key} not found`);
+  return d;
+}
+
+/**
+ * Removing a document from search is a DELETE task bound to the business version at this moment
+ * (its version_number). Idempotent: asking again returns the same task (the business key is per
+ * version). A publish after this supersedes the DELETE, and a DELETE that runs late anyway finds
+ * the newer version under the document lock and changes nothing (lib/pipeline/delete-task.ts).
+ */
+export async function requestDelete(pool: pg.Pool, tenant: string, key: string, actor: string, maxAttempts: number): Promise<{ taskId: string } | null> {
+  return transaction(pool, async (tx) => {
+    const doc = await lockDocumentByKey(tx, tenant, key);
+    if (!doc) return null;
+    await tx.$executeRaw`UPDATE documents SET deleted_at = coalesce(deleted_at, now()), updated_at = now() WHERE id = ${doc.id}::uuid`;
+    await writeAudit(tx, { actor, action: "document.delete", tenant, targetType: "document", targetId: `${tenant}/${key}` });
+    await execute(tx, supersedeOlderTasks(doc.id, doc.business_version + 1, actor, [TASK_TYPE.INDEX, TASK_TYPE.REINDEX]));
+    // The configured attempt budget, like every other task (the column default is only a fallback).
+    const [created] = await tx.$queryRaw<{ task_id: string }[]>`
+      INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts) VALUES (${tenant}, ${doc.id}::uuid, ${doc.business_version}::int, 'DELETE', ${maxAttempts}::int)
+      ON CONFLICT (tenant_id, document_id, version_number, task_type) DO NOTHING RETURNING task_id::text`;
+    if (created) {
+      await writeTaskEvent(tx, { taskId: created.task_id, tenantId: tenant, kind: "CREATED", actor });
+      await execute(tx, notifyTasks());
+      return { taskId: created.task_id };
+    }
+    const existing = await tx.indexTask.findFirstOrThrow({
+      where: { documentId: doc.id, versionNumber: doc.business_version, taskType: TASK_TYPE.DELETE },
+      select: { taskId: true },
+    });
+    return { taskId: existing.taskId.toString() };
+  });
+}
+
+/** A complete index version of `version` in `space`, newest first, still within retention. */
+async function completeIndexVersion(tx: Tx, documentId: string, version: number, space: EmbeddingSpace, retentionHours: number) {
+  const [v] = await tx.$queryRaw<{ id: string; status: string }[]>`
+    SELECT id, status FROM index_versions
+     WHERE document_id = ${documentId}::uuid AND version_number = ${version}::int AND status IN ('READY', 'RETIRED', 'ACTIVE') AND chunk_count = expected_chunk_count
+       AND embedding_model = ${space.model} AND embedding_dimensions = ${space.dimensions}::int
+       AND (status = 'ACTIVE' OR coalesce(retired_at, created_at) > now() - make_interval(secs => ${retentionHours * 3600}::double precision))
+     ORDER BY created_at DESC LIMIT 1`;
+  return v;
+}
+
+/**
+ * Point search back at an earlier complete index version still within retention, and pin it
+ * there until the next publish (or an explicit unpin). Only versions built in the embedding
+ * space queries use now (model + dimensions) qualify: any other would be invisible to search or
+ * mix spaces, so it answers 409 ROLLBACK_INCOMPATIBLE.
+ */
+export async function rollback(pool: pg.Pool, tenant: string, key: string, toVersion: number, reason: string, actor: Actor, retentionHours: number, space: EmbeddingSpace) {
+  return transaction(pool, async (tx) => {
+    const d = await lockDocument(tx, tenant, key);
+    if (d.deleted_at) throw new ApiError(409, "INVALID_STATE", "document is deleted");
+    const [cur] = await tx.$queryRaw<{ index_version_id: string; version_number: number }[]>`
+      SELECT index_version_id, version_number FROM search_pointers WHERE document_id = ${d.id}::uuid FOR UPDATE`;
+    const target = await completeIndexVersion(tx, d.id, toVersion, space, retentionHours);
+    if (!target) {
+      const [other] = await tx.$queryRaw<{ embedding_model: string; embedding_dimensions: number }[]>`
+        SELECT embedding_model, embedding_dimensions FROM index_versions
+         WHERE document_id = ${d.id}::uuid AND version_number = ${toVersion}::int AND status IN ('READY', 'RETIRED', 'ACTIVE') AND chunk_count = expected_chunk_count
+           AND (status = 'ACTIVE' OR coalesce(retired_at, created_at) > now() - make_interval(secs => ${retentionHours * 3600}::double precision))
+         ORDER BY created_at DESC LIMIT 1`;
+      if (other) {
+        throw new ApiError(
+          409,
+          "ROLLBACK_INCOMPATIBLE",
+          `v${toVersion} was indexed with ${other.embedding_model} (${other.embedding_dimensions} dimensions); search now embeds with ${space.model} (${space.dimensions}), so it could not serve it`,
+        );
+      }
+      throw new ApiError(409, "ROLLBACK_UNAVAILABLE", `no complete index version of v${toVersion} is within retention`);
+    }
+    await movePointer(asQueryable(tx), { id: d.id, tenantId: tenant }, { indexVersionId: target.id, versionNumber: toVersion }, cur?.index_version_id ?? null, { by: actor.subject, reason });
+    await writeAudit(tx, { actor: actor.subject, action: "document.rollback", tenant, targetType: "document", targetId: `${tenant}/${key}`, reason, detail: { from: cur?.version_number ?? null, to: toVersion } });
+    return { tenant, key, searchVersion: toVersion, pinned: true };
+  });
+}
+
+const UNFINISHED = ["PENDING", "RUNNING", "RETRY_WAIT"];
+
+/**
+ * Release a rollback pin and return search to the business version: the newest complete index
+ * version of it in the current embedding space serves at once (one that finished while pinned
+ * stayed READY for this). Without one, the document keeps serving what it serves, unpinned, and
+ * the task that builds the business version takes over when it switches: an unfinished one is left
+ * to run, a DEAD one is left for the operator (the document reads FAILED with its error), and
+ * otherwise a REINDEX is enqueued. Repeating an unpin changes nothing and is still audited.
+ */
+export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: Actor, opts: { space: EmbeddingSpace; retentionHours: number; maxAttempts: number }) {
+  return transaction(pool, async (tx) => {
+    const d = await lockDocument(tx, tenant, key);
+    if (d.deleted_at) throw new ApiError(409, "INVALID_STATE", "document is deleted");
+    const target = { actor: actor.subject, action: "document.unpin", tenant, targetType: "document", targetId: `${tenant}/${key}` };
+    // Reads only: the document lock already serialises every writer of these rows.
+    const cur = await tx.searchPointer.findUnique({ where: { documentId: d.id }, select: { indexVersionId: true, versionNumber: true, pinned: true } });
+    if (!cur?.pinned) {
+      await writeAudit(tx, { ...target, detail: { wasPinned: false } });
+      return { tenant, key, pinned: false, searchVersion: cur?.versionNumber ?? null, taskId: null };
+    }
+    const best = await completeIndexVersion(tx, d.id, d.business_version, opts.space, opts.retentionHours);
+    let taskId: string | null = null;
+    if (!best) {
+      // Lock order: task rows before the pointer and index versions.
+      const tasks = await tx.indexTask.findMany({
+        where: { documentId: d.id, versionNumber: d.business_version, taskType: { in: [TASK_TYPE.INDEX, TASK_TYPE.REINDEX] } },
+        orderBy: { taskId: "desc" },
+        select: { taskId: true, status: true },
+      });
+      const waiting = tasks.find((x) => UNFINISHED.includes(x.status));
+      if (waiting) taskId = waiting.taskId.toString();
+      else if (tasks[0]?.status === "DEAD") taskId = tasks[0].taskId.toString();
+      else taskId = await enqueueReindex(tx, tenant, d.id, d.business_version, actor, opts.maxAttempts);
+    }
+    await tx.searchPointer.updateMany({ where: { documentId: d.id }, data: { pinned: false, pinnedBy: null, pinnedReason: null } });
+    let searchVersion = cur.versionNumber;
+    if (best) {
+      if (best.id !== cur.indexVersionId) await movePointer(asQueryable(tx), { id: d.id, tenantId: tenant }, { indexVersionId: best.id, versionNumber: d.business_version }, cur.indexVersionId);
+      searchVersion = d.business_version;
+    }
+    await writeAudit(tx, { ...target, detail: { wasPinned: true, from: cur.versionNumber, to: searchVersion, taskId } });
+    return { tenant, key, pinned: false, searchVersion, taskId };
+  });
+}
+
+/** Upsert the REINDEX task of `version`: an unfinished one is kept, a finished one starts over with a fresh budget. */
+async function enqueueReindex(tx: Tx, tenant: string, documentId: string, version: number, actor: Actor, maxAttempts: number): Promise<string> {
+  const before = await tx.indexTask.findUnique({
+    where: { tenantId_documentId_versionNumber_taskType: { tenantId: tenant, documentId, versionNumber: version, taskType: TASK_TYPE.REINDEX } },
+    select: { status: true },
+  });
+  const [r] = await tx.$queryRaw<{ task_id: string; status: string }[]>`
+    INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
+    VALUES (${tenant}, ${documentId}::uuid, ${version}::int, 'REINDEX', ${maxAttempts}::int)
+    ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE
+      SET status = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.status ELSE 'PENDING' END,
+          next_attempt_at = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.next_attempt_at ELSE now() END,
+          max_attempts = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.max_attempts ELSE index_tasks.attempts + ${maxAttempts}::int END,
+          finished_at = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.finished_at END,
+          error_code = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.error_code END,
+          error_message = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.error_message END,
+          updated_at = now()
+    RETURNING task_id::text, status`;
+  // An unfinished REINDEX is kept as it is; only a new or restarted one gets a CREATED event.
+  if (!before || !UNFINISHED.includes(before.status)) {
+    await writeTaskEvent(tx, { taskId: r.task_id, tenantId: tenant, kind: "CREATED", actor: actor.subject, detail: before ? { restartedFrom: before.status } : null });
+    await execute(tx, notifyTasks());
+  }
+  return r.task_id;
+}
+
+/** A REINDEX task for the business version (e.g. after a model change); reuses a finished one. */
+export async function reindex(pool: pg.Pool, tenant: string, key: string, actor: Actor, maxAttempts: number) {
+  return transaction(pool, async (tx) => {
+    const d = await lockDocument(tx, tenant, key);
+    if (d.deleted_at || d.business_version === 0) throw new ApiError(409, "INVALID_STATE", "nothing to reindex");
+    const taskId = await enqueueReindex(tx, tenant, d.id, d.business_version, actor, maxAttempts);
+    await writeAudit(tx, { actor: actor.subject, action: "document.reindex", tenant, targetType: "document", targetId: `${tenant}/${key}`, detail: { taskId, versionNumber: d.business_version } });
+    return { taskId };
+  });
+}
+
+/** Move a document to a new key in its tenant. Chunks hang off the document id: nothing is re-embedded. */
+export async function rename(pool: pg.Pool, tenant: string, key: string, newKey: string, actor: Actor) {
+  return transaction(pool, async (tx) => {
+    const [d] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR UPDATE`;
+    if (!d) {
+      // Repeating a finished rename is harmless, but only that exact rename: the document now at
+      // newKey must be the one the audit log says was renamed from key. Anything else is a 404.
+      const done = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM audit_log a JOIN documents nd ON nd.tenant_id = ${tenant} AND nd.key = ${newKey}
+         WHERE a.action = 'document.rename' AND a.tenant_id = ${tenant} AND a.target_id = ${`${tenant}/${newKey}`}
+           AND a.detail->>'from' = ${key} AND a.detail->>'to' = ${newKey} AND a.detail->>'documentId' = nd.id::text
+         LIMIT 1`;
+      if (done[0]) return { tenant, key: newKey, renamed: false };
+      throw new ApiError(404, "NOT_FOUND", `document ${tenant}/${key} not found`);
+    }
+    if (key === newKey) return { tenant, key: newKey, renamed: false };
+    const taken = await tx.document.findUnique({ where: { tenantId_key: { tenantId: tenant, key: newKey } }, select: { id: true } });
+    if (taken) throw new ApiError(409, "KEY_TAKEN", `${tenant}/${newKey} already exists`);
+    await tx.$executeRaw`UPDATE documents SET key = ${newKey}, updated_at = now() WHERE id = ${d.id}::uuid`;
+    await writeAudit(tx, { actor: actor.subject, action: "document.rename", tenant, targetType: "document", targetId: `${tenant}/${newKey}`, detail: { from: key, to: newKey, documentId: d.id } });
+    return { tenant, key: newKey, renamed: true };
+  });
+}

@@ -1,0 +1,348 @@
+import "server-only";
+import type pg from "pg";
+import { prisma, transaction, asQueryable, execute, iso, Prisma, type Tx } from "../db/repository";
+import type { IndexTask, TaskEvent } from "../generated/prisma/client";
+import { notifyTasks } from "../queue/sql";
+import { lockDocument as lockDocumentRow } from "../queue/engine";
+import { latestPass } from "../reconcile/overview";
+import { ApiError } from "../http/errors";
+import { writeAudit } from "../audit/repository";
+
+// Tasks, the fleet overview and workers for the dashboard, and the operator actions on tasks
+// (retry, bulk retry, force-done). Model queries where a read is filters, order and a page over
+// one table; SQL (tagged templates) for aggregates, row locks, and every write that stamps a time,
+// since times come from the database clock (Prisma would fill them from the application's).
+
+type Actor = { subject: string };
+const tenantIn = (tenants: string[] | null) => (tenants ? { tenantId: { in: tenants } } : {});
+
+function taskView(t: IndexTask, documentKey: string) {
+  return {
+    taskId: t.taskId.toString(),
+    tenant: t.tenantId,
+    documentKey,
+    versionNumber: t.versionNumber,
+    taskType: t.taskType,
+    status: t.status,
+    attempts: t.attempts,
+    maxAttempts: t.maxAttempts,
+    leaseOwner: t.leaseOwner,
+    leaseUntil: iso(t.leaseUntil),
+    nextAttemptAt: iso(t.nextAttemptAt),
+    errorCode: t.errorCode,
+    errorMessage: t.errorMessage,
+    progress: t.status === "RUNNING" ? { done: t.progressDone, total: t.progressTotal } : null,
+    stats: t.chunksTotal === null ? null : { chunksTotal: t.chunksTotal, chunksReused: t.chunksReused, batchesSent: t.batchesSent },
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
+    startedAt: iso(t.startedAt),
+    finishedAt: iso(t.finishedAt),
+  };
+}
+
+/** Document keys of the tasks on a page: one lookup by primary key for the whole page. */
+async function documentKeys(pool: pg.Pool, documentIds: string[]): Promise<Map<string, string>> {
+  if (documentIds.length === 0) return new Map();
+  const docs = await prisma(pool).document.findMany({ where: { id: { in: [...new Set(documentIds)] } }, select: { id: true, key: true } });
+  return new Map(docs.map((d) => [d.id, d.key]));
+}
+
+/** Newest first, keyset-paginated on task_id; filters map onto the partial/status indexes. */
+export async function listTasks(pool: pg.Pool, f: { status?: string; errorCode?: string; type?: string; tenant?: string; cursor?: string; limit: number; tenants: string[] | null }) {
+  const rows = await prisma(pool).indexTask.findMany({
+    where: {
+      ...(f.status !== undefined ? { status: f.status } : {}),
+      ...(f.errorCode !== undefined ? { errorCode: f.errorCode } : {}),
+      ...(f.type !== undefined ? { taskType: f.type } : {}),
+      ...(f.cursor !== undefined ? { taskId: { lt: BigInt(f.cursor) } } : {}),
+      AND: [f.tenant !== undefined ? { tenantId: f.tenant } : {}, tenantIn(f.tenants)],
+    },
+    orderBy: { taskId: "desc" },
+    take: f.limit + 1,
+  });
+  const more = rows.length > f.limit;
+  const page = rows.slice(0, f.limit);
+  const keys = await documentKeys(pool, page.map((t) => t.documentId));
+  // Every task has its document (foreign key); the filter mirrors the join this replaces.
+  const items = page.filter((t) => keys.has(t.documentId)).map((t) => taskView(t, keys.get(t.documentId)!));
+  return { items, nextCursor: more ? page[page.length - 1].taskId.toString() : null };
+}
+
+function eventView(e: TaskEvent) {
+  return { id: e.id.toString(), at: e.at.toISOString(), kind: e.kind, actor: e.actor, leaseAttempt: e.leaseAttempt, errorCode: e.errorCode, detail: e.detail };
+}
+
+export async function getTask(pool: pg.Pool, taskId: string, tenants: string[] | null) {
+  const db = prisma(pool);
+  const t = await db.indexTask.findFirst({ where: { taskId: BigInt(taskId), ...tenantIn(tenants) } });
+  if (!t) return null;
+  const [doc, events] = await Promise.all([
+    db.document.findUnique({ where: { id: t.documentId }, select: { key: true } }),
+    db.taskEvent.findMany({ where: { taskId: t.taskId }, orderBy: { id: "asc" }, take: 1000 }),
+  ]);
+  if (!doc) return null;
+  return { ...taskView(t, doc.key), events: events.map(eventView) };
+}
+
+type QueueRow = { due: number; oldest_due_age: number | null; waiting: number; running: number; leases_expiring: number; leases_expired: number; dead: number };
+type ErrorRow = { error_code: string; status: string; n: number };
+type DriftRow = { drift: number; acknowledged: number; oldest_drift_age: number | null };
+type LatencyRow = {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  samples: number;
+  chunks_per_task: number | null;
+  batches_per_task: number | null;
+  reuse_rate: number | null;
+};
+type WorkerRow = { id: string; host: string; pid: number; concurrency: number; started_at: Date; last_heartbeat_at: Date; current_tasks: string[] };
+type SnapshotRow = {
+  taken_at: Date;
+  pending: number;
+  retry_wait: number;
+  running: number;
+  dead: number;
+  due: number;
+  oldest_due_age_seconds: number | null;
+  drift_count: number;
+  latency_p50_seconds: number | null;
+  latency_p95_seconds: number | null;
+};
+
+/**
+ * The overview for a principal: all-tenant principals see the fleet (workers, backlog history, the
+ * reconciler); a tenant-limited one sees task and document figures over its own tenants only,
+ * since fleet-wide figures tell it about other tenants' work. Every count reads a partial index
+ * (due, running, dead) or a bounded window (the newest 1,000 finished tasks), never an unbounded
+ * count over all tasks. Aggregates, percentiles and the database clock: SQL throughout.
+ */
+export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null }) {
+  const db = prisma(pool);
+  const tenants = opts.tenants ?? null;
+  const fleet = tenants === null;
+  const scoped = (col: Prisma.Sql) => Prisma.sql`(${tenants}::text[] IS NULL OR ${col} = ANY(${tenants}::text[]))`;
+  const tenantId = scoped(Prisma.raw("tenant_id"));
+  const expiringSecs = opts.leaseSeconds / 3;
+  const [queue, errors, drift, latency, workers, history, reconciler] = await Promise.all([
+    db.$queryRaw<QueueRow[]>`SELECT
+       (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND ${tenantId}) AS due,
+       (SELECT extract(epoch FROM now() - min(next_attempt_at))::float FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND ${tenantId}) AS oldest_due_age,
+       (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at > now() AND ${tenantId}) AS waiting,
+       (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND ${tenantId}) AS running,
+       (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until > now() AND lease_until <= now() + make_interval(secs => ${expiringSecs}::double precision) AND ${tenantId}) AS leases_expiring,
+       (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until <= now() AND ${tenantId}) AS leases_expired,
+       (SELECT count(*)::int FROM index_tasks WHERE status = 'DEAD' AND ${tenantId}) AS dead`,
+    db.$queryRaw<ErrorRow[]>`SELECT error_code, status, count(*)::int AS n FROM index_tasks
+      WHERE status IN ('DEAD', 'RETRY_WAIT') AND error_code IS NOT NULL AND ${tenantId}
+      GROUP BY error_code, status ORDER BY n DESC`,
+    db.$queryRaw<DriftRow[]>`SELECT count(*)::int AS drift,
+            count(*) FILTER (WHERE lt.status = 'RESOLVED')::int AS acknowledged,
+            extract(epoch FROM now() - min(dv.published_at))::float AS oldest_drift_age
+       FROM documents d
+       JOIN document_versions dv ON dv.document_id = d.id AND dv.version_number = d.business_version
+       LEFT JOIN LATERAL (SELECT status FROM index_tasks t WHERE t.document_id = d.id AND t.version_number = d.business_version AND t.task_type IN ('INDEX', 'REINDEX') ORDER BY t.task_id DESC LIMIT 1) lt ON true
+      WHERE d.drifted AND ${scoped(Prisma.raw("d.tenant_id"))}`,
+    db.$queryRaw<LatencyRow[]>`SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) AS p95,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY s) AS p99, count(*)::int AS samples,
+            avg(chunks_total)::float AS chunks_per_task, avg(batches_sent)::float AS batches_per_task,
+            CASE WHEN sum(chunks_total) > 0 THEN sum(chunks_reused)::float / sum(chunks_total) END AS reuse_rate
+       FROM (SELECT extract(epoch FROM t.finished_at - t.created_at) AS s, t.chunks_total, t.chunks_reused, t.batches_sent
+               FROM index_tasks t WHERE t.status = 'SUCCEEDED' AND t.task_type IN ('INDEX', 'REINDEX') AND ${scoped(Prisma.raw("t.tenant_id"))}
+              ORDER BY t.status, t.task_id DESC LIMIT 1000) recent`,
+    fleet
+      ? db.$queryRaw<WorkerRow[]>`SELECT id, host, pid, concurrency, started_at, last_heartbeat_at, current_tasks::text[] AS current_tasks
+          FROM workers WHERE stopped_at IS NULL AND last_heartbeat_at > now() - make_interval(secs => ${Math.max(opts.heartbeatSeconds * 3, 30)}::double precision)
+         ORDER BY id LIMIT 500`
+      : ([] as WorkerRow[]),
+    fleet
+      ? db.$queryRaw<SnapshotRow[]>`SELECT taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds
+          FROM backlog_snapshots WHERE taken_at > now() - interval '24 hours' ORDER BY taken_at LIMIT 1500`
+      : ([] as SnapshotRow[]),
+    // The newest reconciler pass: one row by primary key, whatever the history holds. Its
+    // statement lives with the reconciler; it runs on this client's connections.
+    fleet ? latestPass(asQueryable(db)) : null,
+  ]);
+  const q = queue[0];
+  const l = latency[0];
+  const dr = drift[0];
+  return {
+    generatedAt: new Date().toISOString(),
+    scope: fleet ? ("fleet" as const) : ("tenants" as const),
+    queue: {
+      due: q.due,
+      oldestDueAgeSeconds: q.oldest_due_age,
+      waitingForRetry: q.waiting,
+      running: q.running,
+      leasesExpiringSoon: q.leases_expiring,
+      leasesExpired: q.leases_expired,
+      dead: q.dead,
+    },
+    errors: errors.map((r) => ({ errorCode: r.error_code, status: r.status, count: r.n })),
+    drift: { count: dr.drift, acknowledged: dr.acknowledged, oldestAgeSeconds: dr.oldest_drift_age },
+    publishToSearchableSeconds: { p50: l.p50, p95: l.p95, p99: l.p99, samples: l.samples },
+    perTask: { chunks: l.chunks_per_task, embeddingBatches: l.batches_per_task },
+    embeddingReuseRate: l.reuse_rate,
+    workers: workers.map((w) => ({
+      id: w.id,
+      host: w.host,
+      pid: w.pid,
+      concurrency: w.concurrency,
+      startedAt: w.started_at.toISOString(),
+      lastHeartbeatAt: w.last_heartbeat_at.toISOString(),
+      currentTasks: w.current_tasks,
+    })),
+    history: history.map((h) => ({
+      at: h.taken_at.toISOString(),
+      pending: h.pending,
+      retryWait: h.retry_wait,
+      running: h.running,
+      dead: h.dead,
+      due: h.due,
+      oldestDueAgeSeconds: h.oldest_due_age_seconds,
+      drift: h.drift_count,
+      latencyP50Seconds: h.latency_p50_seconds,
+      latencyP95Seconds: h.latency_p95_seconds,
+    })),
+    reconciler,
+  };
+}
+
+/** Live workers first, then those stopped or silent in the last 24 hours ("live" is by the database clock). */
+export async function listWorkers(pool: pg.Pool, heartbeatSeconds: number) {
+  const rows = await prisma(pool).$queryRaw<(WorkerRow & { stopped_at: Date | null; live: boolean })[]>`
+    SELECT id, host, pid, concurrency, started_at, last_heartbeat_at, stopped_at, current_tasks::text[] AS current_tasks,
+           (stopped_at IS NULL AND last_heartbeat_at > now() - make_interval(secs => ${Math.max(heartbeatSeconds * 3, 30)}::double precision)) AS live
+      FROM workers WHERE stopped_at IS NULL OR stopped_at > now() - interval '24 hours'
+     ORDER BY live DESC, last_heartbeat_at DESC LIMIT 500`;
+  return {
+    items: rows.map((w) => ({
+      id: w.id,
+      host: w.host,
+      pid: w.pid,
+      concurrency: w.concurrency,
+      live: w.live,
+      startedAt: w.started_at.toISOString(),
+      lastHeartbeatAt: w.last_heartbeat_at.toISOString(),
+      stoppedAt: iso(w.stopped_at),
+      currentTasks: w.current_tasks,
+    })),
+  };
+}
+
+// ---- Operator actions on tasks. Each runs in one transaction with its audit row, so an action
+// either happened and is audited, or neither. Lock order (docs/design.md): the task's document
+// row first, then the task row.
+
+/**
+ * A DEAD task is obsolete when the document moved on without it: an INDEX/REINDEX of a version
+ * that is no longer the business version (or of a deleted document), a DELETE of a document that
+ * was published again. Reviving one would redo work nobody wants (or undo a publish).
+ */
+const OBSOLETE_SQL = Prisma.raw(`(CASE WHEN t.task_type = 'DELETE' THEN d.deleted_at IS NULL OR t.version_number < d.business_version
+       ELSE d.deleted_at IS NOT NULL OR t.version_number < d.business_version END)`);
+
+/** A timeline event written by an operator action; `at` is the database clock (the column default). No detail is SQL NULL. */
+export async function writeTaskEvent(tx: Tx, e: { taskId: string; tenantId: string; kind: string; actor: string; detail?: unknown }): Promise<void> {
+  await tx.$executeRaw`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+    VALUES (${e.taskId}::bigint, ${e.tenantId}, ${e.kind}, ${e.actor}, ${e.detail == null ? null : JSON.stringify(e.detail)}::jsonb)`;
+}
+
+/** Lock order: the task's document row first (the statement shared with the worker's switch), then the task row. */
+async function lockTaskDocument(tx: Tx, taskId: string, tenants: string[] | null): Promise<{ tenantId: string; documentId: string } | null> {
+  const t = await tx.indexTask.findFirst({ where: { taskId: BigInt(taskId), ...tenantIn(tenants) }, select: { tenantId: true, documentId: true } });
+  if (!t) return null;
+  await lockDocumentRow(asQueryable(tx), t.documentId);
+  return t;
+}
+
+/** Explains why a DEAD-only action touched no row: the task is unknown (404) or not DEAD (409). */
+async function notDead(tx: Tx, taskId: string, tenants: string[] | null, verb: string): Promise<never> {
+  const cur = await tx.indexTask.findFirst({ where: { taskId: BigInt(taskId), ...tenantIn(tenants) }, select: { status: true } });
+  if (!cur) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
+  throw new ApiError(409, "INVALID_STATE", `only DEAD tasks can be ${verb}; task ${taskId} is ${cur.status}`);
+}
+
+/**
+ * DEAD → PENDING, due now, with a fresh attempt budget. The budget grows (max = attempts + N)
+ * instead of resetting attempts, so the lease attempt stays monotonic and old zombies stay fenced.
+ * An obsolete task (see OBSOLETE_SQL) is refused with 409 TASK_SUPERSEDED.
+ */
+export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
+  return transaction(pool, async (tx) => {
+    const owner = await lockTaskDocument(tx, taskId, tenants);
+    if (!owner) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
+    const [cur] = await tx.$queryRaw<{ status: string; obsolete: boolean; version_number: number; task_type: string; business_version: number }[]>`
+      SELECT t.status, ${OBSOLETE_SQL} AS obsolete, t.version_number, t.task_type, d.business_version
+        FROM index_tasks t JOIN documents d ON d.id = t.document_id
+       WHERE t.task_id = ${taskId}::bigint
+         FOR UPDATE OF t`;
+    if (cur.status !== "DEAD") return notDead(tx, taskId, tenants, "retried");
+    if (cur.obsolete) {
+      throw new ApiError(
+        409,
+        "TASK_SUPERSEDED",
+        `task ${taskId} (${cur.task_type} of v${cur.version_number}) is obsolete: the document has moved on (business version v${cur.business_version}); publish, reindex or delete instead`,
+      );
+    }
+    await tx.$executeRaw`UPDATE index_tasks SET status = 'PENDING', next_attempt_at = now(), max_attempts = attempts + ${budget}::int, finished_at = NULL, lease_until = NULL, updated_at = now()
+      WHERE task_id = ${taskId}::bigint`;
+    await writeTaskEvent(tx, { taskId, tenantId: owner.tenantId, kind: "OPERATOR_RETRY", actor: actor.subject, detail: { reason } });
+    await writeAudit(tx, { actor: actor.subject, action: "task.retry", tenant: owner.tenantId, targetType: "task", targetId: taskId, reason });
+    await execute(tx, notifyTasks());
+    return { taskId, status: "PENDING" };
+  });
+}
+
+/** Every matching DEAD task that is not obsolete goes back to PENDING; obsolete ones are counted as skipped. */
+export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; tenant?: string; type?: string }, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
+  return transaction(pool, async (tx) => {
+    const errorCode = filter.errorCode ?? null;
+    const tenant = filter.tenant ?? null;
+    const type = filter.type ?? null;
+    const match = Prisma.sql`t.status = 'DEAD' AND (${errorCode}::text IS NULL OR t.error_code = ${errorCode}) AND (${tenant}::text IS NULL OR t.tenant_id = ${tenant})
+          AND (${tenants}::text[] IS NULL OR t.tenant_id = ANY(${tenants}::text[])) AND (${type}::text IS NULL OR t.task_type = ${type})`;
+    // Lock order: every affected document, in id order, before any task row.
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id::text FROM documents WHERE id IN (SELECT t.document_id FROM index_tasks t WHERE ${match}) ORDER BY id FOR UPDATE`;
+    // Only tasks of documents locked above: a task that turned DEAD after that statement's
+    // snapshot belongs to a document nobody locked, and a publish could move it on meanwhile.
+    const lockedIds = locked.map((d) => d.id);
+    const rows = await tx.$queryRaw<{ task_id: string; tenant_id: string; obsolete: boolean }[]>`
+      WITH candidates AS (
+        SELECT t.task_id, t.tenant_id, ${OBSOLETE_SQL} AS obsolete
+          FROM index_tasks t JOIN documents d ON d.id = t.document_id
+         WHERE ${match} AND t.document_id = ANY(${lockedIds}::uuid[])
+         ORDER BY t.task_id
+           FOR UPDATE OF t),
+      revived AS (
+        UPDATE index_tasks t SET status = 'PENDING', next_attempt_at = now(), max_attempts = t.attempts + ${budget}::int, finished_at = NULL, lease_until = NULL, updated_at = now()
+          FROM candidates c
+         WHERE t.task_id = c.task_id AND NOT c.obsolete
+        RETURNING t.task_id)
+      SELECT c.task_id::text, c.tenant_id, c.obsolete FROM candidates c`;
+    const revived = rows.filter((x) => !x.obsolete);
+    const skipped = rows.length - revived.length;
+    if (revived.length > 0) {
+      await tx.$executeRaw`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+        SELECT u.task_id::bigint, u.tenant_id, 'OPERATOR_RETRY', ${actor.subject}, ${JSON.stringify({ reason, bulk: true })}::jsonb
+          FROM unnest(${revived.map((x) => x.task_id)}::text[], ${revived.map((x) => x.tenant_id)}::text[]) AS u(task_id, tenant_id)`;
+      await execute(tx, notifyTasks());
+    }
+    await writeAudit(tx, { actor: actor.subject, action: "task.bulk_retry", tenant: filter.tenant ?? null, targetType: "tasks", targetId: "*", reason, detail: { filter, retried: revived.length, skipped } });
+    return { retried: revived.length, skipped };
+  });
+}
+
+/** DEAD → RESOLVED with a reason. Not a success: the drift it leaves shows as acknowledged. */
+export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, reason: string, tenants: string[] | null) {
+  return transaction(pool, async (tx) => {
+    if (!(await lockTaskDocument(tx, taskId, tenants))) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
+    const [done] = await tx.$queryRaw<{ tenant_id: string }[]>`
+      UPDATE index_tasks SET status = 'RESOLVED', finished_at = now(), updated_at = now()
+       WHERE task_id = ${taskId}::bigint AND status = 'DEAD' AND (${tenants}::text[] IS NULL OR tenant_id = ANY(${tenants}::text[])) RETURNING tenant_id`;
+    if (!done) return notDead(tx, taskId, tenants, "force-closed");
+    await writeTaskEvent(tx, { taskId, tenantId: done.tenant_id, kind: "OPERATOR_FORCE_DONE", actor: actor.subject, detail: { reason } });
+    await writeAudit(tx, { actor: actor.subject, action: "task.force_done", tenant: done.tenant_id, targetType: "task", targetId: taskId, reason });
+    return { taskId, status: "RESOLVED" };
+  });
+}
