@@ -123,6 +123,13 @@ describe("the route table", () => {
           problems.push(`${m} ${pattern}: expected 405 METHOD_NOT_ALLOWED, Allow: ${allowHeader(allowed)}; got ${res.status} ${code}, Allow: ${res.headers.get("allow")}`);
         }
       }
+      // Next.js answers HEAD with the module's GET; where the route serves no GET that is the 405.
+      // (HEAD where it does serve GET is called in the matrix below, caller by caller.)
+      if (!allowed.includes("GET")) {
+        checked++;
+        const res = await call(mod, "GET", new Request(url, { method: "HEAD", headers: { host: HOST } }));
+        if (res.status !== 405 || res.headers.get("allow") !== allowHeader(allowed)) problems.push(`HEAD ${pattern}: expected 405, Allow: ${allowHeader(allowed)}; got ${res.status}, Allow: ${res.headers.get("allow")}`);
+      }
       if (typeof mod.OPTIONS !== "function") problems.push(`OPTIONS ${pattern}: not exported (would list the 405 methods as allowed)`);
       else {
         const res = await call(mod, "OPTIONS", new Request(url, { method: "OPTIONS", headers: { host: HOST } }));
