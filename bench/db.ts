@@ -1,3 +1,4 @@
+import os from "node:os";
 import pg from "pg";
 import { migrate } from "../lib/db/migrate";
 
@@ -29,6 +30,36 @@ export const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 export async function serverVersion(pool: pg.Pool): Promise<string> {
   return (await pool.query(`SELECT current_setting('server_version') AS v`)).rows[0].v;
+}
+
+/**
+ * What a reader needs to judge a figure: the machine, its load when the bench started (other
+ * processes share it), and the PostgreSQL server with the settings that decide commit cost.
+ */
+export async function machineFacts(pool: pg.Pool): Promise<Record<string, unknown>> {
+  const s = (
+    await pool.query<{ v: string; sc: string; fsync: string; sb: string; mc: string }>(
+      `SELECT current_setting('server_version') AS v, current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync,
+              current_setting('shared_buffers') AS sb, current_setting('max_connections') AS mc`,
+    )
+  ).rows[0];
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? null,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100,
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    postgres: s.v,
+    postgresSettings: { synchronous_commit: s.sc, fsync: s.fsync, shared_buffers: s.sb, max_connections: Number(s.mc) },
+  };
+}
+
+export function median(xs: number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /** mulberry32: a small deterministic PRNG with a full 2^32 period (Math.imul keeps it exact). */
