@@ -9,9 +9,9 @@ import { ROLES, type Role } from "../../lib/domain/constants";
 // The authorization matrix: every row of the route table (lib/http/routes.ts) is called by every
 // kind of caller (application tokens, people's password sessions and people's own tokens, limited
 // to one tenant or not) through the real route handler, and the expected answer is computed from
-// the row alone. Allowed means 2xx (or a few named answers the fixtures' state makes right). The
-// table must list exactly the methods the route files on disk export, so a new route without a row
-// fails here before it can ship unchecked.
+// the row alone. Allowed means 2xx (or a few named answers the fixtures' state makes right), and
+// list answers are checked for what they contain. The table must list exactly the methods the
+// route files on disk export, so a new route without a row fails here before it can ship unchecked.
 
 const BOOT = "matrix-bootstrap-token-0123456789";
 const PASSWORD = "a long enough password";
@@ -222,13 +222,7 @@ const EXPECTED_NON_2XX: Record<string, { status: number; code: string; why: stri
  * Such a case counts as expected while it fails exactly this way. It fails when it passes (the bug
  * is fixed: delete its entry) and when it fails any other way (the bug changed or got worse).
  */
-const KNOWN_BUG: { case: string; failure: string; bug: string }[] = [
-  {
-    case: "POST /api/auth/signout · all-admin session (password session, acts as admin, tenants *) · foreign Origin",
-    failure: "expected 403 ORIGIN_MISMATCH, got 200",
-    bug: "app/api/auth/signout/route.ts checks no Origin, so a page on another site can end a person's session",
-  },
-];
+const KNOWN_BUG: { case: string; failure: string; bug: string }[] = [];
 
 /** Rows where the caller can aim at another tenant: its [tenant] segment, or an id of a resource that lives in one tenant. */
 const aimsAtTenant = (row: RouteRule) => row.scope === "tenant-param" || (row.scope === "own-tenants" && /\[[^\]]+\]/.test(row.path));
@@ -242,7 +236,8 @@ const describeCaller = (c: Caller) => {
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: real resources per case, so allowed calls do real work and a leak across tenants would
-// show as a 2xx on the other tenant's real data rather than a 404.
+// show as a 2xx on the other tenant's real data rather than a 404. List rows get fresh items in
+// both tenants, and their answers are checked for what they contain.
 
 type Answer = { status: number; body: unknown; succeeded: boolean; caller: Caller };
 type Prepared = {
@@ -250,9 +245,9 @@ type Prepared = {
   body?: unknown;
   /** A session cookie to send instead of the caller's own (sign-out would end the caller's). */
   cookie?: string;
-  /** Problems with the answer beyond its status. Runs on 2xx answers. */
+  /** Problems with the answer beyond its status: what a list contains, what a write changed. Runs on 2xx answers. */
   check?: (a: Answer) => Promise<string[]>;
-  /** Run `check` on refused calls too. */
+  /** Run `check` on refused calls too: what a refused write must have left alone. */
   checkRefused?: boolean;
 };
 type FixtureCtx = { target: string; n: number; caller: Caller };
@@ -305,7 +300,54 @@ async function sessionWorks(cookie: string): Promise<boolean> {
   return res.status === 200;
 }
 
-/** Users the PATCH row changes, one per tenant. */
+const sameSet = (a: string[], b: string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+
+/**
+ * A list answer against the caller's grant. `fresh` names the newest item the fixture made in each
+ * tenant: a tenant-limited caller sees only its tenants' items and its own tenant's fresh one; an
+ * all-tenant caller sees both fresh ones. Messages name tenants, never ids, so they are the same
+ * on every run.
+ */
+function listProblems(what: string, caller: Caller, items: { tenants: string[]; id: string }[], fresh: { own: string; other: string }): string[] {
+  const problems: string[] = [];
+  const ids = new Set(items.map((i) => i.id));
+  if (caller.tenants !== null) {
+    const mine = caller.tenants!;
+    const outside = [...new Set(items.flatMap((i) => i.tenants.filter((x) => !mine.includes(x))))].sort();
+    if (outside.length) problems.push(`${what} lists items outside the caller's tenants (${outside.join(", ")})`);
+    if (!ids.has(fresh.own)) problems.push(`${what} lacks the newest item of tenant own`);
+  } else {
+    if (!ids.has(fresh.own)) problems.push(`${what} lacks the newest item of tenant own`);
+    if (!ids.has(fresh.other)) problems.push(`${what} lacks the newest item of tenant other`);
+  }
+  return problems;
+}
+
+type Figures = { due: number; waitingForRetry: number; running: number; dead: number; errors: { errorCode: string; status: string; count: number }[] };
+
+/** The overview's task figures for a grant, counted independently of the product's queries. */
+async function figuresFor(tenants: string[] | null): Promise<Figures> {
+  const scope = `($1::text[] IS NULL OR tenant_id = ANY($1::text[]))`;
+  const { rows } = await t.pool.query(
+    `SELECT count(*) FILTER (WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now())::int AS due,
+            count(*) FILTER (WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at > now())::int AS "waitingForRetry",
+            count(*) FILTER (WHERE status = 'RUNNING')::int AS running,
+            count(*) FILTER (WHERE status = 'DEAD')::int AS dead
+       FROM index_tasks WHERE ${scope}`,
+    [tenants],
+  );
+  const errors = await t.pool.query(
+    `SELECT error_code AS "errorCode", status, count(*)::int AS count FROM index_tasks
+      WHERE status IN ('DEAD', 'RETRY_WAIT') AND error_code IS NOT NULL AND ${scope} GROUP BY 1, 2`,
+    [tenants],
+  );
+  return { ...rows[0], errors: sortErrors(errors.rows) };
+}
+const sortErrors = (e: Figures["errors"]) => [...e].sort((a, b) => `${a.errorCode}/${a.status}`.localeCompare(`${b.errorCode}/${b.status}`));
+
+const taskStatus = async (taskId: string) => (await t.pool.query<{ status: string }>(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0]?.status;
+
+/** Users every admin list is checked against, one per tenant (also the targets of PATCH). */
 const targets: Record<string, string> = {};
 
 const DOC = "/api/v1/tenants/[tenant]/documents/[key]";
@@ -327,6 +369,82 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
       },
     };
   },
+  "GET /api/v1/overview": async ({ n }) => {
+    // A DEAD task in each tenant, each with its own error code, so a figure that counted the other
+    // tenant would differ. Made only when missing (rows before this one may have revived them).
+    for (const [tenant, code] of [["own", "EMBEDDING_TIMEOUT"], ["other", "PARSE_ERROR"]]) {
+      const { rowCount } = await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = $1 AND status = 'DEAD' AND error_code = $2 LIMIT 1`, [tenant, code]);
+      if (!rowCount) await deadTask(tenant, `ov-${n}`, code);
+    }
+    return {
+      params: {},
+      check: async ({ body, caller }) => {
+        const o = body as { scope: string; queue: Record<string, number>; errors: Figures["errors"]; workers: unknown[]; history: unknown[]; reconciler: unknown };
+        const want = await figuresFor(caller.tenants ?? null);
+        const problems: string[] = [];
+        if (caller.tenants !== null) {
+          const all = await figuresFor(null);
+          if (all.dead === want.dead || !want.dead) problems.push("fixture: the own tenant's figures are zero or equal the fleet's, so the check could not tell them apart");
+          if (o.scope !== "tenants") problems.push(`scope is ${o.scope}, expected tenants`);
+          if (o.workers?.length || o.history?.length || o.reconciler !== null) problems.push("a tenant-limited overview carries fleet figures (workers, history or reconciler)");
+        } else if (o.scope !== "fleet") problems.push(`scope is ${o.scope}, expected fleet`);
+        for (const k of ["due", "waitingForRetry", "running", "dead"] as const) {
+          if (o.queue?.[k] !== want[k]) problems.push(`queue.${k} is ${o.queue?.[k]}, expected ${want[k]} (tenants ${grant(caller.tenants)})`);
+        }
+        const errors = sortErrors(o.errors ?? []);
+        if (JSON.stringify(errors) !== JSON.stringify(want.errors)) {
+          problems.push(`errors are ${errors.map((e) => `${e.errorCode}/${e.status}×${e.count}`).join(", ") || "none"}, expected ${want.errors.map((e) => `${e.errorCode}/${e.status}×${e.count}`).join(", ")} (tenants ${grant(caller.tenants)})`);
+        }
+        return problems;
+      },
+    };
+  },
+  "GET /api/v1/tenants": async () => ({
+    params: {},
+    check: async ({ body, caller }) => {
+      const got = (body as { items: { id: string }[] }).items.map((i) => i.id);
+      const known = (await t.pool.query<{ id: string }>(`SELECT id FROM tenants`)).rows.map((r) => r.id);
+      const want = caller.tenants === null ? known : caller.tenants!.filter((x) => known.includes(x));
+      if (caller.tenants === null && !(known.includes("own") && known.includes("other"))) return ["fixture: tenants own and other do not both exist"];
+      return sameSet(got, want) ? [] : [`tenants are ${[...got].sort().join(", ") || "none"}, expected exactly ${[...want].sort().join(", ")}`];
+    },
+  }),
+  "GET /api/v1/documents": async ({ n }) => {
+    await publishDoc("other", `list-${n}`);
+    await publishDoc("own", `list-${n}`);
+    return {
+      params: {},
+      check: async ({ body, caller }) =>
+        listProblems("the document list", caller, (body as { items: { tenant: string; key: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: `${i.tenant}/${i.key}` })), {
+          own: `own/list-${n}`,
+          other: `other/list-${n}`,
+        }),
+    };
+  },
+  "GET /api/v1/tasks": async ({ n }) => {
+    const other = String((await publishDoc("other", `list-${n}`)).taskId);
+    const own = String((await publishDoc("own", `list-${n}`)).taskId);
+    return {
+      params: {},
+      check: async ({ body, caller }) => listProblems("the task list", caller, (body as { items: { tenant: string; taskId: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: i.taskId })), { own, other }),
+    };
+  },
+  "GET /api/v1/audit": async () => {
+    // Unpinning a document that is not pinned is a no-op that is still audited, under its tenant.
+    const newest = async (tenant: string) => {
+      await asBoot(R.unpin, "POST", undefined, { tenant, key: "seed" });
+      return (await t.pool.query<{ id: string }>(`SELECT max(id)::text AS id FROM audit_log WHERE tenant_id = $1 AND action = 'document.unpin'`, [tenant])).rows[0].id;
+    };
+    const other = await newest("other");
+    const own = await newest("own");
+    // And one without a tenant (an account change), which a tenant-limited caller must not see either.
+    await asBoot(R.tokens, "POST", { name: `audit-${randomUUID()}`, role: "viewer", tenants: ["other"] });
+    return {
+      params: {},
+      check: async ({ body, caller }) =>
+        listProblems("the audit log", caller, (body as { items: { tenant: string | null; id: string }[] }).items.map((i) => ({ tenants: [i.tenant ?? "(no tenant)"], id: i.id })), { own, other }),
+    };
+  },
   [`GET ${DOC}`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
   [`DELETE ${DOC}`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
   [`POST ${DOC}/versions`]: async ({ target, n }) => ({ params: { tenant: target, key: `d-${n}` }, body: { title: "Matrix", contentType: "text/plain", content: "hello" } }),
@@ -338,14 +456,58 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     return { params: { tenant: target, key: `d-${n}` }, body: { toVersion: 1, reason: "matrix check" } };
   },
   [`POST ${DOC}/unpin`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
-  "POST /api/v1/tenants/[tenant]/search": async ({ target }) => ({ params: { tenant: target }, body: { query: "hello" } }),
+  "POST /api/v1/tenants/[tenant]/search": async ({ target }) => ({
+    params: { tenant: target },
+    body: { query: "hello" },
+    // Without `principals` a caller searches as itself: a person as their user, an application as nobody.
+    check: async ({ body, caller }) => {
+      const as = (body as { searchedAs?: string[] }).searchedAs;
+      const want = caller.identity === "person" ? [`user:${caller.email}`] : [];
+      return JSON.stringify(as) === JSON.stringify(want) ? [] : [`searched as ${JSON.stringify(as)}, expected ${JSON.stringify(want)}`];
+    },
+  }),
   "GET /api/v1/tasks/[taskId]": async ({ target, n }) => ({ params: { taskId: String((await publishDoc(target, `task-${n}`)).taskId) } }),
   "POST /api/v1/tasks/[taskId]/retry": async ({ target, n }) => ({ params: { taskId: await deadTask(target, `task-${n}`) } }),
   "POST /api/v1/tasks/[taskId]/force-done": async ({ target, n }) => ({ params: { taskId: await deadTask(target, `task-${n}`) }, body: { reason: "matrix check" } }),
-  "POST /api/v1/tasks/retry": async () => ({ params: {}, body: { status: "DEAD", reason: "matrix check" } }),
+  "POST /api/v1/tasks/retry": async ({ n }) => {
+    const own = await deadTask("own", `bulk-${n}`);
+    const other = await deadTask("other", `bulk-${n}`);
+    return {
+      params: {},
+      body: { status: "DEAD", reason: "matrix check" },
+      checkRefused: true,
+      // Revives the DEAD tasks of the caller's tenants, and nothing when refused.
+      check: async ({ succeeded, caller }) => {
+        const problems: string[] = [];
+        for (const [tenant, id] of [["own", own], ["other", other]]) {
+          const want = succeeded && (caller.tenants === null || caller.tenants!.includes(tenant)) ? "PENDING" : "DEAD";
+          const got = await taskStatus(id);
+          if (got !== want) problems.push(`tenant ${tenant}'s DEAD task is ${got} after the call, expected ${want}`);
+        }
+        return problems;
+      },
+    };
+  },
+  "GET /api/v1/admin/users": async () => ({
+    params: {},
+    check: async ({ body, caller }) =>
+      listProblems("the user list", caller, (body as { items: { id: string; tenants: string[] }[] }).items.map((i) => ({ tenants: i.tenants.includes("*") ? ["*"] : i.tenants, id: i.id })), {
+        own: targets.own,
+        other: targets.other,
+      }),
+  }),
   "POST /api/v1/admin/users": async ({ target, n }) => ({ params: {}, body: { email: `new-${n}@example.com`, password: PASSWORD, role: "viewer", tenants: [target] } }),
   // The same user per tenant every time: a new one per case would cost a password hash each.
   "PATCH /api/v1/admin/users/[id]": async ({ target }) => ({ params: { id: targets[target] }, body: { role: "maintainer" } }),
+  "GET /api/v1/admin/tokens": async ({ n }) => {
+    const other = (await asBoot(R.tokens, "POST", { name: `list-other-${n}`, role: "viewer", tenants: ["other"] })).id;
+    const own = (await asBoot(R.tokens, "POST", { name: `list-own-${n}`, role: "viewer", tenants: ["own"] })).id;
+    return {
+      params: {},
+      check: async ({ body, caller }) =>
+        listProblems("the token list", caller, (body as { items: { id: string; tenants: string[] }[] }).items.map((i) => ({ tenants: i.tenants.includes("*") ? ["*"] : i.tenants, id: i.id })), { own, other }),
+    };
+  },
   "POST /api/v1/admin/tokens": async ({ target, n }) => ({ params: {}, body: { name: `new-${n}`, role: "viewer", tenants: [target] } }),
   "DELETE /api/v1/admin/tokens/[id]": async ({ target, n }) => {
     const tok = await asBoot(R.tokens, "POST", { name: `target-${n}`, role: "viewer", tenants: [target] });
