@@ -1,0 +1,189 @@
+// Runs every benchmark one after another and rewrites bench/RESULTS.md from their figures.
+//
+//   npm run bench                          all of them (queue, index, search, dashboard)
+//   npm run bench -- queue search          only these
+//   BENCH_DATABASE_URL=... npm run bench   the server every bench creates its own database on
+//
+// Each bench is its own `npm run bench:<name>` process; this runner only starts it, passes its
+// stderr through, and reads the JSON object on the last line of its stdout. A bench that fails or
+// prints no such line is reported as such in RESULTS.md (the others still run). The raw objects
+// are kept in bench/results/<name>.json (not committed). The last line of this runner's own
+// output is one JSON object as well: which benches ran, how long, and whether they succeeded.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const ALL = ["queue", "index", "search", "dashboard"] as const;
+type Json = Record<string, unknown>;
+type Outcome = { name: string; ok: boolean; seconds: number; exitCode: number | null; result: Json | null; problem: string | null; lastLineJson: boolean };
+
+const say = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+function selected(): string[] {
+  const args = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+  if (args.length === 0) return [...ALL];
+  const unknown = args.filter((a) => !(ALL as readonly string[]).includes(a));
+  if (unknown.length) throw new Error(`BENCH_UNKNOWN: no bench named ${unknown.join(", ")} (known: ${ALL.join(", ")})`);
+  return args;
+}
+
+/** The JSON object on the last non-empty line; failing that, the last multi-line object (flagged). */
+export function lastJson(stdout: string): { value: Json | null; lastLine: boolean } {
+  const lines = stdout.split("\n").map((l) => l.trimEnd()).filter((l) => l.trim() !== "");
+  const last = lines[lines.length - 1];
+  try {
+    const v = JSON.parse(last ?? "");
+    if (v && typeof v === "object" && !Array.isArray(v)) return { value: v, lastLine: true };
+  } catch {
+    // fall through: an older bench may still print indented JSON
+  }
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i] !== "{") continue;
+    try {
+      const v = JSON.parse(lines.slice(i).join("\n"));
+      if (v && typeof v === "object" && !Array.isArray(v)) return { value: v, lastLine: false };
+    } catch {
+      return { value: null, lastLine: false };
+    }
+  }
+  return { value: null, lastLine: false };
+}
+
+function runBench(name: string): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn("npm", ["run", "-s", `bench:${name}`], { cwd: ROOT, env: process.env, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d;
+      process.stderr.write(d);
+    });
+    child.on("close", (code) => {
+      const seconds = Math.round((Date.now() - t0) / 100) / 10;
+      const { value, lastLine } = lastJson(out);
+      let problem: string | null = null;
+      if (code !== 0) problem = `exited with code ${code}`;
+      else if (!value) problem = "printed no JSON object on its last line";
+      else if (!lastLine) problem = "its JSON object is spread over several lines (read anyway)";
+      resolve({ name, ok: code === 0 && value !== null, seconds, exitCode: code, result: value, problem, lastLineJson: lastLine });
+    });
+  });
+}
+
+const fmt = (v: unknown): string => {
+  if (v === null || v === undefined) return "—";
+  if (typeof v === "number") return Number.isInteger(v) ? v.toLocaleString("en-US") : String(Math.round(v * 1000) / 1000);
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (Array.isArray(v)) return v.map(fmt).join(", ");
+  return String(v);
+};
+const cell = (v: unknown) => fmt(v).replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/** Numbers and yes/no answers of a result, by dotted path; what is not a figure is left out. */
+function figures(o: unknown, prefix = "", out: [string, unknown][] = []): [string, unknown][] {
+  if (o === null || typeof o !== "object") return out;
+  for (const [k, v] of Object.entries(o as Json)) {
+    if (["bench", "method", "machine", "versions", "settings", "runs", "date"].includes(k) && prefix === "") continue;
+    const p = prefix ? `${prefix}.${k}` : k;
+    if (typeof v === "number" || typeof v === "boolean") out.push([p, v]);
+    else if (Array.isArray(v) && v.every((x) => typeof x === "number") && v.length <= 8) out.push([p, v]);
+    else if (v && typeof v === "object" && !Array.isArray(v)) figures(v, p, out);
+  }
+  return out;
+}
+
+function queueSection(r: Json): string[] {
+  const L: string[] = [];
+  const tp = (r.throughput ?? {}) as Record<string, Record<string, { perSecond: number[]; median: number; spreadPct: number }>>;
+  const rg = (r.ratioVsGraphileWorker ?? {}) as Record<string, number | null>;
+  const rb = (r.ratioVsPgBoss ?? {}) as Record<string, number | null>;
+  const settings = (r.settings ?? {}) as Json;
+  L.push(`Tasks per run: ${fmt(settings.tasks)}; concurrency ${fmt(settings.concurrency)} per process; ${fmt(settings.rounds)} rounds per system, alternating.`, "");
+  L.push("| processes | system | tasks/s per run | median | spread | ours ÷ theirs |", "|---|---|---|---|---|---|");
+  for (const [p, bySystem] of Object.entries(tp)) {
+    for (const [system, t] of Object.entries(bySystem)) {
+      const ratio = system === "graphile-worker" ? rg[p] : system === "pg-boss" ? rb[p] : null;
+      L.push(`| ${p} | ${system} | ${cell(t.perSecond)} | ${cell(t.median)} | ±${cell(t.spreadPct)} % | ${ratio === null || ratio === undefined ? "" : cell(ratio) + "×"} |`);
+    }
+  }
+  const runs = (r.runs ?? []) as Json[];
+  if (runs.length) {
+    L.push("", "Per run (database side, this bench's database only):", "", "| processes | round | system | tasks/s | commits per task | rows written per task |", "|---|---|---|---|---|---|");
+    for (const x of runs) L.push(`| ${cell(x.processes)} | ${cell(x.round)} | ${cell(x.system)} | ${cell(x.perSecond)} | ${cell(x.commitsPerTask)} | ${cell(x.rowsWrittenPerTask)} |`);
+  }
+  const lat = (r.claimLatency ?? {}) as Json;
+  const all = (lat.claimMsAllRuns ?? {}) as Json;
+  L.push("", `Claim latency with ${fmt(r.finishedTasksInTable)} finished tasks in the table: p50 ${fmt(all.p50)} ms, p95 ${fmt(all.p95)} ms, p99 ${fmt(all.p99)} ms (${fmt(all.samples)} claims; ${cell(lat.method)}).`);
+  const targets = (r.targets ?? {}) as Json;
+  const met = (r.met ?? {}) as Json;
+  L.push("", "| target | wanted | measured | met |", "|---|---|---|---|");
+  L.push(`| ours ÷ graphile-worker | ≥ ${fmt(targets.ratioVsGraphileWorker)} | ${Object.entries(rg).map(([p, v]) => `${p}p: ${fmt(v)}`).join(", ")} | ${fmt(met.ratioVsGraphileWorker)} |`);
+  L.push(`| ours ÷ pg-boss | ≥ ${fmt(targets.ratioVsPgBoss)} | ${Object.entries(rb).map(([p, v]) => `${p}p: ${fmt(v)}`).join(", ")} | ${fmt(met.ratioVsPgBoss)} |`);
+  L.push(`| claim p95 | < ${fmt(targets.claimP95Ms)} ms | ${fmt(r.claimP95Ms)} ms | ${fmt(met.claimP95Ms)} |`);
+  return L;
+}
+
+function render(outcomes: Outcome[], started: Date): string {
+  const L: string[] = [];
+  const machine = (outcomes.find((o) => o.result?.machine)?.result?.machine ?? {}) as Json;
+  L.push("# Benchmark results", "");
+  L.push(`Written by \`npm run bench\` (bench/run-all.ts) on ${started.toISOString().slice(0, 10)} at ${started.toISOString().slice(11, 16)} UTC; do not edit by hand.`, "");
+  L.push("## Method", "");
+  L.push(
+    "Each bench creates its own database on `BENCH_DATABASE_URL` (default `postgresql://postgres@127.0.0.1:5432/postgres`), applies the migrations, seeds what it measures, prints one JSON object as the last line of its output and drops the database. The runner starts them one after another and reads that line; the raw objects are in `bench/results/` after a run. Figures are wall-clock on the machine below. It may be shared with other work while a bench runs, so read a figure together with its spread, and compare systems only within one run (the queue bench alternates them for that reason).",
+    "",
+  );
+  L.push(`Machine: ${cell(machine.cpus ?? os.cpus().length)} CPUs (${cell(machine.cpuModel ?? os.cpus()[0]?.model)}), ${cell(machine.memoryGiB ?? Math.round(os.totalmem() / 2 ** 30))} GiB memory, load ${cell(machine.loadAverage1m ?? os.loadavg()[0])} when the queue bench started; Node ${cell(machine.node ?? process.version)}; PostgreSQL ${cell(machine.postgres)}.`, "");
+  L.push("| bench | result | seconds |", "|---|---|---|");
+  for (const o of outcomes) L.push(`| ${o.name} | ${o.ok ? (o.problem ? `ok (${o.problem})` : "ok") : `failed: ${o.problem}`} | ${o.seconds} |`);
+  for (const o of outcomes) {
+    L.push("", `## ${o.name}`, "");
+    if (!o.result) {
+      L.push(`No figures: the bench ${o.problem}.`);
+      continue;
+    }
+    if (typeof o.result.method === "string") L.push(`Method: ${o.result.method}`, "");
+    const versions = o.result.versions as Json | undefined;
+    if (versions) L.push(`Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${cell(v)}`).join(", ")}.`, "");
+    if (o.name === "queue") L.push(...queueSection(o.result));
+    else {
+      const f = figures(o.result);
+      L.push("| figure | value |", "|---|---|");
+      for (const [k, v] of f.slice(0, 60)) L.push(`| ${cell(k)} | ${cell(v)} |`);
+      if (f.length > 60) L.push(`| … | ${f.length - 60} more in bench/results/${o.name}.json |`);
+    }
+  }
+  return L.join("\n") + "\n";
+}
+
+async function main() {
+  const names = selected();
+  const started = new Date();
+  const outcomes: Outcome[] = [];
+  fs.mkdirSync(path.join(ROOT, "bench", "results"), { recursive: true });
+  for (const name of names) {
+    say(`bench:${name} …`);
+    const o = await runBench(name);
+    outcomes.push(o);
+    if (o.result) fs.writeFileSync(path.join(ROOT, "bench", "results", `${name}.json`), JSON.stringify(o.result, null, 2) + "\n");
+    say(`bench:${name} ${o.ok ? "done" : "FAILED"} in ${o.seconds} s${o.problem ? ` (${o.problem})` : ""}`);
+  }
+  // A partial run (named benches only) keeps the sections of the others from the last full run.
+  const previous = names.length < ALL.length ? ALL.filter((n) => !names.includes(n)) : [];
+  for (const n of previous) {
+    const file = path.join(ROOT, "bench", "results", `${n}.json`);
+    if (fs.existsSync(file)) outcomes.push({ name: n, ok: true, seconds: 0, exitCode: 0, result: JSON.parse(fs.readFileSync(file, "utf8")), problem: "from an earlier run", lastLineJson: true });
+  }
+  outcomes.sort((a, b) => ALL.indexOf(a.name as (typeof ALL)[number]) - ALL.indexOf(b.name as (typeof ALL)[number]));
+  fs.writeFileSync(path.join(ROOT, "bench", "RESULTS.md"), render(outcomes, started));
+  say("bench/RESULTS.md rewritten");
+  console.log(JSON.stringify({ bench: "all", date: started.toISOString(), results: Object.fromEntries(outcomes.map((o) => [o.name, { ok: o.ok, seconds: o.seconds, problem: o.problem }])) }));
+  process.exit(outcomes.every((o) => o.ok) ? 0 : 1);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
