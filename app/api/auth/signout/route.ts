@@ -1,10 +1,17 @@
 import { handler, json } from "@/lib/http/handler";
 import { CLEAR_SESSION_COOKIE, SESSION_COOKIE, cookieValue, endSession } from "@/lib/auth/session";
+import { assertSameOrigin } from "@/lib/http/origin";
 import { db } from "@/lib/server";
 
-/** Ends the session server-side, so a copied cookie stops working too. */
+/**
+ * Ends the session server-side, so a copied cookie stops working too. A request from another
+ * site's page (browsers send its Origin) is refused: it could otherwise sign people out at will.
+ * Without an Origin the caller is not a browser on another site, and may sign out.
+ */
 export const POST = handler(async (req) => {
-  await endSession(db(), cookieValue(req, SESSION_COOKIE));
+  const session = cookieValue(req, SESSION_COOKIE);
+  if (session) assertSameOrigin(req, false);
+  await endSession(db(), session);
   return json({ ok: true }, 200, { "set-cookie": CLEAR_SESSION_COOKIE });
 });
 
