@@ -5,6 +5,8 @@ import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import { ApiError } from "../http/errors";
 import { removeFromSearch } from "../pipeline/pointer";
+import { prepareTextContent } from "../pipeline/charset";
+import { PipelineError } from "../pipeline/parsers/common";
 import { TASK_TYPES, type DocumentState } from "../domain/constants";
 
 export type PublishInput = {
@@ -31,6 +33,25 @@ export type PublishResult = {
   taskId: string | null;
   state: DocumentState;
 };
+
+/**
+ * A text document's content as the worker will read it, checked before anything is written: the
+ * bytes must be valid in the charset they are in (the content type's `charset`, a byte order
+ * mark, or for HTML a <meta> in the first 1024 bytes; UTF-8 otherwise, and always for content
+ * sent as a JSON string). Returns the text and the content type to store, which names the
+ * charset when the bytes need it to be read right. A charset nobody can decode is a 415, bytes
+ * that are not valid in theirs a 400 INVALID_ENCODING: never replaced by U+FFFD.
+ */
+export function readTextContent(contentType: string, content: Uint8Array, sentAsString: boolean): { contentType: string; text: string } {
+  try {
+    const r = prepareTextContent(contentType, content, { sentAsString });
+    return { contentType: r.contentType, text: r.text };
+  } catch (e) {
+    if (!(e instanceof PipelineError)) throw e;
+    if (e.code === "UNSUPPORTED_DOCUMENT") throw new ApiError(415, "UNSUPPORTED_DOCUMENT", e.message.replace(/^the document's/, "content's"));
+    throw new ApiError(400, "INVALID_ENCODING", e.message.replace(/^the document is/, "content is").replace(/ text$/, ""));
+  }
+}
 
 export function checksumOf(content: Buffer): string {
   return createHash("sha256").update(content).digest("hex");

@@ -19,7 +19,15 @@ export type MakePdfOptions = {
   encrypted?: boolean;
   /** Extra entries written verbatim into the catalog dictionary (e.g. "/PageMode /UseNone"). */
   catalogExtra?: string;
+  /**
+   * A document outline (bookmarks). Each entry points at a page (1-based) and optionally a
+   * vertical position on it (PDF units from the bottom, default the top of the page); `named`
+   * makes the entry refer to a named destination (catalog /Dests) instead of an explicit one.
+   */
+  outline?: PdfOutlineEntry[];
 };
+
+export type PdfOutlineEntry = { title: string; page: number; y?: number; named?: boolean; children?: PdfOutlineEntry[] };
 
 const PAGE_W = 612;
 const PAGE_H = 792;
@@ -76,6 +84,11 @@ export function makePdf(pages: PdfLine[][], opts: MakePdfOptions = {}): Uint8Arr
     objects[contentObj] = `<< /Length ${latin1Length(stream)} >>\nstream\n${stream}endstream`;
   });
   objects[2] = `<< /Type /Pages /Kids [${pageRefs.join(" ")}] /Count ${pages.length} >>`;
+  if (opts.outline?.length) {
+    const { outlinesRef, dests } = addOutline(objects, opts.outline, pageRefs);
+    const extra = ` /Outlines ${outlinesRef} /PageMode /UseOutlines` + (dests ? ` /Dests << ${dests} >>` : "");
+    objects[1] = objects[1].replace(/ >>$/, `${extra} >>`);
+  }
   let encryptRef = "";
   if (opts.encrypted) {
     const n = objects.length;
@@ -96,6 +109,50 @@ export function makePdf(pages: PdfLine[][], opts: MakePdfOptions = {}): Uint8Arr
   for (let i = 1; i < objects.length; i++) out += `${String(offsets[i]).padStart(10, "0")} 00000 n \n`;
   out += `trailer\n<< /Size ${objects.length} /Root 1 0 R${encryptRef} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
   return latin1Bytes(out);
+}
+
+/**
+ * Outline items as objects appended to `objects`: one /Outlines root, then every entry with its
+ * /Parent, /Prev, /Next, /First, /Last and /Count links. Returns the root's reference and the
+ * catalog /Dests entries for named destinations.
+ */
+function addOutline(objects: string[], entries: PdfOutlineEntry[], pageRefs: string[]): { outlinesRef: string; dests: string } {
+  const destNames: string[] = [];
+  const rootNum = objects.length;
+  objects[rootNum] = ""; // filled in below, once the children have numbers
+  const dest = (e: PdfOutlineEntry) => {
+    const ref = pageRefs[e.page - 1];
+    if (!ref) throw new Error(`makePdf: outline entry "${e.title}" points at missing page ${e.page}`);
+    return `[${ref} /XYZ 0 ${e.y ?? PAGE_H} 0]`;
+  };
+  const count = (list: PdfOutlineEntry[]): number => list.reduce((n, e) => n + 1 + count(e.children ?? []), 0);
+  const place = (list: PdfOutlineEntry[], parentNum: number): number[] => {
+    const nums = list.map(() => {
+      const n = objects.length;
+      objects[n] = "";
+      return n;
+    });
+    list.forEach((e, i) => {
+      const kids = place(e.children ?? [], nums[i]);
+      let target: string;
+      if (e.named) {
+        const name = `d${destNames.length}`;
+        destNames.push(`/${name} ${dest(e)}`);
+        target = `/Dest /${name}`;
+      } else target = `/Dest ${dest(e)}`;
+      const links = [
+        `/Parent ${parentNum} 0 R`,
+        i > 0 ? `/Prev ${nums[i - 1]} 0 R` : "",
+        i < nums.length - 1 ? `/Next ${nums[i + 1]} 0 R` : "",
+        kids.length ? `/First ${kids[0]} 0 R /Last ${kids[kids.length - 1]} 0 R /Count ${count(e.children ?? [])}` : "",
+      ].filter(Boolean);
+      objects[nums[i]] = `<< /Title ${pdfString(e.title)} ${target} ${links.join(" ")} >>`;
+    });
+    return nums;
+  };
+  const top = place(entries, rootNum);
+  objects[rootNum] = `<< /Type /Outlines /First ${top[0]} 0 R /Last ${top[top.length - 1]} 0 R /Count ${count(entries)} >>`;
+  return { outlinesRef: `${rootNum} 0 R`, dests: destNames.join(" ") };
 }
 
 function latin1Length(s: string): number {

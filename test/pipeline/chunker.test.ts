@@ -59,7 +59,7 @@ const freshCount = (before: Chunk[], after: Chunk[]) => {
 
 describe("chunkSections basics", () => {
   it("exports the version and defaults", () => {
-    expect(CHUNKER_VERSION).toBe("md-heading-v1");
+    expect(CHUNKER_VERSION).toBe("md-heading-v2");
     expect(DEFAULT_CHUNKER_OPTIONS).toEqual({ targetChars: 1200, overlapChars: 150, maxChars: 2000 });
   });
 

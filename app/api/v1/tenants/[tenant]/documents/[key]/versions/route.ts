@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { decodeUtf8, handler, json, readBody, readJson } from "@/lib/http/handler";
+import { handler, json, readBody, readJson } from "@/lib/http/handler";
 import { ApiError } from "@/lib/http/errors";
 import { authenticate } from "@/lib/auth/authenticate";
 import { publishBody, tenantParam, keyParam, SUPPORTED_TYPES, type PublishBody } from "@/lib/documents/schemas";
-import { publish } from "@/lib/documents/publish";
+import { publish, readTextContent } from "@/lib/documents/publish";
 import { isBinaryContentType, normaliseContentType } from "@/lib/pipeline/parse";
 import { db, serverConfig } from "@/lib/server";
 import { faultOn } from "@/lib/config";
@@ -75,25 +75,28 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     throw new ApiError(400, "VALIDATION_FAILED", `contentEncoding: ${contentType} must be sent as base64 (or as a multipart file)`);
   }
   if (content.length > cfg.MAX_CONTENT_BYTES) throw new ApiError(413, "CONTENT_TOO_LARGE", `content exceeds ${cfg.MAX_CONTENT_BYTES} bytes`);
+  let storedType = contentType;
+  let text = "";
   if (!isBinaryContentType(contentType)) {
-    // Text is stored as published: malformed UTF-8 would come back as U+FFFD, and control
-    // characters (NUL above all) have no place in text meant to be read and searched.
-    const text = decodeUtf8(content, "content");
+    // Text is stored as published, in the charset it is in (UTF-8 unless declared; a JSON string
+    // is UTF-8): bytes malformed in it would come back as U+FFFD, and control characters (NUL
+    // above all) have no place in text meant to be read and searched.
+    ({ contentType: storedType, text } = readTextContent(body.contentType, content, !isMultipart && body.contentEncoding !== "base64"));
     if (/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text)) {
       throw new ApiError(400, "INVALID_CONTENT", "content contains control characters (only tab, newline, carriage return and form feed are allowed in text)");
     }
   }
-  if (content.length === 0 || (!isBinaryContentType(contentType) && !content.toString("utf8").trim())) throw new ApiError(400, "EMPTY_DOCUMENT", "content is empty");
+  if (content.length === 0 || (!isBinaryContentType(contentType) && !text.trim())) throw new ApiError(400, "EMPTY_DOCUMENT", "content is empty");
 
   const requestHash = createHash("sha256")
-    .update(JSON.stringify([tenant, key, body.title, contentType, body.acl ?? [], body.abstract ?? null, body.overview ?? null]))
+    .update(JSON.stringify([tenant, key, body.title, storedType, body.acl ?? [], body.abstract ?? null, body.overview ?? null]))
     .update(content)
     .digest("hex");
   const r = await publish(db(), {
     tenant,
     key,
     title: body.title,
-    contentType,
+    contentType: storedType,
     content,
     acl: body.acl ?? [],
     abstract: body.abstract ?? null,
