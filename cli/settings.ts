@@ -53,5 +53,6 @@ export function describeSettings(s: Settings): Record<string, unknown> {
         return [k, v];
       }),
     );
-  return { ...mask(s.cfg as unknown as Record<string, unknown>), ...s.reconcile, ...s.proxy, sso: s.sso ? { issuer: s.sso.issuer, clientId: s.sso.clientId } : null, embedding: s.embedding };
+  const proxy = { TRUST_PROXY_HOPS: s.proxy.TRUST_PROXY_HOPS, TRUSTED_PROXY_ADDRESSES: s.proxy.TRUSTED_PROXY_ADDRESSES.rules };
+  return { ...mask(s.cfg as unknown as Record<string, unknown>), ...s.reconcile, ...proxy, sso: s.sso ? { issuer: s.sso.issuer, clientId: s.sso.clientId } : null, embedding: s.embedding };
 }

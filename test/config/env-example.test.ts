@@ -19,7 +19,7 @@ describe(".env.example", () => {
       .filter((l) => l.startsWith("| `"))
       .flatMap((l) => [...l.split("|")[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]));
     expect(fromReadme.length).toBeGreaterThan(30);
-    const expected = [...new Set([...fromReadme, ...CONFIG_VARIABLES, ...Object.keys(loadReconcileConfig({})), "TRUST_PROXY_HOPS"])];
+    const expected = [...new Set([...fromReadme, ...CONFIG_VARIABLES, ...Object.keys(loadReconcileConfig({})), "TRUST_PROXY_HOPS", "TRUSTED_PROXY_ADDRESSES"])];
     expect(expected.filter((v) => !documented.has(v))).toEqual([]);
   });
 });
