@@ -372,6 +372,14 @@ function splitSentence(s: string, o: Limits): string[] {
   return out.map((x) => x.trim()).filter((x) => x.length > 0);
 }
 
+const CLAUSE_MARKS = new Set([..."。！？；，、．：…"].map((c) => c.charCodeAt(0)));
+
+/** Just past the first CJK sentence or clause mark in s[from, to), or null. */
+function firstClauseEnd(s: string, from: number, to: number): number | null {
+  for (let i = from; i < Math.min(to, s.length - 1); i++) if (CLAUSE_MARKS.has(s.charCodeAt(i))) return i + 1;
+  return null;
+}
+
 /** The first boundary of `seg` at or after `at` that is not the end of `s`, or null. */
 function boundaryAtOrAfter(seg: Intl.Segmenter, s: string, at: number): number | null {
   return s.length - 1 >= at ? boundaryFrom(seg, s, at, s.length - 1) : null;
@@ -388,7 +396,12 @@ function tailAtWordBoundary(s: string, max: number): string {
     let k = start;
     while (k < s.length && !isWsCode(s.charCodeAt(k))) k++;
     if (k < s.length) start = k + 1;
-    else start = boundaryAtOrAfter(words, s, start) ?? boundaryAtOrAfter(graphemes, s, start) ?? start;
+    else {
+      // No spaces (Chinese, Japanese): after the first clause mark in the tail's first half,
+      // else at a word boundary.
+      const clause = firstClauseEnd(s, start, start + Math.floor(max / 2));
+      start = clause ?? boundaryAtOrAfter(words, s, start) ?? boundaryAtOrAfter(graphemes, s, start) ?? start;
+    }
   }
   return s.slice(start).trim();
 }

@@ -287,6 +287,11 @@ describe("html", () => {
     expect(out).toEqual([{ headingPath: ["Open heading"], text: "para one\n\npara two bold it\n\nx < y and a<3\n\nquoted gt" }]);
   });
 
+  it("leaves navigation menus out", () => {
+    const out = html('<nav><a href="/">Home</a> <a href="/a">About</a></nav><div role="navigation"><a>Next</a></div><p>Body text.</p><footer>Contact: 01 23</footer>');
+    expect(out).toEqual([{ headingPath: [], text: "Body text.\n\nContact: 01 23" }]);
+  });
+
   it("ignores empty headings", () => {
     const out = html("<h1>A</h1><p>a</p><h2>  </h2><p>still a</p>");
     expect(out).toEqual([{ headingPath: ["A"], text: "a\n\nstill a" }]);

@@ -8,9 +8,11 @@
 // counts open elements by name, so a stray end tag costs O(1) and the whole parse is linear.
 //
 // Not indexed: <script>, <style>, <noscript>, <template>, <title>, <textarea>, <iframe>,
-// <noembed>, <noframes>, <xmp>, <svg>, and any element that is hidden — the `hidden` attribute
-// (except hidden="until-found", whose content a reader can find on the page), aria-hidden="true",
-// or an inline style of display:none / visibility:hidden. <h1>–<h6> start sections.
+// <noembed>, <noframes>, <xmp>, <svg>; navigation menus (<nav>, role="navigation": the same
+// links on every page, noise in every search); and any element that is hidden — the `hidden`
+// attribute (except hidden="until-found", whose content a reader can find on the page),
+// aria-hidden="true", or an inline style of display:none / visibility:hidden. <h1>–<h6> start
+// sections.
 //
 // The same extractor reads the raw HTML inside Markdown (blocks and inline tags), keeping its
 // element state across them, so `<div hidden>` … Markdown … `</div>` hides what is between.
@@ -19,7 +21,7 @@ import { Tokenizer } from "htmlparser2";
 import { SectionBuilder, collapseWs, isBlank, type Section } from "./common";
 
 /** Elements whose content is never text for the index. */
-const SKIP = new Set(["script", "style", "noscript", "template", "title", "textarea", "iframe", "noembed", "noframes", "xmp", "svg"]);
+const SKIP = new Set(["script", "style", "noscript", "template", "title", "textarea", "iframe", "noembed", "noframes", "xmp", "svg", "nav"]);
 const VOID = new Set([
   "area", "base", "basefont", "br", "col", "command", "embed", "frame", "hr", "img", "input", "isindex", "keygen",
   "link", "meta", "param", "source", "track", "wbr",
@@ -75,7 +77,9 @@ export function headingLevel(name: string): number {
 
 type Attrs = Record<string, string>;
 
+/** Hidden from readers, or a navigation menu (the same links on every page of a site). */
 function isHidden(attrs: Attrs): boolean {
+  if ((attrs.role ?? "").trim().toLowerCase() === "navigation") return true;
   if (Object.hasOwn(attrs, "hidden") && attrs.hidden.trim().toLowerCase() !== "until-found") return true;
   if ((attrs["aria-hidden"] ?? "").trim().toLowerCase() === "true") return true;
   const style = attrs.style;
