@@ -7,9 +7,11 @@ import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// tsx is resolved from this package, not from the current directory, so the CLI runs from anywhere.
+const tsx = import.meta.resolve("tsx");
 const child = spawn(
   process.execPath,
-  ["--conditions=react-server", "--import", "tsx", path.join(root, "cli", "main.ts"), ...process.argv.slice(2)],
+  ["--conditions=react-server", "--import", tsx, path.join(root, "cli", "main.ts"), ...process.argv.slice(2)],
   { stdio: "inherit", cwd: process.cwd(), env: process.env },
 );
 for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {

@@ -2,6 +2,7 @@ import http from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadConfig } from "../lib/config";
+import { loadEnvFiles } from "../lib/env-files";
 import type { BlockList } from "node:net";
 import { clientAddress, fromProxy, loadProxyConfig, proxyNetworks, PRIVATE_NETWORKS } from "../lib/http/client-address";
 
@@ -93,6 +94,8 @@ export function createWebServer(handle: Handler, hops: number, proxies?: BlockLi
 }
 
 async function main(): Promise<void> {
+  // Under `npm start` the launcher already loaded them; run on its own, PORT is read before Next would.
+  loadEnvFiles();
   const cfg = loadConfig();
   const { TRUST_PROXY_HOPS: hops, TRUSTED_PROXY_ADDRESSES: proxies } = loadProxyConfig();
   // `next start` sets this before Next loads; a custom server has to.

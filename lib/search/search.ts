@@ -8,7 +8,8 @@ export type SearchHit = { documentKey: string; versionNumber: number; chunkId: s
 
 const MAX_CANDIDATES = 2000;
 /** Tenants with at most this many chunks (of the dimension) are searched exactly. */
-export const EXACT_SEARCH_MAX_CHUNKS = Number(process.env.SEARCH_EXACT_MAX_CHUNKS ?? 20_000);
+// Read the way the configuration reads it: unset or empty means the default (Number("") would be 0).
+export const EXACT_SEARCH_MAX_CHUNKS = /^\d+$/.test(process.env.SEARCH_EXACT_MAX_CHUNKS ?? "") ? Number(process.env.SEARCH_EXACT_MAX_CHUNKS) : 20_000;
 
 type HitRow = { key: string; version_number: number; chunk_id: string; section_path: string; text: string; level: number; distance: number };
 
