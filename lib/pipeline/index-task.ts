@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { withTransaction } from "../db/pool";
+import { run, withTransaction } from "../db/pool";
 import { assertHeld, complete, lockDocument, lockHeld, supersedeHeld, type Lease } from "../queue/engine";
 import { TaskError } from "../queue/errors";
 import type { CompleteStats } from "../queue/sql";
@@ -13,6 +13,7 @@ import type { TaskContext } from "./run";
 import { STEP } from "../domain/constants";
 import { log } from "../log";
 import { stepDone, timeEmbedding } from "./metrics";
+import * as sql from "./sql";
 
 type Record_ = Chunk & { level: number };
 
@@ -38,11 +39,33 @@ function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number):
   return { ordinal, sectionPath, text, contentHash, chunkId, level };
 }
 
+/** Vectors counted on for reuse were collected between the reuse lookup and the switch. */
+class StoredVectorsGone extends Error {
+  constructor(readonly missing: number) {
+    super(`${missing} reused embeddings are no longer stored`);
+  }
+}
+
+/** Starting over after StoredVectorsGone embeds what went missing; it takes GC racing every round to exhaust this. */
+const MAX_ROUNDS = 3;
+
 /**
  * INDEX and REINDEX (design §5): parse, chunk, reuse, embed with no transaction open, then one
  * short fenced transaction that writes, verifies against the parse manifest and switches.
  */
-export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskContext): Promise<CompleteStats | null> {
+export async function runIndexTask(ctx: TaskContext): Promise<CompleteStats | null> {
+  for (let round = 1; ; round++) {
+    try {
+      return await indexOnce(ctx);
+    } catch (err) {
+      if (!(err instanceof StoredVectorsGone)) throw err;
+      if (round >= MAX_ROUNDS) throw new TaskError("INDEX_INTEGRITY_FAILED", `${err.message} (${round} rounds)`);
+      log.warn({ taskId: ctx.lease.taskId, missing: err.missing, round }, "reused embeddings were collected before the switch; starting over");
+    }
+  }
+}
+
+async function indexOnce({ pool, embedder, lease, hooks, opts }: TaskContext): Promise<CompleteStats | null> {
   // Step durations for the worker's metrics; each step is counted when it completes.
   let t = performance.now();
   // 1. The immutable version this task is bound to, never "the latest content".
@@ -69,24 +92,18 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
   t = stepDone(STEP.CHUNK, t);
 
   // 4. Reuse embeddings of unchanged text from earlier complete index versions of this document.
+  // Only which hashes are stored is read here; the vectors themselves are copied inside the
+  // database when the new version is written (step 6).
+  const space = { model: embedder.model, dimensions: embedder.dimensions, chunkerVersion: CHUNKER_VERSION };
   const hashes = [...new Set(chunks.map((c) => c.contentHash))];
-  const reused = new Map<string, string>();
-  const prior = await pool.query<{ content_hash: string; embedding: string }>(
-    `SELECT DISTINCT ON (c.content_hash) c.content_hash, c.embedding::text AS embedding
-       FROM chunks c JOIN index_versions iv ON iv.id = c.index_version_id
-      WHERE c.document_id = $1 AND c.content_hash = ANY($2::text[])
-        AND iv.status IN ('READY', 'ACTIVE', 'RETIRED')
-        AND iv.embedding_model = $3 AND iv.embedding_dimensions = $4 AND iv.chunker_version = $5`,
-    [lease.documentId, hashes, embedder.model, embedder.dimensions, CHUNKER_VERSION],
-  );
-  for (const r of prior.rows) reused.set(r.content_hash, r.embedding);
+  const stored = new Set((await run<{ content_hash: string }>(pool, sql.findReusableHashes(lease.documentId, hashes, space))).rows.map((r) => r.content_hash));
 
   // 5. Embed what is new, in batches bounded by count and bytes; no transaction is open here.
-  const todo = hashes.filter((h) => !reused.has(h));
+  const todo = hashes.filter((h) => !stored.has(h));
   const textOf = new Map(chunks.map((c) => [c.contentHash, c.text]));
-  const vectors = new Map<string, string>(reused);
+  const vectors = new Map<string, string>();
   const total = chunks.length;
-  const reusedChunks = chunks.filter((c) => reused.has(c.contentHash)).length;
+  const reusedChunks = chunks.filter((c) => stored.has(c.contentHash)).length;
   hooks.progress(reusedChunks, total);
   let batches = 0;
   let i = 0;
@@ -112,7 +129,7 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
     batches++;
     batchesThisProcess++;
     if (opts.faultAfterChunkBatch && batchesThisProcess >= opts.faultAfterChunkBatch) die(`FAULT_AFTER_CHUNK_BATCH=${opts.faultAfterChunkBatch}`);
-    const done = chunks.filter((c) => vectors.has(c.contentHash)).length;
+    const done = chunks.filter((c) => vectors.has(c.contentHash) || stored.has(c.contentHash)).length;
     hooks.progress(done, total);
   }
   hooks.signal.throwIfAborted();
@@ -136,40 +153,20 @@ export async function runIndexTask({ pool, embedder, lease, hooks, opts }: TaskC
       return;
     }
     const ivId = randomUUID();
-    await tx.query(
-      `INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
-       VALUES ($1, $2, $3, $4, $5, 'BUILDING', $6, $7, $8, $9)`,
-      [ivId, lease.tenantId, lease.documentId, lease.versionNumber, lease.taskId, CHUNKER_VERSION, embedder.model, embedder.dimensions, manifest.count],
-    );
-    await tx.query(
-      `INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, embedding)
-       SELECT $1, u.ordinal, u.chunk_id, $2, $3, u.level, u.section_path, u.text, u.content_hash, $4, u.embedding::vector
-         FROM unnest($5::int[], $6::text[], $7::smallint[], $8::text[], $9::text[], $10::text[], $11::text[])
-           AS u(ordinal, chunk_id, level, section_path, text, content_hash, embedding)`,
-      [
-        ivId,
-        lease.tenantId,
-        lease.documentId,
-        embedder.dimensions,
-        chunks.map((c) => c.ordinal),
-        chunks.map((c) => c.chunkId),
-        chunks.map((c) => c.level),
-        chunks.map((c) => c.sectionPath),
-        chunks.map((c) => c.text),
-        chunks.map((c) => c.contentHash),
-        chunks.map((c) => vectors.get(c.contentHash)!),
-      ],
-    );
-    const stored = await verifyIndexVersion(tx, ivId, manifest, embedder.dimensions);
-    await tx.query(`UPDATE index_versions SET status = 'READY', chunk_count = $2 WHERE id = $1`, [ivId, stored]);
-    t = stepDone(STEP.WRITE, t);
-
-    const ptr = (
-      await tx.query<{ index_version_id: string; version_number: number; pinned: boolean }>(
-        `SELECT index_version_id, version_number, pinned FROM search_pointers WHERE document_id = $1 FOR UPDATE`,
-        [lease.documentId],
+    const rows = chunks.map((c) => ({ ...c, embedding: vectors.get(c.contentHash) ?? null }));
+    const written = (
+      await run<{ missing: number; inserted: number }>(
+        tx,
+        sql.insertIndexVersion({ id: ivId, tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber, taskId: lease.taskId, expectedChunkCount: manifest.count }, space, rows),
       )
     ).rows[0];
+    // A stored vector this task counted on was collected since step 4 (every version holding it
+    // went past retention): the transaction rolls back and the task starts over, embedding it.
+    if (written.missing > 0) throw new StoredVectorsGone(written.missing);
+    const count = await verifyIndexVersion(tx, ivId, manifest, embedder.dimensions);
+    const ptr = (await run<{ index_version_id: string; version_number: number; pinned: boolean }>(tx, sql.markReadyAndLockPointer(ivId, count, lease.documentId))).rows[0];
+    t = stepDone(STEP.WRITE, t);
+
     // Forward only: never to a version older than the one shown, and never over an operator pin.
     const move = !ptr || (!ptr.pinned && ptr.version_number <= lease.versionNumber);
     if (move) await movePointer(tx, { id: lease.documentId, tenantId: lease.tenantId }, { indexVersionId: ivId, versionNumber: lease.versionNumber }, ptr?.index_version_id ?? null);

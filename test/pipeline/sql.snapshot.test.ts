@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import * as sql from "../../lib/pipeline/sql";
+
+// Every statement of the index write path rendered with fixed arguments: any SQL change is a
+// snapshot diff.
+describe("index write path SQL", () => {
+  const space = { model: "indexwright-local-hash-v1", dimensions: 384, chunkerVersion: "md-heading-v2" };
+
+  it("renders every statement", () => {
+    const rendered = {
+      findReusableHashes: sql.findReusableHashes("doc-id", ["h1", "h2"], space),
+      insertIndexVersion: sql.insertIndexVersion({ id: "iv-id", tenantId: "acme", documentId: "doc-id", versionNumber: 3, taskId: "42", expectedChunkCount: 2 }, space, [
+        { ordinal: 0, chunkId: "c0", level: 2, sectionPath: "Intro", text: "new text", contentHash: "h0", embedding: "[0.1,0.2]" },
+        { ordinal: 1, chunkId: "c1", level: 2, sectionPath: "Intro", text: "unchanged text", contentHash: "h1", embedding: null },
+      ]),
+      markReadyAndLockPointer: sql.markReadyAndLockPointer("iv-id", 2, "doc-id"),
+    };
+    const exported = Object.entries(sql).filter(([, v]) => typeof v === "function").map(([k]) => k).sort();
+    expect(Object.keys(rendered).sort()).toEqual(exported);
+    expect(rendered).toMatchSnapshot();
+  });
+
+  it("reuses vectors only from complete versions of the same document in the same space", () => {
+    for (const s of [sql.findReusableHashes("doc-id", ["h1"], space), sql.insertIndexVersion({ id: "iv", tenantId: "t", documentId: "doc-id", versionNumber: 1, taskId: "1", expectedChunkCount: 0 }, space, [])]) {
+      expect(s.text).toContain("iv.status IN ('READY', 'ACTIVE', 'RETIRED')");
+      expect(s.text).toContain("iv.embedding_model = $3 AND iv.embedding_dimensions = $4 AND iv.chunker_version = $5");
+      expect(s.values.slice(2, 5)).toEqual([space.model, space.dimensions, space.chunkerVersion]);
+    }
+  });
+});
