@@ -4,7 +4,7 @@ const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // Server-only packages with native-ish or dynamic requires stay outside the bundle.
-  serverExternalPackages: ["pg", "pino", "pgvector", "@prisma/client", "@prisma/adapter-pg", "@electric-sql/pglite", "prom-client"],
+  serverExternalPackages: ["pg", "pino", "@prisma/client", "@prisma/adapter-pg", "@electric-sql/pglite", "prom-client"],
   // `npm test` runs `tsc --noEmit` over the whole project; no need to type-check twice on build.
   typescript: { ignoreBuildErrors: true },
 };

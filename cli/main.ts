@@ -56,11 +56,11 @@ async function configCmd(argv: string[], files: string[]): Promise<void> {
   const { checkSettings, describeSettings } = await import("./settings");
   const settings = describeSettings(checkSettings());
   if (values.json) {
-    console.log(JSON.stringify({ files, settings }, null, 2));
+    print(JSON.stringify({ files, settings }, null, 2));
     return;
   }
-  console.log(files.length ? `.env files read (first wins; the environment wins over all): ${files.join(", ")}` : "no .env files read");
-  for (const [k, v] of Object.entries(settings)) console.log(`  ${k} = ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v ?? "")}`);
+  print(files.length ? `.env files read (first wins; the environment wins over all): ${files.join(", ")}` : "no .env files read");
+  for (const [k, v] of Object.entries(settings)) print(`  ${k} = ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v ?? "")}`);
 }
 
 async function migrateCmd(argv: string[]): Promise<void> {
@@ -72,14 +72,14 @@ async function migrateCmd(argv: string[]): Promise<void> {
       // Before the first migration's CREATE EXTENSION fails and is recorded as a failed migration.
       const { requirePgvector } = await import("../lib/db/pgvector");
       await requirePgvector(databaseUrl());
-      const r = await migrate(databaseUrl(), { log: (m) => console.log(m) });
-      console.log(r.applied.length ? `applied ${r.applied.length} migration(s)` : "database is up to date");
+      const r = await migrate(databaseUrl(), { log: (m) => print(m) });
+      print(r.applied.length ? `applied ${r.applied.length} migration(s)` : "database is up to date");
       return;
     }
     case "status": {
       const { values } = parseArgs({ args, options: { json: { type: "boolean" } } });
       const s = await migrationStatus(databaseUrl());
-      if (values.json) console.log(JSON.stringify(s, null, 2));
+      if (values.json) print(JSON.stringify(s, null, 2));
       else printStatus(s);
       if (!s.upToDate) process.exitCode = 1;
       return;
@@ -90,7 +90,7 @@ async function migrateCmd(argv: string[]): Promise<void> {
       const rolledBack = values["rolled-back"];
       if (!applied === !rolledBack) throw new Error("migrate resolve needs exactly one of --applied NAME or --rolled-back NAME");
       await resolveMigration(databaseUrl(), applied ? { applied } : { rolledBack: rolledBack! });
-      console.log(applied ? `migration ${applied} marked as applied` : `migration ${rolledBack} marked as rolled back; the next migrate applies it`);
+      print(applied ? `migration ${applied} marked as applied` : `migration ${rolledBack} marked as rolled back; the next migrate applies it`);
       return;
     }
     default:
@@ -100,7 +100,7 @@ async function migrateCmd(argv: string[]): Promise<void> {
 
 function printStatus(s: import("../lib/db/migrate").MigrationStatus): void {
   const local = s.migrations.filter((m) => m.local);
-  console.log(`${local.length} migration(s) in prisma/migrations${s.hasTable ? "" : "; the database has no migrations table yet"}`);
+  print(`${local.length} migration(s) in prisma/migrations${s.hasTable ? "" : "; the database has no migrations table yet"}`);
   const when = (d: Date | null) => (d ? d.toISOString() : "");
   const width = Math.max(0, ...s.migrations.map((m) => m.name.length));
   for (const m of s.migrations) {
@@ -109,19 +109,19 @@ function printStatus(s: import("../lib/db/migrate").MigrationStatus): void {
       : m.state === "failed" ? `started ${when(m.startedAt)}`
       : m.state === "modified" ? `applied ${when(m.finishedAt)}, file changed since`
       : "";
-    console.log(`  ${m.state.padEnd(8)} ${m.name.padEnd(width)}  ${[note, m.local ? "" : "not in this checkout"].filter(Boolean).join("; ")}`.trimEnd());
+    print(`  ${m.state.padEnd(8)} ${m.name.padEnd(width)}  ${[note, m.local ? "" : "not in this checkout"].filter(Boolean).join("; ")}`.trimEnd());
   }
   const failed = s.migrations.filter((m) => m.state === "failed");
   for (const m of failed) {
-    if (m.logs?.trim()) console.log(`\n${m.name} failed with:\n${m.logs.trim()}`);
+    if (m.logs?.trim()) print(`\n${m.name} failed with:\n${m.logs.trim()}`);
   }
   if (failed.length > 0) {
     const n = failed[0].name;
-    console.log(`\nResolve a failed migration before migrating again:\n  undone (or a transactional one, which rolled back): npm run migrate -- resolve --rolled-back ${n}\n  completed by hand: npm run migrate -- resolve --applied ${n}`);
+    print(`\nResolve a failed migration before migrating again:\n  undone (or a transactional one, which rolled back): npm run migrate -- resolve --rolled-back ${n}\n  completed by hand: npm run migrate -- resolve --applied ${n}`);
   }
-  if (s.migrations.some((m) => m.state === "modified")) console.log("\nA modified migration must be restored as it was applied; changes go in a new migration.");
-  if (s.upToDate) console.log("\ndatabase schema is up to date");
-  else if (failed.length === 0 && s.migrations.some((m) => m.state === "pending")) console.log("\npending migrations: run npm run migrate");
+  if (s.migrations.some((m) => m.state === "modified")) print("\nA modified migration must be restored as it was applied; changes go in a new migration.");
+  if (s.upToDate) print("\ndatabase schema is up to date");
+  else if (failed.length === 0 && s.migrations.some((m) => m.state === "pending")) print("\npending migrations: run npm run migrate");
 }
 
 function apiBase(url?: string): string {

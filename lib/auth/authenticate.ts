@@ -3,6 +3,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { getPool } from "../db/pool";
 import { ApiError } from "../http/errors";
 import { assertSameOrigin } from "../http/origin";
+import { noteSubject } from "../http/request-context";
 import { SESSION_COOKIE, cookieValue, principalForSession, type Identity } from "./session";
 import { hasRole, canSeeTenant, bootstrapPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
 import type { Role } from "../domain/constants";
@@ -52,6 +53,8 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
     if (!principal) throw new ApiError(401, "UNAUTHORIZED", "sign in or send a bearer token");
     if (req.method !== "GET" && req.method !== "HEAD") assertSameOrigin(req, true);
   }
+  // The request log names who called, refused or not.
+  noteSubject(principal.subject);
   if (opts.role && !hasRole(principal, opts.role)) throw new ApiError(403, "FORBIDDEN", `requires role ${opts.role} or higher`);
   if (opts.tenant && !canSeeTenant(principal, opts.tenant)) throw new ApiError(403, "FORBIDDEN", `no access to tenant ${opts.tenant}`);
   // Fleet figures (workers, every tenant's backlog) describe other tenants' work.

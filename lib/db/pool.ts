@@ -1,4 +1,5 @@
 import pg from "pg";
+import { log } from "../log";
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 export type Statement = { text: string; values: unknown[] };
@@ -19,7 +20,7 @@ export function getPool(url = databaseUrl(), max = Number(process.env.PG_POOL_MA
   if (!pool) {
     pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, application_name: "indexwright" });
     // A dropped idle connection must not crash the process; the next checkout reconnects.
-    pool.on("error", (err) => console.error(`[db] idle client error: ${err.message}`));
+    pool.on("error", (err) => log.warn({ err: err.message }, "idle database connection lost; the next checkout reconnects"));
     // pg-pool listens for a client's 'error' only while it is idle. A connection that dies while
     // checked out (a transaction in progress; the database restarted or pg_terminate_backend) emits
     // 'error' on the client, and with no listener Node exits the whole process. Nothing is lost by

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../helpers/db";
+import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
 import { resetContent } from "../helpers/seed";
 import { spawnWorker } from "../helpers/process";
 import { waitFor, longDocument } from "../helpers/worker";
@@ -280,8 +280,8 @@ function expectCleanObservation(o: Observation, minProbes = 5) {
 const versionsSeen = (o: Observation, key: string, until = Infinity) => [...new Set(o.sightings.filter((s) => s.key === key && s.at < until).map((s) => s.version))].sort((a, b) => a - b);
 
 /** Runs one row and records its wall time. */
-function row(name: string, fn: () => Promise<void>, timeoutMs = 60_000) {
-  it(name, async () => {
+function row(name: string, fn: () => Promise<void>, timeoutMs = 60_000, runIf = true) {
+  it.runIf(runIf)(name, async () => {
     const t0 = Date.now();
     try {
       await fn();
@@ -686,7 +686,7 @@ describe("fault matrix (seed 001)", () => {
     expect((await indexVersions("glacier")).map((v) => v.status)).toEqual(["ACTIVE"]);
     expect((await indexVersions("delta")).map((v) => v.status)).toEqual(["ACTIVE"]);
     await expectStoreConsistent();
-  });
+  }, 60_000, onRealPostgres); // PGlite has one session behind its socket: there is no backend of one client to terminate.
 });
 
 describe("the concurrent reader", () => {

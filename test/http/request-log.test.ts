@@ -69,6 +69,7 @@ describe("request log", () => {
       "GET /api/v1/workers 200",
     ]);
     expect(requestLines()[0].subject).toBeNull();
+    expect(requestLines()[2].subject).toBe("token:bootstrap");
     expect(JSON.stringify(capture.lines())).not.toContain("Basic abc");
   });
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { log } from "@/lib/log";
 import { handler, json, readBody, readJson } from "@/lib/http/handler";
 import { ApiError } from "@/lib/http/errors";
 import { authenticate } from "@/lib/auth/authenticate";
@@ -106,7 +107,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     idempotency: idemKey ? { key: idemKey, requestHash } : undefined,
   });
   if (faultOn(cfg.FAULT_AFTER_PUBLISH_COMMIT) && !r.replayed) {
-    console.error("[fault] FAULT_AFTER_PUBLISH_COMMIT: dying after commit, before answering");
+    log.fatal({ fault: "FAULT_AFTER_PUBLISH_COMMIT" }, "fault switch: dying after commit, before answering");
     process.exit(137);
   }
   return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
