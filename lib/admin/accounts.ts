@@ -24,7 +24,9 @@ const groups = z.array(z.string().regex(GROUP_PATTERN, { message: `a group name 
 
 export const newTokenBody = z
   .object({
-    name: z.string().trim().min(1).max(100).refine(noControl, NO_CONTROL),
+    // "bootstrap" is the configured admin token's name in the audit log (token:bootstrap); another
+    // token must not be able to pass for it there.
+    name: z.string().trim().min(1).max(100).refine(noControl, NO_CONTROL).refine((n) => n.toLowerCase() !== "bootstrap", { message: '"bootstrap" is reserved for the configured bootstrap token' }),
     role: z.enum(ROLES),
     tenants: tenantGrant,
     kind: z.enum(["application", "person"]).default("application"),

@@ -23,8 +23,13 @@ import { assertGrantable, atMost, type newTokenBody, type newUserBody, type patc
  * admin only those whose grant lies within their own tenants (others are "not found" to them).
  * As SQL over a `tenants` column, with the actor's tenants as a parameter (NULL = all).
  */
+// An account with no tenants at all is an all-tenant admin's to see and grant: otherwise every
+// tenant-limited admin could take over everyone not yet placed (e.g. people created at SSO sign-in).
 const IN_SCOPE = (col: string, tenants: string[] | null) =>
-  Prisma.sql`(${tenants}::text[] IS NULL OR (NOT ('*' = ANY(${Prisma.raw(col)})) AND ${Prisma.raw(col)} <@ ${tenants}::text[]))`;
+  Prisma.sql`(${tenants}::text[] IS NULL OR (NOT ('*' = ANY(${Prisma.raw(col)})) AND cardinality(${Prisma.raw(col)}) > 0 AND ${Prisma.raw(col)} <@ ${tenants}::text[]))`;
+/** A token in scope, and for a person's token its owner too (their email is shown with it). */
+const TOKEN_IN_SCOPE = (alias: string, tenants: string[] | null) =>
+  Prisma.sql`(${IN_SCOPE(`${alias}.tenants`, tenants)} AND (${Prisma.raw(alias)}.user_id IS NULL OR EXISTS (SELECT 1 FROM users o WHERE o.id = ${Prisma.raw(alias)}.user_id AND ${IN_SCOPE("o.tenants", tenants)})))`;
 
 const adminAudit = (actor: string, action: string, targetType: string, targetId: string, detail: unknown) => ({ actor, action, targetType, targetId, detail });
 
@@ -46,7 +51,7 @@ export async function listTokens(pool: pg.Pool, actor: Principal) {
   const rows = await prisma(pool).$queryRaw<TokenRow[]>`
     SELECT t.id, t.name, t.role, t.tenants, t.capabilities, t.user_id, u.email AS user_email, t.created_by, t.created_at, t.last_used_at, t.revoked_at
       FROM api_tokens t LEFT JOIN users u ON u.id = t.user_id
-     WHERE ${IN_SCOPE("t.tenants", actor.tenants)}
+     WHERE ${TOKEN_IN_SCOPE("t", actor.tenants)}
      ORDER BY t.created_at DESC LIMIT 500`;
   return rows.map((r) => ({
     id: r.id,
@@ -69,6 +74,11 @@ export async function createToken(pool: pg.Pool, actor: Principal, b: z.infer<ty
   assertGrantable(actor, b.role, b.tenants);
   const capabilities = [...new Set(b.capabilities ?? [])];
   if (b.kind === "person" && capabilities.length) throw new ApiError(400, "CAPABILITY_NOT_ALLOWED", "a person's token acts as that person; capabilities are for application tokens");
+  if (capabilities.includes("search:principals") && actor.tenants !== null) {
+    // A token that names principals searches as anyone without an audit row per search; a
+    // tenant-limited admin could otherwise mint one to skip the audit their own search-as leaves.
+    throw new ApiError(403, "GRANT_EXCEEDS_OWN", "search:principals lets a token search as anyone unaudited; only an all-tenant admin grants it");
+  }
   if (capabilities.includes("metrics:read")) {
     // Metrics are fleet-wide figures, so only an all-tenant admin hands them out, to an all-tenant token.
     if (actor.tenants !== null) throw new ApiError(403, "GRANT_EXCEEDS_OWN", "metrics:read shows fleet-wide figures; only an all-tenant admin grants it");
@@ -94,7 +104,7 @@ export async function createToken(pool: pg.Pool, actor: Principal, b: z.infer<ty
 
 export async function revokeToken(pool: pg.Pool, actor: Principal, id: string) {
   return transaction(pool, async (tx) => {
-    const r = await tx.$queryRaw<{ id: string }[]>`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id}::uuid AND ${IN_SCOPE("tenants", actor.tenants)} RETURNING id`;
+    const r = await tx.$queryRaw<{ id: string }[]>`UPDATE api_tokens t SET revoked_at = coalesce(t.revoked_at, now()) WHERE t.id = ${id}::uuid AND ${TOKEN_IN_SCOPE("t", actor.tenants)} RETURNING t.id`;
     if (!r[0]) throw new ApiError(404, "NOT_FOUND", "token not found");
     const sessionsEnded = await endSessionsOf(tx, { tokenId: id });
     await writeAudit(tx, adminAudit(actor.subject, "token.revoke", "token", id, { sessionsEnded }));
@@ -152,15 +162,19 @@ export async function createUser(pool: pg.Pool, actor: Principal, b: z.infer<typ
 }
 
 export async function updateUser(pool: pg.Pool, actor: Principal, id: string, b: z.infer<typeof patchUserBody>) {
+  const grants = b.role !== undefined || b.tenants !== undefined || b.groups !== undefined;
   if (b.role !== undefined || b.tenants !== undefined) {
     // The grant after the change must be one the actor could make; the current one is checked by scope.
     assertGrantable(actor, b.role ?? "viewer", b.tenants ?? storedTenants([]));
   }
   const hash = b.password ? await hashPassword(b.password) : null;
   return transaction(pool, async (tx) => {
-    const [before] = await tx.$queryRaw<{ role: Role; tenants: string[] }[]>`
-      SELECT role, tenants FROM users WHERE id = ${id}::uuid AND ${IN_SCOPE("tenants", actor.tenants)} FOR UPDATE`;
+    const [before] = await tx.$queryRaw<{ role: Role; tenants: string[]; email: string }[]>`
+      SELECT role, tenants, email FROM users WHERE id = ${id}::uuid AND ${IN_SCOPE("tenants", actor.tenants)} FOR UPDATE`;
     if (!before) throw new ApiError(404, "NOT_FOUND", "user not found");
+    // Nobody grants themselves: an admin adding a group to their own account would search as that
+    // group without the audit row a search-as leaves. Another admin makes such a change.
+    if (grants && actor.kind === "person" && actor.subject === `user:${before.email}`) throw new ApiError(403, "SELF_GRANT", "ask another admin to change your own role, tenants or groups");
     if (b.role !== undefined && !hasRole(actor, b.role)) throw new ApiError(403, "GRANT_EXCEEDS_OWN", `you cannot grant role ${b.role}`);
     const disabled = b.disabled ?? null;
     const [u] = await tx.$queryRaw<{ id: string; email: string; role: string; tenants: string[]; groups: string[]; sso_groups: string[]; disabled_at: Date | null }[]>`

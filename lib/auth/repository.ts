@@ -8,6 +8,11 @@ import { Prisma, type Tx } from "../db/repository";
 
 /** Ends every open session of a user or token, in the caller's transaction; returns how many ended. */
 export async function endSessionsOf(tx: Tx, owner: { userId: string } | { tokenId: string }): Promise<number> {
-  const match = "userId" in owner ? Prisma.sql`user_id = ${owner.userId}::uuid` : Prisma.sql`token_id = ${owner.tokenId}::uuid`;
+  // A person's sessions include those opened with their personal tokens: "sign out everywhere" and a
+  // password reset must end those too.
+  const match =
+    "userId" in owner
+      ? Prisma.sql`(user_id = ${owner.userId}::uuid OR token_id IN (SELECT id FROM api_tokens WHERE user_id = ${owner.userId}::uuid))`
+      : Prisma.sql`token_id = ${owner.tokenId}::uuid`;
   return tx.$executeRaw`UPDATE sessions SET revoked_at = now() WHERE ${match} AND revoked_at IS NULL AND expires_at > now()`;
 }

@@ -317,6 +317,9 @@ export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, rea
 
 /** Every matching DEAD task that is not obsolete goes back to PENDING; obsolete ones are counted as skipped. */
 export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; tenant?: string; type?: string }, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
+  // A tenant outside the caller's grant is refused, not answered with "0 retried": the audit row
+  // below is filed under that tenant and would put the caller's words in another tenant's log.
+  if (filter.tenant && tenants !== null && !tenants.includes(filter.tenant)) throw new ApiError(403, "FORBIDDEN", `no access to tenant ${filter.tenant}`);
   return transaction(pool, async (tx) => {
     const errorCode = filter.errorCode ?? null;
     const tenant = filter.tenant ?? null;
@@ -349,7 +352,13 @@ export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; ten
           FROM unnest(${revived.map((x) => x.task_id)}::text[], ${revived.map((x) => x.tenant_id)}::text[]) AS u(task_id, tenant_id)`;
       await execute(tx, notifyTasks());
     }
-    await writeAudit(tx, { actor: actor.subject, action: "task.bulk_retry", tenant: filter.tenant ?? null, targetType: "tasks", targetId: "*", reason, detail: { filter, retried: revived.length, skipped } });
+    // One row per tenant the retry touched (or the filter named), so each tenant's log shows what
+    // happened to its tasks and a tenant-limited operator can see their own action.
+    const touched = [...new Set([...(filter.tenant ? [filter.tenant] : []), ...rows.map((x) => x.tenant_id)])];
+    for (const tenant of touched.length ? touched : [tenants?.length === 1 ? tenants[0] : null]) {
+      const mine = rows.filter((x) => x.tenant_id === tenant);
+      await writeAudit(tx, { actor: actor.subject, action: "task.bulk_retry", tenant, targetType: "tasks", targetId: "*", reason, detail: { filter, retried: mine.filter((x) => !x.obsolete).length, skipped: mine.filter((x) => x.obsolete).length } });
+    }
     return { retried: revived.length, skipped };
   });
 }

@@ -241,3 +241,74 @@ describe("fleet-wide figures are for all-tenant accounts", () => {
     expect((await call(R.metrics, "GET", {}, undefined, null)).status).toBe(401);
   });
 });
+
+describe("review: ways around the audit and the scope are closed", () => {
+  it("a tenant-limited admin cannot mint search:principals (it would search as anyone unaudited) nor grant itself groups", async () => {
+    const gil = await person("gil@globex.example", "admin", ["globex"]);
+    const as = { cookie: gil.cookie };
+    const cap = await call(R.tokens, "POST", {}, { name: "gil-portal", role: "viewer", tenants: ["globex"], capabilities: ["search:principals"] }, as);
+    expect([cap.status, cap.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
+    const self = await call(R.user, "PATCH", { id: gil.id }, { groups: ["exec"] }, as);
+    expect([self.status, self.body.error.code]).toEqual([403, "SELF_GRANT"]);
+    expect((await t.pool.query(`SELECT groups FROM users WHERE id = $1`, [gil.id])).rows[0].groups).toEqual([]);
+    // Changing one's own password is not a grant.
+    expect((await call(R.user, "PATCH", { id: gil.id }, { password: "another long password" }, as)).status).toBe(200);
+  });
+
+  it("people with no tenants yet are only an all-tenant admin's to see and place", async () => {
+    const loose = (await t.pool.query(`INSERT INTO users (id, email, role, tenants) VALUES (gen_random_uuid(), 'unplaced@example.com', 'viewer', '{}') RETURNING id`)).rows[0].id;
+    const gilCookie = (await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": "10.77.0.1" }, body: JSON.stringify({ email: "gil@globex.example", password: "another long password" }) }), ctx())).headers.get("set-cookie")!;
+    const as = { cookie: /iw_session=([^;]+)/.exec(gilCookie)![1] };
+    expect((await call(R.users, "GET", {}, undefined, as)).body.items.map((u: any) => u.email)).not.toContain("unplaced@example.com");
+    expect((await call(R.user, "PATCH", { id: loose }, { tenants: ["globex"], password: "taken over password" }, as)).status).toBe(404);
+    expect((await call(R.users, "GET", {})).body.items.map((u: any) => u.email)).toContain("unplaced@example.com");
+    expect((await call(R.user, "PATCH", { id: loose }, { tenants: ["globex"] })).status).toBe(200);
+  });
+
+  it("a person's token of someone out of scope is hidden from a tenant-limited admin, even when the token's tenants are in scope", async () => {
+    const wide = await person("wide@example.com", "viewer", ["acme", "globex"]);
+    await token({ name: "wide-acme", role: "viewer", tenants: ["acme"], kind: "person", userId: wide.id });
+    const ada = (await t.pool.query(`SELECT id FROM users WHERE email = 'ada@acme.example'`)).rows[0].id;
+    expect(ada).toBeTruthy();
+    const adaSession = await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": "10.77.0.2" }, body: JSON.stringify({ email: "ada@acme.example", password: PASSWORD }) }), ctx());
+    const as = { cookie: /iw_session=([^;]+)/.exec(adaSession.headers.get("set-cookie")!)![1] };
+    const names = (await call(R.tokens, "GET", {}, undefined, as)).body.items.map((x: any) => x.name);
+    expect(names).not.toContain("wide-acme");
+    const id = (await call(R.tokens, "GET", {})).body.items.find((x: any) => x.name === "wide-acme").id;
+    expect((await call(R.token, "DELETE", { id }, undefined, as)).status).toBe(404);
+  });
+
+  it("'sign out everywhere' also ends sessions opened with the person's own tokens", async () => {
+    const pia = await person("pia@acme.example", "viewer", ["acme"]);
+    const tok = await token({ name: "pia-laptop", role: "viewer", tenants: ["acme"], kind: "person", userId: pia.id });
+    const s: Response = await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": "10.77.0.3" }, body: JSON.stringify({ token: tok }) }), ctx());
+    const viaToken = /iw_session=([^;]+)/.exec(s.headers.get("set-cookie")!)![1];
+    expect((await search({ cookie: viaToken }, {})).status).toBe(200);
+    const out = await call(R.user, "PATCH", { id: pia.id }, { signOut: true });
+    expect(out.body.sessionsEnded).toBe(2);
+    expect((await search({ cookie: viaToken }, {})).status).toBe(401);
+    expect((await search({ cookie: pia.cookie }, {})).status).toBe(401);
+  });
+
+  it("no token may be named bootstrap (the audit log's name for the configured token)", async () => {
+    for (const name of ["bootstrap", "Bootstrap", " bootstrap "]) {
+      const r = await call(R.tokens, "POST", {}, { name, role: "viewer", tenants: ["acme"] });
+      expect([r.status, r.body.error.code]).toEqual([400, "VALIDATION_FAILED"]);
+    }
+  });
+
+  it("bulk retry aimed at another tenant is refused, and a retry is audited under each tenant it touched", async () => {
+    const bulk = await import("../../app/api/v1/tasks/retry/route");
+    const op = await token({ name: "acme-op", role: "operator", tenants: ["acme"] });
+    const before = (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'task.bulk_retry'`)).rows[0].n;
+    const refused = await call(bulk, "POST", {}, { status: "DEAD", tenant: "globex", reason: "globex team: call me" }, { bearer: op });
+    expect([refused.status, refused.body.error.code]).toEqual([403, "FORBIDDEN"]);
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'task.bulk_retry'`)).rows[0].n).toBe(before);
+    // Two DEAD tasks, one per tenant; the all-tenant caller's one retry leaves a row in each tenant's log.
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR', finished_at = now() WHERE task_id IN (SELECT max(task_id) FROM index_tasks WHERE status = 'SUCCEEDED' GROUP BY tenant_id)`);
+    const all = await call(bulk, "POST", {}, { status: "DEAD", reason: "provider fixed" });
+    expect(all.status).toBe(200);
+    const rows = (await t.pool.query(`SELECT tenant_id, detail FROM audit_log WHERE action = 'task.bulk_retry' ORDER BY id DESC LIMIT 2`)).rows;
+    expect(rows.map((r) => r.tenant_id).sort()).toEqual(["acme", "globex"]);
+  });
+});
