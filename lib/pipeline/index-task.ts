@@ -82,7 +82,7 @@ async function indexOnce({ pool, embedder, lease, hooks, opts }: TaskContext): P
   // 2–3. Parse and chunk deterministically.
   const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), { signal: hooks.signal });
   t = stepDone(STEP.PARSE, t);
-  const chunks: Record_[] = chunkSections(sections, { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber }).map(
+  const chunks: Record_[] = chunkSections(sections, { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber }, { embeddingModel: embedder.model }).map(
     (c) => ({ ...c, level: 2 }),
   );
   if (version.abstract?.trim()) chunks.push(levelRecord(lease, 0, version.abstract.trim(), chunks.length));
