@@ -28,7 +28,11 @@ const clients = new WeakMap<pg.Pool, PrismaClient>();
 export function prisma(pool: pg.Pool = getPool()): PrismaClient {
   let client = clients.get(pool);
   if (!client) {
-    client = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: NO_LIMIT_MS, timeout: NO_LIMIT_MS } });
+    const adapter = new PrismaPg(pool);
+    // The adapter borrows a pool only if it is an instance of the pg it imports itself; given one
+    // from a second copy of pg it would quietly open a pool of its own. Refuse instead.
+    if ((adapter as unknown as { externalPool: unknown }).externalPool !== pool) throw new Error("Prisma's pg adapter did not take the shared pool (two copies of the pg package?)");
+    client = new PrismaClient({ adapter, transactionOptions: { maxWait: NO_LIMIT_MS, timeout: NO_LIMIT_MS } });
     clients.set(pool, client);
   }
   return client;
