@@ -6,7 +6,8 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { publishBody, tenantParam, keyParam, SUPPORTED_TYPES, type PublishBody } from "@/lib/documents/schemas";
 import { publish, readTextContent } from "@/lib/documents/publish";
 import { isBinaryContentType, normaliseContentType } from "@/lib/pipeline/parse";
-import { db, serverConfig } from "@/lib/server";
+import { db, serverConfig, serverEmbedder } from "@/lib/server";
+import { tokenCounterFor } from "@/lib/pipeline/tokens";
 import { faultOn } from "@/lib/config";
 
 export const dynamic = "force-dynamic";
@@ -88,6 +89,16 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     }
   }
   if (content.length === 0 || (!isBinaryContentType(contentType) && !text.trim())) throw new ApiError(400, "EMPTY_DOCUMENT", "content is empty");
+  // The abstract and the overview are embedded whole (chunks are cut to fit; these are not): one
+  // over the model's input limit would fail at the provider on every attempt, so refuse it now.
+  // Only where the model's tokenizer is known: a byte estimate would refuse what a model takes.
+  const tokens = tokenCounterFor(serverEmbedder().model);
+  for (const field of tokens.encoding === "utf8-bytes" ? [] : (["abstract", "overview"] as const)) {
+    const value = body[field];
+    if (value && !tokens.fits(value, tokens.maxInputTokens)) {
+      throw new ApiError(400, "TEXT_TOO_LONG_FOR_MODEL", `${field}: longer than the embedding model's ${tokens.maxInputTokens} input tokens (${tokens.encoding}); shorten it`);
+    }
+  }
 
   const requestHash = createHash("sha256")
     .update(JSON.stringify([tenant, key, body.title, storedType, body.acl ?? [], body.abstract ?? null, body.overview ?? null]))
