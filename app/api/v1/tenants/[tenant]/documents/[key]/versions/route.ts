@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { log } from "@/lib/log";
 import { handler, json, readBody, readJson } from "@/lib/http/handler";
 import { ApiError } from "@/lib/http/errors";
 import { authenticate } from "@/lib/auth/authenticate";
@@ -118,7 +117,8 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     idempotency: idemKey ? { key: idemKey, requestHash } : undefined,
   });
   if (faultOn(cfg.FAULT_AFTER_PUBLISH_COMMIT) && !r.replayed) {
-    log.fatal({ fault: "FAULT_AFTER_PUBLISH_COMMIT" }, "fault switch: dying after commit, before answering");
+    // Straight to stderr: the fault's one line must be seen whatever LOG_LEVEL silences.
+    process.stderr.write("[fault] FAULT_AFTER_PUBLISH_COMMIT: dying after commit, before answering\n");
     process.exit(137);
   }
   return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
