@@ -8,7 +8,10 @@ import type { Statement } from "../db/pool";
 export type ReuseSpace = { model: string; dimensions: number; chunkerVersion: string };
 
 // Complete index versions of the document in the same space: the only ones whose vectors may be
-// reused. BUILDING versions never commit, so they are never seen here.
+// reused. BUILDING versions never commit, so they are never seen here. Each statement also names
+// the document on index_versions: without it, a planner with stale statistics (a fresh or just
+// bulk-loaded table) drove the lookup from index_versions and scanned every version in the table
+// once per task (13.7 ms and 5,000 buffers at 1,000 documents, against 0.15 ms and 215 with it).
 const REUSABLE = `iv.status IN ('READY', 'ACTIVE', 'RETIRED')
      AND iv.embedding_model = $3 AND iv.embedding_dimensions = $4 AND iv.chunker_version = $5`;
 
@@ -24,7 +27,7 @@ export function findReusableHashes(documentId: string, hashes: string[], space: 
   FROM chunks c
   JOIN index_versions iv ON iv.id = c.index_version_id
  WHERE c.document_id = $1 AND c.content_hash = ANY($2::text[])
-   AND ${REUSABLE}`,
+   AND iv.document_id = $1 AND ${REUSABLE}`,
     values: [documentId, hashes, space.model, space.dimensions, space.chunkerVersion],
   };
 }
@@ -67,7 +70,7 @@ export function insertIndexVersion(iv: IndexVersionRow, space: ReuseSpace, rows:
         FROM chunks c
         JOIN index_versions iv ON iv.id = c.index_version_id
        WHERE u.embedding IS NULL AND c.document_id = $6 AND c.content_hash = u.content_hash
-         AND ${REUSABLE}
+         AND iv.document_id = $6 AND ${REUSABLE}
        LIMIT 1
     ) stored ON true
 ), inserted AS (
