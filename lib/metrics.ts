@@ -51,7 +51,7 @@ async function observeNewLatencies(db: pg.Pool): Promise<void> {
   const { rows } = await db.query<{ task_id: string; s: number }>(
     `SELECT task_id::text, extract(epoch FROM finished_at - created_at)::float8 AS s
        FROM index_tasks WHERE status = 'SUCCEEDED' AND task_type IN ('INDEX', 'REINDEX')
-      ORDER BY status, task_id DESC LIMIT 1000`,
+      ORDER BY index_tasks.status, index_tasks.task_id DESC LIMIT 1000`,
   );
   for (const r of rows) if (!observedTasks.has(r.task_id)) latency.observe(Math.max(0, r.s));
   observedTasks = new Set(rows.map((r) => r.task_id));

@@ -6,6 +6,7 @@ import type { Role } from "../domain/constants";
 import { prisma, transaction, iso, Prisma } from "../db/repository";
 import { hashToken } from "../auth/authenticate";
 import { hashPassword } from "../auth/password";
+import { normalEmail } from "../auth/users";
 import { oidcSettings } from "../auth/oidc";
 import { endSessionsOf } from "../auth/repository";
 import { storedTenants, tenantsOf, tenantsWithin, hasRole, type Principal } from "../auth/principal";
@@ -153,7 +154,7 @@ export async function createUser(pool: pg.Pool, actor: Principal, b: z.infer<typ
   return transaction(pool, async (tx) => {
     // ON CONFLICT DO NOTHING rather than a model create: a unique violation would abort the transaction.
     const r = await tx.$queryRaw<{ id: string }[]>`
-      INSERT INTO users (id, email, password_hash, role, tenants, groups) VALUES (${id}::uuid, lower(${b.email}), ${hash}, ${b.role}, ${b.tenants}::text[], ${b.groups ?? []}::text[])
+      INSERT INTO users (id, email, password_hash, role, tenants, groups) VALUES (${id}::uuid, ${normalEmail(b.email)}, ${hash}, ${b.role}, ${b.tenants}::text[], ${b.groups ?? []}::text[])
       ON CONFLICT (email) DO NOTHING RETURNING id`;
     if (!r[0]) throw new ApiError(409, "EMAIL_TAKEN", "a user with that email exists");
     await writeAudit(tx, adminAudit(actor.subject, "user.create", "user", id, { email: b.email.toLowerCase(), role: b.role, tenants: b.tenants, groups: b.groups ?? [], password: hash !== null }));
