@@ -186,6 +186,8 @@ type RunResult = {
   perSecond: number;
   commitsPerTask: number;
   rowsWrittenPerTask: number;
+  /** CPU per task: the worker processes, and the PostgreSQL backends serving them. */
+  cpuMsPerTask: { workers: number; database: number | null };
   verified: Record<string, number>;
   statementsPerTask?: Record<string, number>;
   clientMsPerStatement?: Record<string, number>;
@@ -194,6 +196,29 @@ type RunResult = {
 async function dbCounters(pool: pg.Pool) {
   const r = (await pool.query(`SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = current_database()`)).rows[0];
   return { commits: Number(r.xact_commit), rows: Number(r.tup_inserted) + Number(r.tup_updated) + Number(r.tup_deleted) };
+}
+
+/**
+ * CPU time (ms) the PostgreSQL backends of this database's other sessions have used since they
+ * started: the worker processes' connections, which all start after "go". Read from /proc, so
+ * only where the server runs on this machine (null otherwise).
+ */
+async function backendCpuMs(pool: pg.Pool): Promise<number | null> {
+  const pids = (await pool.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND application_name <> 'bench-parent'`,
+  )).rows.map((r) => r.pid);
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command name: utime and stime are the 12th and 13th (man 5 proc).
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      return null;
+    }
+  }
+  return ticks * 10;
 }
 
 async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number, roundNo: number): Promise<RunResult> {
@@ -205,6 +230,7 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
   const runId = `${a.name}-${processes}p-r${roundNo}-${Date.now().toString(36)}`;
   const children: ChildProcess[] = [];
   const done = new Array<number>(processes).fill(0);
+  const cpuMs = new Array<number>(processes).fill(0);
   const stats: Record<string, unknown>[] = [];
   let failure: string | null = null;
   const ready: Promise<void>[] = [];
@@ -237,6 +263,7 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
       else if (m.type === "progress") done[i] = m.done;
       else if (m.type === "stopped") {
         done[i] = m.done;
+        cpuMs[i] = m.cpuMs;
         stats[i] = m.stats;
         onStopped();
       } else if (m.type === "error") failure = `${a.name} process ${i}: ${m.message}`;
@@ -269,6 +296,7 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
     }
     const seconds = (performance.now() - t0) / 1000;
     const after = await dbCounters(pool);
+    const databaseCpu = await backendCpuMs(pool);
     for (const c of children) c.send({ type: "stop" });
     await Promise.race([Promise.all(stopped), sleep(30_000)]);
     const verified = await a.verify(pool, S.tasks);
@@ -280,6 +308,7 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
       perSecond: Math.round(S.tasks / seconds),
       commitsPerTask: round((after.commits - before.commits) / S.tasks),
       rowsWrittenPerTask: round((after.rows - before.rows) / S.tasks),
+      cpuMsPerTask: { workers: round(cpuMs.reduce((x, y) => x + y, 0) / S.tasks), database: databaseCpu === null ? null : round(databaseCpu / S.tasks) },
       verified,
     };
     if (S.profile) {
@@ -360,7 +389,7 @@ async function claimLatency(url: string) {
 async function main() {
   const versions = { indexwright: ourRevision(), "graphile-worker": packageVersion("graphile-worker"), "pg-boss": packageVersion("pg-boss"), pg: packageVersion("pg"), node: process.version };
   await withBenchDatabase("queue", async (url) => {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const pool = new pg.Pool({ connectionString: url, max: 4, application_name: "bench-parent" });
     const machine = await machineFacts(pool);
     say(`${machine.cpus} cpus, load ${machine.loadAverage1m}, PostgreSQL ${machine.postgres}; ${S.tasks} tasks × processes ${S.processes.join("/")} × concurrency ${S.concurrency} × ${S.rounds} rounds`);
 
@@ -382,7 +411,7 @@ async function main() {
 
     // The peers' schemas, installed by their own migration code.
     await runMigrations({ connectionString: url, logger: new Logger(() => () => undefined) });
-    const boss = new PgBoss({ connectionString: url, max: 2, supervise: false, schedule: false });
+    const boss = new PgBoss({ connectionString: url, max: 2, supervise: false, schedule: false, application_name: "bench-parent" });
     boss.on("error", (err) => say(`pg-boss (enqueue side): ${err.message}`));
     await boss.start();
     await boss.createQueue(PGBOSS_QUEUE);
@@ -398,7 +427,7 @@ async function main() {
         for (const name of S.systems) {
           const r = await runOnce(pool, url, adapters[name], processes, roundNo);
           runs.push(r);
-          say(`${processes}p round ${roundNo} ${name.padEnd(15)} ${String(r.perSecond).padStart(6)} tasks/s (${r.seconds} s, ${r.commitsPerTask} commits/task, ${r.rowsWrittenPerTask} rows/task)${r.statementsPerTask ? " " + JSON.stringify(r.statementsPerTask) : ""}`);
+          say(`${processes}p round ${roundNo} ${name.padEnd(15)} ${String(r.perSecond).padStart(6)} tasks/s (${r.seconds} s, ${r.commitsPerTask} commits/task, ${r.rowsWrittenPerTask} rows/task, CPU ms/task ${r.cpuMsPerTask.workers} workers + ${r.cpuMsPerTask.database} database)${r.statementsPerTask ? " " + JSON.stringify(r.statementsPerTask) : ""}`);
         }
       }
     }

@@ -42,11 +42,14 @@ const SHUTDOWN = Symbol("shutdown");
 export class Worker {
   private running = false;
   /**
-   * Keyed by task id and lease attempt: after a lost lease this worker may claim the same task
-   * again while the old run is still unwinding, and both runs must count against concurrency
-   * (and the old run's cleanup must not remove the new entry).
+   * Keyed by task id, lease attempt and this process's claim number: after a lost lease this
+   * worker may claim the same task again while the old run is still unwinding, and both runs must
+   * count against concurrency (and the old run's cleanup must not remove the new entry). The
+   * claim number covers a claim lost in a server crash (claims commit asynchronously): the task
+   * comes back with the same lease attempt, possibly to this same worker.
    */
   private inflight = new Map<string, InFlight>();
+  private claimNumber = 0;
   private wakeUp: (() => void) | null = null;
   private listener: pg.Client | null = null;
   private loopDone: Promise<void> | null = null;
@@ -160,7 +163,7 @@ export class Worker {
     const { cfg, pool } = this.o;
     this.stats.claimed++;
     const controller = new AbortController();
-    const slot = `${lease.taskId}#${lease.leaseAttempt}`;
+    const slot = `${lease.taskId}#${lease.leaseAttempt}#${++this.claimNumber}`;
     const entry: InFlight = { lease, controller, progress: { done: 0, total: 0 }, promise: Promise.resolve(), lost: false, switching: false };
     const dropHeartbeat = faultOn(cfg.FAULT_DROP_LEASE_HEARTBEAT);
     const hb = setInterval(async () => {

@@ -23,7 +23,12 @@ export type System = {
 };
 
 type ToChild = { type: "go" } | { type: "stop" };
-export type FromChild = { type: "ready" } | { type: "progress"; done: number } | { type: "stopped"; done: number; stats: Record<string, unknown> } | { type: "error"; message: string };
+export type FromChild =
+  | { type: "ready" }
+  | { type: "progress"; done: number }
+  /** `cpuMs`: this process's CPU time (user + system) from "go" to the "stop" request. */
+  | { type: "stopped"; done: number; cpuMs: number; stats: Record<string, unknown> }
+  | { type: "error"; message: string };
 
 export function childEnv(): ChildEnv {
   const databaseUrl = process.env.BENCH_CHILD_DATABASE_URL;
@@ -48,6 +53,7 @@ export async function runChild(setup: (env: ChildEnv) => Promise<System>): Promi
   }
   let done = 0;
   let reported = 0;
+  let cpuAtGo = process.cpuUsage();
   const timer = setInterval(() => {
     if (done !== reported) {
       reported = done;
@@ -57,13 +63,15 @@ export async function runChild(setup: (env: ChildEnv) => Promise<System>): Promi
   process.on("message", async (m: ToChild) => {
     try {
       if (m.type === "go") {
+        cpuAtGo = process.cpuUsage();
         await system.start((n) => {
           done += n;
         });
       } else if (m.type === "stop") {
+        const cpu = process.cpuUsage(cpuAtGo);
         clearInterval(timer);
         await system.stop();
-        send({ type: "stopped", done, stats: system.stats?.() ?? {} });
+        send({ type: "stopped", done, cpuMs: Math.round((cpu.user + cpu.system) / 1000), stats: system.stats?.() ?? {} });
         process.disconnect();
         setTimeout(() => process.exit(0), 50).unref();
       }
@@ -96,13 +104,23 @@ export function countStatements(): () => Record<string, { calls: number; ms: num
     const text = typeof first === "string" ? first : ((first as { text?: string })?.text ?? "");
     const key = kindOf(text);
     const t0 = performance.now();
-    const r = original.apply(this, args);
     const note = () => {
       const e = byKind.get(key) ?? { calls: 0, ms: 0 };
       e.calls++;
       e.ms += performance.now() - t0;
       byKind.set(key, e);
     };
+    // Pool.query passes a callback (and gets no promise back): time until it is called.
+    const last = args.length - 1;
+    if (typeof args[last] === "function") {
+      const cb = args[last] as (...a: unknown[]) => unknown;
+      args[last] = (...a: unknown[]) => {
+        note();
+        return cb(...a);
+      };
+      return original.apply(this, args);
+    }
+    const r = original.apply(this, args);
     if (r && typeof (r as Promise<unknown>).then === "function") (r as Promise<unknown>).then(note, note);
     else note();
     return r;

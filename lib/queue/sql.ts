@@ -25,6 +25,12 @@ export type ClaimedRow = {
  * whose lease expired are locked with SKIP LOCKED, moved to RUNNING with attempts + 1 (the new
  * lease attempt = fencing token), and a timeline event is written for each. Rows come back in
  * numeric id order: the names are qualified because ORDER BY task_id would sort the ::text output.
+ *
+ * Its commit does not wait for the WAL flush (synchronous_commit off for this transaction only;
+ * design: "Asynchronous claim, durable completion"). A claim lost in a crash leaves the task as
+ * it was, due again, and every later write of that lease is fenced out; any durable commit after
+ * it (a completion, a failure) flushes it too. Run it on its own, never inside a transaction
+ * whose other writes must be durable at COMMIT.
  */
 export function claimTasks(workerId: string, leaseSeconds: number, limit: number): Statement {
   return {
@@ -82,10 +88,12 @@ export function claimTasks(workerId: string, leaseSeconds: number, limit: number
          $1, attempts,
          CASE WHEN previous_status = 'RUNNING' THEN jsonb_build_object('previousOwner', previous_owner) END
     FROM claimed
+), async_commit AS (
+  SELECT set_config('synchronous_commit', 'off', true)
 )
 SELECT c.task_id::text, c.tenant_id, c.document_id::text, c.version_number, c.task_type, c.attempts,
        c.max_attempts, c.lease_until, c.previous_status
-  FROM claimed c
+  FROM claimed c CROSS JOIN async_commit
  ORDER BY c.task_id`,
     values: [workerId, leaseSeconds, limit],
   };
