@@ -57,9 +57,10 @@ async function modules(): Promise<LcModules> {
   };
 }
 
-async function chunksOf(key: string, text: string, Document: LcModules["Document"]): Promise<LcDocument[]> {
+async function chunksOf(key: string, text: string, Document: LcModules["Document"], embeddingModel: string): Promise<LcDocument[]> {
   const sections = await parseDocumentAsync("text/markdown", new TextEncoder().encode(text));
-  return chunkSections(sections, { tenantId: "bench", documentId: key, versionNumber: 1 }).map(
+  // The same call as a worker's (lib/pipeline/index-task.ts), so both sides index the same chunks.
+  return chunkSections(sections, { tenantId: "bench", documentId: key, versionNumber: 1 }, { embeddingModel }).map(
     (c) => new Document({ pageContent: c.text, metadata: { source: key, section: c.sectionPath } }),
   );
 }
@@ -91,7 +92,7 @@ async function main() {
     const before = { ...counter };
     const t0 = performance.now();
     const docs: LcDocument[] = [];
-    for (const d of phase.docs) docs.push(...(await chunksOf(d.key, d.text, lc.Document)));
+    for (const d of phase.docs) docs.push(...(await chunksOf(d.key, d.text, lc.Document, local.model)));
     const chunkSeconds = (performance.now() - t0) / 1000;
     const result = await lc.index({
       docsSource: docs,
