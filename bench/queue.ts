@@ -47,7 +47,13 @@ function intList(name: string, fallback: string): number[] {
   return xs;
 }
 
-const SYSTEM_NAMES = ["indexwright", "graphile-worker", "pg-boss"] as const;
+// "indexwright-prepared" is ours with claim and complete as named statements (WorkerOptions
+// .preparedStatements), which is not the default yet: it is measured beside the default so the
+// effect is visible in the same run, and is never the figure the ratios are taken from.
+// "indexwright-baseline" is ours from another checkout (BENCH_BASELINE=<its directory>, sharing
+// this node_modules), to compare two versions of the engine in the same run.
+const SYSTEM_NAMES = ["indexwright", "graphile-worker", "pg-boss", "indexwright-prepared", "indexwright-baseline"] as const;
+const BASELINE = process.env.BENCH_BASELINE?.trim() || null;
 type SystemName = (typeof SYSTEM_NAMES)[number];
 
 const S = {
@@ -60,8 +66,11 @@ const S = {
   latencyClaimers: intList("LATENCY_CLAIMERS", "1,4,8"),
   pgBossWorkers: positiveInt("PGBOSS_WORKERS", 1),
   profile: process.env.BENCH_PROFILE === "1",
-  systems: setting("SYSTEMS", SYSTEM_NAMES.join(",")).split(",").map((s) => s.trim()) as SystemName[],
+  systems: setting("SYSTEMS", SYSTEM_NAMES.filter((n) => n !== "indexwright-baseline" || BASELINE).join(",")).split(",").map((s) => s.trim()) as SystemName[],
 };
+if (S.systems.includes("indexwright-baseline") && !(BASELINE && fs.existsSync(path.join(BASELINE, "bench/peers/indexwright.ts")))) {
+  throw new Error(`BENCH_INVALID_SETTING: indexwright-baseline needs BENCH_BASELINE, a checkout with bench/peers/indexwright.ts (got "${BASELINE ?? ""}")`);
+}
 if (!Number.isInteger(S.finished) || S.finished < 0) throw new Error(`BENCH_INVALID_SETTING: FINISHED must be a non-negative integer, got "${process.env.FINISHED}"`);
 for (const s of S.systems) if (!SYSTEM_NAMES.includes(s)) throw new Error(`BENCH_INVALID_SETTING: SYSTEMS: unknown system "${s}" (known: ${SYSTEM_NAMES.join(", ")})`);
 
@@ -73,10 +82,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function packageVersion(name: string): string {
   return JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules", name, "package.json"), "utf8")).version;
 }
-function ourRevision(): string {
+function revision(dir: string): string {
   try {
-    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "lib/queue", "worker", "bench"], { cwd: ROOT, encoding: "utf8" }).trim() !== "";
+    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: dir, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "lib/queue", "worker", "bench"], { cwd: dir, encoding: "utf8" }).trim() !== "";
     return dirty ? `${sha}+local changes` : sha;
   } catch {
     return "unknown";
@@ -87,20 +96,25 @@ function ourRevision(): string {
 type Adapter = {
   name: SystemName;
   file: string;
+  env?: Record<string, string>;
   enqueue(pool: pg.Pool, n: number): Promise<void>;
   remaining(pool: pg.Pool): Promise<number>;
   /** Every task of the run completed exactly once; throws otherwise. */
   verify(pool: pg.Pool, n: number): Promise<Record<string, number>>;
 };
 
-function indexwrightAdapter(): Adapter {
-  let nextVersion = 0;
+/** Version numbers above every one used so far: each run's tasks are new (document, version) pairs. */
+const versionCounter = { next: 0 };
+
+function indexwrightAdapter(name: SystemName, prepared: boolean, root = ROOT): Adapter {
   let range = { lo: "0", hi: "0" };
   return {
-    name: "indexwright",
-    file: "bench/peers/indexwright.ts",
+    name,
+    file: path.join(root, "bench/peers/indexwright.ts"),
+    env: { BENCH_CHILD_PREPARED: prepared ? "1" : "0" },
     async enqueue(pool, n) {
-      if (nextVersion === 0) nextVersion = Number((await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v);
+      if (versionCounter.next === 0) versionCounter.next = Number((await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v);
+      const nextVersion = versionCounter.next;
       const perDoc = Math.ceil(n / 1000);
       const r = await pool.query<{ lo: string; hi: string }>(
         `WITH ins AS (
@@ -110,7 +124,7 @@ function indexwrightAdapter(): Adapter {
          SELECT min(task_id)::text AS lo, max(task_id)::text AS hi FROM ins`,
         [nextVersion, nextVersion + perDoc - 1, n],
       );
-      nextVersion += perDoc;
+      versionCounter.next += perDoc;
       range = r.rows[0];
     },
     async remaining(pool) {
@@ -123,8 +137,8 @@ function indexwrightAdapter(): Adapter {
       )).rows[0];
       const ev = await pool.query<{ kind: string; n: string }>(`SELECT kind, count(*) AS n FROM task_events WHERE task_id BETWEEN $1 AND $2 GROUP BY kind`, [range.lo, range.hi]);
       const events = Object.fromEntries(ev.rows.map((r) => [r.kind, Number(r.n)]));
-      if (Number(t.once) !== n || Number(t.total) !== n) throw new Error(`indexwright: ${t.once} of ${n} tasks succeeded on their first lease (${t.total} in the run)`);
-      if (events.CLAIMED !== n || events.SUCCEEDED !== n) throw new Error(`indexwright: task events ${JSON.stringify(events)}, expected ${n} CLAIMED and ${n} SUCCEEDED`);
+      if (Number(t.once) !== n || Number(t.total) !== n) throw new Error(`${name}: ${t.once} of ${n} tasks succeeded on their first lease (${t.total} in the run)`);
+      if (events.CLAIMED !== n || events.SUCCEEDED !== n) throw new Error(`${name}: task events ${JSON.stringify(events)}, expected ${n} CLAIMED and ${n} SUCCEEDED`);
       return { succeededOnFirstLease: Number(t.once), ...Object.fromEntries(Object.entries(events).map(([k, v]) => [`events${k}`, v])) };
     },
   };
@@ -133,7 +147,7 @@ function indexwrightAdapter(): Adapter {
 function graphileAdapter(): Adapter {
   return {
     name: "graphile-worker",
-    file: "bench/peers/graphile-worker.ts",
+    file: path.join(ROOT, "bench/peers/graphile-worker.ts"),
     async enqueue(pool, n) {
       await pool.query(
         `SELECT count(*) FROM graphile_worker.add_jobs(array(
@@ -159,7 +173,7 @@ function pgBossAdapter(boss: PgBoss): Adapter {
     Number((await pool.query(`SELECT count(*) FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [PGBOSS_QUEUE])).rows[0].count);
   return {
     name: "pg-boss",
-    file: "bench/peers/pg-boss.ts",
+    file: path.join(ROOT, "bench/peers/pg-boss.ts"),
     async enqueue(pool, n) {
       completedBefore = await completed(pool);
       for (let i = 0; i < n; i += 10_000) {
@@ -187,7 +201,7 @@ type RunResult = {
   commitsPerTask: number;
   rowsWrittenPerTask: number;
   /** CPU per task: the worker processes, and the PostgreSQL backends serving them. */
-  cpuMsPerTask: { workers: number; database: number | null };
+  cpuMsPerTask: { workers: number | null; database: number | null };
   verified: Record<string, number>;
   statementsPerTask?: Record<string, number>;
   clientMsPerStatement?: Record<string, number>;
@@ -236,7 +250,7 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
   const ready: Promise<void>[] = [];
   const stopped: Promise<void>[] = [];
   for (let i = 0; i < processes; i++) {
-    const child = fork(path.join(ROOT, a.file), [], {
+    const child = fork(a.file, [], {
       cwd: ROOT,
       execArgv: ["--conditions=react-server", "--import", "tsx"],
       env: {
@@ -249,6 +263,7 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
         BENCH_CHILD_CONCURRENCY: String(S.concurrency),
         BENCH_CHILD_INDEX: String(i),
         BENCH_CHILD_RUN: runId,
+        ...a.env,
       },
       stdio: ["ignore", "pipe", "inherit", "ipc"],
     });
@@ -263,7 +278,8 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
       else if (m.type === "progress") done[i] = m.done;
       else if (m.type === "stopped") {
         done[i] = m.done;
-        cpuMs[i] = m.cpuMs;
+        // A baseline checkout's child may predate CPU reporting.
+        cpuMs[i] = m.cpuMs ?? NaN;
         stats[i] = m.stats;
         onStopped();
       } else if (m.type === "error") failure = `${a.name} process ${i}: ${m.message}`;
@@ -295,10 +311,15 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
       await sleep(sum >= S.tasks ? 5 : 25);
     }
     const seconds = (performance.now() - t0) / 1000;
-    const after = await dbCounters(pool);
     const databaseCpu = await backendCpuMs(pool);
+    const exited = children.map((c) => new Promise<void>((r) => (c.exitCode !== null ? r() : c.once("exit", () => r()))));
     for (const c of children) c.send({ type: "stop" });
     await Promise.race([Promise.all(stopped), sleep(30_000)]);
+    // Backends report their counters to pg_stat_database at most once a second and when they
+    // end: read them once the workers' connections are gone.
+    await Promise.race([Promise.all(exited), sleep(10_000)]);
+    await sleep(1500);
+    const after = await dbCounters(pool);
     const verified = await a.verify(pool, S.tasks);
     const r: RunResult = {
       system: a.name,
@@ -308,7 +329,10 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
       perSecond: Math.round(S.tasks / seconds),
       commitsPerTask: round((after.commits - before.commits) / S.tasks),
       rowsWrittenPerTask: round((after.rows - before.rows) / S.tasks),
-      cpuMsPerTask: { workers: round(cpuMs.reduce((x, y) => x + y, 0) / S.tasks), database: databaseCpu === null ? null : round(databaseCpu / S.tasks) },
+      cpuMsPerTask: {
+        workers: cpuMs.some(Number.isNaN) ? null : round(cpuMs.reduce((x, y) => x + y, 0) / S.tasks),
+        database: databaseCpu === null ? null : round(databaseCpu / S.tasks),
+      },
       verified,
     };
     if (S.profile) {
@@ -331,8 +355,9 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
 
 /** The first version of this bench, kept so claim latency stays comparable across changes. */
 async function claimLatency(url: string) {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  let nextVersion = Number((await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v);
+  const pool = new pg.Pool({ connectionString: url, max: 4, application_name: "bench-parent" });
+  pool.on("error", () => undefined);
+  if (versionCounter.next === 0) versionCounter.next = Number((await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v);
   const runs = [];
   const all: number[] = [];
   for (const n of S.latencyClaimers) {
@@ -340,9 +365,9 @@ async function claimLatency(url: string) {
     await pool.query(
       `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type)
        SELECT 'bench', d.id, g.v, 'INDEX' FROM documents d CROSS JOIN generate_series($1::int, $2::int) AS g(v) LIMIT $3`,
-      [nextVersion, nextVersion + perDoc - 1, S.latencyTasks],
+      [versionCounter.next, versionCounter.next + perDoc - 1, S.latencyTasks],
     );
-    nextVersion += perDoc;
+    versionCounter.next += perDoc;
     const clients = await Promise.all(Array.from({ length: n }, async () => {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
@@ -387,9 +412,19 @@ async function claimLatency(url: string) {
 }
 
 async function main() {
-  const versions = { indexwright: ourRevision(), "graphile-worker": packageVersion("graphile-worker"), "pg-boss": packageVersion("pg-boss"), pg: packageVersion("pg"), node: process.version };
+  const versions = {
+    indexwright: revision(ROOT),
+    ...(BASELINE && S.systems.includes("indexwright-baseline") ? { "indexwright-baseline": revision(BASELINE) } : {}),
+    "graphile-worker": packageVersion("graphile-worker"),
+    "pg-boss": packageVersion("pg-boss"),
+    pg: packageVersion("pg"),
+    node: process.version,
+  };
   await withBenchDatabase("queue", async (url) => {
     const pool = new pg.Pool({ connectionString: url, max: 4, application_name: "bench-parent" });
+    // pool.end() resolves before its sockets are closed; the database is then dropped WITH (FORCE),
+    // and the termination of a closing connection must not take the process down.
+    pool.on("error", () => undefined);
     const machine = await machineFacts(pool);
     say(`${machine.cpus} cpus, load ${machine.loadAverage1m}, PostgreSQL ${machine.postgres}; ${S.tasks} tasks × processes ${S.processes.join("/")} × concurrency ${S.concurrency} × ${S.rounds} rounds`);
 
@@ -420,7 +455,15 @@ async function main() {
     const latency = await claimLatency(url);
     say(`claim p95 ${latency.claimMsAllRuns.p95} ms (p50 ${latency.claimMsAllRuns.p50})`);
 
-    const adapters = Object.fromEntries([indexwrightAdapter(), graphileAdapter(), pgBossAdapter(boss)].map((a) => [a.name, a])) as Record<SystemName, Adapter>;
+    const adapters = Object.fromEntries(
+      [
+        indexwrightAdapter("indexwright", false),
+        graphileAdapter(),
+        pgBossAdapter(boss),
+        indexwrightAdapter("indexwright-prepared", true),
+        indexwrightAdapter("indexwright-baseline", false, BASELINE ?? ROOT),
+      ].map((a) => [a.name, a]),
+    ) as Record<SystemName, Adapter>;
     const runs: RunResult[] = [];
     for (const processes of S.processes) {
       for (let roundNo = 1; roundNo <= S.rounds; roundNo++) {
@@ -436,6 +479,8 @@ async function main() {
     const throughput: Record<string, Record<string, { perSecond: number[]; median: number; min: number; max: number; spreadPct: number }>> = {};
     const ratioVsGraphileWorker: Record<string, number | null> = {};
     const ratioVsPgBoss: Record<string, number | null> = {};
+    const currentVsBaseline: Record<string, number> = {};
+    const preparedRatios = { vsGraphileWorker: {} as Record<string, number | null>, vsPgBoss: {} as Record<string, number | null>, vsDefault: {} as Record<string, number | null> };
     for (const p of S.processes) {
       throughput[p] = {};
       for (const name of S.systems) {
@@ -446,6 +491,14 @@ async function main() {
       const ours = throughput[p].indexwright?.median;
       ratioVsGraphileWorker[p] = ours && throughput[p]["graphile-worker"] ? round(ours / throughput[p]["graphile-worker"].median) : null;
       ratioVsPgBoss[p] = ours && throughput[p]["pg-boss"] ? round(ours / throughput[p]["pg-boss"].median) : null;
+      const prep = throughput[p]["indexwright-prepared"]?.median;
+      if (prep) {
+        preparedRatios.vsGraphileWorker[p] = throughput[p]["graphile-worker"] ? round(prep / throughput[p]["graphile-worker"].median) : null;
+        preparedRatios.vsPgBoss[p] = throughput[p]["pg-boss"] ? round(prep / throughput[p]["pg-boss"].median) : null;
+        preparedRatios.vsDefault[p] = ours ? round(prep / ours) : null;
+      }
+      const base = throughput[p]["indexwright-baseline"]?.median;
+      if (base && ours) currentVsBaseline[p] = round(ours / base);
     }
     const claimP95Ms = latency.claimMsAllRuns.p95;
     const ratios = (o: Record<string, number | null>) => Object.values(o).filter((v): v is number => v !== null);
@@ -453,7 +506,7 @@ async function main() {
       bench: "queue",
       date: new Date().toISOString(),
       method:
-        "claim → no-op → complete. Each run enqueues `tasks`, vacuums and checkpoints, forks `processes` worker processes (CONCURRENCY tasks in hand each), starts the clock once all are set up, and stops it when the database shows every task completed; rounds alternate the systems (A/B/C, A/B/C). Ours: the production Worker (worker/loop.ts) with fencing and task events, a no-op runner that completes its lease. graphile-worker: run() with its defaults, no local queue or completion batching. pg-boss: work() with batchSize = concurrency and notifyWorker when a batch came back full. Logging off in all three. Medians per process count; ratio = ours ÷ theirs.",
+        "claim → no-op → complete. Each run enqueues `tasks`, vacuums and checkpoints, forks `processes` worker processes (CONCURRENCY tasks in hand each), starts the clock once all are set up, and stops it when the database shows every task completed; rounds alternate the systems (A/B/C, A/B/C). Ours: the production Worker (worker/loop.ts) with fencing and task events, a no-op runner that completes its lease; indexwright-prepared is the same with claim and complete as named statements (not the default; not used for the ratios). graphile-worker: run() with its defaults, no local queue or completion batching. pg-boss: work() with batchSize = concurrency and notifyWorker when a batch came back full. Logging off in all. Medians per process count; ratio = ours ÷ theirs.",
       settings: {
         tasks: S.tasks,
         processes: S.processes,
@@ -475,6 +528,10 @@ async function main() {
       throughput,
       ratioVsGraphileWorker,
       ratioVsPgBoss,
+      // Ours with named statements (not the default): its ratios, and its gain over the default.
+      preparedStatements: S.systems.includes("indexwright-prepared") ? preparedRatios : null,
+      // This checkout's engine ÷ the BENCH_BASELINE checkout's, same run (null without a baseline).
+      vsBaseline: BASELINE && S.systems.includes("indexwright-baseline") ? { dir: BASELINE, ratio: currentVsBaseline } : null,
       claimP95Ms,
       claimLatency: latency,
       targets: { ratioVsGraphileWorker: 1, ratioVsPgBoss: 1, claimP95Ms: 20 },

@@ -2,7 +2,7 @@ import os from "node:os";
 import pg from "pg";
 import type { Config } from "../lib/config";
 import { faultOn } from "../lib/config";
-import { claim, fail, release, renew, type Lease } from "../lib/queue/engine";
+import { claim, fail, release, renew, setPreparedStatements, type Lease } from "../lib/queue/engine";
 import { classify, LeaseLostError } from "../lib/queue/errors";
 import { NOTIFY_CHANNEL } from "../lib/queue/sql";
 import { executeTask, collectGarbage } from "../lib/pipeline/run";
@@ -21,6 +21,8 @@ export type WorkerOptions = {
   embedder: Embedder;
   /** Runs one held task; the task pipeline unless replaced (the queue benchmark runs no-op tasks). */
   execute?: typeof executeTask;
+  /** Claim and complete as named statements (lib/queue/engine.ts says where that is safe). */
+  preparedStatements?: boolean;
 };
 
 type InFlight = {
@@ -76,6 +78,7 @@ export class Worker {
       [workerId, os.hostname(), process.pid, concurrency],
     );
     await this.listen();
+    if (this.o.preparedStatements !== undefined) setPreparedStatements(this.o.preparedStatements);
     this.running = true;
     this.registryTimer = setInterval(() => void this.beat(), this.o.cfg.heartbeatSeconds * 1000);
     // Every 10 s: the snapshot's own guard decides whether one is due (warm-up or steady cadence).

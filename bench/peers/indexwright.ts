@@ -21,6 +21,7 @@ await runChild(async (env) => {
     concurrency: env.concurrency,
     cfg,
     embedder: new LocalEmbedder(384),
+    preparedStatements: process.env.BENCH_CHILD_PREPARED === "1",
     execute: async (p, _embedder, lease) => {
       await complete(p, lease, null);
       done(1);

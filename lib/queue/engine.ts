@@ -1,4 +1,6 @@
-import type { Queryable } from "../db/pool";
+import { createHash } from "node:crypto";
+import type pg from "pg";
+import type { Queryable, Statement } from "../db/pool";
 import { run } from "../db/pool";
 import * as sql from "./sql";
 import { decide, type RetryPolicyOptions } from "./retry-policy";
@@ -18,8 +20,33 @@ export type Lease = {
   takenOver: boolean;
 };
 
+/**
+ * The two statements every task runs (claim, complete) can be sent as named statements, which the
+ * server parses once per connection instead of on every call: that parsing and planning is most
+ * of their database CPU (bench/queue.ts). Off unless the worker turns it on, because it needs one
+ * server session per connection: the embedded database (PGlite) shares a single session among all
+ * connections, and PgBouncer in transaction mode (without its max_prepared_statements support)
+ * moves a connection's statements between server sessions; both fail a named statement there.
+ */
+let preparedStatements = false;
+export function setPreparedStatements(on: boolean): void {
+  preparedStatements = on;
+}
+
+const statementNames = new Map<string, string>();
+/** One name per statement text (a digest), so two versions of a statement never share a name. */
+function hot<T extends pg.QueryResultRow>(db: Queryable, stmt: Statement): Promise<pg.QueryResult<T>> {
+  if (!preparedStatements) return run<T>(db, stmt);
+  let name = statementNames.get(stmt.text);
+  if (!name) {
+    name = `iw_${createHash("sha256").update(stmt.text).digest("hex").slice(0, 20)}`;
+    statementNames.set(stmt.text, name);
+  }
+  return db.query<T>({ name, text: stmt.text, values: stmt.values });
+}
+
 export async function claim(db: Queryable, workerId: string, leaseSeconds: number, limit: number): Promise<Lease[]> {
-  const { rows } = await run<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit));
+  const { rows } = await hot<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit));
   return rows.map((r) => ({
     taskId: r.task_id,
     tenantId: r.tenant_id,
@@ -39,7 +66,7 @@ export async function renew(db: Queryable, lease: Lease, leaseSeconds: number, p
 }
 
 export async function complete(db: Queryable, lease: Lease, stats: sql.CompleteStats | null = null): Promise<void> {
-  const r = await run(db, sql.completeTask(lease.taskId, lease.workerId, lease.leaseAttempt, stats));
+  const r = await hot(db, sql.completeTask(lease.taskId, lease.workerId, lease.leaseAttempt, stats));
   if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "complete");
 }
 

@@ -33,6 +33,10 @@ export type ClaimedRow = {
  * whose other writes must be durable at COMMIT.
  */
 export function claimTasks(workerId: string, leaseSeconds: number, limit: number): Statement {
+  // The batch size is part of the text, not a parameter: with a literal LIMIT a prepared claim can
+  // keep one generic plan (a parameter there makes the planner re-plan every call, to size it).
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new RangeError(`claim limit must be an integer from 1 to 10000, got ${limit}`);
+  const n = String(limit);
   return {
     text: `WITH exhausted AS (
   UPDATE index_tasks t
@@ -59,19 +63,19 @@ export function claimTasks(workerId: string, leaseSeconds: number, limit: number
      -- every claim on the attempts <= max_attempts constraint and stall the whole queue.
      AND attempts < max_attempts
    ORDER BY next_attempt_at, created_at, task_id
-   LIMIT $3
+   LIMIT ${n}
    FOR UPDATE SKIP LOCKED
 ), expired AS (
   SELECT task_id, status, lease_owner, next_attempt_at, created_at
     FROM index_tasks
    WHERE status = 'RUNNING' AND lease_until <= now() AND attempts < max_attempts
    ORDER BY lease_until
-   LIMIT $3
+   LIMIT ${n}
    FOR UPDATE SKIP LOCKED
 ), picked AS (
   SELECT * FROM (SELECT * FROM due UNION ALL SELECT * FROM expired) c
    ORDER BY next_attempt_at, created_at, task_id
-   LIMIT $3
+   LIMIT ${n}
 ), claimed AS (
   UPDATE index_tasks t
      SET status = 'RUNNING', attempts = t.attempts + 1, lease_owner = $1,
@@ -95,7 +99,7 @@ SELECT c.task_id::text, c.tenant_id, c.document_id::text, c.version_number, c.ta
        c.max_attempts, c.lease_until, c.previous_status
   FROM claimed c CROSS JOIN async_commit
  ORDER BY c.task_id`,
-    values: [workerId, leaseSeconds, limit],
+    values: [workerId, leaseSeconds],
   };
 }
 

@@ -3,6 +3,7 @@ import { createTestDb, type TestDb } from "../helpers/db";
 import { seedTasks } from "../helpers/seed";
 import { testWorker, waitFor, longDocument } from "../helpers/worker";
 import { claim, complete } from "../../lib/queue/engine";
+import { claimTasks } from "../../lib/queue/sql";
 import { publish } from "../../lib/documents/publish";
 import { LocalEmbedder } from "../../lib/embedding";
 
@@ -40,6 +41,14 @@ describe("commit modes", () => {
     } finally {
       c.release();
     }
+  });
+});
+
+describe("claim batch size", () => {
+  it("is part of the statement's text, and only a whole number from 1 to 10,000 is accepted", () => {
+    expect(claimTasks("w", 60, 7).text).toContain("LIMIT 7");
+    expect(claimTasks("w", 60, 7).values).toEqual(["w", 60]);
+    for (const bad of [0, -1, 1.5, Number.NaN, 10_001]) expect(() => claimTasks("w", 60, bad)).toThrow(RangeError);
   });
 });
 
