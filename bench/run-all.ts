@@ -13,11 +13,12 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const ALL = ["queue", "index", "search", "dashboard"] as const;
 type Json = Record<string, unknown>;
-type Outcome = { name: string; ok: boolean; seconds: number; exitCode: number | null; result: Json | null; problem: string | null; lastLineJson: boolean };
+export type Outcome = { name: string; ok: boolean; seconds: number; exitCode: number | null; result: Json | null; problem: string | null; lastLineJson: boolean };
 
 const say = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -108,10 +109,28 @@ function queueSection(r: Json): string[] {
       L.push(`| ${p} | ${system} | ${cell(t.perSecond)} | ${cell(t.median)} | ±${cell(t.spreadPct)} % | ${ratio === null || ratio === undefined ? "" : cell(ratio) + "×"} |`);
     }
   }
+  const prepared = r.preparedStatements as { vsGraphileWorker: Json; vsPgBoss: Json; vsDefault: Json } | null | undefined;
+  if (prepared) {
+    L.push("", `indexwright-prepared (claim and complete as named statements; not the default): ÷ graphile-worker ${Object.entries(prepared.vsGraphileWorker).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}; ÷ pg-boss ${Object.entries(prepared.vsPgBoss).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}; ÷ the default ${Object.entries(prepared.vsDefault).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}.`);
+  }
+  const base = r.vsBaseline as { dir: string; ratio: Json } | null | undefined;
+  if (base) {
+    const rev = ((r.versions ?? {}) as Json)["indexwright-baseline"];
+    L.push("", `This engine ÷ the baseline checkout (${cell(rev)}), same run: ${Object.entries(base.ratio).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}.`);
+  }
   const runs = (r.runs ?? []) as Json[];
   if (runs.length) {
-    L.push("", "Per run (database side, this bench's database only):", "", "| processes | round | system | tasks/s | commits per task | rows written per task |", "|---|---|---|---|---|---|");
-    for (const x of runs) L.push(`| ${cell(x.processes)} | ${cell(x.round)} | ${cell(x.system)} | ${cell(x.perSecond)} | ${cell(x.commitsPerTask)} | ${cell(x.rowsWrittenPerTask)} |`);
+    L.push(
+      "",
+      "Per run (database counters of this bench's database only; CPU of the worker processes and of the PostgreSQL backends serving them):",
+      "",
+      "| processes | round | system | tasks/s | commits per task | rows written per task | CPU ms per task, workers | CPU ms per task, database |",
+      "|---|---|---|---|---|---|---|---|",
+    );
+    for (const x of runs) {
+      const cpu = (x.cpuMsPerTask ?? {}) as Json;
+      L.push(`| ${cell(x.processes)} | ${cell(x.round)} | ${cell(x.system)} | ${cell(x.perSecond)} | ${cell(x.commitsPerTask)} | ${cell(x.rowsWrittenPerTask)} | ${cell(cpu.workers)} | ${cell(cpu.database)} |`);
+    }
   }
   const lat = (r.claimLatency ?? {}) as Json;
   const all = (lat.claimMsAllRuns ?? {}) as Json;
@@ -125,7 +144,7 @@ function queueSection(r: Json): string[] {
   return L;
 }
 
-function render(outcomes: Outcome[], started: Date): string {
+export function render(outcomes: Outcome[], started: Date): string {
   const L: string[] = [];
   const machine = (outcomes.find((o) => o.result?.machine)?.result?.machine ?? {}) as Json;
   L.push("# Benchmark results", "");
@@ -136,8 +155,11 @@ function render(outcomes: Outcome[], started: Date): string {
     "",
   );
   L.push(`Machine: ${cell(machine.cpus ?? os.cpus().length)} CPUs (${cell(machine.cpuModel ?? os.cpus()[0]?.model)}), ${cell(machine.memoryGiB ?? Math.round(os.totalmem() / 2 ** 30))} GiB memory, load ${cell(machine.loadAverage1m ?? os.loadavg()[0])} when the queue bench started; Node ${cell(machine.node ?? process.version)}; PostgreSQL ${cell(machine.postgres)}.`, "");
-  L.push("| bench | result | seconds |", "|---|---|---|");
-  for (const o of outcomes) L.push(`| ${o.name} | ${o.ok ? (o.problem ? `ok (${o.problem})` : "ok") : `failed: ${o.problem}`} | ${o.seconds} |`);
+  L.push("| bench | result | measured | seconds |", "|---|---|---|---|");
+  for (const o of outcomes) {
+    const when = typeof o.result?.date === "string" ? o.result.date.slice(0, 16).replace("T", " ") + " UTC" : "";
+    L.push(`| ${o.name} | ${o.ok ? (o.problem ? `ok (${o.problem})` : "ok") : `failed: ${o.problem}`} | ${when} | ${o.seconds || ""} |`);
+  }
   for (const o of outcomes) {
     L.push("", `## ${o.name}`, "");
     if (!o.result) {
@@ -183,7 +205,10 @@ async function main() {
   process.exit(outcomes.every((o) => o.ok) ? 0 : 1);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+// Run only as a script, so render() and lastJson() can be imported to check a result by hand.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
