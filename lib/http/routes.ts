@@ -38,6 +38,8 @@ const DOC = "/api/v1/tenants/[tenant]/documents/[key]";
 
 export const ROUTES: readonly RouteRule[] = Object.freeze([
   pub("GET", "/api/health"),
+  // The API's OpenAPI document: how to call it, no data; clients read it before they hold a token.
+  pub("GET", "/api/openapi.json"),
   pub("POST", "/api/auth/signin"),
   // Without a session it does nothing and still answers 200.
   pub("POST", "/api/auth/signout"),

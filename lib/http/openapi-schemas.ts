@@ -1,0 +1,334 @@
+import { z } from "zod";
+import { ANOMALY_ACTIONS, ANOMALY_KINDS, DOCUMENT_STATE, ROLES, TASK_STATUSES, TASK_TYPES, type DocumentState } from "../domain/constants";
+import { CAPABILITIES } from "../auth/principal";
+
+// What the API answers, as the handlers build it (lib/*/repository.ts): the response half of the
+// OpenAPI document (lib/http/openapi.ts). Objects are strict, so a field a handler starts sending
+// without a line here fails test/api/openapi-contract.test.ts, which validates real answers
+// against the document. The dashboard reads the same answers through its own lenient schemas
+// (lib/ui/schemas.ts); these are the contract, those are one reader's tolerance.
+
+const instant = z.iso.datetime({ offset: false }).meta({ description: "An instant, ISO 8601 in UTC." });
+const nullableInstant = instant.nullable();
+/** Task, event and audit ids are PostgreSQL bigints: sent as decimal strings, never as JSON numbers. */
+const bigintId = z.string().regex(/^\d+$/);
+const uuid = z.uuid();
+const count = z.int().min(0);
+const seconds = z.number().min(0);
+
+const documentState = z.enum(Object.values(DOCUMENT_STATE) as [DocumentState, ...DocumentState[]]).meta({
+  id: "DocumentState",
+  description: "NOT_INDEXED, INDEXING (first version being built), SEARCHABLE, UPDATING (searchable, a newer version being built), FAILED, DELETED.",
+});
+const taskStatus = z.enum(TASK_STATUSES as unknown as [string, ...string[]]).meta({ id: "TaskStatus" });
+const taskType = z.enum(TASK_TYPES as unknown as [string, ...string[]]).meta({ id: "TaskType" });
+const role = z.enum(ROLES).meta({ id: "Role" });
+const progress = z.strictObject({ done: count, total: count }).nullable().meta({ description: "Chunks embedded of the total while a task runs; null otherwise." });
+const taskStats = z
+  .strictObject({ chunksTotal: count, chunksReused: count.nullable(), batchesSent: count.nullable() })
+  .nullable()
+  .meta({ description: "Chunk figures once the worker has chunked the version; null before." });
+
+export const errorBody = z
+  .strictObject({ error: z.strictObject({ code: z.string().meta({ description: "A stable code (lib/http/errors.ts); the message is for people." }), message: z.string() }) })
+  .meta({ id: "Error" });
+
+export const documentSummary = z
+  .strictObject({
+    tenant: z.string(),
+    key: z.string(),
+    title: z.string(),
+    state: documentState,
+    businessVersion: z.int().min(0).meta({ description: "The newest published version." }),
+    searchVersion: z.int().min(1).nullable().meta({ description: "The version search answers from; null until one is built." }),
+    searchVersionServed: z.boolean().meta({ description: "False when the search version was built with another embedding model than search uses now." }),
+    lastError: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+    progress,
+    updatedAt: instant,
+  })
+  .meta({ id: "DocumentSummary" });
+
+export const documentPage = z.strictObject({ items: z.array(documentSummary), nextCursor: z.string().nullable() }).meta({ id: "DocumentPage" });
+
+const documentVersion = z
+  .strictObject({
+    versionNumber: z.int().min(1),
+    title: z.string(),
+    contentType: z.string(),
+    contentBytes: count,
+    checksum: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: "SHA-256 of the published bytes, hex." }),
+    acl: z.array(z.string()),
+    hasAbstract: z.boolean(),
+    hasOverview: z.boolean(),
+    publishedBy: z.string(),
+    publishedAt: instant,
+  })
+  .meta({ id: "DocumentVersion" });
+
+const documentTask = z
+  .strictObject({
+    taskId: bigintId,
+    versionNumber: z.int().min(0),
+    taskType,
+    status: taskStatus,
+    attempts: count,
+    maxAttempts: count,
+    errorCode: z.string().nullable(),
+    errorMessage: z.string().nullable(),
+    progress,
+    stats: taskStats,
+    leaseOwner: z.string().nullable(),
+    nextAttemptAt: nullableInstant,
+    createdAt: instant,
+    updatedAt: instant,
+    finishedAt: nullableInstant,
+  })
+  .meta({ id: "DocumentTask" });
+
+const indexVersion = z
+  .strictObject({
+    id: uuid,
+    versionNumber: z.int().min(1),
+    status: z.string(),
+    chunkerVersion: z.string(),
+    embeddingModel: z.string(),
+    embeddingDimensions: z.int().min(1),
+    chunkCount: count,
+    createdAt: instant,
+    activatedAt: nullableInstant,
+    retiredAt: nullableInstant,
+  })
+  .meta({ id: "IndexVersion" });
+
+export const documentDetail = z
+  .strictObject({
+    documentId: uuid,
+    ...documentSummary.shape,
+    pinned: z.boolean().meta({ description: "Search held at searchVersion by a rollback until an unpin or the next publish." }),
+    pinnedBy: z.string().nullable(),
+    pinnedReason: z.string().nullable(),
+    versions: z.array(documentVersion).meta({ description: "Newest first, at most 100." }),
+    tasks: z.array(documentTask).meta({ description: "Newest first, at most 100." }),
+    indexVersions: z.array(indexVersion).meta({ description: "Newest first, at most 50." }),
+  })
+  .meta({ id: "DocumentDetail" });
+
+export const publishResult = z
+  .strictObject({ documentId: uuid, versionNumber: z.int().min(1), taskId: bigintId.nullable(), state: documentState })
+  .meta({ id: "PublishResult", description: "202 when a new version was created; 200 when the content equals the current version." });
+
+export const taskCreated = z.strictObject({ taskId: bigintId }).meta({ id: "TaskCreated" });
+export const renameResult = z.strictObject({ tenant: z.string(), key: z.string(), renamed: z.boolean() }).meta({ id: "RenameResult" });
+export const rollbackResult = z.strictObject({ tenant: z.string(), key: z.string(), searchVersion: z.int().min(1), pinned: z.literal(true) }).meta({ id: "RollbackResult" });
+export const unpinResult = z
+  .strictObject({ tenant: z.string(), key: z.string(), pinned: z.literal(false), searchVersion: z.int().min(1).nullable(), taskId: bigintId.nullable() })
+  .meta({ id: "UnpinResult", description: "taskId: the task that builds the business version when none of its index versions could serve at once." });
+
+export const searchResult = z
+  .strictObject({
+    hits: z.array(
+      z
+        .strictObject({
+          documentKey: z.string(),
+          versionNumber: z.int().min(1),
+          chunkId: z.string(),
+          sectionPath: z.string(),
+          text: z.string(),
+          score: z.number(),
+          level: z.int().min(0),
+        })
+        .meta({ id: "SearchHit" }),
+    ),
+    searchedAs: z.array(z.string()).meta({ description: "The ACL principals the search ran as." }),
+  })
+  .meta({ id: "SearchResult" });
+
+const opsTask = z
+  .strictObject({
+    taskId: bigintId,
+    tenant: z.string(),
+    documentKey: z.string(),
+    versionNumber: z.int().min(0),
+    taskType,
+    status: taskStatus,
+    attempts: count,
+    maxAttempts: count,
+    leaseOwner: z.string().nullable(),
+    leaseUntil: nullableInstant,
+    nextAttemptAt: nullableInstant,
+    errorCode: z.string().nullable(),
+    errorMessage: z.string().nullable(),
+    progress,
+    stats: taskStats,
+    createdAt: instant,
+    updatedAt: instant,
+    startedAt: nullableInstant,
+    finishedAt: nullableInstant,
+  })
+  .meta({ id: "Task" });
+
+export const taskPage = z.strictObject({ items: z.array(opsTask), nextCursor: z.string().nullable() }).meta({ id: "TaskPage" });
+
+export const taskDetail = z
+  .strictObject({
+    ...opsTask.shape,
+    events: z.array(
+      z
+        .strictObject({
+          id: bigintId,
+          at: instant,
+          kind: z.string(),
+          actor: z.string().nullable(),
+          leaseAttempt: z.int().nullable(),
+          errorCode: z.string().nullable(),
+          detail: z.unknown().meta({ description: "Free-form JSON, or null." }),
+        })
+        .meta({ id: "TaskEvent" }),
+    ),
+  })
+  .meta({ id: "TaskDetail" });
+
+export const taskActionResult = z.strictObject({ taskId: bigintId, status: taskStatus }).meta({ id: "TaskActionResult" });
+export const bulkRetryResult = z.strictObject({ retried: count, skipped: count }).meta({ id: "BulkRetryResult" });
+
+const worker = {
+  id: z.string(),
+  host: z.string(),
+  pid: z.int(),
+  concurrency: z.int().min(1),
+  startedAt: instant,
+  lastHeartbeatAt: instant,
+  currentTasks: z.array(z.string()),
+};
+export const workerList = z
+  .strictObject({ items: z.array(z.strictObject({ ...worker, live: z.boolean(), stoppedAt: nullableInstant }).meta({ id: "Worker" })) })
+  .meta({ id: "WorkerList" });
+
+const nullableSeconds = seconds.nullable();
+export const overview = z
+  .strictObject({
+    generatedAt: instant,
+    scope: z.enum(["fleet", "tenants"]).meta({ description: "fleet for all-tenant callers; tenants when the figures cover the caller's tenants only (workers, history and reconciler are then empty or null)." }),
+    queue: z.strictObject({
+      due: count,
+      oldestDueAgeSeconds: nullableSeconds,
+      waitingForRetry: count,
+      running: count,
+      leasesExpiringSoon: count,
+      leasesExpired: count,
+      dead: count,
+    }),
+    errors: z.array(z.strictObject({ errorCode: z.string(), status: taskStatus, count })),
+    drift: z.strictObject({ count, acknowledged: count, oldestAgeSeconds: nullableSeconds }),
+    publishToSearchableSeconds: z.strictObject({ p50: nullableSeconds, p95: nullableSeconds, p99: nullableSeconds, samples: count }),
+    perTask: z.strictObject({ chunks: z.number().nullable(), embeddingBatches: z.number().nullable() }),
+    embeddingReuseRate: z.number().min(0).max(1).nullable(),
+    workers: z.array(z.strictObject(worker)),
+    history: z.array(
+      z.strictObject({
+        at: instant,
+        pending: count,
+        retryWait: count,
+        running: count,
+        dead: count,
+        due: count,
+        oldestDueAgeSeconds: nullableSeconds,
+        drift: count,
+        latencyP50Seconds: nullableSeconds,
+        latencyP95Seconds: nullableSeconds,
+      }),
+    ),
+    reconciler: z
+      .strictObject({
+        lastPass: z.strictObject({ id: bigintId, startedAt: instant, finishedAt: nullableInstant, actor: z.string() }).nullable(),
+        kinds: z.array(z.strictObject({ kind: z.enum(ANOMALY_KINDS as unknown as [string, ...string[]]), found: count, repaired: count, skippedCap: count })),
+        totals: z.array(z.strictObject({ kind: z.enum(ANOMALY_KINDS as unknown as [string, ...string[]]), action: z.enum(ANOMALY_ACTIONS as unknown as [string, ...string[]]), count })),
+      })
+      .nullable(),
+  })
+  .meta({ id: "Overview" });
+
+export const tenantList = z.strictObject({ items: z.array(z.strictObject({ id: z.string(), name: z.string() }).meta({ id: "Tenant" })) }).meta({ id: "TenantList" });
+
+export const auditPage = z
+  .strictObject({
+    items: z.array(
+      z
+        .strictObject({
+          id: bigintId,
+          at: instant,
+          actor: z.string(),
+          action: z.string(),
+          tenant: z.string().nullable(),
+          targetType: z.string(),
+          targetId: z.string(),
+          reason: z.string().nullable(),
+          detail: z.unknown().meta({ description: "Free-form JSON, or null." }),
+        })
+        .meta({ id: "AuditEntry" }),
+    ),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: "AuditPage" });
+
+const tenantGrantOut = z.array(z.string()).meta({ description: 'Tenant names, or ["*"] for every tenant.' });
+
+export const userList = z
+  .strictObject({
+    items: z.array(
+      z
+        .strictObject({
+          id: uuid,
+          email: z.string(),
+          role,
+          tenants: tenantGrantOut,
+          groups: z.array(z.string()),
+          ssoGroups: z.array(z.string()),
+          createdAt: instant,
+          disabledAt: nullableInstant,
+          sso: z.boolean(),
+          activeSessions: count,
+        })
+        .meta({ id: "User" }),
+    ),
+  })
+  .meta({ id: "UserList" });
+export const userCreated = z.strictObject({ id: uuid, email: z.string(), role, tenants: tenantGrantOut, groups: z.array(z.string()) }).meta({ id: "UserCreated" });
+export const userUpdated = z
+  .strictObject({ id: uuid, email: z.string(), role, tenants: tenantGrantOut, groups: z.array(z.string()), ssoGroups: z.array(z.string()), disabledAt: nullableInstant, sessionsEnded: count })
+  .meta({ id: "UserUpdated" });
+
+const tokenKind = z.enum(["application", "person"]);
+const capabilities = z.array(z.enum(CAPABILITIES));
+export const tokenList = z
+  .strictObject({
+    items: z.array(
+      z
+        .strictObject({
+          id: uuid,
+          name: z.string(),
+          kind: tokenKind,
+          userId: uuid.nullable(),
+          userEmail: z.string().nullable(),
+          role,
+          tenants: tenantGrantOut,
+          capabilities,
+          createdBy: z.string().nullable(),
+          createdAt: instant,
+          lastUsedAt: nullableInstant,
+          revokedAt: nullableInstant,
+        })
+        .meta({ id: "Token" }),
+    ),
+  })
+  .meta({ id: "TokenList" });
+export const tokenCreated = z
+  .strictObject({ id: uuid, name: z.string(), kind: tokenKind, userId: uuid.nullable(), role, tenants: tenantGrantOut, capabilities, token: z.string().meta({ description: "The secret, shown this once: only its hash is stored." }) })
+  .meta({ id: "TokenCreated" });
+export const tokenRevoked = z.strictObject({ id: uuid, revoked: z.literal(true) }).meta({ id: "TokenRevoked" });
+
+export const signInResult = z.strictObject({ ok: z.literal(true), role, subject: z.string() }).meta({ id: "SignInResult" });
+export const okResult = z.strictObject({ ok: z.literal(true) });
+export const health = z
+  .strictObject({ ok: z.boolean(), database: z.enum(["ok", "unreachable"]), error: z.strictObject({ code: z.literal("DATABASE_UNAVAILABLE"), message: z.string() }).optional() })
+  .meta({ id: "Health" });

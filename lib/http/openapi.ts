@@ -1,0 +1,428 @@
+import { z } from "zod";
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteasolutions/zod-to-openapi";
+import { ROUTES, type HttpMethod, type RouteRule } from "./routes";
+import * as R from "./openapi-schemas";
+import { documentListQuery, keyParam, publishBody, searchBody, tenantParam } from "../documents/schemas";
+import { bulkRetryBody, optionalReasonBody, reasonBody, renameBody, rollbackBody, taskIdParam, taskListQuery } from "../operations/schemas";
+import { newTokenBody, newUserBody, patchUserBody } from "../admin/accounts";
+import { SUPPORTED_CONTENT_TYPES } from "../pipeline/parse";
+import pkg from "../../package.json";
+
+// The OpenAPI 3.1 document of the HTTP API, generated from the zod schemas the route handlers parse
+// requests with (lib/*/schemas.ts, lib/admin/accounts.ts) and the response schemas in
+// lib/http/openapi-schemas.ts. Authentication and the minimum role of each operation come from the
+// route table (lib/http/routes.ts), so the two cannot say different things. Served at
+// /api/openapi.json; `npm run openapi` writes lib/client/openapi.json and the client's types.
+// test/api/openapi-contract.test.ts calls every operation and validates the answers against this.
+
+type Status = number;
+type Op = {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  request?: RouteConfig["request"];
+  /** Success answers: status → schema (JSON) or a full response object. */
+  ok: Record<Status, { description: string; schema?: z.ZodType; content?: Record<string, { schema: z.ZodType }>; headers?: Record<string, { description: string; schema: { type: "string" } }> }>;
+  /** Error codes this operation answers beyond those its route row and inputs imply. */
+  errors?: Record<Status, string[]>;
+  /** Reads a JSON body (adds the body-reading error codes). */
+  json?: boolean;
+};
+
+const DOC = "/api/v1/tenants/[tenant]/documents/[key]";
+const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+const body = (schema: z.ZodType) => ({ required: true, ...json(schema) });
+const docParams = z.object({ tenant: tenantParam, key: keyParam });
+const taskParams = z.object({ taskId: taskIdParam });
+const idParam = z.object({ id: z.uuid() });
+const JSON_BODY_ERRORS = { 400: ["INVALID_JSON", "INVALID_ENCODING"], 413: ["PAYLOAD_TOO_LARGE"], 415: ["UNSUPPORTED_MEDIA_TYPE"] };
+
+const multipartPublish = z
+  .object({
+    file: z.string().meta({ description: "The document's bytes; its type is the contentType field, else the part's own type.", contentMediaType: "application/octet-stream" }),
+    title: z.string().optional().meta({ description: "Defaults to the file name without its extension." }),
+    contentType: z.string().optional(),
+    acl: z.string().optional().meta({ description: "Principals, comma-separated." }),
+    abstract: z.string().optional(),
+    overview: z.string().optional(),
+  })
+  .meta({ id: "PublishUpload" });
+
+/** Every operation, keyed "METHOD /path" as in lib/http/routes.ts. */
+export const OPERATIONS: Record<string, Op> = {
+  "GET /api/health": {
+    operationId: "health",
+    summary: "Liveness and database reachability",
+    tags: ["system"],
+    ok: { 200: { description: "The database answers.", schema: R.health } },
+    errors: {},
+  },
+  "POST /api/auth/signin": {
+    operationId: "signIn",
+    summary: "Open a session with a token or an email and password",
+    description: "Sets the session cookie. Failed attempts are throttled per client address and per account.",
+    tags: ["auth"],
+    request: {
+      body: body(
+        z.union([
+          z.object({ token: z.string().min(1).max(500) }).strict(),
+          z.object({ email: z.string().max(320), password: z.string().min(1).max(500) }).strict(),
+        ]),
+      ),
+    },
+    json: true,
+    ok: { 200: { description: "Signed in; the session cookie is set.", schema: R.signInResult } },
+    errors: { 401: ["UNAUTHORIZED"], 403: ["ORIGIN_MISMATCH"], 429: ["TOO_MANY_ATTEMPTS"], 503: ["HASHING_BUSY"] },
+  },
+  "POST /api/auth/signout": {
+    operationId: "signOut",
+    summary: "End the session (server-side)",
+    tags: ["auth"],
+    ok: { 200: { description: "Signed out (also without a session); the cookie is cleared.", schema: R.okResult } },
+    errors: { 403: ["ORIGIN_MISMATCH"] },
+  },
+  "GET /api/auth/oidc/start": {
+    operationId: "oidcStart",
+    summary: "Send the browser to the identity provider",
+    tags: ["auth"],
+    request: { query: z.object({ next: z.string().optional().meta({ description: "A local path to return to after sign-in." }) }) },
+    ok: { 303: { description: "Redirect to the identity provider (or back to /signin with an error code).", headers: { location: { description: "Where to go.", schema: { type: "string" } } } } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  "GET /api/auth/oidc/callback": {
+    operationId: "oidcCallback",
+    summary: "The identity provider's redirect back",
+    tags: ["auth"],
+    request: { query: z.object({ code: z.string().optional(), state: z.string().optional() }) },
+    ok: { 303: { description: "Signed in and redirected (or sent to /signin?error=CODE).", headers: { location: { description: "Where to go.", schema: { type: "string" } } } } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  "GET /api/openapi.json": {
+    operationId: "openapi",
+    summary: "This document",
+    tags: ["system"],
+    ok: { 200: { description: "The OpenAPI 3.1 document.", schema: z.object({ openapi: z.string() }).passthrough() } },
+  },
+  "GET /api/metrics": {
+    operationId: "metrics",
+    summary: "Prometheus metrics",
+    tags: ["system"],
+    ok: { 200: { description: "Prometheus text exposition format.", content: { "text/plain": { schema: z.string() } } } },
+  },
+  "GET /api/v1/overview": {
+    operationId: "getOverview",
+    summary: "Queue, drift, latency and fleet figures",
+    tags: ["operations"],
+    ok: { 200: { description: "The overview over the caller's tenants.", schema: R.overview } },
+  },
+  "GET /api/v1/workers": {
+    operationId: "listWorkers",
+    summary: "Worker processes, live ones first",
+    tags: ["operations"],
+    ok: { 200: { description: "Workers live or stopped in the last 24 hours.", schema: R.workerList } },
+  },
+  "GET /api/v1/tenants": {
+    operationId: "listTenants",
+    summary: "Tenants the caller holds",
+    tags: ["documents"],
+    ok: { 200: { description: "Tenants.", schema: R.tenantList } },
+  },
+  "GET /api/v1/documents": {
+    operationId: "listDocuments",
+    summary: "Documents, newest change first",
+    tags: ["documents"],
+    request: { query: documentListQuery },
+    ok: { 200: { description: "A page of documents; pass nextCursor as cursor for the next.", schema: R.documentPage } },
+    errors: { 400: ["INVALID_CURSOR"] },
+  },
+  "GET /api/v1/tasks": {
+    operationId: "listTasks",
+    summary: "Tasks, newest first",
+    tags: ["tasks"],
+    request: { query: taskListQuery },
+    ok: { 200: { description: "A page of tasks.", schema: R.taskPage } },
+  },
+  "GET /api/v1/tasks/[taskId]": {
+    operationId: "getTask",
+    summary: "A task and its timeline",
+    tags: ["tasks"],
+    request: { params: taskParams },
+    ok: { 200: { description: "The task.", schema: R.taskDetail } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  "POST /api/v1/tasks/[taskId]/retry": {
+    operationId: "retryTask",
+    summary: "Retry a DEAD task with a fresh attempt budget",
+    tags: ["tasks"],
+    request: { params: taskParams, body: { ...json(optionalReasonBody), required: false } },
+    json: true,
+    ok: { 200: { description: "The task is PENDING again.", schema: R.taskActionResult } },
+    errors: { 404: ["NOT_FOUND"], 409: ["INVALID_STATE", "TASK_SUPERSEDED"] },
+  },
+  "POST /api/v1/tasks/[taskId]/force-done": {
+    operationId: "forceDoneTask",
+    summary: "Close a DEAD task as RESOLVED",
+    tags: ["tasks"],
+    request: { params: taskParams, body: body(reasonBody) },
+    json: true,
+    ok: { 200: { description: "The task is RESOLVED.", schema: R.taskActionResult } },
+    errors: { 404: ["NOT_FOUND"], 409: ["INVALID_STATE"] },
+  },
+  "POST /api/v1/tasks/retry": {
+    operationId: "retryTasks",
+    summary: "Retry every DEAD task matching a filter",
+    tags: ["tasks"],
+    request: { body: body(bulkRetryBody) },
+    json: true,
+    ok: { 200: { description: "How many were revived; obsolete ones are skipped.", schema: R.bulkRetryResult } },
+  },
+  "GET /api/v1/audit": {
+    operationId: "listAudit",
+    summary: "The audit log, newest first",
+    tags: ["operations"],
+    request: { query: z.object({ cursor: z.string().regex(/^\d{1,19}$/).optional(), limit: z.coerce.number().int().min(1).max(200).default(50) }) },
+    ok: { 200: { description: "A page of audit entries.", schema: R.auditPage } },
+  },
+  [`GET ${DOC}`]: {
+    operationId: "getDocument",
+    summary: "A document: state, versions, tasks and index versions",
+    tags: ["documents"],
+    request: { params: docParams },
+    ok: { 200: { description: "The document.", schema: R.documentDetail } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  [`DELETE ${DOC}`]: {
+    operationId: "deleteDocument",
+    summary: "Remove a document from search",
+    description: "Queues a DELETE task; asking again returns the same task.",
+    tags: ["documents"],
+    request: { params: docParams },
+    ok: { 202: { description: "The DELETE task.", schema: R.taskCreated } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  [`POST ${DOC}/versions`]: {
+    operationId: "publishVersion",
+    summary: "Publish a new version of a document",
+    description:
+      `Text as JSON (\`content\`), binary formats (PDF, DOCX) as base64 in JSON (\`contentEncoding: "base64"\`) or as a multipart upload. ` +
+      `Supported content types: ${SUPPORTED_CONTENT_TYPES.join(", ")}. Content equal to the current version creates nothing (200). ` +
+      `With an Idempotency-Key, a retried request answers as the first did, with the header Idempotent-Replayed: true.`,
+    tags: ["documents"],
+    request: {
+      params: docParams,
+      headers: z.object({ "idempotency-key": z.string().regex(/^[\x21-\x7e]{1,200}$/).optional() }),
+      body: { required: true, content: { "application/json": { schema: publishBody }, "multipart/form-data": { schema: multipartPublish } } },
+    },
+    json: true,
+    ok: {
+      202: { description: "A new version; its INDEX task is queued.", schema: R.publishResult },
+      200: { description: "The content equals the current version: nothing new to index.", schema: R.publishResult },
+    },
+    errors: {
+      400: ["INVALID_IDEMPOTENCY_KEY", "INVALID_MULTIPART", "INVALID_CONTENT", "EMPTY_DOCUMENT", "TEXT_TOO_LONG_FOR_MODEL"],
+      409: ["IDEMPOTENCY_KEY_REUSED"],
+      413: ["CONTENT_TOO_LARGE"],
+      415: ["UNSUPPORTED_DOCUMENT"],
+    },
+  },
+  [`POST ${DOC}/reindex`]: {
+    operationId: "reindexDocument",
+    summary: "Rebuild the current version's index",
+    tags: ["documents"],
+    request: { params: docParams },
+    ok: { 202: { description: "The REINDEX task.", schema: R.taskCreated } },
+    errors: { 404: ["NOT_FOUND"], 409: ["INVALID_STATE"] },
+  },
+  [`POST ${DOC}/rename`]: {
+    operationId: "renameDocument",
+    summary: "Move a document to a new key",
+    tags: ["documents"],
+    request: { params: docParams, body: body(renameBody) },
+    json: true,
+    ok: { 200: { description: "Renamed (renamed: false when it already had that key).", schema: R.renameResult } },
+    errors: { 404: ["NOT_FOUND"], 409: ["KEY_TAKEN"] },
+  },
+  [`POST ${DOC}/rollback`]: {
+    operationId: "rollbackDocument",
+    summary: "Serve an earlier version and pin search to it",
+    tags: ["documents"],
+    request: { params: docParams, body: body(rollbackBody) },
+    json: true,
+    ok: { 200: { description: "Search now answers from toVersion.", schema: R.rollbackResult } },
+    errors: { 404: ["NOT_FOUND"], 409: ["ROLLBACK_UNAVAILABLE", "INVALID_STATE"] },
+  },
+  [`POST ${DOC}/unpin`]: {
+    operationId: "unpinDocument",
+    summary: "Release a rollback pin",
+    tags: ["documents"],
+    request: { params: docParams },
+    ok: { 200: { description: "Search follows the business version again.", schema: R.unpinResult } },
+    errors: { 404: ["NOT_FOUND"], 409: ["INVALID_STATE"] },
+  },
+  "POST /api/v1/tenants/[tenant]/search": {
+    operationId: "search",
+    summary: "Search a tenant",
+    description: "Answers from each document's search version, filtered by the caller's ACL principals (or those named, for operators and tokens with search:principals).",
+    tags: ["search"],
+    request: { params: z.object({ tenant: tenantParam }), body: body(searchBody) },
+    json: true,
+    ok: { 200: { description: "Hits, best first.", schema: R.searchResult } },
+    errors: { 403: ["PRINCIPALS_NOT_ALLOWED"] },
+  },
+  "GET /api/v1/admin/users": {
+    operationId: "listUsers",
+    summary: "People's accounts",
+    tags: ["admin"],
+    ok: { 200: { description: "Accounts within the caller's tenants.", schema: R.userList } },
+  },
+  "POST /api/v1/admin/users": {
+    operationId: "createUser",
+    summary: "Create an account",
+    tags: ["admin"],
+    request: { body: body(newUserBody) },
+    json: true,
+    ok: { 201: { description: "Created.", schema: R.userCreated } },
+    errors: { 400: ["PASSWORD_REQUIRED"], 403: ["GRANT_EXCEEDS_OWN"], 409: ["EMAIL_TAKEN"], 503: ["HASHING_BUSY"] },
+  },
+  "PATCH /api/v1/admin/users/[id]": {
+    operationId: "updateUser",
+    summary: "Change an account's role, tenants, groups, password or state",
+    tags: ["admin"],
+    request: { params: idParam, body: body(patchUserBody) },
+    json: true,
+    ok: { 200: { description: "Updated.", schema: R.userUpdated } },
+    errors: { 403: ["GRANT_EXCEEDS_OWN", "SELF_GRANT"], 404: ["NOT_FOUND"], 503: ["HASHING_BUSY"] },
+  },
+  "GET /api/v1/admin/tokens": {
+    operationId: "listTokens",
+    summary: "API tokens",
+    tags: ["admin"],
+    ok: { 200: { description: "Tokens within the caller's tenants.", schema: R.tokenList } },
+  },
+  "POST /api/v1/admin/tokens": {
+    operationId: "createToken",
+    summary: "Mint an API token",
+    tags: ["admin"],
+    request: { body: body(newTokenBody) },
+    json: true,
+    ok: { 201: { description: "The token, with its secret shown once.", schema: R.tokenCreated } },
+    errors: { 400: ["CAPABILITY_NOT_ALLOWED"], 403: ["GRANT_EXCEEDS_OWN"], 404: ["NOT_FOUND"], 409: ["USER_DISABLED"] },
+  },
+  "DELETE /api/v1/admin/tokens/[id]": {
+    operationId: "revokeToken",
+    summary: "Revoke an API token",
+    tags: ["admin"],
+    request: { params: idParam },
+    ok: { 200: { description: "Revoked (also when it already was).", schema: R.tokenRevoked } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+};
+
+/** `/api/v1/tasks/[taskId]` → `/api/v1/tasks/{taskId}`. */
+export const openApiPath = (path: string) => path.replace(/\[([^\]]+)\]/g, "{$1}");
+
+/** The error codes an operation may answer, by status: from its route row, its inputs and its own list. */
+export function errorCodes(row: RouteRule, op: Op): Record<Status, string[]> {
+  const out: Record<Status, Set<string>> = {};
+  const add = (status: Status, ...codes: string[]) => codes.forEach((c) => (out[status] ??= new Set()).add(c));
+  const r = op.request;
+  if (r?.params || r?.query || r?.body || r?.headers) add(400, "VALIDATION_FAILED");
+  if (op.json) for (const [s, codes] of Object.entries(JSON_BODY_ERRORS)) add(Number(s), ...codes);
+  if (row.auth !== "public") {
+    add(401, "UNAUTHORIZED");
+    if (row.auth === "role" || row.scope === "tenant-param") add(403, "FORBIDDEN");
+    if (row.scope === "fleet") add(403, "FLEET_SCOPE_REQUIRED");
+    // Cookie-carried writes must come from the dashboard's own origin.
+    if (row.method !== "GET") add(403, "ORIGIN_MISMATCH");
+    // An id in another tenant is not revealed to exist.
+    if (row.scope === "own-tenants" && /\[[^\]]+\]/.test(row.path)) add(404, "NOT_FOUND");
+  }
+  for (const [s, codes] of Object.entries(op.errors ?? {})) add(Number(s), ...codes);
+  if (row.path === "/api/health") add(503, "DATABASE_UNAVAILABLE");
+  return Object.fromEntries(Object.entries(out).map(([s, c]) => [s, [...c].sort()]));
+}
+
+function access(row: RouteRule): string {
+  if (row.auth === "public") return "Public: no credentials needed.";
+  const who = row.auth === "session" ? "Any signed-in caller" : `Role ${row.role} or above`;
+  const cap = row.capability ? `, or a token with the ${row.capability} capability` : "";
+  const scope = {
+    none: "",
+    "tenant-param": " The tenant in the path must be one of the caller's (403 FORBIDDEN).",
+    "own-tenants": /\[[^\]]+\]/.test(row.path) ? " Within the caller's tenants: an id in another tenant is 404." : " Answers cover the caller's tenants only.",
+    fleet: " Fleet-wide: all-tenant callers only (403 FLEET_SCOPE_REQUIRED).",
+  }[row.scope];
+  return `${who}${cap}.${scope}`;
+}
+
+function errorSchema(codes: string[]) {
+  return z.strictObject({ error: z.strictObject({ code: z.enum(codes as [string, ...string[]]), message: z.string() }) });
+}
+
+function register(registry: OpenAPIRegistry, row: RouteRule, op: Op): void {
+  const responses: RouteConfig["responses"] = {};
+  for (const [status, r] of Object.entries(op.ok)) {
+    responses[status] = {
+      description: r.description,
+      ...(r.headers ? { headers: r.headers } : {}),
+      ...(r.schema ? json(r.schema) : r.content ? { content: r.content } : {}),
+    };
+  }
+  for (const [status, codes] of Object.entries(errorCodes(row, op))) {
+    // The health check answers 503 with its own body, which carries the error.
+    responses[status] = { description: codes.join(", "), ...json(row.path === "/api/health" ? R.health : errorSchema(codes)) };
+  }
+  registry.registerPath({
+    method: row.method.toLowerCase() as Lowercase<HttpMethod>,
+    path: openApiPath(row.path),
+    operationId: op.operationId,
+    summary: op.summary,
+    description: [op.description, access(row)].filter(Boolean).join("\n\n"),
+    tags: op.tags,
+    security: row.auth === "public" ? [] : [{ bearerToken: [] }, { sessionCookie: [] }],
+    ...(op.request ? { request: op.request } : {}),
+    responses,
+    ...(row.role ? { "x-minimum-role": row.role } : {}),
+    "x-tenant-scope": row.scope,
+  } as RouteConfig);
+}
+
+const INFO_DESCRIPTION = `Keeps a knowledge base's search index in step with what was published.
+
+Authenticate with \`Authorization: Bearer <token>\` (an API token) or the dashboard's session cookie; a cookie-carried write must also send the dashboard's own Origin.
+
+Every error is JSON \`{"error": {"code", "message"}}\` with a stable code; each operation lists the codes it answers. Any operation may also answer 405 METHOD_NOT_ALLOWED (with an Allow header) for a method the path does not serve, and 500 INTERNAL_ERROR. Task, event and audit ids are decimal strings.`;
+
+let cached: ReturnType<OpenApiGeneratorV31["generateDocument"]> | null = null;
+
+/** The document, built once per process (its input is code, not configuration). */
+export function openApiDocument() {
+  if (cached) return cached;
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent("securitySchemes", "bearerToken", { type: "http", scheme: "bearer", description: "An API token (Admin → Tokens, or the bootstrap token)." });
+  registry.registerComponent("securitySchemes", "sessionCookie", { type: "apiKey", in: "cookie", name: "iw_session", description: "The dashboard's session, opened by POST /api/auth/signin." });
+  for (const row of ROUTES) {
+    // A route without an operation is left out rather than failing the document; the contract
+    // test (test/api/openapi-contract.test.ts) fails on it.
+    const op = OPERATIONS[`${row.method} ${row.path}`];
+    if (op) register(registry, row, op);
+  }
+  cached = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: { title: "Indexwright API", version: pkg.version, description: INFO_DESCRIPTION },
+    servers: [{ url: "/" }],
+    tags: [
+      { name: "documents", description: "Publishing, state and actions on documents." },
+      { name: "search", description: "Searching a tenant." },
+      { name: "tasks", description: "Indexing tasks and operator actions on them." },
+      { name: "operations", description: "Overview, workers and the audit log." },
+      { name: "admin", description: "Accounts and API tokens." },
+      { name: "auth", description: "Sessions and single sign-on." },
+      { name: "system", description: "Health, metrics and this document." },
+    ],
+  });
+  return cached;
+}
+
+export type OpenApiDocument = ReturnType<typeof openApiDocument>;
