@@ -31,6 +31,15 @@ const schema = z.object({
   INDEXWRIGHT_DATA_DIR: z.string().default(".indexwright"),
   INDEXWRIGHT_BOOTSTRAP_TOKEN: z.string().min(16).optional(),
   INDEXWRIGHT_SESSION_SECRET: z.string().optional(),
+  // Webhook delivery (lib/webhooks/, worker/webhooks.ts). Private and loopback receivers are
+  // refused unless allowed: a webhook URL is an admin-chosen request from inside the network.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  WEBHOOK_TIMEOUT_MS: int(10_000, 100),
+  WEBHOOK_MAX_ATTEMPTS: int(10, 1),
+  WEBHOOK_RETRY_BASE_SECONDS: num(10, 0),
+  WEBHOOK_RETRY_MAX_SECONDS: num(3600, 0),
+  WEBHOOK_POLL_MS: int(1000, 10),
+  WEBHOOK_CONCURRENCY: int(4, 0),
   FAULT_AFTER_CHUNK_BATCH: z.coerce.number().int().min(1).optional(),
   FAULT_BEFORE_INDEX_SWITCH: z.string().optional(),
   FAULT_DROP_LEASE_HEARTBEAT: z.string().optional(),
@@ -64,6 +73,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // The cap would silently win over the base from the first retry on: every delay the same.
   if (c.RETRY_BASE_SECONDS > c.RETRY_MAX_SECONDS) {
     throw new Error(`invalid configuration: RETRY_BASE_SECONDS (${c.RETRY_BASE_SECONDS}) must not exceed RETRY_MAX_SECONDS (${c.RETRY_MAX_SECONDS})`);
+  }
+  if (c.WEBHOOK_RETRY_BASE_SECONDS > c.WEBHOOK_RETRY_MAX_SECONDS) {
+    throw new Error(`invalid configuration: WEBHOOK_RETRY_BASE_SECONDS (${c.WEBHOOK_RETRY_BASE_SECONDS}) must not exceed WEBHOOK_RETRY_MAX_SECONDS (${c.WEBHOOK_RETRY_MAX_SECONDS})`);
   }
   // pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000; above that
   // every search would be a sequential scan, so refuse rather than degrade silently.

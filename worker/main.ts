@@ -6,7 +6,9 @@ import { getPool, databaseUrl, closePools } from "../lib/db/pool";
 import { createEmbedder } from "../lib/embedding";
 import { ensureVectorIndex } from "../lib/db/vector-index";
 import { Worker } from "./loop";
+import { preparedStatementsFor } from "../lib/queue/engine";
 import { startWorkerMetrics } from "./metrics-server";
+import { WebhookDeliveryLoop, webhookSettings } from "./webhooks";
 import { log } from "../lib/log";
 
 /** `npm run worker -- --concurrency N [--id NAME]` */
@@ -24,15 +26,19 @@ export async function runWorker(argv: string[]): Promise<void> {
   const pool = getPool(url, concurrency + 4);
   const embedder = createEmbedder(cfg);
   await ensureVectorIndex(pool, embedder.dimensions);
-  const worker = new Worker({ pool, databaseUrl: url, workerId, concurrency, cfg, embedder });
+  // npm start marks its children when the database is the embedded one (one shared session).
+  const preparedStatements = preparedStatementsFor(cfg.WORKER_PREPARED_STATEMENTS, process.env.INDEXWRIGHT_EMBEDDED === "1");
+  const worker = new Worker({ pool, databaseUrl: url, workerId, concurrency, cfg, embedder, preparedStatements });
   await worker.start();
+  const webhooks = new WebhookDeliveryLoop({ pool, workerId, settings: webhookSettings(cfg) });
+  webhooks.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "stopping: no new claims; finishing in-flight work");
-    await worker.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000);
+    await Promise.all([worker.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000), webhooks.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000)]);
     await metrics?.close();
     await closePools();
     process.exit(0);
