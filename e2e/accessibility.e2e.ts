@@ -37,9 +37,9 @@ async function settled(page: Page): Promise<void> {
   await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
 }
 
-test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations", async ({ page }) => {
-  // Seeding, eleven pages and up to a minute's wait for the chart history.
-  test.setTimeout(300_000);
+test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no serious or critical violations", async ({ page }) => {
+  // Seeding, a dozen pages in two themes and up to a minute's wait for the chart history.
+  test.setTimeout(420_000);
   const findings: Finding[] = [];
   const minor: Finding[] = [];
   const goodKey = uniqueKey("e2e-a11y");
@@ -47,25 +47,36 @@ test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations",
   const sentence = `Pelicans annotate turquoise sundials before breakfast ${goodKey.split("-").slice(-1)[0]}.`;
 
   let audited = 0;
+  /**
+   * axe in the light theme, then again with the system set to dark (prefers-color-scheme): every
+   * page is checked in both, contrast included. A screenshot of each theme is kept.
+   */
   async function audit(name: string): Promise<void> {
     audited += 1;
-    const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-    for (const v of results.violations) {
-      const f: Finding = {
-        page: name,
-        id: v.id,
-        impact: v.impact ?? "unknown",
-        help: v.help,
-        helpUrl: v.helpUrl,
-        targets: v.nodes.map((n) => n.target.join(" ")),
-      };
-      (v.impact === "serious" || v.impact === "critical" ? findings : minor).push(f);
+    const slug = name.replace(/[^a-z0-9]+/gi, "-");
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const label = scheme === "light" ? name : `${name} (dark)`;
+      const file = scheme === "light" ? slug : `${slug}-dark`;
+      const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+      for (const v of results.violations) {
+        const f: Finding = {
+          page: label,
+          id: v.id,
+          impact: v.impact ?? "unknown",
+          help: v.help,
+          helpUrl: v.helpUrl,
+          targets: v.nodes.map((n) => n.target.join(" ")),
+        };
+        (v.impact === "serious" || v.impact === "critical" ? findings : minor).push(f);
+      }
+      await test.info().attach(`axe-${file}.json`, {
+        body: JSON.stringify({ url: page.url(), colorScheme: scheme, violations: results.violations, incomplete: results.incomplete.map((i) => ({ id: i.id, nodes: i.nodes.map((n) => ({ target: n.target.join(" "), why: n.any.concat(n.all, n.none).map((c) => c.message) })) })) }, null, 2),
+        contentType: "application/json",
+      });
+      await saveScreenshot(page, test.info().outputPath(`a11y-${String(audited).padStart(2, "0")}-${file}.png`));
     }
-    await test.info().attach(`axe-${name.replace(/[^a-z0-9]+/gi, "-")}.json`, {
-      body: JSON.stringify({ url: page.url(), violations: results.violations, incomplete: results.incomplete.map((i) => ({ id: i.id, nodes: i.nodes.map((n) => ({ target: n.target.join(" "), why: n.any.concat(n.all, n.none).map((c) => c.message) })) })) }, null, 2),
-      contentType: "application/json",
-    });
-    await saveScreenshot(page, test.info().outputPath(`a11y-${String(audited).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-")}.png`));
+    await page.emulateMedia({ colorScheme: "light" });
   }
 
   async function visit(name: string, url: string, heading: string | RegExp): Promise<void> {
@@ -118,6 +129,7 @@ test("every page passes axe (WCAG 2.1 A/AA): no serious or critical violations",
   });
 
   await visit("audit", "/audit", "Audit log");
+  await visit("not-found", "/no-such-page", "This page does not exist");
   await visit("admin", "/admin", "Admin");
 
   await test.step("admin: create-token dialog open", async () => {

@@ -18,21 +18,32 @@ import {
 import { formatClock, formatDateTime, formatDuration } from "@/lib/ui/format";
 import type { BacklogSnapshot, Overview } from "@/lib/ui/schemas";
 
-/** Series colours; every series also has a legend entry with its name (never colour alone). */
-const C = {
-  pending: "#64748b",
-  retryWait: "#d97706",
-  running: "#2563eb",
-  dead: "#dc2626",
-  oldest: "#0f766e",
-  drift: "#7c3aed",
-  p50: "#2563eb",
-  p95: "#b45309",
-  grid: "#e3e6eb",
-  axis: "#5b6577",
+/**
+ * Series colours are CSS custom properties (app/globals.css), so the charts follow the light and
+ * dark themes; every series also has a legend entry with its name (never colour alone).
+ */
+export const C = {
+  pending: "var(--chart-pending)",
+  retryWait: "var(--chart-retry)",
+  running: "var(--chart-running)",
+  dead: "var(--chart-dead)",
+  oldest: "var(--chart-oldest)",
+  drift: "var(--chart-drift)",
+  p50: "var(--chart-p50)",
+  p95: "var(--chart-p95)",
+  succeeded: "var(--chart-succeeded)",
+  grid: "var(--chart-grid)",
+  axis: "var(--chart-axis)",
+  cursor: "var(--chart-cursor)",
 };
 
-const AXIS_TICK = { fill: C.axis, fontSize: 12 };
+/** recharts' tooltip box is white by default; these make it a surface of the current theme. */
+export const TOOLTIP_STYLE = {
+  contentStyle: { background: "var(--surface)", border: "1px solid var(--border-strong)", borderRadius: 8, color: "var(--text)" },
+  labelStyle: { color: "var(--text)" },
+};
+
+export const AXIS_TICK = { fill: C.axis, fontSize: 12 };
 
 type Point = BacklogSnapshot & { t: number };
 
@@ -40,14 +51,14 @@ function toPoints(history: BacklogSnapshot[]): Point[] {
   return history.map((h) => ({ ...h, t: Date.parse(h.at) })).filter((p) => Number.isFinite(p.t));
 }
 
-function tooltipTime(label: ReactNode): ReactNode {
+export function tooltipTime(label: ReactNode): ReactNode {
   return typeof label === "number" ? formatDateTime(new Date(label).toISOString()) : label;
 }
 
 type ChartCardProps = { title: string; summary: string; testId: string; children: ReactNode; height?: number; wide?: boolean };
 
 /** A titled chart with a text summary for people who cannot see the chart. */
-function ChartCard({ title, summary, testId, children, height = 240, wide = false }: ChartCardProps) {
+export function ChartCard({ title, summary, testId, children, height = 240, wide = false }: ChartCardProps) {
   return (
     <figure className={`card card--padded chart${wide ? " chart--wide" : ""}`} data-testid={testId}>
       <figcaption className="chart__head">
@@ -62,7 +73,7 @@ function ChartCard({ title, summary, testId, children, height = 240, wide = fals
   );
 }
 
-function ChartEmpty({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
+export function ChartEmpty({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
   return (
     <figure className="card card--padded chart" data-testid={testId} data-empty="true">
       <figcaption className="chart__head">
@@ -97,8 +108,8 @@ export function BacklogChart({ history }: { history: BacklogSnapshot[] }) {
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
           <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
           <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
-          <Tooltip labelFormatter={tooltipTime} />
-          <Legend />
+          <Tooltip {...TOOLTIP_STYLE} labelFormatter={tooltipTime} />
+          <Legend wrapperStyle={{ color: "var(--text-2)" }} />
           <Area type="monotone" dataKey="pending" name="Pending" stackId="backlog" stroke={C.pending} fill={C.pending} fillOpacity={0.35} isAnimationActive={false} />
           <Area type="monotone" dataKey="retryWait" name="Retry wait" stackId="backlog" stroke={C.retryWait} fill={C.retryWait} fillOpacity={0.35} isAnimationActive={false} />
           <Area type="monotone" dataKey="running" name="Running" stackId="backlog" stroke={C.running} fill={C.running} fillOpacity={0.35} isAnimationActive={false} />
@@ -134,8 +145,8 @@ function TimeLinesChart<P extends Point>({ title, testId, summary, points, serie
           ) : (
             <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
           )}
-          <Tooltip labelFormatter={tooltipTime} formatter={duration ? (v) => (typeof v === "number" ? formatDuration(v) : String(v)) : undefined} />
-          <Legend />
+          <Tooltip {...TOOLTIP_STYLE} labelFormatter={tooltipTime} formatter={duration ? (v) => (typeof v === "number" ? formatDuration(v) : String(v)) : undefined} />
+          <Legend wrapperStyle={{ color: "var(--text-2)" }} />
           {series.map((s) => (
             <Line
               key={s.key}
@@ -259,8 +270,8 @@ export function ErrorBreakdownChart({ errors }: { errors: Overview["errors"] }) 
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" horizontal={false} />
           <XAxis type="number" allowDecimals={false} tick={AXIS_TICK} />
           <YAxis type="category" dataKey="errorCode" width={210} tick={{ ...AXIS_TICK, fontFamily: "var(--font-mono)" }} />
-          <Tooltip cursor={{ fill: "rgb(15 23 42 / 0.05)" }} />
-          <Legend />
+          <Tooltip {...TOOLTIP_STYLE} cursor={{ fill: C.cursor }} />
+          <Legend wrapperStyle={{ color: "var(--text-2)" }} />
           <Bar dataKey="dead" name="Dead" stackId="err" fill={C.dead} isAnimationActive={false} />
           <Bar dataKey="retryWait" name="Retry wait" stackId="err" fill={C.retryWait} isAnimationActive={false} />
         </BarChart>

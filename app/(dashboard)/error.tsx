@@ -1,0 +1,7 @@
+"use client";
+
+import { RouteError } from "@/components/route/RouteError";
+
+export default function DashboardError({ error, retry }: { error: unknown; retry: () => void }) {
+  return <RouteError error={error} retry={retry} />;
+}

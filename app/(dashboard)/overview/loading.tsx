@@ -1,0 +1,5 @@
+import { OverviewSkeleton } from "@/components/route/PageSkeletons";
+
+export default function Loading() {
+  return <OverviewSkeleton />;
+}
