@@ -109,9 +109,9 @@ function queueSection(r: Json): string[] {
       L.push(`| ${p} | ${system} | ${cell(t.perSecond)} | ${cell(t.median)} | ±${cell(t.spreadPct)} % | ${ratio === null || ratio === undefined ? "" : cell(ratio) + "×"} |`);
     }
   }
-  const prepared = r.preparedStatements as { vsGraphileWorker: Json; vsPgBoss: Json; vsDefault: Json } | null | undefined;
+  const prepared = r.unnamedStatements as { vsGraphileWorker: Json; vsPgBoss: Json; vsDefault: Json } | null | undefined;
   if (prepared) {
-    L.push("", `indexwright-prepared (claim and complete as named statements; not the default): ÷ graphile-worker ${Object.entries(prepared.vsGraphileWorker).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}; ÷ pg-boss ${Object.entries(prepared.vsPgBoss).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}; ÷ the default ${Object.entries(prepared.vsDefault).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}.`);
+    L.push("", `indexwright-unnamed (unnamed statements, as on the embedded database or behind PgBouncer in transaction mode): ÷ graphile-worker ${Object.entries(prepared.vsGraphileWorker).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}; ÷ pg-boss ${Object.entries(prepared.vsPgBoss).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}; ÷ the default ${Object.entries(prepared.vsDefault).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}.`);
   }
   const base = r.vsBaseline as { dir: string; ratio: Json } | null | undefined;
   if (base) {

@@ -29,6 +29,10 @@ export type Lease = {
  * moves a connection's statements between server sessions; both fail a named statement there.
  */
 let preparedStatements = false;
+/** WORKER_PREPARED_STATEMENTS: "auto" names them on an external PostgreSQL only. */
+export function preparedStatementsFor(setting: "auto" | "true" | "false", embedded: boolean): boolean {
+  return setting === "auto" ? !embedded : setting === "true";
+}
 export function setPreparedStatements(on: boolean): void {
   preparedStatements = on;
 }

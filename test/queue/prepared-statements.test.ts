@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
 import { seedTasks, expireLease } from "../helpers/seed";
-import { claim, complete, setPreparedStatements } from "../../lib/queue/engine";
+import { claim, complete, preparedStatementsFor, setPreparedStatements } from "../../lib/queue/engine";
+import { loadConfig } from "../../lib/config";
 import { LeaseLostError } from "../../lib/queue/errors";
 import { withTransaction } from "../../lib/db/pool";
 
@@ -57,5 +58,17 @@ describe.runIf(onRealPostgres)("claim and complete as named statements", () => {
     } finally {
       c.release();
     }
+  });
+});
+
+describe("WORKER_PREPARED_STATEMENTS", () => {
+  it("auto names them on an external PostgreSQL and not on the embedded database; true/false force it", () => {
+    const setting = loadConfig({}).WORKER_PREPARED_STATEMENTS;
+    expect(setting).toBe("auto");
+    expect(preparedStatementsFor(setting, false)).toBe(true);
+    expect(preparedStatementsFor(setting, true)).toBe(false);
+    expect(preparedStatementsFor("false", false)).toBe(false);
+    expect(preparedStatementsFor("true", true)).toBe(true);
+    expect(() => loadConfig({ WORKER_PREPARED_STATEMENTS: "yes" })).toThrow(/WORKER_PREPARED_STATEMENTS/);
   });
 });
