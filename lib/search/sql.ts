@@ -1,0 +1,65 @@
+import { vectorCast } from "../db/vector-index";
+
+/**
+ * What a caller may see of a chunk: it belongs to the index version its document's search
+ * pointer names (so never a half-built or a retained rollback version), built with the query's
+ * embedding model, of a live document whose pointed-at version's ACL is empty (whole tenant) or
+ * names one of the caller's principals. Parameters: $5 principals, $6 embedding model.
+ */
+const VISIBLE_FROM = `search_pointers sp
+      JOIN index_versions iv ON iv.id = sp.index_version_id
+      JOIN documents d ON d.id = sp.document_id
+      JOIN document_versions dv ON dv.document_id = sp.document_id AND dv.version_number = sp.version_number`;
+const VISIBLE_WHERE = `iv.embedding_model = $6 AND d.deleted_at IS NULL AND (cardinality(dv.acl) = 0 OR dv.acl && $5::text[])`;
+
+/**
+ * Nearest visible chunks to $2, as rows of `candidates` (document id, chunk, distance).
+ *
+ * HNSW (`exact` false): the index yields the tenant's chunks nearest first and each is tested
+ * for visibility as it comes (a correlated EXISTS of primary-key lookups), so with pgvector's
+ * iterative scan the walk goes on until $3 visible chunks have passed or hnsw.max_scan_tuples is
+ * reached: chunks the caller may not see never take a result slot. `OFFSET 0` keeps the EXISTS a
+ * per-row filter of the index scan: flattened into a join, the planner would rather start from
+ * the visible documents and sort all their chunks (hundreds of ms on a large tenant).
+ *
+ * Exact: the tenant's visible (document, index version) pairs are gathered once and every chunk
+ * of the tenant checked against them, then ranked; the "+ 0" keeps the planner off the index.
+ *
+ * An iterative scan in relaxed order may return a slightly farther chunk before a nearer one, so
+ * the caller sorts the candidates again.
+ * Parameters: $1 tenant, $2 query vector, $3 limit, $4 level or null, $5 principals, $6 model.
+ */
+export function vectorCandidatesSql(dims: number, exact: boolean): string {
+  const cast = vectorCast(dims);
+  const distance = `c.embedding${cast} <=> $2${cast}`;
+  const visible = exact
+    ? `(c.document_id, c.index_version_id) IN (
+         SELECT sp.document_id, sp.index_version_id FROM ${VISIBLE_FROM}
+          WHERE sp.tenant_id = $1 AND ${VISIBLE_WHERE})`
+    : `EXISTS (
+         SELECT 1 FROM ${VISIBLE_FROM}
+          WHERE sp.document_id = c.document_id AND sp.index_version_id = c.index_version_id AND ${VISIBLE_WHERE}
+         OFFSET 0)`;
+  return `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, ${distance} AS distance
+    FROM chunks c
+   WHERE c.tenant_id = $1 AND c.dims = ${dims} AND ($4::int IS NULL OR c.level = $4::int)
+     AND ${visible}
+   ORDER BY ${exact ? `(${distance}) + 0` : distance}
+   LIMIT $3`;
+}
+
+/** Nearest visible chunks with their document key and version, nearest first. */
+export function vectorSearchSql(dims: number, exact: boolean): string {
+  return `WITH candidates AS MATERIALIZED (
+  ${vectorCandidatesSql(dims, exact)})
+SELECT d.key, sp.version_number, x.chunk_id, x.section_path, x.text, x.level, x.distance
+  FROM candidates x
+  JOIN documents d ON d.id = x.document_id
+  JOIN search_pointers sp ON sp.document_id = x.document_id
+ ORDER BY x.distance`;
+}
+
+/** Bounded count of a tenant's chunks of one dimension, through the tenant index. */
+export function tenantSizeSql(dims: number): string {
+  return `SELECT count(*)::int AS n FROM (SELECT 1 FROM chunks WHERE tenant_id = $1 AND dims = ${dims} LIMIT $2) s`;
+}

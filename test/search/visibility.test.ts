@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { createTestDb, type TestDb } from "../helpers/db";
+import { searchWithPlan } from "../../lib/search/search";
+import { vectorSearchSql } from "../../lib/search/sql";
+import { LocalEmbedder } from "../../lib/embedding";
+import { embedLocal } from "../../lib/pipeline/local-embedder";
+import { toVectorLiteral } from "../../lib/embedding/types";
+
+// Chunks the caller may not see (a retained rollback version, a version whose ACL names someone
+// else, a deleted document, another embedding model) are put nearer the query than every visible
+// chunk, more of them than a fixed candidate pool would hold: none may take a result slot, on the
+// HNSW path as on the exact one.
+const TENANT = "vis";
+const QUERY = "quarterly revenue forecast for the northern region";
+const embedder = new LocalEmbedder(384);
+let t: TestDb;
+let q: number[];
+
+/** A document with one version per entry; the last listed `active` one gets the search pointer. */
+async function seedDocument(key: string, versions: { acl: string[]; status: "ACTIVE" | "RETIRED"; chunks: number; near: boolean; model?: string }[], deleted = false) {
+  const docId = randomUUID();
+  await t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version, deleted_at) VALUES ($1, $2, $3, $3, $4, $5)`, [docId, TENANT, key, versions.length, deleted ? new Date() : null]);
+  for (const [i, v] of versions.entries()) {
+    const n = i + 1;
+    const ivId = randomUUID();
+    await t.pool.query(
+      `INSERT INTO document_versions (id, tenant_id, document_id, version_number, title, content_type, content, content_bytes, checksum, acl, published_by)
+       VALUES ($1, $2, $3, $4, 'd', 'text/plain', '\\x00', 1, 'x', $5, 't')`,
+      [randomUUID(), TENANT, docId, n, v.acl],
+    );
+    await t.pool.query(
+      `INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, chunk_count, expected_chunk_count)
+       VALUES ($1, $2, $3, $4, $5, 'c', $6, 384, $7, $7)`,
+      [ivId, TENANT, docId, n, v.status, v.model ?? embedder.model, v.chunks],
+    );
+    const texts = Array.from({ length: v.chunks }, (_, o) => (v.near ? `${QUERY} ${o}` : `revenue notes ${o} ${key}`));
+    await t.pool.query(
+      `INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, text, content_hash, dims, embedding)
+       SELECT $1, o, $2 || '-v' || $3 || '-' || o, $4, $5, t, md5(t), 384, e::vector
+         FROM unnest($6::text[], $7::text[]) WITH ORDINALITY AS u(t, e, o)`,
+      [ivId, key, n, TENANT, docId, texts, texts.map((x) => toVectorLiteral(embedLocal([x], 384)[0]))],
+    );
+    if (v.status === "ACTIVE") {
+      await t.pool.query(
+        `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (document_id) DO UPDATE SET index_version_id = excluded.index_version_id, version_number = excluded.version_number`,
+        [docId, TENANT, ivId, n],
+      );
+    }
+  }
+}
+
+beforeAll(async () => {
+  t = await createTestDb();
+  [q] = embedLocal([QUERY], 384);
+  await t.pool.query(`INSERT INTO tenants (id, name) VALUES ($1, $1)`, [TENANT]);
+  // 2,400 invisible chunks that repeat the query's words, 12 visible ones that share only some.
+  await seedDocument("rolled-back", [
+    { acl: [], status: "RETIRED", chunks: 800, near: true },
+    { acl: [], status: "ACTIVE", chunks: 4, near: false },
+  ]);
+  await seedDocument("finance-only", [{ acl: ["group:finance"], status: "ACTIVE", chunks: 800, near: true }]);
+  await seedDocument("removed", [{ acl: [], status: "ACTIVE", chunks: 400, near: true }], true);
+  await seedDocument("other-model", [{ acl: [], status: "ACTIVE", chunks: 400, near: true, model: "another-model" }]);
+  await seedDocument("public", [{ acl: [], status: "ACTIVE", chunks: 4, near: false }]);
+  await seedDocument("staff", [{ acl: ["group:staff"], status: "ACTIVE", chunks: 4, near: false }]);
+  await t.pool.query(`ANALYZE`);
+}, 120_000);
+afterAll(async () => t?.close());
+
+const VISIBLE_TO_STAFF = ["rolled-back", "public", "staff"];
+
+describe("chunks the caller may not see take no result slots", () => {
+  it.each([
+    ["hnsw", 0],
+    ["exact", 1_000_000],
+  ])("%s: ten visible hits past 2,400 nearer invisible chunks", async (strategy, exactMaxChunks) => {
+    // ef_search 10: the walk must go on well past its first candidate list to find them.
+    const r = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 10, principals: ["group:staff"], exactMaxChunks, efSearch: 10 });
+    expect(r.strategy).toBe(strategy);
+    expect(r.hits).toHaveLength(10);
+    expect(new Set(r.hits.map((h) => h.documentKey))).toEqual(new Set(VISIBLE_TO_STAFF));
+    // The active version 2 of the rolled-back document, never its retained version 1.
+    expect(r.hits.filter((h) => h.documentKey === "rolled-back").every((h) => h.versionNumber === 2 && h.chunkId.includes("-v2-"))).toBe(true);
+    // Nearest first.
+    const scores = r.hits.map((h) => h.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+  });
+
+  it("hits are the exact ranking of the visible chunks", async () => {
+    const hnsw = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 6, principals: ["group:staff"], exactMaxChunks: 0 });
+    const exact = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 6, principals: ["group:staff"], exactMaxChunks: 1_000_000 });
+    expect(exact.strategy).toBe("exact");
+    expect(hnsw.strategy).toBe("hnsw");
+    expect(hnsw.hits.map((h) => h.chunkId)).toEqual(exact.hits.map((h) => h.chunkId));
+  });
+
+  it("without the group, the staff document is not answered and the others fill the slots", async () => {
+    const r = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 10, principals: ["user:someone@example.com"], exactMaxChunks: 0 });
+    expect(r.hits).toHaveLength(8);
+    expect(new Set(r.hits.map((h) => h.documentKey))).toEqual(new Set(["rolled-back", "public"]));
+    // Fewer visible chunks than asked for: the HNSW walk ran out, the exact ranking answered.
+    expect(r.strategy).toBe("hnsw+exact");
+  });
+
+  it("a walk cut short by max_scan_tuples falls back to the exact ranking", async () => {
+    const r = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 5, principals: ["group:staff"], exactMaxChunks: 0, efSearch: 10, maxScanTuples: 50 });
+    expect(r.strategy).toBe("hnsw+exact");
+    expect(r.hits).toHaveLength(5);
+    expect(r.hits.every((h) => VISIBLE_TO_STAFF.includes(h.documentKey))).toBe(true);
+  });
+
+  it("the planner walks the HNSW index with the visibility test inside the scan", async () => {
+    const c = await t.pool.connect();
+    try {
+      await c.query("BEGIN");
+      await c.query("SET LOCAL hnsw.iterative_scan = relaxed_order");
+      // A table this small is cheaper to scan and sort; take that away to see the plan's shape.
+      await c.query("SET LOCAL enable_seqscan = off");
+      await c.query("SET LOCAL enable_bitmapscan = off");
+      await c.query("SET LOCAL enable_sort = off");
+      const plan = (await c.query(`EXPLAIN (COSTS OFF) ${vectorSearchSql(384, false)}`, [TENANT, toVectorLiteral(q), 10, null, ["group:staff"], embedder.model])).rows.map((r) => String(r["QUERY PLAN"]));
+      await c.query("ROLLBACK");
+      const limit = plan.findIndex((l) => l.includes("CTE candidates")) + 1;
+      expect(plan[limit]).toMatch(/Limit/);
+      expect(plan[limit + 1]).toMatch(/Index Scan using chunks_embedding_384_hnsw on chunks c/);
+      expect(plan.slice(limit + 2).find((l) => l.trim().startsWith("Filter:"))).toMatch(/SubPlan/);
+    } finally {
+      c.release();
+    }
+  });
+});
