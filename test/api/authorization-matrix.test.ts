@@ -353,6 +353,11 @@ const targets: Record<string, string> = {};
 const DOC = "/api/v1/tenants/[tenant]/documents/[key]";
 const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
   "POST /api/auth/signin": async () => ({ params: {}, body: { token: BOOT } }),
+  // Public: every caller, signed in or not, gets the same document.
+  "GET /api/openapi.json": async () => ({
+    params: {},
+    check: async ({ body }) => ((body as { openapi?: string; paths?: object })?.openapi === "3.1.0" && (body as { paths?: object }).paths ? [] : ["not the OpenAPI 3.1 document"]),
+  }),
   "POST /api/auth/signout": async ({ caller }) => {
     if (caller.kind !== "session" || caller.dead) return { params: {} };
     // A fresh session of the same person: signing out the caller's own would end it for every row after this one.
