@@ -5,6 +5,7 @@ import * as R from "./openapi-schemas";
 import { documentListQuery, keyParam, publishBody, searchBody, tenantParam } from "../documents/schemas";
 import { bulkRetryBody, optionalReasonBody, reasonBody, renameBody, rollbackBody, taskIdParam, taskListQuery } from "../operations/schemas";
 import { newTokenBody, newUserBody, patchUserBody } from "../admin/accounts";
+import * as W from "../webhooks/schemas";
 import { SUPPORTED_CONTENT_TYPES } from "../pipeline/parse";
 import pkg from "../../package.json";
 
@@ -316,6 +317,66 @@ export const OPERATIONS: Record<string, Op> = {
     request: { params: idParam },
     ok: { 200: { description: "Revoked (also when it already was).", schema: R.tokenRevoked } },
     errors: { 404: ["NOT_FOUND"] },
+  },
+  "GET /api/v1/admin/webhooks": {
+    operationId: "listWebhookEndpoints",
+    summary: "Webhook endpoints",
+    tags: ["admin"],
+    ok: { 200: { description: "Endpoints of the caller's tenants, with delivery counts; never their secrets.", schema: W.webhookEndpointList } },
+  },
+  "POST /api/v1/admin/webhooks": {
+    operationId: "createWebhookEndpoint",
+    summary: "Add a webhook endpoint",
+    description: "Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the secret in this answer, which is not shown again.",
+    tags: ["admin"],
+    request: { body: body(W.newEndpointBody) },
+    json: true,
+    ok: { 201: { description: "Created, with its signing secret.", schema: W.webhookEndpointWithSecret } },
+    errors: { 400: ["WEBHOOK_URL_INVALID", "WEBHOOK_URL_PRIVATE"] },
+  },
+  "PATCH /api/v1/admin/webhooks/[id]": {
+    operationId: "updateWebhookEndpoint",
+    summary: "Change a webhook endpoint's URL, event types, description or enabled flag",
+    tags: ["admin"],
+    request: { params: idParam, body: body(W.patchEndpointBody) },
+    json: true,
+    ok: { 200: { description: "Updated.", schema: W.webhookEndpoint } },
+    errors: { 400: ["WEBHOOK_URL_INVALID", "WEBHOOK_URL_PRIVATE"], 404: ["NOT_FOUND"] },
+  },
+  "DELETE /api/v1/admin/webhooks/[id]": {
+    operationId: "deleteWebhookEndpoint",
+    summary: "Remove a webhook endpoint and its delivery log",
+    tags: ["admin"],
+    request: { params: idParam },
+    ok: { 200: { description: "Removed.", schema: W.webhookEndpointDeleted } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  "POST /api/v1/admin/webhooks/[id]/rotate-secret": {
+    operationId: "rotateWebhookSecret",
+    summary: "Issue a new signing secret",
+    description: "The replaced secret keeps signing beside the new one for 24 hours, so receivers can switch without refusing deliveries.",
+    tags: ["admin"],
+    request: { params: idParam },
+    ok: { 200: { description: "The endpoint with its new secret, shown once.", schema: W.webhookEndpointWithSecret } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  "GET /api/v1/admin/webhooks/[id]/deliveries": {
+    operationId: "listWebhookDeliveries",
+    summary: "An endpoint's delivery log",
+    tags: ["admin"],
+    request: { params: idParam, query: W.deliveriesQuery },
+    ok: { 200: { description: "Newest first.", schema: W.webhookDeliveryList } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  "POST /api/v1/admin/webhooks/[id]/deliveries/[deliveryId]/redeliver": {
+    operationId: "redeliverWebhook",
+    summary: "Send a delivery again",
+    description: "Resets its attempts; the message keeps its webhook-id. Audited.",
+    tags: ["admin"],
+    request: { params: idParam.extend({ deliveryId: z.string().regex(/^\d{1,19}$/) }), body: { required: false, ...json(W.redeliverBody) } },
+    json: true,
+    ok: { 200: { description: "Queued for sending now.", schema: W.webhookDelivery } },
+    errors: { 404: ["NOT_FOUND"], 409: ["DELIVERY_IN_FLIGHT"] },
   },
 };
 

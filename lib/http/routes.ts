@@ -72,6 +72,14 @@ export const ROUTES: readonly RouteRule[] = Object.freeze([
   role("GET", "/api/v1/admin/tokens", "admin", "own-tenants"),
   role("POST", "/api/v1/admin/tokens", "admin", "own-tenants"),
   role("DELETE", "/api/v1/admin/tokens/[id]", "admin", "own-tenants"),
+  // Webhook endpoints belong to one tenant; a tenant-limited admin manages its tenants' only.
+  role("GET", "/api/v1/admin/webhooks", "admin", "own-tenants"),
+  role("POST", "/api/v1/admin/webhooks", "admin", "own-tenants"),
+  role("PATCH", "/api/v1/admin/webhooks/[id]", "admin", "own-tenants"),
+  role("DELETE", "/api/v1/admin/webhooks/[id]", "admin", "own-tenants"),
+  role("POST", "/api/v1/admin/webhooks/[id]/rotate-secret", "admin", "own-tenants"),
+  role("GET", "/api/v1/admin/webhooks/[id]/deliveries", "admin", "own-tenants"),
+  role("POST", "/api/v1/admin/webhooks/[id]/deliveries/[deliveryId]/redeliver", "admin", "own-tenants"),
 ]);
 
 const segments = (path: string) => path.split("/").filter(Boolean);

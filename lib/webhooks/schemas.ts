@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TENANT_PATTERN } from "../domain/constants";
-import { WEBHOOK_EVENT_TYPES } from "./constants";
+import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from "./constants";
 
 // Request bodies of the webhook admin routes, shared by the route handlers and the dashboard.
 
@@ -34,3 +34,50 @@ export const deliveriesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().regex(/^\d{1,19}$/).optional(),
 });
+
+// What the webhook routes answer (lib/webhooks/repository.ts builds them), for the OpenAPI
+// document: strict, so a field added to an answer without a line here fails its contract test.
+
+const instant = z.iso.datetime({ offset: false });
+const count = z.int().min(0);
+const eventType = z.enum(WEBHOOK_EVENT_TYPES as [string, ...string[]]).meta({ id: "WebhookEventType" });
+
+export const webhookEndpoint = z
+  .strictObject({
+    id: z.uuid(),
+    tenant: z.string(),
+    url: z.string(),
+    description: z.string(),
+    eventTypes: z.array(eventType),
+    enabled: z.boolean(),
+    createdBy: z.string(),
+    createdAt: instant,
+    updatedAt: instant,
+    previousSecretUntil: instant.nullable().meta({ description: "Until when the secret replaced by the last rotation still signs beside the new one." }),
+    deliveries: z.strictObject({ pending: count, failing: count, dead: count, delivered: count, lastAttemptAt: instant.nullable() }),
+  })
+  .meta({ id: "WebhookEndpoint" });
+export const webhookEndpointList = z.strictObject({ items: z.array(webhookEndpoint) }).meta({ id: "WebhookEndpointList" });
+export const webhookEndpointWithSecret = webhookEndpoint
+  .extend({ secret: z.string().regex(/^whsec_/).meta({ description: "The signing secret (Standard Webhooks, whsec_…). Shown in this answer only." }) })
+  .meta({ id: "WebhookEndpointWithSecret" });
+export const webhookEndpointDeleted = z.strictObject({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: "WebhookEndpointDeleted" });
+
+export const webhookDelivery = z
+  .strictObject({
+    id: z.string().regex(/^\d+$/),
+    status: z.enum(DELIVERY_STATUSES as [string, ...string[]]),
+    attempts: count,
+    nextAttemptAt: instant.nullable(),
+    lastAttemptAt: instant.nullable(),
+    responseStatus: z.int().nullable(),
+    latencyMs: count.nullable(),
+    error: z.string().nullable(),
+    deliveredAt: instant.nullable(),
+    createdAt: instant,
+    messageId: z.string().meta({ description: "The webhook-id header: the same on every attempt and redelivery." }),
+    eventType,
+    payload: z.strictObject({ type: eventType, timestamp: z.string(), data: z.record(z.string(), z.unknown()) }),
+  })
+  .meta({ id: "WebhookDelivery" });
+export const webhookDeliveryList = z.strictObject({ items: z.array(webhookDelivery), nextCursor: z.string().nullable() }).meta({ id: "WebhookDeliveryList" });

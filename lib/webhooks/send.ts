@@ -72,7 +72,8 @@ export function createSender(opts: { timeoutMs: number; allowPrivateNetworks: bo
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 function describe(err: Error & { code?: string }): string {
-  // request-filtering-agent's refusal names the address; say what it means.
-  if (/is not allowed\. Because/.test(err.message)) return `blocked: ${err.message.replace(/^DNS lookup /, "").replace(/\(family:.*?\) /, "")}`;
+  // request-filtering-agent refuses with "DNS lookup <address>(family:…, host:…) is not allowed. Because, It is <reason>."
+  const blocked = /^DNS lookup ([^(\s]+).*Because,? (?:It is )?(.*?)\.?$/i.exec(err.message);
+  if (blocked) return `blocked: ${blocked[1]} is a ${blocked[2]}; webhooks go to public addresses unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`;
   return err.code ? `${err.code}: ${err.message}` : err.message;
 }

@@ -518,7 +518,30 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     const tok = await asBoot(R.tokens, "POST", { name: `target-${n}`, role: "viewer", tenants: [target] });
     return { params: { id: tok.id } };
   },
+  "GET /api/v1/admin/webhooks": async ({ n }) => {
+    const other = (await asBoot(R.webhooks, "POST", hookBody("other", `list-${n}`))).id;
+    const own = (await asBoot(R.webhooks, "POST", hookBody("own", `list-${n}`))).id;
+    return {
+      params: {},
+      check: async ({ body, caller }) => listProblems("the webhook list", caller, (body as { items: { id: string; tenant: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: i.id })), { own, other }),
+    };
+  },
+  "POST /api/v1/admin/webhooks": async ({ target, n }) => ({ params: {}, body: hookBody(target, `new-${n}`) }),
+  "PATCH /api/v1/admin/webhooks/[id]": async ({ target, n }) => ({ params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `patch-${n}`))).id }, body: { enabled: false } }),
+  "DELETE /api/v1/admin/webhooks/[id]": async ({ target, n }) => ({ params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `delete-${n}`))).id } }),
+  "POST /api/v1/admin/webhooks/[id]/rotate-secret": async ({ target, n }) => ({ params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `rotate-${n}`))).id } }),
+  "GET /api/v1/admin/webhooks/[id]/deliveries": async ({ target, n }) => ({ params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `log-${n}`))).id } }),
+  "POST /api/v1/admin/webhooks/[id]/deliveries/[deliveryId]/redeliver": async ({ target, n }) => {
+    // A task made DEAD in the tenant is a task.dead event: the endpoint's one delivery.
+    const id = (await asBoot(R.webhooks, "POST", hookBody(target, `redeliver-${n}`))).id;
+    await deadTask(target, `hook-${n}`);
+    const deliveryId = (await t.pool.query<{ id: string }>(`SELECT id::text FROM webhook_deliveries WHERE endpoint_id = $1`, [id])).rows[0].id;
+    return { params: { id, deliveryId }, body: { reason: "matrix check" } };
+  },
 };
+
+/** A webhook endpoint's body; a public-looking URL, so the private-address refusal does not apply. */
+const hookBody = (tenant: string, name: string) => ({ tenant, url: `https://hooks.example.com/${tenant}/${name}`, eventTypes: ["task.dead"] });
 
 /** Rows without a fixture get placeholder parameters: the auth gate runs before any lookup. */
 const defaultFixture = async ({ target }: FixtureCtx, row: RouteRule): Promise<Prepared> => ({
@@ -591,6 +614,7 @@ describe("authorization matrix", () => {
       publish: await import(`${base}/v1/tenants/[tenant]/documents/[key]/versions/route`),
       unpin: await import(`${base}/v1/tenants/[tenant]/documents/[key]/unpin/route`),
       forceDone: await import(`${base}/v1/tasks/[taskId]/force-done/route`),
+      webhooks: await import(`${base}/v1/admin/webhooks/route`),
     };
     // Both tenants hold documents, tasks (a DEAD one each, one force-closed, so audited) and
     // accounts limited to them, so a leak across tenants would answer with real data.

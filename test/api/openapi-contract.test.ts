@@ -272,6 +272,17 @@ describe("every operation answers as the document says", () => {
     await exercise({ method: "GET", pattern: "/api/v1/admin/tokens" }, 200);
     await exercise({ method: "DELETE", pattern: "/api/v1/admin/tokens/[id]", params: { id: (token.body as { id: string }).id } }, 200);
 
+    const hook = await exercise({ method: "POST", pattern: "/api/v1/admin/webhooks", body: { tenant: "acme", url: "https://hooks.example.com/contract", eventTypes: ["task.dead"], description: "contract" } }, 201);
+    const hookId = (hook.body as { id: string }).id;
+    await exercise({ method: "GET", pattern: "/api/v1/admin/webhooks" }, 200);
+    await exercise({ method: "PATCH", pattern: "/api/v1/admin/webhooks/[id]", params: { id: hookId }, body: { description: "contract, changed" } }, 200);
+    await exercise({ method: "POST", pattern: "/api/v1/admin/webhooks/[id]/rotate-secret", params: { id: hookId } }, 200);
+    await dead(); // a task.dead event: one delivery for the endpoint
+    const log = await exercise({ method: "GET", pattern: "/api/v1/admin/webhooks/[id]/deliveries", params: { id: hookId }, query: { limit: "5" } }, 200);
+    const deliveryId = (log.body as { items: { id: string }[] }).items[0]?.id ?? "0";
+    await exercise({ method: "POST", pattern: "/api/v1/admin/webhooks/[id]/deliveries/[deliveryId]/redeliver", params: { id: hookId, deliveryId }, body: { reason: "contract" } }, 200);
+    await exercise({ method: "DELETE", pattern: "/api/v1/admin/webhooks/[id]", params: { id: hookId } }, 200);
+
     await exercise({ method: "POST", pattern: "/api/auth/signin", auth: null, body: { token: BOOT } }, 200);
     await exercise({ method: "POST", pattern: "/api/auth/signout", auth: null }, 200);
     await exercise({ method: "GET", pattern: "/api/auth/oidc/start", auth: null }, 404);

@@ -1,0 +1,20 @@
+import { handler, json, readJson } from "@/lib/http/handler";
+import { authenticate } from "@/lib/auth/authenticate";
+import { newEndpointBody } from "@/lib/webhooks/schemas";
+import { listEndpoints, createEndpoint } from "@/lib/webhooks/repository";
+import { db, serverConfig } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handler(async (req) => {
+  const p = await authenticate(req, { role: "admin" });
+  return json({ items: await listEndpoints(db(), p) });
+});
+
+export const POST = handler(async (req) => {
+  const p = await authenticate(req, { role: "admin" });
+  const body = newEndpointBody.parse(await readJson(req, 10_000));
+  return json(await createEndpoint(db(), p, body, serverConfig().WEBHOOK_ALLOW_PRIVATE_NETWORKS), 201);
+});
+
+export * from "@/lib/http/method-fallback";
