@@ -43,6 +43,7 @@ const schema = z.object({
   WEBHOOK_RETRY_MAX_SECONDS: num(3600, 0),
   WEBHOOK_POLL_MS: int(1000, 10),
   WEBHOOK_CONCURRENCY: int(4, 0),
+  WEBHOOK_RETENTION_DAYS: int(30, 1),
   FAULT_AFTER_CHUNK_BATCH: z.coerce.number().int().min(1).optional(),
   FAULT_BEFORE_INDEX_SWITCH: z.string().optional(),
   FAULT_DROP_LEASE_HEARTBEAT: z.string().optional(),

@@ -13,6 +13,7 @@ export type WebhookSettings = {
   retryBaseSeconds: number;
   retryMaxSeconds: number;
   allowPrivateNetworks: boolean;
+  retentionDays: number;
 };
 
 export function webhookSettings(cfg: Config): WebhookSettings {
@@ -24,6 +25,7 @@ export function webhookSettings(cfg: Config): WebhookSettings {
     retryBaseSeconds: cfg.WEBHOOK_RETRY_BASE_SECONDS,
     retryMaxSeconds: cfg.WEBHOOK_RETRY_MAX_SECONDS,
     allowPrivateNetworks: cfg.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    retentionDays: cfg.WEBHOOK_RETENTION_DAYS,
   };
 }
 
@@ -59,11 +61,19 @@ export class WebhookDeliveryLoop {
     log.info({ workerId: this.o.workerId, concurrency: this.o.settings.concurrency }, "webhook delivery started");
   }
 
+  private lastPrune = 0;
+
   private async loop(): Promise<void> {
     while (this.running) {
       let full = false;
       try {
         full = await this.tick();
+        // Retention is counted in days: a sweep a minute per worker is plenty.
+        if (Date.now() - this.lastPrune > 60_000) {
+          this.lastPrune = Date.now();
+          const { rowCount } = await this.o.pool.query(sql.pruneEvents(this.o.settings.retentionDays, 1000));
+          if (rowCount) log.info({ removed: rowCount }, "pruned webhook events past retention");
+        }
       } catch (err) {
         log.warn({ err: (err as Error).message }, "webhook claim failed");
       }

@@ -91,3 +91,20 @@ RETURNING status`,
     values: [id, owner, attempt, maxAttempts, delaySeconds, statusCode, latencyMs, error],
   };
 }
+
+/**
+ * Events older than the retention whose every delivery has ended (DELIVERED or DEAD) go, with
+ * their deliveries (ON DELETE CASCADE); at most `limit` per call, so one sweep never holds many
+ * row locks. An event still waiting or retrying somewhere stays, however old.
+ */
+export function pruneEvents(retentionDays: number, limit: number): Statement {
+  return {
+    text: `DELETE FROM webhook_events WHERE id IN (
+  SELECT e.id FROM webhook_events e
+   WHERE e.created_at < now() - make_interval(days => $1::int)
+     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status NOT IN ('DELIVERED', 'DEAD'))
+   ORDER BY e.created_at
+   LIMIT $2)`,
+    values: [retentionDays, limit],
+  };
+}

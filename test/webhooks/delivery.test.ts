@@ -6,7 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { waitFor } from "../helpers/worker";
 import { WebhookDeliveryLoop, type WebhookSettings } from "../../worker/webhooks";
-import { claimDeliveries, markDelivered } from "../../lib/webhooks/sql";
+import { claimDeliveries, markDelivered, pruneEvents } from "../../lib/webhooks/sql";
 import { newSecret } from "../../lib/webhooks/secret";
 import { retryDelaySeconds, parseRetryAfter } from "../../lib/webhooks/backoff";
 
@@ -27,7 +27,7 @@ let received: Received[] = [];
 let secrets: string[] = [];
 const loops: WebhookDeliveryLoop[] = [];
 
-const SETTINGS: WebhookSettings = { concurrency: 4, pollMs: 20, timeoutMs: 300, maxAttempts: 3, retryBaseSeconds: 0.05, retryMaxSeconds: 0.2, allowPrivateNetworks: true };
+const SETTINGS: WebhookSettings = { concurrency: 4, pollMs: 20, timeoutMs: 300, maxAttempts: 3, retryBaseSeconds: 0.05, retryMaxSeconds: 0.2, allowPrivateNetworks: true, retentionDays: 30 };
 
 function loop(id: string, over: Partial<WebhookSettings> = {}): WebhookDeliveryLoop {
   const l = new WebhookDeliveryLoop({ pool: t.pool, workerId: id, settings: { ...SETTINGS, ...over } });
@@ -228,6 +228,20 @@ describe("webhook delivery", () => {
     expect((await rows())[0]).toMatchObject({ attempts: 2 });
     const late = await t.pool.query(markDelivered(ghost.id, "ghost", 1, 200, 5));
     expect(late.rowCount).toBe(0);
+  });
+});
+
+describe("webhook retention", () => {
+  it("prunes old events whose deliveries all ended, never one still waiting", async () => {
+    await endpoint();
+    await emit(3);
+    const ids = (await rows()).map((r) => r.id);
+    await t.pool.query(`UPDATE webhook_deliveries SET status = 'DELIVERED' WHERE id = $1`, [ids[0]]);
+    await t.pool.query(`UPDATE webhook_deliveries SET status = 'DEAD' WHERE id = $1`, [ids[1]]);
+    await t.pool.query(`UPDATE webhook_events SET created_at = now() - interval '31 days'`);
+    expect((await t.pool.query(pruneEvents(30, 1000))).rowCount).toBe(2);
+    expect((await rows()).map((r) => [r.id, r.status])).toEqual([[ids[2], "PENDING"]]);
+    expect((await t.pool.query(pruneEvents(30, 1000))).rowCount).toBe(0);
   });
 });
 
