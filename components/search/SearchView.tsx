@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useId, useMemo, useState, type FormEvent } from "react";
+import { useId, useMemo, useRef, useState, type FormEvent } from "react";
 import { TENANT_PATTERN } from "@/lib/domain/constants";
 import { documentHref, isApiError, splitList } from "@/lib/ui/api";
 import { useSearch, useSlashToFocus, useTenants } from "@/lib/ui/hooks";
@@ -14,6 +14,8 @@ import { SlashHint } from "../SlashHint";
 import { icons } from "../shell/icons";
 import { Highlight } from "./Highlight";
 import { AuditedNote, OwnPrincipals, PrincipalChips, PrincipalsRefused, SearchedAs } from "./SearchAs";
+import { SearchModeControl, SCORE_MEANING } from "./SearchModeControl";
+import { DEFAULT_SEARCH_MODE, SEARCH_MODES, type SearchMode } from "@/lib/search/modes";
 import "../access.css";
 
 const DEFAULT_TOP_K = 10;
@@ -23,7 +25,11 @@ function parseTopK(raw: string | null): number {
   return Number.isInteger(n) && n >= 1 && n <= 100 ? n : DEFAULT_TOP_K;
 }
 
-type FormState = { tenant: string; q: string; principals: string; topK: string };
+function parseMode(raw: string | null): SearchMode {
+  return SEARCH_MODES.find((m) => m === raw) ?? DEFAULT_SEARCH_MODE;
+}
+
+type FormState = { tenant: string; q: string; principals: string; topK: string; mode: SearchMode };
 type FormErrors = Partial<Record<keyof FormState, string>>;
 
 export function SearchView() {
@@ -36,13 +42,14 @@ export function SearchView() {
   const urlQ = sp.get("q") ?? "";
   const urlPrincipals = sp.get("principals") ?? "";
   const urlTopK = parseTopK(sp.get("topK"));
+  const urlMode = parseMode(sp.get("mode"));
 
   const input: SearchInput | null = useMemo(
     () =>
       urlTenant && urlQ.trim()
-        ? { tenant: urlTenant, query: urlQ.trim(), topK: urlTopK, principals: splitList(urlPrincipals) }
+        ? { tenant: urlTenant, query: urlQ.trim(), topK: urlTopK, principals: splitList(urlPrincipals), mode: urlMode }
         : null,
-    [urlTenant, urlQ, urlTopK, urlPrincipals],
+    [urlTenant, urlQ, urlTopK, urlPrincipals, urlMode],
   );
 
   const viewer = useViewer();
@@ -71,7 +78,7 @@ export function SearchView() {
       {/* Keyed by the URL: back/forward remounts the form with the search the URL describes. */}
       <SearchForm
         key={sp.toString()}
-        initial={{ tenant: urlTenant, q: urlQ, principals: urlPrincipals, topK: String(urlTopK) }}
+        initial={{ tenant: urlTenant, q: urlQ, principals: urlPrincipals, topK: String(urlTopK), mode: urlMode }}
         tenants={tenants.data ?? []}
         viewer={viewer}
         fetching={search.isFetching}
@@ -129,6 +136,7 @@ function SearchForm({ initial, tenants, viewer, fetching, onSearch }: SearchForm
   // Only callers the server lets name principals get the field; everyone else searches as themselves.
   const canName = mayNamePrincipals(viewer);
   // tenant === null: not chosen yet, so suggest "default" (or the only tenant) once the list arrives.
+  const formRef = useRef<HTMLFormElement>(null);
   const [form, setForm] = useState<Omit<FormState, "tenant"> & { tenant: string | null }>({
     ...initial,
     tenant: initial.tenant || null,
@@ -140,9 +148,15 @@ function SearchForm({ initial, tenants, viewer, fetching, onSearch }: SearchForm
   const ids = { tenant: useId(), q: useId(), principals: useId(), topK: useId(), tenants: useId() };
   useSlashToFocus(ids.q);
 
-  function update(name: keyof FormState, value: string) {
+  function update(name: Exclude<keyof FormState, "mode">, value: string) {
     setForm((f) => ({ ...f, [name]: value }));
     if (errors[name]) setErrors((e) => ({ ...e, [name]: undefined }));
+  }
+
+  // A search already shown is run again in the new mode at once; before that, the mode waits for Search.
+  function changeMode(mode: SearchMode) {
+    setForm((f) => ({ ...f, mode }));
+    if (initial.q.trim()) setTimeout(() => formRef.current?.requestSubmit(), 0);
   }
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -169,12 +183,13 @@ function SearchForm({ initial, tenants, viewer, fetching, onSearch }: SearchForm
     qs.set("q", q);
     if (named.length > 0) qs.set("principals", named.join(","));
     if (topK !== DEFAULT_TOP_K) qs.set("topK", String(topK));
+    if (form.mode !== DEFAULT_SEARCH_MODE) qs.set("mode", form.mode);
     onSearch(qs);
   }
 
   return (
     <section className="card card--padded">
-      <form className={`search-form${canName ? "" : " search-form--own"}`} role="search" aria-label="Search the index" onSubmit={onSubmit} noValidate>
+      <form ref={formRef} className={`search-form${canName ? "" : " search-form--own"}`} role="search" aria-label="Search the index" onSubmit={onSubmit} noValidate>
         <div className="field search-form__tenant">
           <label htmlFor={ids.tenant} className="field__label">
             Tenant
@@ -300,6 +315,8 @@ function SearchForm({ initial, tenants, viewer, fetching, onSearch }: SearchForm
           </button>
         </div>
 
+        <SearchModeControl value={form.mode} onChange={changeMode} />
+
         {canName ? (
           <AuditedNote viewer={viewer} named={splitList(form.principals)} />
         ) : (
@@ -377,7 +394,7 @@ function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
               </p>
               <ol className="hits">
                 {hits.map((hit, i) => (
-                  <HitItem key={`${hit.chunkId}-${i}`} hit={hit} rank={i + 1} tenant={input.tenant} query={input.query} />
+                  <HitItem key={`${hit.chunkId}-${i}`} hit={hit} rank={i + 1} tenant={input.tenant} query={input.query} mode={input.mode ?? DEFAULT_SEARCH_MODE} />
                 ))}
               </ol>
             </>
@@ -388,7 +405,7 @@ function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
   );
 }
 
-function HitItem({ hit, rank, tenant, query }: { hit: SearchHit; rank: number; tenant: string; query: string }) {
+function HitItem({ hit, rank, tenant, query, mode }: { hit: SearchHit; rank: number; tenant: string; query: string; mode: SearchMode }) {
   return (
     <li className="hit" data-testid="search-hit" data-document-key={hit.documentKey} data-version={hit.versionNumber}>
       <div className="hit__head">
@@ -405,7 +422,7 @@ function HitItem({ hit, rank, tenant, query }: { hit: SearchHit; rank: number; t
             {hit.sectionPath}
           </span>
         ) : null}
-        <span className="hit__score" title="Similarity score (higher is closer)">
+        <span className="hit__score" title={SCORE_MEANING[mode]}>
           <span className="muted">score</span> <strong className="mono">{hit.score.toFixed(3)}</strong>
         </span>
       </div>

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { KEY_PATTERN, TENANT_PATTERN, DOCUMENT_STATE } from "../domain/constants";
+import { searchMode } from "../search/modes";
 
 export { SUPPORTED_CONTENT_TYPES as SUPPORTED_TYPES } from "../pipeline/parse";
 
@@ -37,6 +38,7 @@ export const searchBody = z
     topK: z.number().int().min(1).max(100).optional(),
     principals: z.array(z.string().min(1).max(200).refine(noControl, NO_CONTROL)).max(100).optional(),
     level: z.number().int().min(0).max(2).optional(),
+    mode: searchMode.optional(),
   })
   .strict();
 export type SearchBody = z.infer<typeof searchBody>;

@@ -1,7 +1,8 @@
 import type pg from "pg";
 import type { Embedder } from "../embedding/types";
 import { toVectorLiteral } from "../embedding/types";
-import { tenantSizeSql, vectorSearchSql } from "./sql";
+import { tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
+import { RRF_K, type SearchMode } from "./modes";
 
 export type SearchHit = { documentKey: string; versionNumber: number; chunkId: string; sectionPath: string; text: string; score: number; level: number };
 
@@ -20,7 +21,7 @@ export const HNSW_SEARCH = { efSearch: 100, maxScanTuples: 20_000 } as const;
 const SIZE_TTL_MS = 60_000;
 const sizeCache = new WeakMap<pg.Pool, Map<string, { exact: boolean; at: number }>>();
 
-type HitRow = { key: string; version_number: number; chunk_id: string; section_path: string; text: string; level: number; distance: number };
+type HitRow = { key: string; version_number: number; chunk_id: string; section_path: string; text: string; level: number; score: number };
 
 export type SearchQuery = {
   tenant: string;
@@ -28,16 +29,68 @@ export type SearchQuery = {
   topK: number;
   principals: string[];
   level?: number;
+  /** vector (the default here), text or hybrid; see SEARCH_MODES. */
+  mode?: SearchMode;
   exactMaxChunks?: number;
   /** Override HNSW_SEARCH (benchmarks and tests). */
   efSearch?: number;
   maxScanTuples?: number;
 };
 
-export type SearchPlan = { hits: SearchHit[]; strategy: "exact" | "hnsw" | "hnsw+exact" };
+export type SearchPlan = { hits: SearchHit[]; strategy: "exact" | "hnsw" | "hnsw+exact" | "text" };
 
 export async function search(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
-  return (await searchWithPlan(pool, embedder, q)).hits;
+  const mode = q.mode ?? "vector";
+  if (mode === "vector") return (await searchWithPlan(pool, embedder, q)).hits;
+  if (mode === "text") return textSearch(pool, embedder, q);
+  return hybridSearch(pool, embedder, q);
+}
+
+/** Candidates each list of a hybrid search contributes to the fusion. */
+export function hybridDepth(topK: number): number {
+  return Math.min(Math.max(topK * 3, 30), 300);
+}
+
+/**
+ * Full-text hits: the same visibility rules as vector search (search pointer, tenant, ACL,
+ * embedding space), ranked by ts_rank_cd. Needs no embedding, so it answers while the provider is
+ * down.
+ */
+export async function textSearch(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
+  const { rows } = await pool.query<HitRow>(textSearchSql(embedder.dimensions), [q.tenant, q.query, q.topK, q.level ?? null, q.principals, embedder.model]);
+  return rows.map((r) => toHit(r, Number(r.score)));
+}
+
+/**
+ * Vector and text hits fused by reciprocal rank fusion: each list ranks up to hybridDepth(topK)
+ * chunks, a chunk scores the sum of 1 / (RRF_K + rank) over the lists it is in (k = 60, as in the
+ * original paper: it damps the weight of the very top ranks so neither list dominates), and the
+ * best topK are answered with that fused score. Ties keep the vector order. Ranks, not scores,
+ * are fused: cosine similarity and ts_rank_cd are on unrelated scales.
+ */
+export async function hybridSearch(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
+  const depth = hybridDepth(q.topK);
+  // The text list needs no embedding: it runs while the query is embedded.
+  const [vector, text] = await Promise.all([searchWithPlan(pool, embedder, { ...q, topK: depth }), textSearch(pool, embedder, { ...q, topK: depth })]);
+  return fuse([vector.hits, text], q.topK);
+}
+
+/** Reciprocal rank fusion of ranked lists of hits (the first list wins ties). */
+export function fuse(lists: SearchHit[][], topK: number): SearchHit[] {
+  const fused = new Map<string, { hit: SearchHit; score: number; order: number }>();
+  lists.forEach((list, l) =>
+    list.forEach((hit, i) => {
+      const key = `${hit.documentKey}\u0000${hit.chunkId}`;
+      const add = 1 / (RRF_K + i + 1);
+      const seen = fused.get(key);
+      if (seen) seen.score += add;
+      else fused.set(key, { hit, score: add, order: l * 1_000_000 + i });
+    }),
+  );
+  return [...fused.values()]
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .slice(0, topK)
+    .map((f) => ({ ...f.hit, score: f.score }));
 }
 
 /**
@@ -102,13 +155,9 @@ async function isExact(client: pg.PoolClient, pool: pg.Pool, tenant: string, dim
 
 async function rank(client: pg.PoolClient, dims: number, exact: boolean, params: unknown[]): Promise<SearchHit[]> {
   const { rows } = await client.query<HitRow>(vectorSearchSql(dims, exact), params);
-  return rows.map((r) => ({
-    documentKey: r.key,
-    versionNumber: r.version_number,
-    chunkId: r.chunk_id,
-    sectionPath: r.section_path,
-    text: r.text,
-    level: r.level,
-    score: 1 - Number(r.distance),
-  }));
+  return rows.map((r) => toHit(r, 1 - Number(r.score)));
+}
+
+function toHit(r: HitRow, score: number): SearchHit {
+  return { documentKey: r.key, versionNumber: r.version_number, chunkId: r.chunk_id, sectionPath: r.section_path, text: r.text, level: r.level, score };
 }

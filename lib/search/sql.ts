@@ -48,15 +48,43 @@ export function vectorCandidatesSql(dims: number, exact: boolean): string {
    LIMIT $3`;
 }
 
-/** Nearest visible chunks with their document key and version, nearest first. */
-export function vectorSearchSql(dims: number, exact: boolean): string {
+/** Candidates with their document key and version, best first by `score` (a column of them). */
+function withKeys(candidates: string, score: "distance" | "rank"): string {
   return `WITH candidates AS MATERIALIZED (
-  ${vectorCandidatesSql(dims, exact)})
-SELECT d.key, sp.version_number, x.chunk_id, x.section_path, x.text, x.level, x.distance
+  ${candidates})
+SELECT d.key, sp.version_number, x.chunk_id, x.section_path, x.text, x.level, x.${score} AS score
   FROM candidates x
   JOIN documents d ON d.id = x.document_id
   JOIN search_pointers sp ON sp.document_id = x.document_id
- ORDER BY x.distance`;
+ ORDER BY x.${score} ${score === "rank" ? "DESC" : "ASC"}, x.chunk_id`;
+}
+
+/** Nearest visible chunks with their document key and version, nearest first (`score` = distance). */
+export function vectorSearchSql(dims: number, exact: boolean): string {
+  return withKeys(vectorCandidatesSql(dims, exact), "distance");
+}
+
+/**
+ * Visible chunks matching the words of $2 (PostgreSQL full-text search, web-search syntax: quoted
+ * phrases, `or`, `-word`), best first by ts_rank_cd (`score`). The query is parsed with the
+ * tenant's text search configuration, the one its chunks' `tsv` was generated with; the GIN index
+ * on `tsv` finds the matching chunks. Only chunks of the query's embedding space are answered
+ * (the same rule as the vector side), so the two lists of a hybrid search rank the same chunks.
+ * Parameters: $1 tenant, $2 query text, $3 limit, $4 level or null, $5 principals, $6 model.
+ */
+export function textSearchSql(dims: number): string {
+  return withKeys(
+    `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, ts_rank_cd(c.tsv, q.tsq) AS rank
+    FROM (SELECT websearch_to_tsquery(coalesce((SELECT t.search_language FROM tenants t WHERE t.id = $1), 'english'), $2) AS tsq) q,
+         chunks c
+   WHERE c.tsv @@ q.tsq AND c.tenant_id = $1 AND c.dims = ${dims} AND ($4::int IS NULL OR c.level = $4::int)
+     AND EXISTS (
+         SELECT 1 FROM ${VISIBLE_FROM}
+          WHERE sp.document_id = c.document_id AND sp.index_version_id = c.index_version_id AND ${VISIBLE_WHERE})
+   ORDER BY rank DESC, c.chunk_id
+   LIMIT $3`,
+    "rank",
+  );
 }
 
 /** Bounded count of a tenant's chunks of one dimension, through the tenant index. */

@@ -48,7 +48,7 @@ export const queryKeys = {
   document: (tenant: string, key: string) => ["document", tenant, key] as const,
   allDocumentDetails: ["document"] as const,
   allSearches: ["search"] as const,
-  search: (s: SearchInput) => ["search", s.tenant, s.query, s.topK, s.principals.join(",")] as const,
+  search: (s: SearchInput) => ["search", s.tenant, s.query, s.topK, s.principals.join(","), s.mode ?? ""] as const,
   overview: ["overview"] as const,
   allTasks: ["tasks"] as const,
   tasks: (f: TaskFilters) =>

@@ -2,6 +2,7 @@
 // strings, optional fields may be missing) so a harmless backend change does not blank the dashboard;
 // everything is normalised to the shapes below.
 import { z } from "zod";
+import type { SearchMode } from "../search/modes";
 import {
   DOCUMENT_STATE,
   ERROR_CODE_LIST,
@@ -192,7 +193,7 @@ export type SearchHit = z.infer<typeof searchHitSchema>;
 
 export const searchResultSchema = z.object({ hits: z.array(searchHitSchema) });
 
-export type SearchInput = { tenant: string; query: string; topK: number; principals: string[] };
+export type SearchInput = { tenant: string; query: string; topK: number; principals: string[]; mode?: SearchMode };
 
 /** `{ error: { code, message } }`, with optional per-field details if the backend sends any. */
 export const apiErrorBodySchema = z.object({

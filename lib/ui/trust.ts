@@ -141,6 +141,7 @@ export type SearchAnswer = { hits: SearchHit[]; searchedAs: string[] | null };
 export async function searchWithPrincipals(input: SearchInput, signal?: AbortSignal): Promise<SearchAnswer> {
   const body: Record<string, unknown> = { query: input.query, topK: input.topK };
   if (input.principals.length > 0) body.principals = input.principals;
+  if (input.mode) body.mode = input.mode;
   const { json } = await request(`/api/v1/tenants/${encodeURIComponent(input.tenant)}/search`, { method: "POST", body, signal });
   return parse(searchAnswerSchema, json, "search");
 }

@@ -3,6 +3,7 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { auditSearchAs, searchPrincipals } from "@/lib/auth/search-principals";
 import { searchBody, tenantParam } from "@/lib/documents/schemas";
 import { search } from "@/lib/search/search";
+import { DEFAULT_SEARCH_MODE } from "@/lib/search/modes";
 import { db, serverEmbedder } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +16,7 @@ export const POST = handler<{ tenant: string }>(async (req, params) => {
   const topK = body.topK ?? 10;
   // Recorded before the answer is read: a search that fails half way still showed intent.
   if (as.audited) await auditSearchAs(db(), p, tenant, as, topK);
-  const hits = await search(db(), serverEmbedder(), { tenant, query: body.query, topK, principals: as.principals, level: body.level });
+  const hits = await search(db(), serverEmbedder(), { tenant, query: body.query, topK, principals: as.principals, level: body.level, mode: body.mode ?? DEFAULT_SEARCH_MODE });
   return json({ hits, searchedAs: as.principals });
 });
 
