@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { print, printError } from "./print";
 
@@ -12,8 +10,21 @@ const USAGE = `indexwright <command>
   migrate resolve --rolled-back NAME      a failed migration was undone: the next migrate applies it anew
   migrate resolve --applied NAME          a migration's changes were made by hand: record it as applied
   config [--json]                         the settings this process sees (.env files read, secrets masked); exit 1 if start would refuse them
-  publish --tenant T --key K --file F [--title T] [--content-type CT] [--url URL] [--token TOKEN]
-  status [--tenant T --key K] [--url URL] [--token TOKEN]
+
+Against a running server (--url URL or INDEXWRIGHT_URL; --token TOKEN or INDEXWRIGHT_TOKEN; --json for JSON output):
+  publish --tenant T --key K --file F [--title T] [--content-type CT] [--acl P,Q] [--wait] [--timeout S]
+                                          Markdown, text, HTML, PDF or DOCX; the type from the file's extension.
+                                          --wait: until SEARCHABLE (exit 0) or FAILED (exit 1); exit 2 after --timeout (600 s)
+  sync DIR --tenant T [--prefix P] [--dry-run] [--wait] [--concurrency N]
+                                          publish new and changed files, delete documents whose file is gone;
+                                          key = path relative to DIR ("/" as "."), change = content checksum
+  search --tenant T [--top-k N] [--principal P]... WORDS
+  status [--tenant T --key K]             a document's state, or the overview
+  tasks list [--status S] [--tenant T] [--type T] [--error-code C] [--limit N] [--cursor C]
+  tasks retry ID... [--reason R]          retry DEAD tasks; or --dead [--tenant T] [--type T] [--error-code C] for all matching
+  delete --tenant T --key K [--wait]
+  reindex --tenant T --key K [--wait]
+  rollback --tenant T --key K --to-version N --reason R
 `;
 
 async function main(): Promise<void> {
@@ -37,9 +48,22 @@ async function main(): Promise<void> {
     case "config":
       return configCmd(rest, loadEnvFiles());
     case "publish":
-      return publishCmd(rest);
+    case "sync":
+    case "search":
     case "status":
-      return statusCmd(rest);
+    case "tasks":
+    case "delete":
+    case "reindex":
+    case "rollback": {
+      const remote = await import("./remote");
+      const run = { publish: remote.publishCmd, sync: remote.syncCmd, search: remote.searchCmd, status: remote.statusCmd, tasks: remote.tasksCmd, delete: remote.deleteCmd, reindex: remote.reindexCmd, rollback: remote.rollbackCmd }[cmd];
+      try {
+        return await run(rest);
+      } catch (err) {
+        process.exitCode = remote.reportError(err, rest.includes("--json"));
+        return;
+      }
+    }
     case undefined:
     case "help":
     case "--help":
@@ -122,54 +146,6 @@ function printStatus(s: import("../lib/db/migrate").MigrationStatus): void {
   if (s.migrations.some((m) => m.state === "modified")) print("\nA modified migration must be restored as it was applied; changes go in a new migration.");
   if (s.upToDate) print("\ndatabase schema is up to date");
   else if (failed.length === 0 && s.migrations.some((m) => m.state === "pending")) print("\npending migrations: run npm run migrate");
-}
-
-function apiBase(url?: string): string {
-  return (url ?? process.env.INDEXWRIGHT_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`).replace(/\/$/, "");
-}
-
-function token(t?: string): string {
-  if (t) return t;
-  if (process.env.INDEXWRIGHT_TOKEN) return process.env.INDEXWRIGHT_TOKEN;
-  if (process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN) return process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
-  const file = path.join(process.env.INDEXWRIGHT_DATA_DIR ?? ".indexwright", "bootstrap-token");
-  try {
-    return readFileSync(file, "utf8").trim();
-  } catch {
-    throw new Error(`no token: pass --token, set INDEXWRIGHT_TOKEN, or run next to ${file}`);
-  }
-}
-
-const CONTENT_TYPES: Record<string, string> = { ".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".html": "text/html", ".htm": "text/html" };
-
-async function publishCmd(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { tenant: { type: "string" }, key: { type: "string" }, file: { type: "string" }, title: { type: "string" }, "content-type": { type: "string" }, url: { type: "string" }, token: { type: "string" } },
-  });
-  if (!values.tenant || !values.key || !values.file) throw new Error("publish needs --tenant, --key and --file");
-  const content = readFileSync(values.file, "utf8");
-  const contentType = values["content-type"] ?? CONTENT_TYPES[path.extname(values.file).toLowerCase()] ?? "text/plain";
-  const title = values.title ?? path.basename(values.file, path.extname(values.file));
-  const res = await fetch(`${apiBase(values.url)}/api/v1/tenants/${encodeURIComponent(values.tenant)}/documents/${encodeURIComponent(values.key)}/versions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token(values.token)}` },
-    body: JSON.stringify({ title, contentType, content }),
-  });
-  const body = await res.json();
-  print(JSON.stringify(body, null, 2));
-  if (!res.ok) process.exit(1);
-}
-
-async function statusCmd(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { tenant: { type: "string" }, key: { type: "string" }, url: { type: "string" }, token: { type: "string" } } });
-  const url =
-    values.tenant && values.key
-      ? `${apiBase(values.url)}/api/v1/tenants/${encodeURIComponent(values.tenant)}/documents/${encodeURIComponent(values.key)}`
-      : `${apiBase(values.url)}/api/v1/overview`;
-  const res = await fetch(url, { headers: { authorization: `Bearer ${token(values.token)}` } });
-  print(JSON.stringify(await res.json(), null, 2));
-  if (!res.ok) process.exit(1);
 }
 
 main().catch((err) => {
