@@ -185,7 +185,10 @@ function requestProblems(c: Call): string[] {
       if (p.required) problems.push(`${where}: ${p.in} parameter ${p.name} is required`);
       continue;
     }
-    const typed = (p.schema as { type?: string }).type === "integer" ? Number(value) : value;
+    // A query string is text; the document types the value it stands for.
+    const type = (p.schema as { type?: string | string[] }).type;
+    const types = Array.isArray(type) ? type : [type];
+    const typed = types.includes("integer") || types.includes("number") ? Number(value) : types.includes("boolean") ? value === "true" : value;
     problems.push(...problemsOf(validator(`${where} ${p.in} ${p.name}`, p.schema), typed).map((e) => `${where}: ${p.name} ${e}`));
   }
   if (c.body !== undefined && typeof c.body !== "string") {
@@ -263,6 +266,13 @@ describe("every operation answers as the document says", () => {
     await dead();
     await exercise({ method: "POST", pattern: "/api/v1/tasks/retry", body: { status: "DEAD", tenant: "acme" } }, 200);
     await exercise({ method: "GET", pattern: "/api/v1/audit", query: { limit: "5" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/audit", query: { action: "task.*", actor: "token", from: "2020-01-01T00:00:00Z" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/overview/activity", query: { range: "1h" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/documents/export", query: { tenant: "acme", format: "csv" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/documents/export", query: { state: "SEARCHABLE", format: "json" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/tasks/export", query: { status: "SUCCEEDED", format: "json" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/tasks/export", query: { format: "csv" } }, 200);
+    await exercise({ method: "GET", pattern: `${DOC}/chunks`, params: { tenant: "acme", key: "guide" }, query: { level: "2", limit: "2" } }, 200);
 
     const user = await exercise({ method: "POST", pattern: "/api/v1/admin/users", body: { email: "reader@example.com", password: "a long enough password", role: "viewer", tenants: ["acme"] } }, 201);
     const userId = (user.body as { id: string }).id;
@@ -307,6 +317,9 @@ describe("every operation answers as the document says", () => {
     }
     // Not found, invalid ids and states.
     await exercise({ method: "GET", pattern: DOC, params: { tenant: "acme", key: "absent" } }, 404);
+    await exercise({ method: "GET", pattern: `${DOC}/chunks`, params: { tenant: "acme", key: "absent" } }, 404);
+    await exercise({ method: "GET", pattern: "/api/v1/overview/activity", query: { range: "2w" } }, 400);
+    await exercise({ method: "GET", pattern: "/api/v1/documents/export", query: { format: "xml" } }, 400);
     await exercise({ method: "GET", pattern: "/api/v1/tasks/[taskId]", params: { taskId: "not-a-number" } }, 400);
     await exercise({ method: "GET", pattern: "/api/v1/tasks/[taskId]", params: { taskId: "999999" } }, 404);
     await exercise({ method: "GET", pattern: "/api/v1/documents", query: { cursor: "garbage" } }, 400);
