@@ -3423,6 +3423,11 @@ export interface operations {
                     topK?: number;
                     principals?: string[];
                     level?: number;
+                    /**
+                     * @description vector: nearest chunks by embedding (score = cosine similarity); text: full-text match with the tenant's text search configuration (score = ts_rank_cd); hybrid (default): both, fused by reciprocal rank fusion with k = 60 (score = the fused score).
+                     * @enum {string}
+                     */
+                    mode?: "vector" | "text" | "hybrid";
                 };
             };
         };
