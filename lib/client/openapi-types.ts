@@ -3262,7 +3262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE, ROLLBACK_UNAVAILABLE */
+            /** @description INVALID_STATE, ROLLBACK_INCOMPATIBLE, ROLLBACK_UNAVAILABLE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3271,7 +3271,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "INVALID_STATE" | "ROLLBACK_UNAVAILABLE";
+                            code: "INVALID_STATE" | "ROLLBACK_INCOMPATIBLE" | "ROLLBACK_UNAVAILABLE";
                             message: string;
                         };
                     };

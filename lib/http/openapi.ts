@@ -251,7 +251,7 @@ export const OPERATIONS: Record<string, Op> = {
     request: { params: docParams, body: body(rollbackBody) },
     json: true,
     ok: { 200: { description: "Search now answers from toVersion.", schema: R.rollbackResult } },
-    errors: { 404: ["NOT_FOUND"], 409: ["ROLLBACK_UNAVAILABLE", "INVALID_STATE"] },
+    errors: { 404: ["NOT_FOUND"], 409: ["ROLLBACK_UNAVAILABLE", "ROLLBACK_INCOMPATIBLE", "INVALID_STATE"] },
   },
   [`POST ${DOC}/unpin`]: {
     operationId: "unpinDocument",
