@@ -93,6 +93,13 @@ export default defineConfig({
         OIDC_CLIENT_SECRET: FAKE_OIDC.clientSecret,
         OIDC_DISPLAY_NAME: FAKE_OIDC.displayName,
         OIDC_ALLOW_HTTP: "1",
+        // Webhooks to the receiver a spec runs on this machine (e2e/webhooks.e2e.ts), retried fast.
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+        WEBHOOK_POLL_MS: "200",
+        WEBHOOK_TIMEOUT_MS: "2000",
+        WEBHOOK_MAX_ATTEMPTS: "3",
+        WEBHOOK_RETRY_BASE_SECONDS: "0.3",
+        WEBHOOK_RETRY_MAX_SECONDS: "1",
       },
       stdout: "pipe",
     },

@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
 import { can, type GuardedAction } from "@/lib/ui/roles";
 import { useViewer } from "../PrincipalContext";
 import { adminIcons, icons } from "./icons";
+import { webhookIcon } from "../webhooks/icon";
 
 type NavItem = {
   href: string;
@@ -26,6 +27,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/search", label: "Search", icon: icons.search },
   { href: "/audit", label: "Audit", icon: icons.audit, requires: "viewAudit" },
   { href: "/admin", label: "Admin", icon: adminIcons.admin, requires: "manageAccess" },
+  { href: "/webhooks", label: "Webhooks", icon: webhookIcon, requires: "manageAccess" },
 ];
 
 export function NavLinks() {
