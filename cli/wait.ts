@@ -55,7 +55,9 @@ export class ProgressReporter {
   update(doc: Doc): void {
     const p = doc.progress;
     if (this.out.isTTY) {
-      const line = `${this.label} ${bar(p?.done ?? 0, p?.total ?? 0)} ${p ? `${p.done}/${p.total} chunks` : ""} ${doc.state}`.replace(/\s+/g, " ");
+      // Work done (or nothing left to do) shows as a full bar, not an empty one.
+      const finished = doc.state === "SEARCHABLE" || doc.state === "DELETED";
+      const line = `${this.label} ${finished ? bar(1, 1) : bar(p?.done ?? 0, p?.total ?? 0)} ${p ? `${p.done}/${p.total} chunks` : ""} ${doc.state}`.replace(/\s+/g, " ");
       this.out.write(`\r${line.padEnd(Math.max(this.last.length, line.length))}`);
       this.last = line;
       this.drawn = true;
