@@ -115,6 +115,12 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
   await visit("overview", "/overview", "Overview");
   await visit("documents", "/documents", "Documents");
   await visit("document-searchable", `/documents/${TENANT}/${goodKey}`, "Accessible notes");
+  await test.step("document: chunk browser open", async () => {
+    await page.getByTestId("chunks-toggle").click();
+    await expect(page.getByTestId("chunk").first()).toBeVisible();
+    await settled(page);
+    await audit("document-chunks");
+  });
   await visit("document-failed", `/documents/${TENANT}/${badKey}`, "Broken scan");
   await visit("tasks", "/tasks", "Tasks");
   await visit("task-detail", `/tasks/${taskId}`, `Task #${taskId}`);
@@ -129,6 +135,7 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
   });
 
   await visit("audit", "/audit", "Audit log");
+  await visit("audit-filtered", "/audit?action=document.*", "Audit log");
   await visit("not-found", "/no-such-page", "This page does not exist");
   await visit("admin", "/admin", "Admin");
 

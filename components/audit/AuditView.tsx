@@ -1,23 +1,92 @@
 "use client";
 
 import Link from "next/link";
+import { useEffect, useId, useRef, useState } from "react";
+import { KNOWN_AUDIT_ACTIONS, type AuditFilters } from "@/lib/audit/schemas";
 import { documentHref, taskHref } from "@/lib/ui/api";
 import { formatDateTime, truncate } from "@/lib/ui/format";
-import { useAudit } from "@/lib/ui/hooks";
+import { useDebounced, useSearchParamsPatch, useTenants } from "@/lib/ui/hooks";
+import { useAuditFiltered } from "@/lib/ui/operator";
 import { REQUIRED_ROLE } from "@/lib/ui/roles";
 import type { AuditEntry } from "@/lib/ui/schemas";
-import { ListStatus, LoadMoreFooter, QueryStates } from "../ListFrame";
+import { ListStatus, LoadMoreFooter, QueryStates, TenantFilter } from "../ListFrame";
 import { useCan, useViewer } from "../PrincipalContext";
 import { RelativeTime } from "../RelativeTime";
-import { EmptyState, TableSkeleton } from "../States";
+import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";
 import { TableHead } from "../TableHead";
 import { icons } from "../shell/icons";
+
+const ACTION_GROUPS = [...new Set(KNOWN_AUDIT_ACTIONS.map((a) => a.split(".")[0]))];
+const ACTION_PATTERN = /^[a-z][a-z_]*(\.([a-z][a-z_]*|\*))?$/;
+
+/** An instant from the query string (ISO), or nothing when it is not one. */
+function instant(raw: string | null): string {
+  return raw && !Number.isNaN(Date.parse(raw)) ? new Date(raw).toISOString() : "";
+}
+
+/** ISO → the value a datetime-local input shows (local time, to the minute). */
+function toLocalInput(iso: string): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** A datetime-local value (local time) → ISO for the API; empty stays empty. */
+function fromLocalInput(v: string): string {
+  if (!v) return "";
+  const t = new Date(v);
+  return Number.isNaN(t.getTime()) ? "" : t.toISOString();
+}
 
 export function AuditView() {
   const allowed = useCan("viewAudit");
   const viewer = useViewer();
-  const audit = useAudit(allowed);
+  const [sp, setParams] = useSearchParamsPatch();
+
+  const actor = (sp.get("actor") ?? "").trim();
+  const rawAction = sp.get("action") ?? "";
+  const action = ACTION_PATTERN.test(rawAction) ? rawAction : "";
+  const tenant = sp.get("tenant") ?? "";
+  const from = instant(sp.get("from"));
+  const to = instant(sp.get("to"));
+  const filters: AuditFilters = { actor: actor || undefined, action: action || undefined, tenant: tenant || undefined, from: from || undefined, to: to || undefined };
+  const filtered = Boolean(actor || action || tenant || from || to);
+  const rangeInvalid = Boolean(from && to && Date.parse(from) >= Date.parse(to));
+
+  // The actor box is typed locally and written to the URL once typing pauses.
+  const [actorText, setActorText] = useState(actor);
+  const debouncedActor = useDebounced(actorText.trim(), 300);
+  const lastActor = useRef(actor);
+  useEffect(() => {
+    if (debouncedActor !== lastActor.current) {
+      lastActor.current = debouncedActor;
+      setParams({ actor: debouncedActor });
+    }
+  }, [debouncedActor, setParams]);
+  useEffect(() => {
+    if (actor !== lastActor.current) {
+      lastActor.current = actor;
+      setActorText(actor);
+    }
+  }, [actor]);
+
+  const tenants = useTenants();
+  const audit = useAuditFiltered(filters, allowed && !rangeInvalid);
   const items = audit.data?.pages.flatMap((p) => p.items) ?? [];
+  const ids = { actor: useId(), action: useId(), tenant: useId(), from: useId(), to: useId(), rangeError: useId() };
+
+  function clearFilters() {
+    lastActor.current = "";
+    setActorText("");
+    setParams({ actor: "", action: "", tenant: "", from: "", to: "" });
+  }
+
+  /** The last hour, day or week, ending now. */
+  function lastPeriod(hours: number) {
+    const end = new Date();
+    setParams({ from: new Date(end.getTime() - hours * 3_600_000).toISOString(), to: "" });
+  }
 
   return (
     <div className="page">
@@ -35,7 +104,7 @@ export function AuditView() {
         ) : null}
       </div>
 
-      <ListStatus>{allowed && audit.data ? `${items.length}${audit.hasNextPage ? "+" : ""} audit entries.` : ""}</ListStatus>
+      <ListStatus>{allowed && audit.data ? `${items.length}${audit.hasNextPage ? "+" : ""} audit entries${filtered ? " match the filters" : ""}.` : ""}</ListStatus>
 
       <section className="card" aria-label="Audit entries">
         {!allowed ? (
@@ -45,32 +114,140 @@ export function AuditView() {
             </p>
           </EmptyState>
         ) : (
-          <QueryStates
-            query={audit}
-            skeleton={<TableSkeleton rows={5} columns={6} label="Loading audit log" />}
-            errorTitle="Could not load the audit log"
-            empty={items.length === 0}
-            emptyState={
-              <EmptyState icon={icons.audit} title="No operator actions yet">
-                <p>Retries, force-closes, rollbacks and reindexes are recorded here with their reason.</p>
-              </EmptyState>
-            }
-          >
-            <div className="table-wrap">
-              <table className="table">
-                <caption className="visually-hidden">Audit log, newest first</caption>
-                <TableHead columns={["Time", "Actor", "Action", "Target", "Reason", "Detail"]} />
-                <tbody>
-                  {items.map((e) => (
-                    <AuditRow key={e.id} entry={e} />
+          <>
+            <form className="toolbar" role="search" aria-label="Filter the audit log" onSubmit={(e) => e.preventDefault()} data-testid="audit-filters">
+              <div className="field field--inline">
+                <label htmlFor={ids.actor} className="field__label">
+                  Actor
+                </label>
+                <input
+                  id={ids.actor}
+                  type="search"
+                  className="input"
+                  placeholder="e.g. alice or token:"
+                  value={actorText}
+                  onChange={(e) => setActorText(e.target.value)}
+                  autoComplete="off"
+                  spellCheck={false}
+                  data-testid="audit-filter-actor"
+                />
+              </div>
+              <div className="field field--inline">
+                <label htmlFor={ids.action} className="field__label">
+                  Action
+                </label>
+                <select id={ids.action} className="select" value={action} onChange={(e) => setParams({ action: e.target.value })} data-testid="audit-filter-action">
+                  <option value="">All actions</option>
+                  {ACTION_GROUPS.map((g) => (
+                    <optgroup key={g} label={`${g[0].toUpperCase()}${g.slice(1)}`}>
+                      <option value={`${g}.*`}>Any {g} action</option>
+                      {KNOWN_AUDIT_ACTIONS.filter((a) => a.startsWith(`${g}.`)).map((a) => (
+                        <option key={a} value={a}>
+                          {a}
+                        </option>
+                      ))}
+                    </optgroup>
                   ))}
-                </tbody>
-              </table>
-            </div>
-            <LoadMoreFooter query={audit}>
-              Showing {items.length} entr{items.length === 1 ? "y" : "ies"}, newest first
-            </LoadMoreFooter>
-          </QueryStates>
+                  {action && !action.endsWith(".*") && !(KNOWN_AUDIT_ACTIONS as readonly string[]).includes(action) ? <option value={action}>{action}</option> : null}
+                </select>
+              </div>
+              <TenantFilter id={ids.tenant} value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} testId="audit-filter-tenant" />
+              <div className="field field--inline field--time">
+                <label htmlFor={ids.from} className="field__label">
+                  From
+                </label>
+                <input
+                  id={ids.from}
+                  type="datetime-local"
+                  className="input"
+                  value={toLocalInput(from)}
+                  onChange={(e) => setParams({ from: fromLocalInput(e.target.value) })}
+                  aria-invalid={rangeInvalid || undefined}
+                  aria-describedby={rangeInvalid ? ids.rangeError : undefined}
+                  data-testid="audit-filter-from"
+                />
+              </div>
+              <div className="field field--inline field--time">
+                <label htmlFor={ids.to} className="field__label">
+                  To <span className="field__optional">(before)</span>
+                </label>
+                <input
+                  id={ids.to}
+                  type="datetime-local"
+                  className="input"
+                  value={toLocalInput(to)}
+                  onChange={(e) => setParams({ to: fromLocalInput(e.target.value) })}
+                  aria-invalid={rangeInvalid || undefined}
+                  aria-describedby={rangeInvalid ? ids.rangeError : undefined}
+                  data-testid="audit-filter-to"
+                />
+              </div>
+              <div className="segmented" role="group" aria-label="Quick time ranges">
+                <button type="button" className="btn btn--ghost btn--sm" onClick={() => lastPeriod(1)}>
+                  Last hour
+                </button>
+                <button type="button" className="btn btn--ghost btn--sm" onClick={() => lastPeriod(24)}>
+                  Last day
+                </button>
+                <button type="button" className="btn btn--ghost btn--sm" onClick={() => lastPeriod(24 * 7)}>
+                  Last week
+                </button>
+              </div>
+              {filtered ? (
+                <button type="button" className="btn btn--ghost btn--sm toolbar__clear" onClick={clearFilters} data-testid="audit-filters-clear">
+                  Clear filters
+                </button>
+              ) : null}
+            </form>
+            {rangeInvalid ? (
+              <p className="form-error audit-range-error" id={ids.rangeError} role="alert">
+                “From” must be before “To”.
+              </p>
+            ) : null}
+
+            <StaleDataBanner query={audit} />
+
+            <QueryStates
+              query={audit}
+              skeleton={<TableSkeleton rows={5} columns={6} label="Loading audit log" />}
+              errorTitle="Could not load the audit log"
+              empty={items.length === 0}
+              emptyState={
+                filtered ? (
+                  <EmptyState
+                    icon={icons.search}
+                    title="No audit entries match these filters"
+                    action={
+                      <button type="button" className="btn btn--secondary" onClick={clearFilters}>
+                        Clear filters
+                      </button>
+                    }
+                  >
+                    <p>Try a wider time range, another action, or part of the actor&rsquo;s name.</p>
+                  </EmptyState>
+                ) : (
+                  <EmptyState icon={icons.audit} title="No operator actions yet">
+                    <p>Retries, force-closes, rollbacks and reindexes are recorded here with their reason.</p>
+                  </EmptyState>
+                )
+              }
+            >
+              <div className={`table-wrap${audit.isPlaceholderData ? " table-wrap--dimmed" : ""}`}>
+                <table className="table">
+                  <caption className="visually-hidden">Audit log, newest first{filtered ? ", filtered" : ""}</caption>
+                  <TableHead columns={["Time", "Actor", "Action", "Target", "Reason", "Detail"]} />
+                  <tbody>
+                    {items.map((e) => (
+                      <AuditRow key={e.id} entry={e} />
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <LoadMoreFooter query={audit}>
+                Showing {items.length} entr{items.length === 1 ? "y" : "ies"}, newest first
+              </LoadMoreFooter>
+            </QueryStates>
+          </>
         )}
       </section>
     </div>

@@ -15,6 +15,7 @@ import { BlockSkeleton, EmptyState, QueryErrorState, StaleDataBanner, TableSkele
 import { TableHead } from "../TableHead";
 import { icons } from "../shell/icons";
 import { DeadTaskActions } from "../tasks/DeadTaskActions";
+import { ChunkBrowser } from "./ChunkBrowser";
 import { DocumentActions } from "./DocumentActions";
 
 type Props = { tenant: string; docKey: string };
@@ -210,6 +211,8 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
           <IndexVersionsTable items={doc.indexVersions} searchVersion={doc.searchVersion} />
         )}
       </section>
+
+      <ChunkBrowser tenant={doc.tenant} docKey={doc.key} />
 
       <section className="card" aria-labelledby={tasksId}>
         <h2 id={tasksId} className="section-title card__title">

@@ -9,6 +9,7 @@ import { STATE_LABEL } from "../StateBadge";
 import { SlashHint } from "../SlashHint";
 import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";
 import { icons } from "../shell/icons";
+import { ExportLinks } from "../ExportLinks";
 import { DocumentsTable } from "./DocumentsTable";
 import { PublishDialog } from "./PublishDialog";
 
@@ -76,7 +77,10 @@ export function DocumentsView() {
           <h1 className="page__title">Documents</h1>
           <p className="page__lead">Every published document and whether its latest version is searchable yet.</p>
         </div>
-        <div className="page__actions">{publishButton("publish-open")}</div>
+        <div className="page__actions">
+          <ExportLinks kind="documents" filters={{ tenant, state, q }} filtered={filtered} />
+          {publishButton("publish-open")}
+        </div>
       </div>
 
       <section className="card" aria-label="Documents">

@@ -3,13 +3,16 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { formatDuration, formatRatio } from "@/lib/ui/format";
-import { OVERVIEW_POLL_MS, useOverview } from "@/lib/ui/hooks";
+import { OVERVIEW_POLL_MS, useOverview, useSearchParamsPatch } from "@/lib/ui/hooks";
+import { DEFAULT_RANGE, isActivityRange, type ActivityRange } from "@/lib/operations/range";
+import { useActivity, type Activity } from "@/lib/ui/operator";
 import type { Overview } from "@/lib/ui/schemas";
 import { describeTenants, type ScopedOverview } from "@/lib/ui/trust";
 import { useViewer } from "../PrincipalContext";
 import { RelativeTime } from "../RelativeTime";
 import { BlockSkeleton, QueryErrorState, StaleDataBanner } from "../States";
 import { BacklogChart, DriftChart, ErrorBreakdownChart, LatencyChart, OldestDueChart } from "./OverviewCharts";
+import { RangePicker, ThroughputChart } from "./ActivityCharts";
 import { ReconcilerCard } from "./ReconcilerCard";
 import "../access.css";
 
@@ -94,6 +97,10 @@ export function fleetIssues(o: Overview, fleet = true): Issue[] {
 export function OverviewView() {
   const query = useOverview();
   const viewer = useViewer();
+  const [sp, setParams] = useSearchParamsPatch();
+  const rawRange = sp.get("range");
+  const range: ActivityRange = isActivityRange(rawRange) ? rawRange : DEFAULT_RANGE;
+  const activity = useActivity(range);
   // Until the first answer, the account's grant tells which overview is coming.
   const fleet = query.data ? isFleet(query.data, viewer.tenants) : viewer.tenants === null;
 
@@ -109,11 +116,14 @@ export function OverviewView() {
           </p>
         </div>
         {query.data ? (
-          <div className="toolbar__status">
-            <span className={`live-dot${query.isFetching ? " live-dot--busy" : ""}`} aria-hidden="true" />
-            <span className="muted">
-              Updated <RelativeTime iso={query.data.generatedAt} /> · every {OVERVIEW_POLL_MS / 1000} s
-            </span>
+          <div className="overview-controls">
+            <RangePicker value={range} onChange={(r) => setParams({ range: r === DEFAULT_RANGE ? "" : r })} busy={activity.isFetching} />
+            <div className="toolbar__status">
+              <span className={`live-dot${query.isFetching ? " live-dot--busy" : ""}`} aria-hidden="true" />
+              <span className="muted">
+                Updated <RelativeTime iso={query.data.generatedAt} /> · every {OVERVIEW_POLL_MS / 1000} s
+              </span>
+            </div>
           </div>
         ) : null}
       </div>
@@ -136,7 +146,7 @@ export function OverviewView() {
       ) : query.data ? (
         <>
           <StaleDataBanner query={query} />
-          <OverviewBody o={query.data} fleet={fleet} />
+          <OverviewBody o={query.data} fleet={fleet} activity={activity.data} range={range} />
         </>
       ) : null}
     </div>
@@ -148,7 +158,9 @@ function isFleet(o: ScopedOverview, tenants: string[] | null): boolean {
   return o.scope === "fleet" && tenants === null;
 }
 
-function OverviewBody({ o, fleet }: { o: ScopedOverview; fleet: boolean }) {
+function OverviewBody({ o, fleet, activity, range }: { o: ScopedOverview; fleet: boolean; activity: Activity | undefined; range: ActivityRange }) {
+  // The charts show the chosen range once its answer is in (the overview itself carries 24 h).
+  const history = activity && activity.range === range ? activity.history : o.history;
   const q = o.queue;
   const issues = fleetIssues(o, fleet);
   const worst = issues[0]?.tone;
@@ -273,10 +285,11 @@ function OverviewBody({ o, fleet }: { o: ScopedOverview; fleet: boolean }) {
 
       {fleet ? (
         <div className="charts">
-          <BacklogChart history={o.history} />
-          <OldestDueChart history={o.history} />
-          <LatencyChart history={o.history} />
-          <DriftChart history={o.history} />
+          {activity ? <ThroughputChart activity={activity} range={range} /> : null}
+          <BacklogChart history={history} />
+          <OldestDueChart history={history} />
+          <LatencyChart history={history} />
+          <DriftChart history={history} />
           <ErrorBreakdownChart errors={o.errors} />
           <ReconcilerCard r={o.reconciler} />
         </div>
@@ -291,6 +304,7 @@ function OverviewBody({ o, fleet }: { o: ScopedOverview; fleet: boolean }) {
             </p>
           </div>
           <div className="charts">
+            {activity ? <ThroughputChart activity={activity} range={range} /> : null}
             <ErrorBreakdownChart errors={o.errors} />
           </div>
         </>

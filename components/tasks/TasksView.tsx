@@ -9,6 +9,7 @@ import { useCan } from "../PrincipalContext";
 import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";
 import { icons } from "../shell/icons";
 import { BulkRetryDialog } from "./BulkRetryDialog";
+import { ExportLinks } from "../ExportLinks";
 import { TasksTable } from "./TasksTable";
 
 function pick(raw: string | null, allowed: readonly string[]): string {
@@ -46,25 +47,28 @@ export function TasksView() {
           <h1 className="page__title">Tasks</h1>
           <p className="page__lead">Every indexing job: what is queued, running, retrying or stuck — and why.</p>
         </div>
-        {canBulkRetry ? (
-          <div className="page__actions page__actions--stacked">
-            <button
-              type="button"
-              className="btn btn--primary"
-              disabled={!bulkEnabled}
-              onClick={() => setBulkOpen(true)}
-              aria-describedby={bulkEnabled ? undefined : ids.bulkHint}
-              data-testid="bulk-retry-open"
-            >
-              Retry all DEAD…
-            </button>
-            {bulkEnabled ? null : (
-              <span id={ids.bulkHint} className="field__hint">
-                Set Status to “dead” to retry in bulk.
-              </span>
-            )}
-          </div>
-        ) : null}
+        <div className="page__actions page__actions--top">
+          <ExportLinks kind="tasks" filters={{ status, errorCode, type, tenant }} filtered={filtered} />
+          {canBulkRetry ? (
+            <div className="page__actions page__actions--stacked">
+              <button
+                type="button"
+                className="btn btn--primary"
+                disabled={!bulkEnabled}
+                onClick={() => setBulkOpen(true)}
+                aria-describedby={bulkEnabled ? undefined : ids.bulkHint}
+                data-testid="bulk-retry-open"
+              >
+                Retry all DEAD…
+              </button>
+              {bulkEnabled ? null : (
+                <span id={ids.bulkHint} className="field__hint">
+                  Set Status to “dead” to retry in bulk.
+                </span>
+              )}
+            </div>
+          ) : null}
+        </div>
       </div>
 
       <section className="card" aria-label="Tasks">

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { prisma, iso, type Tx } from "../db/repository";
+import { prisma, iso, type Prisma, type Tx } from "../db/repository";
+import type { AuditFilters } from "./schemas";
 
 export type AuditEntry = {
   actor: string;
@@ -24,10 +25,23 @@ export async function writeAudit(tx: Tx, e: AuditEntry): Promise<void> {
     VALUES (${e.actor}, ${e.action}, ${e.tenant ?? null}, ${e.targetType}, ${e.targetId}, ${e.reason ?? null}, ${e.detail === undefined ? null : JSON.stringify(e.detail)}::jsonb)`;
 }
 
+/** The optional filters of the audit page (lib/audit/schemas.ts), as a model-query condition. */
+function filterWhere(f: AuditFilters): Prisma.AuditLogWhereInput {
+  const action = f.action?.endsWith(".*") ? { startsWith: f.action.slice(0, -1) } : f.action;
+  return {
+    // Prisma passes `contains` into ILIKE as it is: % and _ would be wildcards ("%" matched every actor).
+    ...(f.actor ? { actor: { contains: f.actor.replace(/[\\%_]/g, (m) => `\\${m}`), mode: "insensitive" as const } } : {}),
+    ...(action ? { action } : {}),
+    // AND with the grant below: a tenant outside the caller's gives nothing, never more.
+    ...(f.tenant ? { AND: [{ tenantId: f.tenant }] } : {}),
+    ...(f.from || f.to ? { at: { ...(f.from ? { gte: new Date(f.from) } : {}), ...(f.to ? { lt: new Date(f.to) } : {}) } } : {}),
+  };
+}
+
 /** Newest first, keyset-paginated on id; a tenant-limited caller sees its tenants' entries only. */
-export async function listAudit(pool: pg.Pool, f: { cursor?: string; limit: number; tenants: string[] | null }) {
+export async function listAudit(pool: pg.Pool, f: { cursor?: string; limit: number; tenants: string[] | null } & AuditFilters) {
   const rows = await prisma(pool).auditLog.findMany({
-    where: { ...(f.cursor ? { id: { lt: BigInt(f.cursor) } } : {}), ...(f.tenants ? { tenantId: { in: f.tenants } } : {}) },
+    where: { ...filterWhere(f), ...(f.cursor ? { id: { lt: BigInt(f.cursor) } } : {}), ...(f.tenants ? { tenantId: { in: f.tenants } } : {}) },
     orderBy: { id: "desc" },
     take: f.limit + 1,
   });

@@ -332,3 +332,80 @@ export const okResult = z.strictObject({ ok: z.literal(true) });
 export const health = z
   .strictObject({ ok: z.boolean(), database: z.enum(["ok", "unreachable"]), error: z.strictObject({ code: z.literal("DATABASE_UNAVAILABLE"), message: z.string() }).optional() })
   .meta({ id: "Health" });
+
+// ---- Operator tools: exports, overview activity, chunk browser.
+
+const exportCell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+export const exportDocument = z
+  .strictObject({
+    kind: z.enum(["documents", "tasks"]),
+    exportedAt: instant,
+    filters: z.record(z.string(), z.unknown()).meta({ description: "The list filters the export was made with." }),
+    items: z.array(z.record(z.string(), exportCell)).meta({ description: "One object per row, with the CSV's columns as keys." }),
+    count,
+  })
+  .meta({ id: "ListExport" });
+
+const perMinute = z.number().min(0);
+export const activity = z
+  .strictObject({
+    range: z.enum(["1h", "24h", "7d"]),
+    generatedAt: instant,
+    bucketSeconds: z.int().min(1),
+    scope: z.enum(["fleet", "tenants"]),
+    totals: z.strictObject({ SUCCEEDED: count, DEAD: count, RESOLVED: count, SUPERSEDED: count }).meta({ description: "Tasks finished in the range, by outcome." }),
+    throughput: z
+      .array(z.strictObject({ at: instant, SUCCEEDED: perMinute, DEAD: perMinute, RESOLVED: perMinute, SUPERSEDED: perMinute }))
+      .meta({ description: "Tasks finished per minute, averaged over each bucket, oldest first; empty buckets are zeros." }),
+    history: z
+      .array(
+        z.strictObject({
+          at: instant,
+          pending: count,
+          retryWait: count,
+          running: count,
+          dead: count,
+          due: count,
+          oldestDueAgeSeconds: seconds.nullable(),
+          drift: count,
+          latencyP50Seconds: seconds.nullable(),
+          latencyP95Seconds: seconds.nullable(),
+        }),
+      )
+      .meta({ description: "Backlog snapshots in the range (fleet callers only; empty for a tenant-limited caller)." }),
+  })
+  .meta({ id: "OverviewActivity" });
+
+export const chunkPage = z
+  .strictObject({
+    indexVersions: z.array(
+      z.strictObject({
+        id: uuid,
+        versionNumber: z.int().min(1),
+        status: z.string(),
+        chunkerVersion: z.string(),
+        embeddingModel: z.string(),
+        embeddingDimensions: z.int().min(1),
+        chunkCount: count,
+        chunksReusedAtBuild: count.nullable(),
+        createdAt: instant,
+        serving: z.boolean(),
+      }),
+    ),
+    indexVersionId: uuid.nullable().meta({ description: "The index version these chunks belong to: the one asked for, else the one search serves, else the newest." }),
+    textHidden: z.boolean().meta({ description: "True when the version's ACL does not include the caller: texts are then null, as search would not show them." }),
+    items: z.array(
+      z.strictObject({
+        ordinal: count,
+        chunkId: z.string(),
+        level: z.int().min(0).max(2).meta({ description: "0 abstract, 1 overview, 2 a chunk of the body." }),
+        sectionPath: z.string(),
+        text: z.string().nullable(),
+        chars: count,
+        contentHash: z.string(),
+        reused: z.boolean().meta({ description: "An earlier stored index version of the document in the same embedding space holds the same text." }),
+      }),
+    ),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: "ChunkPage" });

@@ -49,16 +49,23 @@ export const ROUTES: readonly RouteRule[] = Object.freeze([
   // Metrics are fleet-wide: an all-tenant operator, or a token granted metrics:read.
   role("GET", "/api/metrics", "operator", "fleet", "metrics:read"),
   role("GET", "/api/v1/overview", "viewer", "own-tenants"),
+  // Throughput and backlog history over a chosen range; counted over the caller's tenants.
+  role("GET", "/api/v1/overview/activity", "viewer", "own-tenants"),
   role("GET", "/api/v1/workers", "viewer", "fleet"),
   role("GET", "/api/v1/tenants", "viewer", "own-tenants"),
   role("GET", "/api/v1/documents", "viewer", "own-tenants"),
   role("GET", "/api/v1/tasks", "viewer", "own-tenants"),
+  // Exports stream the list with the list's own filters and tenant scoping.
+  role("GET", "/api/v1/documents/export", "viewer", "own-tenants"),
+  role("GET", "/api/v1/tasks/export", "viewer", "own-tenants"),
   role("GET", "/api/v1/tasks/[taskId]", "viewer", "own-tenants"),
   role("POST", "/api/v1/tasks/[taskId]/retry", "operator", "own-tenants"),
   role("POST", "/api/v1/tasks/[taskId]/force-done", "operator", "own-tenants"),
   role("POST", "/api/v1/tasks/retry", "operator", "own-tenants"),
   role("GET", "/api/v1/audit", "operator", "own-tenants"),
   role("GET", DOC, "viewer", "tenant-param"),
+  // The chunks of one index version; text only where the version's ACL lets the caller read it.
+  role("GET", `${DOC}/chunks`, "viewer", "tenant-param"),
   role("DELETE", DOC, "maintainer", "tenant-param"),
   role("POST", `${DOC}/versions`, "maintainer", "tenant-param"),
   role("POST", `${DOC}/reindex`, "maintainer", "tenant-param"),

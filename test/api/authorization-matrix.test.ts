@@ -404,6 +404,26 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
       },
     };
   },
+  "GET /api/v1/overview/activity": async ({ n }) => {
+    // A finished task in each tenant inside the default range, so both tenants have throughput.
+    for (const tenant of ["own", "other"]) await deadTask(tenant, `act-${n}`);
+    return {
+      params: {},
+      check: async ({ body, caller }) => {
+        const a = body as { scope: string; history: unknown[]; totals: Record<string, number> };
+        const problems: string[] = [];
+        const want = caller.tenants === null ? "fleet" : "tenants";
+        if (a.scope !== want) problems.push(`scope is ${a.scope}, expected ${want}`);
+        if (caller.tenants !== null && a.history.length) problems.push("a tenant-limited caller gets the fleet's backlog history");
+        const { rows } = await t.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM index_tasks WHERE status = 'DEAD' AND finished_at > now() - interval '24 hours' AND ($1::text[] IS NULL OR tenant_id = ANY($1::text[]))`,
+          [caller.tenants ?? null],
+        );
+        if (a.totals?.DEAD !== rows[0].n) problems.push(`DEAD total is ${a.totals?.DEAD}, expected ${rows[0].n} (tenants ${grant(caller.tenants)})`);
+        return problems;
+      },
+    };
+  },
   "GET /api/v1/tenants": async () => ({
     params: {},
     check: async ({ body, caller }) => {
@@ -451,6 +471,7 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     };
   },
   [`GET ${DOC}`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
+  [`GET ${DOC}/chunks`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
   [`DELETE ${DOC}`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
   [`POST ${DOC}/versions`]: async ({ target, n }) => ({ params: { tenant: target, key: `d-${n}` }, body: { title: "Matrix", contentType: "text/plain", content: "hello" } }),
   [`POST ${DOC}/reindex`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),

@@ -266,6 +266,13 @@ describe("every operation answers as the document says", () => {
     await dead();
     await exercise({ method: "POST", pattern: "/api/v1/tasks/retry", body: { status: "DEAD", tenant: "acme" } }, 200);
     await exercise({ method: "GET", pattern: "/api/v1/audit", query: { limit: "5" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/audit", query: { action: "task.*", actor: "token", from: "2020-01-01T00:00:00Z" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/overview/activity", query: { range: "1h" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/documents/export", query: { tenant: "acme", format: "csv" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/documents/export", query: { state: "SEARCHABLE", format: "json" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/tasks/export", query: { status: "SUCCEEDED", format: "json" } }, 200);
+    await exercise({ method: "GET", pattern: "/api/v1/tasks/export", query: { format: "csv" } }, 200);
+    await exercise({ method: "GET", pattern: `${DOC}/chunks`, params: { tenant: "acme", key: "guide" }, query: { level: "2", limit: "2" } }, 200);
 
     const user = await exercise({ method: "POST", pattern: "/api/v1/admin/users", body: { email: "reader@example.com", password: "a long enough password", role: "viewer", tenants: ["acme"] } }, 201);
     const userId = (user.body as { id: string }).id;
@@ -310,6 +317,9 @@ describe("every operation answers as the document says", () => {
     }
     // Not found, invalid ids and states.
     await exercise({ method: "GET", pattern: DOC, params: { tenant: "acme", key: "absent" } }, 404);
+    await exercise({ method: "GET", pattern: `${DOC}/chunks`, params: { tenant: "acme", key: "absent" } }, 404);
+    await exercise({ method: "GET", pattern: "/api/v1/overview/activity", query: { range: "2w" } }, 400);
+    await exercise({ method: "GET", pattern: "/api/v1/documents/export", query: { format: "xml" } }, 400);
     await exercise({ method: "GET", pattern: "/api/v1/tasks/[taskId]", params: { taskId: "not-a-number" } }, 400);
     await exercise({ method: "GET", pattern: "/api/v1/tasks/[taskId]", params: { taskId: "999999" } }, 404);
     await exercise({ method: "GET", pattern: "/api/v1/documents", query: { cursor: "garbage" } }, 400);

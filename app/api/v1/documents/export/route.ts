@@ -1,0 +1,25 @@
+import { handler } from "@/lib/http/handler";
+import { authenticate } from "@/lib/auth/authenticate";
+import { documentExportQuery } from "@/lib/exports/schemas";
+import { DOCUMENT_COLUMNS } from "@/lib/exports/columns";
+import { exportResponse } from "@/lib/exports/stream";
+import { listDocuments } from "@/lib/documents/repository";
+import { db, embeddingSpace } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+/** The documents list with its filters, every page, as CSV or JSON (the list's own query and tenant scoping). */
+export const GET = handler(async (req) => {
+  const principal = await authenticate(req);
+  const { format, ...q } = documentExportQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
+  const filters = { ...q, q: q.q?.trim() || undefined };
+  return exportResponse({
+    kind: "documents",
+    format,
+    filters,
+    columns: DOCUMENT_COLUMNS,
+    page: (cursor) => listDocuments(db(), { ...filters, tenants: principal.tenants, cursor: cursor ?? undefined, limit: 200 }, embeddingSpace()),
+  });
+});
+
+export * from "@/lib/http/method-fallback";

@@ -1,0 +1,24 @@
+import { handler } from "@/lib/http/handler";
+import { authenticate } from "@/lib/auth/authenticate";
+import { taskExportQuery } from "@/lib/exports/schemas";
+import { TASK_COLUMNS } from "@/lib/exports/columns";
+import { exportResponse } from "@/lib/exports/stream";
+import { listTasks } from "@/lib/operations/repository";
+import { db } from "@/lib/server";
+
+export const dynamic = "force-dynamic";
+
+/** The tasks list with its filters, every page, as CSV or JSON (the list's own query and tenant scoping). */
+export const GET = handler(async (req) => {
+  const p = await authenticate(req);
+  const { format, ...filters } = taskExportQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
+  return exportResponse({
+    kind: "tasks",
+    format,
+    filters,
+    columns: TASK_COLUMNS,
+    page: (cursor) => listTasks(db(), { ...filters, tenants: p.tenants, cursor: cursor ?? undefined, limit: 200 }),
+  });
+});
+
+export * from "@/lib/http/method-fallback";
