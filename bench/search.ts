@@ -33,7 +33,7 @@ import { from as copyFrom } from "pg-copy-streams";
 import { withBenchDatabase, percentile, round3, machineFacts, prng } from "./db";
 import { embedLocal, LOCAL_MODEL } from "../lib/pipeline/local-embedder";
 import { toVectorLiteral, type Embedder } from "../lib/embedding/types";
-import { searchWithPlan, EXACT_SEARCH_MAX_CHUNKS, HNSW_SEARCH } from "../lib/search/search";
+import { search, searchWithPlan, EXACT_SEARCH_MAX_CHUNKS, HNSW_SEARCH } from "../lib/search/search";
 import { vectorSearchSql } from "../lib/search/sql";
 
 const env = (name: string, fallback: number) => (/^\d+$/.test(process.env[name] ?? "") ? Number(process.env[name]) : fallback);
@@ -45,6 +45,8 @@ const WARMUP = env("WARMUP", 20);
 const M = env("HNSW_M", 16);
 const EF_CONSTRUCTION = env("HNSW_EF_CONSTRUCTION", 64);
 const EF_SEARCH = env("EF_SEARCH", HNSW_SEARCH.efSearch);
+const WRITE_COST = env("WRITE_COST_CHUNKS", 20_000);
+const CODE_QUERIES = env("CODE_QUERIES", 100);
 const VECTORS = process.env.VECTORS === "local" ? "local" : "clustered";
 const DIMS = 384;
 const TOPICS = 300;
@@ -149,6 +151,9 @@ function vectorBytes(v: Float32Array): Buffer {
   return b;
 }
 
+/** One product code per document, named once, in its first chunk; neighbours differ by one digit. */
+const codeOf = (d: Doc) => `KT-${d.key.slice(4).padStart(6, "0")}-${"ABCDEFGHJK"[Number(d.key.slice(4)) % 10]}`;
+
 type Doc = { id: string; tenant: string; key: string; topic: number; center: Float64Array; acl: string[]; retained: boolean; activeIv: string; retainedIv: string | null };
 type ChunkRow = { iv: string; ordinal: number; chunkId: string; doc: Doc; text: string; vec: Float32Array };
 
@@ -232,7 +237,7 @@ async function seed(pool: pg.Pool): Promise<{ docs: Doc[]; counts: Record<string
   function* tuples(): Generator<Buffer> {
     yield COPY_HEADER;
     for (const d of docs) {
-      const texts = Array.from({ length: PER_DOC }, () => chunkText(d.topic));
+      const texts = Array.from({ length: PER_DOC }, (_, o) => (o === 0 ? `${chunkText(d.topic)} part ${codeOf(d)}` : chunkText(d.topic)));
       const vecs = VECTORS === "local" ? embedLocal(texts, DIMS).map((v) => Float32Array.from(v)) : texts.map(() => embedLatent(near(d.center, 0.5)));
       const rows: Buffer[] = [];
       for (let o = 0; o < PER_DOC; o++) {
@@ -280,6 +285,58 @@ async function buildIndex(pool: pg.Pool, rows: number) {
     const seconds = (performance.now() - t0) / 1000;
     const size = (await c.query(`SELECT pg_relation_size('chunks_embedding_384_hnsw')::bigint AS b`)).rows[0].b;
     return { seconds, estimatedGraphMB: Math.round(estimate / 2 ** 20), maintenanceWorkMemMB: mwmMB, parallelWorkers: workers, indexMB: Math.round(Number(size) / 2 ** 20) };
+  } finally {
+    c.release();
+  }
+}
+
+// ---------- write cost of the full-text column ----------
+
+/**
+ * Chunk inserts with and without the full-text column, side by side in one run: `chunks` as
+ * migrated (search_language trigger, generated tsv, GIN index) against `chunks_before`, the same
+ * table without them (same columns, indexes and foreign key otherwise). Batches of PER_DOC chunks
+ * of about 250 words, written with the statement shape of the indexing pipeline (INSERT … SELECT
+ * from unnest), alternating between the two tables so load on the machine falls on both alike.
+ */
+async function measureWriteCost(pool: pg.Pool, total: number, withHnsw: boolean) {
+  const c = await pool.connect();
+  try {
+    await c.query(`CREATE TABLE chunks_before (LIKE chunks INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)`);
+    await c.query(`ALTER TABLE chunks_before DROP COLUMN tsv, DROP COLUMN search_language`);
+    await c.query(`ALTER TABLE chunks_before ADD FOREIGN KEY (index_version_id) REFERENCES index_versions(id) ON DELETE CASCADE`);
+    if (!withHnsw) {
+      for (const r of (await c.query(`SELECT indexname FROM pg_indexes WHERE tablename IN ('chunks', 'chunks_before') AND indexdef LIKE '%hnsw%'`)).rows) await c.query(`DROP INDEX ${r.indexname}`);
+    }
+    await c.query(`INSERT INTO tenants (id, name) VALUES ('w', 'w') ON CONFLICT DO NOTHING`);
+    const docId = randomUUID();
+    await c.query(`INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, 'w', $2, 'w')`, [docId, `w-${withHnsw ? "h" : "n"}`]);
+    const ms = { before: 0, after: 0 };
+    const batches = Math.ceil(total / 2 / PER_DOC);
+    for (let b = 0; b < batches * 2; b++) {
+      const table = b % 2 === 0 ? "chunks_before" : "chunks";
+      const iv = randomUUID();
+      await c.query(
+        `INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count) VALUES ($1, 'w', $2, $3, 'BUILDING', 'c', $4, ${DIMS}, ${PER_DOC})`,
+        [iv, docId, b + 1, MODEL],
+      );
+      const texts = Array.from({ length: PER_DOC }, () => Array.from({ length: 10 }, () => chunkText(Math.floor(rand() * TOPICS))).join(" "));
+      const vecs = texts.map(() => toVectorLiteral(Array.from(embedLatent(CENTROIDS[Math.floor(rand() * TOPICS)]))));
+      const t0 = performance.now();
+      await c.query(
+        `INSERT INTO ${table} (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, embedding)
+         SELECT $1::uuid, o, $1::text || '-' || o, 'w', $2, 2, '', t, md5(t), ${DIMS}, e::vector FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS u(t, e, o)`,
+        [iv, docId, texts, vecs],
+      );
+      ms[b % 2 === 0 ? "before" : "after"] += performance.now() - t0;
+    }
+    const n = batches * PER_DOC;
+    await c.query(`DROP TABLE chunks_before`);
+    await c.query(`DELETE FROM chunks WHERE tenant_id = 'w'`);
+    await c.query(`DELETE FROM index_versions WHERE tenant_id = 'w'`);
+    const before = n / (ms.before / 1000);
+    const after = n / (ms.after / 1000);
+    return { chunksEach: n, hnswIndex: withHnsw, beforeChunksPerSecond: Math.round(before), afterChunksPerSecond: Math.round(after), slowdown: round3(before / after) };
   } finally {
     c.release();
   }
@@ -354,6 +411,19 @@ async function postFilter(pool: pg.Pool, q: Query): Promise<string[]> {
   }
 }
 
+/** The server's own execution time of the search statement (no client, no network). */
+async function serverMs(pool: pg.Pool, q: Query): Promise<number> {
+  const c = await pool.connect();
+  try {
+    await c.query(`BEGIN; SET LOCAL hnsw.ef_search = ${EF_SEARCH}; SET LOCAL hnsw.iterative_scan = relaxed_order`);
+    const { rows } = await c.query(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${vectorSearchSql(DIMS, false)}`, [q.tenant, toVectorLiteral(q.vec), TOPK, null, PRINCIPALS, MODEL]);
+    await c.query("ROLLBACK");
+    return Number(rows[0]["QUERY PLAN"][0]["Execution Time"]);
+  } finally {
+    c.release();
+  }
+}
+
 async function explain(pool: pg.Pool, q: Query): Promise<{ plan: string[]; visibilityInsideHnswScan: boolean }> {
   const c = await pool.connect();
   try {
@@ -379,21 +449,36 @@ async function main() {
     const pool = new pg.Pool({ connectionString: url, max: 4 });
     pool.on("error", () => undefined); // the database is dropped under idle clients at the end
     const machine = await machineFacts(pool);
-    await pool.query(`DROP INDEX chunks_embedding_384_hnsw`);
+    const writeCost = WRITE_COST > 0 ? [await measureWriteCost(pool, Math.min(WRITE_COST, 4000), true), await measureWriteCost(pool, WRITE_COST, false)] : null;
+    await pool.query(`DROP INDEX IF EXISTS chunks_embedding_384_hnsw`);
+    await pool.query(`DROP INDEX chunks_tsv_idx`);
     const t0 = performance.now();
     const { docs, counts } = await seed(pool);
-    await pool.query(`VACUUM (ANALYZE) chunks`);
+    const copySeconds = (performance.now() - t0) / 1000;
     await pool.query(`ANALYZE`);
     const seedSeconds = (performance.now() - t0) / 1000;
     const rows = counts.activeChunks + counts.retainedChunks;
     const build = await buildIndex(pool, rows);
+    const g0 = performance.now();
+    await pool.query(`CREATE INDEX chunks_tsv_idx ON chunks USING gin (tsv)`);
+    const ginSeconds = (performance.now() - g0) / 1000;
     await pool.query(`ANALYZE chunks`);
 
     const queries = makeQueries(docs);
-    const vecOf = new Map(queries.map((q) => [q.text, q.vec]));
+    // Labelled queries: a bare product code, whose one chunk is the right answer. The embedding of
+    // a bare code says nothing of the text around it: with clustered vectors it is a point near a
+    // random topic; with VECTORS=local it is the local embedder's vector of the code.
+    const visibleDocs = docs.filter((d) => !d.acl.includes("group:finance"));
+    const codeQueries = Array.from({ length: CODE_QUERIES }, () => {
+      const d = visibleDocs[Math.floor(rand() * visibleDocs.length)];
+      const text = codeOf(d);
+      return { text, tenant: d.tenant, target: `${d.key}-v${d.retained ? 2 : 1}-0`, vec: VECTORS === "local" ? embedLocal([text], DIMS)[0] : Array.from(embedLatent(near(CENTROIDS[Math.floor(rand() * TOPICS)], 0.5))) };
+    });
+    const vecOf = new Map([...queries, ...codeQueries].map((q) => [q.text, q.vec]));
     const embedder: Embedder = { model: MODEL, dimensions: DIMS, embed: async (texts) => texts.map((t) => vecOf.get(t) ?? embedLocal([t], DIMS)[0]) };
     const lat: number[] = [];
     const ping: number[] = [];
+    const server: number[] = [];
     let recallSum = 0;
     let recallPostSum = 0;
     let invisible = 0;
@@ -404,6 +489,7 @@ async function main() {
       const ms = performance.now() - s;
       if (i < WARMUP) continue;
       lat.push(ms);
+      server.push(await serverMs(pool, q));
       // A bare round trip beside each search: what the machine's load adds to any query.
       const p0 = performance.now();
       await pool.query("SELECT 1");
@@ -420,6 +506,23 @@ async function main() {
     }
     lat.sort((a, b) => a - b);
     ping.sort((a, b) => a - b);
+    server.sort((a, b) => a - b);
+    const modes: Record<string, unknown> = {};
+    for (const mode of ["vector", "text", "hybrid"] as const) {
+      const ms: number[] = [];
+      let found = 0;
+      let first = 0;
+      for (const q of codeQueries) {
+        const t0 = performance.now();
+        const hits = await search(pool, embedder, { tenant: q.tenant, query: q.text, topK: TOPK, principals: PRINCIPALS, mode, efSearch: EF_SEARCH });
+        ms.push(performance.now() - t0);
+        const at = hits.findIndex((h) => h.chunkId === q.target);
+        if (at >= 0) found++;
+        if (at === 0) first++;
+      }
+      ms.sort((a, b) => a - b);
+      modes[mode] = { p50Ms: round3(percentile(ms, 50)), p95Ms: round3(percentile(ms, 95)), recallAt10: round3(found / codeQueries.length), rankedFirst: round3(first / codeQueries.length) };
+    }
     const plan = await explain(pool, queries[WARMUP]);
     process.stderr.write(`${plan.plan.join("\n")}\n`);
     const ext = (await pool.query(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`)).rows[0].extversion;
@@ -431,15 +534,18 @@ async function main() {
       machine: { ...machine, pgvector: ext, note: "2-core machine shared with other work: latencies are noisy" },
       chunks: rows,
       vectors: VECTORS,
-      data: { ...counts, tenants: TENANTS, chunksPerTenant: Math.round(rows / TENANTS), perDocument: PER_DOC, dimensions: DIMS, topics: TOPICS, latentDimensions: LATENT, exactMaxChunks: EXACT_SEARCH_MAX_CHUNKS, seedSeconds: round3(seedSeconds) },
+      data: { ...counts, tenants: TENANTS, chunksPerTenant: Math.round(rows / TENANTS), perDocument: PER_DOC, dimensions: DIMS, topics: TOPICS, latentDimensions: LATENT, exactMaxChunks: EXACT_SEARCH_MAX_CHUNKS, seedSeconds: round3(seedSeconds), copySeconds: round3(copySeconds) },
       queries: QUERIES,
       hnsw: { m: M, ef_construction: EF_CONSTRUCTION, ef_search: EF_SEARCH, iterative_scan: "relaxed_order", max_scan_tuples: HNSW_SEARCH.maxScanTuples },
       build: { ...build, seconds: round3(build.seconds) },
       strategies,
+      fullTextWriteCost: writeCost,
+      productCodeQueries: { queries: CODE_QUERIES, note: "a bare product code named in exactly one visible chunk; recall@10 = that chunk in the top 10", ginBuildSeconds: round3(ginSeconds), ...modes },
       invisibleHits: invisible,
       planVisibilityInsideHnswScan: plan.visibilityInsideHnswScan,
       postFilterRecallAt10: round3(recallPostSum / QUERIES),
       indexBuildSeconds: round3(build.seconds),
+      serverExecutionMs: { note: "EXPLAIN ANALYZE Execution Time of the same HNSW statement, run right after each search", p50: round3(percentile(server, 50)), p95: round3(percentile(server, 95)) },
       roundTripMs: { note: "SELECT 1 beside each search: load on the shared machine", p50: round3(percentile(ping, 50)), p95: round3(percentile(ping, 95)) },
       p50Ms: round3(percentile(lat, 50)),
       p95Ms: round3(percentile(lat, 95)),

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { Embedder } from "../embedding/types";
 import { toVectorLiteral } from "../embedding/types";
-import { tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
+import { TENANT_LANGUAGE_SQL, tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
 import { RRF_K, type SearchMode } from "./modes";
 
 export type SearchHit = { documentKey: string; versionNumber: number; chunkId: string; sectionPath: string; text: string; score: number; level: number };
@@ -17,9 +17,21 @@ export const EXACT_SEARCH_MAX_CHUNKS = /^\d+$/.test(process.env.SEARCH_EXACT_MAX
  */
 export const HNSW_SEARCH = { efSearch: 100, maxScanTuples: 20_000 } as const;
 
-/** How long a tenant's size class (exact or HNSW) is reused before it is counted again. */
+/** How long a tenant's size class (exact or HNSW) and text search configuration are reused. */
 const SIZE_TTL_MS = 60_000;
 const sizeCache = new WeakMap<pg.Pool, Map<string, { exact: boolean; at: number }>>();
+const languageCache = new WeakMap<pg.Pool, Map<string, { language: string; at: number }>>();
+
+/** A tenant's text search configuration, kept for a minute like its size class. */
+async function tenantLanguage(pool: pg.Pool, tenant: string): Promise<string> {
+  let cache = languageCache.get(pool);
+  if (!cache) languageCache.set(pool, (cache = new Map()));
+  const hit = cache.get(tenant);
+  if (hit && Date.now() - hit.at < SIZE_TTL_MS) return hit.language;
+  const language = (await pool.query<{ language: string }>(TENANT_LANGUAGE_SQL, [tenant])).rows[0].language;
+  cache.set(tenant, { language, at: Date.now() });
+  return language;
+}
 
 type HitRow = { key: string; version_number: number; chunk_id: string; section_path: string; text: string; level: number; score: number };
 
@@ -57,7 +69,8 @@ export function hybridDepth(topK: number): number {
  * down.
  */
 export async function textSearch(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
-  const { rows } = await pool.query<HitRow>(textSearchSql(embedder.dimensions), [q.tenant, q.query, q.topK, q.level ?? null, q.principals, embedder.model]);
+  const language = await tenantLanguage(pool, q.tenant);
+  const { rows } = await pool.query<HitRow>(textSearchSql(embedder.dimensions), [q.tenant, q.query, q.topK, q.level ?? null, q.principals, embedder.model, language]);
   return rows.map((r) => toHit(r, Number(r.score)));
 }
 
