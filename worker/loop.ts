@@ -5,7 +5,8 @@ import { faultOn } from "../lib/config";
 import { claim, fail, release, renew, setPreparedStatements, type Lease } from "../lib/queue/engine";
 import { classify, LeaseLostError } from "../lib/queue/errors";
 import { NOTIFY_CHANNEL } from "../lib/queue/sql";
-import { executeTask, collectGarbage } from "../lib/pipeline/run";
+import { executeTasks, collectGarbage, type executeTask, type PipelineHooks } from "../lib/pipeline/run";
+import type { CompleteStats } from "../lib/queue/sql";
 import type { Embedder } from "../lib/embedding/types";
 import { takeBacklogSnapshot } from "../lib/queue/snapshots";
 import { reconcileTick } from "../lib/reconcile/reconcile";
@@ -23,7 +24,19 @@ export type WorkerOptions = {
   execute?: typeof executeTask;
   /** Claim and complete as named statements (lib/queue/engine.ts says where that is safe). */
   preparedStatements?: boolean;
+  /**
+   * Tasks one slot claims and runs together (lib/pipeline/index-batch.ts): TASKS_PER_SLOT unless
+   * set; 1 when `execute` replaces the pipeline.
+   */
+  tasksPerSlot?: number;
 };
+
+/**
+ * A slot claims up to this many tasks and runs their INDEX/REINDEX together: per-document round
+ * trips and commits were most of an indexing task's cost outside the HNSW index. An idle fleet
+ * still claims what is due, one task at a time as it is published, so latency is unchanged.
+ */
+export const TASKS_PER_SLOT = 8;
 
 type InFlight = {
   lease: Lease;
@@ -52,6 +65,8 @@ export class Worker {
    */
   private inflight = new Map<string, InFlight>();
   private claimNumber = 0;
+  /** Slots running a claimed group of tasks; a slot is free again once each of its tasks has an outcome. */
+  private busySlots = 0;
   private wakeUp: (() => void) | null = null;
   private listener: pg.Client | null = null;
   private loopDone: Promise<void> | null = null;
@@ -126,7 +141,7 @@ export class Worker {
     const { cfg } = this.o;
     let failures = 0;
     while (this.running) {
-      const free = this.o.concurrency - this.inflight.size;
+      const free = this.o.concurrency - this.busySlots;
       if (free <= 0) {
         await this.sleep(cfg.POLL_INTERVAL_MS);
         continue;
@@ -140,7 +155,7 @@ export class Worker {
       }
       let leases: Lease[];
       try {
-        leases = await claim(this.o.pool, this.o.workerId, cfg.LEASE_SECONDS, free);
+        leases = await claim(this.o.pool, this.o.workerId, cfg.LEASE_SECONDS, free * this.perSlot);
         failures = 0;
       } catch (err) {
         // Not swallowed: logged with stack at error level, then retried with back-off, because a
@@ -150,8 +165,10 @@ export class Worker {
         await this.sleep(Math.min(cfg.POLL_INTERVAL_MS * 2 ** failures, 30_000));
         continue;
       }
-      for (const lease of leases) this.startTask(lease);
-      if (leases.length === free) continue; // more may be due: claim again at once
+      // Spread over the free slots, so two slots work in parallel even when few tasks are due.
+      const groups = Array.from({ length: Math.min(free, leases.length) }, (_, g) => leases.filter((_, k) => k % free === g));
+      for (const group of groups) this.startSlot(group);
+      if (leases.length === free * this.perSlot) continue; // more may be due: claim again at once
       if (leases.length === 0) {
         await this.sleep(this.idleMs);
         // Idle back-off: an empty queue is polled less often, up to 4× the interval; NOTIFY resets it.
@@ -162,7 +179,33 @@ export class Worker {
     }
   }
 
-  private startTask(lease: Lease): void {
+  private get perSlot(): number {
+    return this.o.tasksPerSlot ?? (this.o.execute ? 1 : TASKS_PER_SLOT);
+  }
+
+  /** One slot runs `leases` (each tracked on its own: heartbeat, fence, outcome) and is free again when all have ended. */
+  private startSlot(leases: Lease[]): void {
+    const { cfg, pool, embedder } = this.o;
+    this.busySlots++;
+    const tracked = leases.map((lease) => this.track(lease));
+    const opts = {
+      batchSize: cfg.EMBED_BATCH_SIZE,
+      batchMaxBytes: cfg.EMBED_BATCH_MAX_BYTES,
+      faultAfterChunkBatch: cfg.FAULT_AFTER_CHUNK_BATCH,
+      faultBeforeIndexSwitch: cfg.FAULT_BEFORE_INDEX_SWITCH,
+    };
+    const execute = this.o.execute;
+    const results: Promise<PromiseSettledResult<CompleteStats | null>[]> = execute
+      ? Promise.allSettled(tracked.map((t) => execute(pool, embedder, t.lease, t.hooks, opts)))
+      : executeTasks(pool, embedder, tracked.map((t) => ({ lease: t.lease, hooks: t.hooks })), opts);
+    const ended = tracked.map((t, i) => t.finish(results.then((r) => (r[i].status === "fulfilled" ? r[i].value : Promise.reject(r[i].reason)))));
+    void Promise.all(ended).then(() => {
+      this.busySlots--;
+      this.wake();
+    });
+  }
+
+  private track(lease: Lease): { lease: Lease; hooks: PipelineHooks; finish: (result: Promise<CompleteStats | null>) => Promise<void> } {
     const { cfg, pool } = this.o;
     this.stats.claimed++;
     const controller = new AbortController();
@@ -195,28 +238,24 @@ export class Worker {
       }
     }, cfg.heartbeatSeconds * 1000);
 
-    entry.promise = (async () => {
-      const t0 = Date.now();
+    let supersededBy: string | null = null;
+    const hooks: PipelineHooks = {
+      signal: controller.signal,
+      progress: (done, total) => {
+        entry.progress = { done, total };
+      },
+      beforeSwitch: () => {
+        entry.switching = true;
+      },
+      superseded: (reason) => {
+        supersededBy = reason;
+      },
+    };
+    const t0 = Date.now();
+    const finish = (result: Promise<CompleteStats | null>) => (entry.promise = (async () => {
       const seconds = () => (Date.now() - t0) / 1000;
-      let supersededBy: string | null = null;
       try {
-        const stats = await (this.o.execute ?? executeTask)(pool, this.o.embedder, lease, {
-          signal: controller.signal,
-          progress: (done, total) => {
-            entry.progress = { done, total };
-          },
-          beforeSwitch: () => {
-            entry.switching = true;
-          },
-          superseded: (reason) => {
-            supersededBy = reason;
-          },
-        }, {
-          batchSize: cfg.EMBED_BATCH_SIZE,
-          batchMaxBytes: cfg.EMBED_BATCH_MAX_BYTES,
-          faultAfterChunkBatch: cfg.FAULT_AFTER_CHUNK_BATCH,
-          faultBeforeIndexSwitch: cfg.FAULT_BEFORE_INDEX_SWITCH,
-        });
+        const stats = await result;
         if (supersededBy !== null) {
           this.stats.superseded++;
           recordTask(lease.taskType, "superseded", seconds());
@@ -256,8 +295,9 @@ export class Worker {
         this.inflight.delete(slot);
         this.wake();
       }
-    })();
+    })());
     this.inflight.set(slot, entry);
+    return { lease, hooks, finish };
   }
 
   private async beat(): Promise<void> {

@@ -9,18 +9,24 @@ import { chunkSections, CHUNKER_VERSION, type Chunk } from "./chunker";
 import { faultOn } from "../config";
 import { manifestOf, verifyIndexVersion } from "./integrity";
 import { movePointer } from "./pointer";
-import type { TaskContext } from "./run";
+import type { PipelineOptions, TaskContext } from "./run";
 import { STEP } from "../domain/constants";
 import { log } from "../log";
 import { stepDone, timeEmbedding } from "./metrics";
 import * as sql from "./sql";
 
-type Record_ = Chunk & { level: number };
+export type Record_ = Chunk & { level: number };
 
 /** Process-wide count of embedding batches, for FAULT_AFTER_CHUNK_BATCH. */
 let batchesThisProcess = 0;
 
-function die(reason: string): never {
+/** Counts one embedding batch sent; FAULT_AFTER_CHUNK_BATCH crashes the process after the configured one. */
+export function embeddingBatchSent(opts: PipelineOptions): void {
+  batchesThisProcess++;
+  if (opts.faultAfterChunkBatch && batchesThisProcess >= opts.faultAfterChunkBatch) die(`FAULT_AFTER_CHUNK_BATCH=${opts.faultAfterChunkBatch}`);
+}
+
+export function die(reason: string): never {
   // A fault switch simulates a crash: no cleanup, no lease release, no answer.
   log.fatal({ fault: reason }, `fault switch ${reason}: exiting abruptly`);
   process.exit(137);
@@ -37,6 +43,19 @@ function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number):
     .digest("hex")
     .slice(0, 32);
   return { ordinal, sectionPath, text, contentHash, chunkId, level };
+}
+
+export type LoadedVersion = { content_type: string; content: Buffer; abstract: string | null; overview: string | null };
+
+/** Every record of the version, in ordinal order: its chunks, then the abstract and overview if given. */
+export function recordsOf(lease: Lease, version: LoadedVersion, sections: Awaited<ReturnType<typeof parseDocumentAsync>>, embeddingModel: string): Record_[] {
+  const chunks: Record_[] = chunkSections(sections, { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber }, { embeddingModel }).map(
+    (c) => ({ ...c, level: 2 }),
+  );
+  if (version.abstract?.trim()) chunks.push(levelRecord(lease, 0, version.abstract.trim(), chunks.length));
+  if (version.overview?.trim()) chunks.push(levelRecord(lease, 1, version.overview.trim(), chunks.length));
+  if (chunks.length === 0) throw new TaskError("EMPTY_DOCUMENT", "the document has no indexable text");
+  return chunks;
 }
 
 /** Vectors counted on for reuse were collected between the reuse lookup and the switch. */
@@ -70,7 +89,7 @@ async function indexOnce({ pool, embedder, lease, hooks, opts }: TaskContext): P
   let t = performance.now();
   // 1. The immutable version this task is bound to, never "the latest content".
   const version = (
-    await pool.query<{ content_type: string; content: Buffer; abstract: string | null; overview: string | null }>(
+    await pool.query<LoadedVersion>(
       `SELECT content_type, content, abstract, overview FROM document_versions WHERE document_id = $1 AND version_number = $2`,
       [lease.documentId, lease.versionNumber],
     )
@@ -82,12 +101,7 @@ async function indexOnce({ pool, embedder, lease, hooks, opts }: TaskContext): P
   // 2–3. Parse and chunk deterministically.
   const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), { signal: hooks.signal });
   t = stepDone(STEP.PARSE, t);
-  const chunks: Record_[] = chunkSections(sections, { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber }, { embeddingModel: embedder.model }).map(
-    (c) => ({ ...c, level: 2 }),
-  );
-  if (version.abstract?.trim()) chunks.push(levelRecord(lease, 0, version.abstract.trim(), chunks.length));
-  if (version.overview?.trim()) chunks.push(levelRecord(lease, 1, version.overview.trim(), chunks.length));
-  if (chunks.length === 0) throw new TaskError("EMPTY_DOCUMENT", "the document has no indexable text");
+  const chunks = recordsOf(lease, version, sections, embedder.model);
   const manifest = manifestOf(chunks);
   t = stepDone(STEP.CHUNK, t);
 
@@ -127,8 +141,7 @@ async function indexOnce({ pool, embedder, lease, hooks, opts }: TaskContext): P
       vectors.set(batch[k], toVectorLiteral(v));
     });
     batches++;
-    batchesThisProcess++;
-    if (opts.faultAfterChunkBatch && batchesThisProcess >= opts.faultAfterChunkBatch) die(`FAULT_AFTER_CHUNK_BATCH=${opts.faultAfterChunkBatch}`);
+    embeddingBatchSent(opts);
     const done = chunks.filter((c) => vectors.has(c.contentHash) || stored.has(c.contentHash)).length;
     hooks.progress(done, total);
   }

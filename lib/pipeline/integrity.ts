@@ -18,25 +18,60 @@ export function manifestOf(records: readonly Entry[]): Manifest {
   return { count: records.length, digest: createHash("sha256").update(lines.join("\n")).digest("hex") };
 }
 
-/** Throws INDEX_INTEGRITY_FAILED unless the stored index version matches the manifest exactly. */
-export async function verifyIndexVersion(db: Queryable, indexVersionId: string, expected: Manifest, dimensions: number): Promise<number> {
-  const r = (
-    await db.query<{ n: number; distinct_ids: number; digest: string | null; bad_hash: number; bad_dims: number }>(
-      `SELECT count(*)::int AS n,
+// What the database holds for an index version, computed from its stored rows (never from what
+// the writer sent): count, distinct chunk ids, digest in ordinal order, content hashes recomputed
+// from the stored text, dimensions.
+const CHECK_COLUMNS = `count(*)::int AS n,
               count(DISTINCT chunk_id)::int AS distinct_ids,
               encode(sha256(convert_to(string_agg(ordinal || ':' || chunk_id || ':' || content_hash, E'\\n' ORDER BY ordinal), 'UTF8')), 'hex') AS digest,
               count(*) FILTER (WHERE content_hash <> encode(sha256(convert_to(section_path || E'\\n' || text, 'UTF8')), 'hex'))::int AS bad_hash,
-              count(*) FILTER (WHERE vector_dims(embedding) <> $2)::int AS bad_dims
-         FROM chunks WHERE index_version_id = $1`,
-      [indexVersionId, dimensions],
-    )
-  ).rows[0];
+              count(*) FILTER (WHERE vector_dims(embedding) <> $2)::int AS bad_dims`;
+
+type Stored = { n: number; distinct_ids: number; digest: string | null; bad_hash: number; bad_dims: number };
+
+function judge(r: Stored, expected: Manifest, dimensions: number): TaskError | null {
   const problems: string[] = [];
   if (r.n !== expected.count) problems.push(`${r.n} records, expected ${expected.count}`);
   if (r.distinct_ids !== r.n) problems.push(`${r.n - r.distinct_ids} duplicate chunk ids`);
   if (r.n === expected.count && r.digest !== expected.digest) problems.push("records differ from the parse manifest");
   if (r.bad_hash > 0) problems.push(`${r.bad_hash} records whose text does not match their content hash`);
   if (r.bad_dims > 0) problems.push(`${r.bad_dims} records with a dimension other than ${dimensions}`);
-  if (problems.length > 0) throw new TaskError("INDEX_INTEGRITY_FAILED", `index version failed its integrity check: ${problems.join("; ")}`);
+  return problems.length > 0 ? new TaskError("INDEX_INTEGRITY_FAILED", `index version failed its integrity check: ${problems.join("; ")}`) : null;
+}
+
+/** Throws INDEX_INTEGRITY_FAILED unless the stored index version matches the manifest exactly. */
+export async function verifyIndexVersion(db: Queryable, indexVersionId: string, expected: Manifest, dimensions: number): Promise<number> {
+  const r = (await db.query<Stored>(`SELECT ${CHECK_COLUMNS} FROM chunks WHERE index_version_id = $1`, [indexVersionId, dimensions])).rows[0];
+  const error = judge(r, expected, dimensions);
+  if (error) throw error;
   return r.n;
+}
+
+/**
+ * verifyIndexVersion for the versions of a task batch, in one statement: each version is judged
+ * on its own against its own manifest. Returns, per version, the stored record count or the
+ * INDEX_INTEGRITY_FAILED error of that version alone.
+ */
+export async function verifyIndexVersions(
+  db: Queryable,
+  versions: { indexVersionId: string; expected: Manifest }[],
+  dimensions: number,
+): Promise<Map<string, { count: number } | { error: TaskError }>> {
+  const ids = versions.map((v) => v.indexVersionId);
+  const rows = (
+    await db.query<Stored & { id: string }>(
+      `SELECT v.id::text, s.*
+         FROM unnest($1::uuid[]) AS v(id)
+         CROSS JOIN LATERAL (SELECT ${CHECK_COLUMNS} FROM chunks WHERE index_version_id = v.id) s`,
+      [ids, dimensions],
+    )
+  ).rows;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const out = new Map<string, { count: number } | { error: TaskError }>();
+  for (const v of versions) {
+    const r = byId.get(v.indexVersionId) ?? { n: 0, distinct_ids: 0, digest: null, bad_hash: 0, bad_dims: 0 };
+    const error = judge(r, v.expected, dimensions);
+    out.set(v.indexVersionId, error ? { error } : { count: r.n });
+  }
+  return out;
 }

@@ -64,6 +64,16 @@ export function stepDone(step: Step, since: number): number {
   return now;
 }
 
+/**
+ * A step done once for `tasks` tasks together (a task batch): each task is counted with its share
+ * of the time, so the step's sum stays wall time and its count stays tasks. `ms` defaults to the
+ * time since `since`. Returns now.
+ */
+export function stepDoneFor(step: Step, since: number, tasks: number, ms = performance.now() - since): number {
+  for (let i = 0; i < tasks; i++) stepSeconds.observe({ step }, ms / 1000 / tasks);
+  return performance.now();
+}
+
 /** Times one embedding call and counts its failure by code; a call cut short by `signal` is "aborted". */
 export async function timeEmbedding<T>(signal: AbortSignal, call: () => Promise<T>): Promise<T> {
   const end = embedSeconds.startTimer();

@@ -5,7 +5,10 @@ import * as sql from "../queue/sql";
 // The search pointer's two moves, shared by the worker's switch, publish, rollback, unpin and the
 // reconciler. Callers hold the document row lock.
 
-/** Search reads `target` from now on: it becomes ACTIVE and the version it replaces RETIRED. */
+/**
+ * Search reads `target` from now on: it becomes ACTIVE and the version it replaces RETIRED, in
+ * one statement (moveSearchPointers).
+ */
 export async function movePointer(
   db: Queryable,
   doc: { id: string; tenantId: string },
@@ -13,9 +16,13 @@ export async function movePointer(
   previousIndexVersionId: string | null,
   pin: { by: string; reason: string } | null = null,
 ): Promise<void> {
-  await run(db, sql.pointSearchAt(doc.id, doc.tenantId, target.indexVersionId, target.versionNumber, pin));
-  await run(db, sql.activateIndexVersion(target.indexVersionId));
-  if (previousIndexVersionId && previousIndexVersionId !== target.indexVersionId) await run(db, sql.retireIndexVersion(previousIndexVersionId));
+  await movePointers(db, [{ documentId: doc.id, tenantId: doc.tenantId, indexVersionId: target.indexVersionId, versionNumber: target.versionNumber, previousIndexVersionId, pin }]);
+}
+
+/** movePointer for several documents (a task batch's switch), still one statement; each document once. */
+export async function movePointers(db: Queryable, moves: sql.PointerMove[]): Promise<void> {
+  if (moves.length === 0) return;
+  await run(db, sql.moveSearchPointers(moves));
 }
 
 /** The document leaves search: no pointer, every index version retired. */

@@ -7,6 +7,7 @@ import type { TaskType } from "../domain/constants";
 import { TaskError } from "../queue/errors";
 import { runIndexTask } from "./index-task";
 import { runDeleteTask } from "./delete-task";
+import { runIndexBatch, type BatchMember, type MemberResult } from "./index-batch";
 
 export type PipelineOptions = {
   batchSize: number;
@@ -44,6 +45,41 @@ export async function executeTask(pool: pg.Pool, embedder: Embedder, lease: Leas
   const handler = HANDLERS[lease.taskType as TaskType];
   if (!handler) throw new TaskError("INTERNAL_ERROR", `no handler for task type ${lease.taskType}`);
   return handler({ pool, embedder, lease, hooks, opts });
+}
+
+/**
+ * Run several held tasks (one worker slot's batch). INDEX and REINDEX tasks of distinct documents
+ * run together (runIndexBatch); the rest (DELETE, a second task of a document already in the
+ * batch, a batch of one) run one at a time through executeTask. Resolves with one settled result
+ * per task, in order: each task's outcome is its own.
+ */
+export async function executeTasks(pool: pg.Pool, embedder: Embedder, members: BatchMember[], opts: PipelineOptions): Promise<MemberResult[]> {
+  const results: MemberResult[] = new Array(members.length);
+  const together: number[] = [];
+  const alone: number[] = [];
+  const documents = new Set<string>();
+  members.forEach((m, i) => {
+    const indexes = m.lease.taskType === "INDEX" || m.lease.taskType === "REINDEX";
+    if (indexes && !documents.has(m.lease.documentId)) {
+      documents.add(m.lease.documentId);
+      together.push(i);
+    } else {
+      alone.push(i);
+    }
+  });
+  if (together.length === 1) alone.unshift(together.pop()!);
+  if (together.length > 0) {
+    const out = await runIndexBatch(pool, embedder, together.map((i) => members[i]), opts);
+    together.forEach((i, k) => (results[i] = out[k]));
+  }
+  for (const i of alone) {
+    try {
+      results[i] = { status: "fulfilled", value: await executeTask(pool, embedder, members[i].lease, members[i].hooks, opts) };
+    } catch (reason) {
+      results[i] = { status: "rejected", reason };
+    }
+  }
+  return results;
 }
 
 /**

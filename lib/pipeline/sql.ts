@@ -120,3 +120,120 @@ SELECT index_version_id::text, version_number, pinned
     values: [indexVersionId, storedCount, documentId],
   };
 }
+
+// A batch of tasks (one worker slot, several documents): the same statements over several
+// documents at once, so a batch of N documents costs one round trip where N tasks cost N.
+
+/** The immutable versions a batch of tasks is bound to, one row per (document, version) found. */
+export function loadVersions(refs: { documentId: string; versionNumber: number }[]): Statement {
+  return {
+    text: `SELECT v.document_id::text, v.version_number, v.content_type, v.content, v.abstract, v.overview
+  FROM unnest($1::uuid[], $2::int[]) AS r(document_id, version_number)
+  JOIN document_versions v ON v.document_id = r.document_id AND v.version_number = r.version_number`,
+    values: [refs.map((r) => r.documentId), refs.map((r) => r.versionNumber)],
+  };
+}
+
+/** findReusableHashes for several documents: which (document, content hash) pairs have a vector stored in this space. */
+export function findReusableHashesMany(pairs: { documentId: string; contentHash: string }[], space: ReuseSpace): Statement {
+  return {
+    text: `SELECT u.document_id::text, u.content_hash
+  FROM unnest($1::uuid[], $2::text[]) AS u(document_id, content_hash)
+ WHERE EXISTS (
+   SELECT 1
+     FROM chunks c
+     JOIN index_versions iv ON iv.id = c.index_version_id
+    WHERE c.document_id = u.document_id AND c.content_hash = u.content_hash
+      AND iv.document_id = u.document_id AND ${REUSABLE})`,
+    values: [pairs.map((p) => p.documentId), pairs.map((p) => p.contentHash), space.model, space.dimensions, space.chunkerVersion],
+  };
+}
+
+/** One record of a batch: the index version it belongs to, plus what ChunkRow holds. */
+export type BatchChunkRow = ChunkRow & { indexVersionId: string; documentId: string; tenantId: string };
+
+/**
+ * insertIndexVersion for several documents in one statement: every new index version (BUILDING)
+ * and every record, embedded or carried, exactly as insertIndexVersion does for one. Returns one
+ * row per version with its `missing` records (stored vectors gone; not written) and `inserted`.
+ */
+export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, rows: BatchChunkRow[]): Statement {
+  return {
+    text: `WITH created AS (
+  INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
+  SELECT v.id, v.tenant_id, v.document_id, v.version_number, v.task_id, 'BUILDING', $5, $3, $4, v.expected
+    FROM unnest($1::uuid[], $2::text[], $6::uuid[], $7::int[], $8::bigint[], $9::int[])
+           AS v(id, tenant_id, document_id, version_number, task_id, expected)
+  RETURNING id
+), records AS (
+  SELECT u.index_version_id, u.document_id, u.tenant_id, u.ordinal, u.chunk_id, u.level, u.section_path, u.text, u.content_hash,
+         coalesce(u.embedding::vector, stored.embedding) AS embedding
+    FROM unnest($10::uuid[], $11::uuid[], $12::text[], $13::int[], $14::text[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[])
+           AS u(index_version_id, document_id, tenant_id, ordinal, chunk_id, level, section_path, text, content_hash, embedding)
+    LEFT JOIN LATERAL (
+      SELECT c.embedding
+        FROM chunks c
+        JOIN index_versions iv ON iv.id = c.index_version_id
+       WHERE u.embedding IS NULL AND c.document_id = u.document_id AND c.content_hash = u.content_hash
+         AND iv.document_id = u.document_id AND ${REUSABLE}
+       LIMIT 1
+    ) stored ON true
+), inserted AS (
+  INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, embedding)
+  SELECT created.id, r.ordinal, r.chunk_id, r.tenant_id, r.document_id, r.level, r.section_path, r.text, r.content_hash, $4, r.embedding
+    FROM records r JOIN created ON created.id = r.index_version_id
+   WHERE r.embedding IS NOT NULL
+  RETURNING index_version_id
+)
+SELECT v.id::text AS index_version_id,
+       (SELECT count(*) FROM records r WHERE r.index_version_id = v.id AND r.embedding IS NULL)::int AS missing,
+       (SELECT count(*) FROM inserted i WHERE i.index_version_id = v.id)::int AS inserted
+  FROM unnest($1::uuid[]) AS v(id)`,
+    values: [
+      ivs.map((v) => v.id),
+      ivs.map((v) => v.tenantId),
+      space.model,
+      space.dimensions,
+      space.chunkerVersion,
+      ivs.map((v) => v.documentId),
+      ivs.map((v) => v.versionNumber),
+      ivs.map((v) => v.taskId),
+      ivs.map((v) => v.expectedChunkCount),
+      rows.map((r) => r.indexVersionId),
+      rows.map((r) => r.documentId),
+      rows.map((r) => r.tenantId),
+      rows.map((r) => r.ordinal),
+      rows.map((r) => r.chunkId),
+      rows.map((r) => r.level),
+      rows.map((r) => r.sectionPath),
+      rows.map((r) => r.text),
+      rows.map((r) => r.contentHash),
+      rows.map((r) => r.embedding),
+    ],
+  };
+}
+
+/** Index versions of a batch that failed their check or lost their stored vectors: removed before COMMIT, as a rollback would. */
+export function dropBuildingVersions(indexVersionIds: string[]): Statement {
+  return {
+    text: `DELETE FROM index_versions WHERE id = ANY($1::uuid[]) AND status = 'BUILDING'`,
+    values: [indexVersionIds],
+  };
+}
+
+/** markReadyAndLockPointer for several documents: the verified versions become READY, their documents' pointers are locked in document id order. */
+export function markReadyAndLockPointers(ready: { indexVersionId: string; storedCount: number }[], documentIds: string[]): Statement {
+  return {
+    text: `WITH ready AS (
+  UPDATE index_versions iv SET status = 'READY', chunk_count = r.stored_count
+    FROM unnest($1::uuid[], $2::int[]) AS r(id, stored_count)
+   WHERE iv.id = r.id AND iv.status = 'BUILDING'
+)
+SELECT document_id::text, index_version_id::text, version_number, pinned
+  FROM search_pointers
+ WHERE document_id = ANY($3::uuid[])
+ ORDER BY document_id
+   FOR UPDATE`,
+    values: [ready.map((r) => r.indexVersionId), ready.map((r) => r.storedCount), documentIds],
+  };
+}

@@ -7,6 +7,21 @@ import type { Statement } from "../db/pool";
 // still holds that exact lease. Zero rows back = lease lost.
 const FENCE = `status = 'RUNNING' AND lease_owner = $2 AND attempts = $3 AND lease_until > now()`;
 
+/**
+ * Paused work (task_pauses: a tenant or a task type) is never claimed, whether due or held by an
+ * expired lease. Every sub-select here is uncorrelated, so each is an InitPlan run once per
+ * statement: with no pause (the usual case) the EXISTS gate makes the rest unevaluated and the
+ * filter costs one probe of an empty table; with pauses the per-row test is an array compare on
+ * the index-ordered LIMIT scan. A correlated NOT EXISTS instead would be planned as an anti-join
+ * that reads every due row before the LIMIT (1.2 s at 100,000 due tasks), and an ungated array
+ * test as a sequential scan and sort (0.2 s): bench/claim-pause.ts. A paused tenant's rows are
+ * read and skipped, so a paused backlog ahead of runnable work costs a longer scan, never a
+ * wrong pick.
+ */
+const NOT_PAUSED = `(NOT EXISTS (SELECT 1 FROM task_pauses)
+          OR NOT (tenant_id = ANY (ARRAY(SELECT tenant_id FROM task_pauses WHERE tenant_id IS NOT NULL))
+                  OR task_type = ANY (ARRAY(SELECT task_type FROM task_pauses WHERE task_type IS NOT NULL))))`;
+
 export type ClaimedRow = {
   task_id: string;
   tenant_id: string;
@@ -25,6 +40,8 @@ export type ClaimedRow = {
  * whose lease expired are locked with SKIP LOCKED, moved to RUNNING with attempts + 1 (the new
  * lease attempt = fencing token), and a timeline event is written for each. Rows come back in
  * numeric id order: the names are qualified because ORDER BY task_id would sort the ::text output.
+ * Tasks of a paused tenant or task type are left where they are (NOT_PAUSED); an expired lease on
+ * its last attempt still becomes DEAD, since that records a worker's loss, not new work.
  *
  * Its commit does not wait for the WAL flush (synchronous_commit off for this transaction only;
  * design: "Asynchronous claim, durable completion"). A claim lost in a crash leaves the task as
@@ -62,6 +79,7 @@ export function claimTasks(workerId: string, leaseSeconds: number, limit: number
      -- Never claim past the budget: one such row (left by an older release) would otherwise fail
      -- every claim on the attempts <= max_attempts constraint and stall the whole queue.
      AND attempts < max_attempts
+     AND ${NOT_PAUSED}
    ORDER BY next_attempt_at, created_at, task_id
    LIMIT ${n}
    FOR UPDATE SKIP LOCKED
@@ -69,6 +87,7 @@ export function claimTasks(workerId: string, leaseSeconds: number, limit: number
   SELECT task_id, status, lease_owner, next_attempt_at, created_at
     FROM index_tasks
    WHERE status = 'RUNNING' AND lease_until <= now() AND attempts < max_attempts
+     AND ${NOT_PAUSED}
    ORDER BY lease_until
    LIMIT ${n}
    FOR UPDATE SKIP LOCKED
@@ -326,3 +345,154 @@ export function notifyTasks(): Statement {
 }
 
 export const NOTIFY_CHANNEL = "indexwright_tasks";
+
+// Several held tasks at once (a worker slot runs a batch of INDEX/REINDEX tasks). Each task keeps
+// its own fence: `HELD` is FENCE with the lease attempt taken per task from the `h` list, so a task
+// whose lease was lost or superseded simply drops out of the result while its siblings go on.
+const HELD = `t.status = 'RUNNING' AND t.lease_owner = $1 AND t.attempts = h.attempts AND t.lease_until > now()`;
+const HELD_LIST = `unnest($2::bigint[], $3::int[]) AS h(task_id, attempts)`;
+
+/** Which of these leases are still held (read before each embedding batch of a task batch). */
+export function leasesHeld(workerId: string, tasks: { taskId: string; leaseAttempt: number }[]): Statement {
+  return {
+    text: `SELECT t.task_id::text
+  FROM ${HELD_LIST}
+  JOIN index_tasks t ON t.task_id = h.task_id
+ WHERE ${HELD}`,
+    values: [workerId, tasks.map((t) => t.taskId), tasks.map((t) => t.leaseAttempt)],
+  };
+}
+
+/**
+ * The documents of a task batch, locked in id order (design: lock order, step 2; every statement
+ * that locks several documents takes them in id order, so two of them cannot deadlock).
+ */
+export function lockDocuments(documentIds: string[]): Statement {
+  return {
+    text: `SELECT id::text, business_version, deleted_at
+  FROM documents
+ WHERE id = ANY($1::uuid[])
+ ORDER BY id
+   FOR UPDATE`,
+    values: [documentIds],
+  };
+}
+
+/**
+ * Lock the task rows of a batch in ascending task id (lock order, step 3), each under its own
+ * fence. Only the tasks whose lease is still held come back; the others must not switch.
+ */
+export function lockHeldTasks(workerId: string, tasks: { taskId: string; leaseAttempt: number }[]): Statement {
+  return {
+    text: `SELECT t.task_id::text
+  FROM ${HELD_LIST}
+  JOIN index_tasks t ON t.task_id = h.task_id
+ WHERE ${HELD}
+ ORDER BY t.task_id
+   FOR UPDATE OF t`,
+    values: [workerId, tasks.map((t) => t.taskId), tasks.map((t) => t.leaseAttempt)],
+  };
+}
+
+/** supersedeHeldTask for several held tasks of one batch, each with its own reason; returns the task ids it ended. */
+export function supersedeHeldTasks(workerId: string, tasks: { taskId: string; leaseAttempt: number; reason: string; businessVersion: number }[]): Statement {
+  return {
+    text: `WITH h AS (
+  SELECT * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::int[]) AS h(task_id, attempts, reason, business_version)
+), superseded AS (
+  UPDATE index_tasks t
+     SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
+    FROM h
+   WHERE t.task_id = h.task_id AND ${HELD}
+  RETURNING t.task_id, t.tenant_id, t.attempts, h.reason, h.business_version
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+SELECT task_id, tenant_id, 'SUPERSEDED', $1, attempts, jsonb_build_object('reason', reason, 'businessVersion', business_version) FROM superseded
+RETURNING task_id::text`,
+    values: [workerId, tasks.map((t) => t.taskId), tasks.map((t) => t.leaseAttempt), tasks.map((t) => t.reason), tasks.map((t) => t.businessVersion)],
+  };
+}
+
+/** completeTask for several held tasks of one batch, each with its own statistics; returns the task ids it completed. */
+export function completeTasks(workerId: string, tasks: { taskId: string; leaseAttempt: number; stats: CompleteStats }[]): Statement {
+  return {
+    text: `WITH h AS (
+  SELECT * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::int[], $6::int[]) AS h(task_id, attempts, chunks_total, chunks_reused, batches_sent)
+), done AS (
+  UPDATE index_tasks t
+     SET status = 'SUCCEEDED', lease_until = NULL, finished_at = now(), updated_at = now(),
+         error_code = NULL, error_message = NULL, progress_done = t.progress_total,
+         chunks_total = h.chunks_total, chunks_reused = h.chunks_reused, batches_sent = h.batches_sent
+    FROM h
+   WHERE t.task_id = h.task_id AND ${HELD}
+  RETURNING t.task_id, t.tenant_id, t.attempts, h.chunks_total, h.chunks_reused, h.batches_sent
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+SELECT task_id, tenant_id, 'SUCCEEDED', $1, attempts,
+       jsonb_build_object('chunksTotal', chunks_total, 'chunksReused', chunks_reused, 'batchesSent', batches_sent)
+  FROM done
+RETURNING task_id::text`,
+    values: [
+      workerId,
+      tasks.map((t) => t.taskId),
+      tasks.map((t) => t.leaseAttempt),
+      tasks.map((t) => t.stats.chunksTotal),
+      tasks.map((t) => t.stats.chunksReused),
+      tasks.map((t) => t.stats.batchesSent),
+    ],
+  };
+}
+
+export type PointerMove = {
+  documentId: string;
+  tenantId: string;
+  indexVersionId: string;
+  versionNumber: number;
+  /** The version search read until now; it is retired if it was ACTIVE. */
+  previousIndexVersionId: string | null;
+  pin: { by: string; reason: string } | null;
+};
+
+/**
+ * Move the search pointers of one or more documents in one statement: each pointer is upserted
+ * (pointSearchAt), its target becomes ACTIVE (activateIndexVersion) and the version it replaces
+ * RETIRED if it was ACTIVE (retireIndexVersion). The two index-version updates are one UPDATE:
+ * they touch different rows (a document's target and its previous version), and a statement's
+ * CTEs cannot update one row twice. Callers hold the documents' row locks and pass each document
+ * once. Returns how many pointers and index versions it wrote.
+ */
+export function moveSearchPointers(moves: PointerMove[]): Statement {
+  return {
+    text: `WITH m AS (
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::int[], $5::uuid[], $6::boolean[], $7::text[], $8::text[])
+    AS m(document_id, tenant_id, index_version_id, version_number, previous_id, pinned, pinned_by, pinned_reason)
+), pointed AS (
+  INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number, pinned, pinned_by, pinned_reason, updated_at)
+  SELECT document_id, tenant_id, index_version_id, version_number, pinned, pinned_by, pinned_reason, now() FROM m
+  ON CONFLICT (document_id) DO UPDATE
+     SET index_version_id = EXCLUDED.index_version_id, version_number = EXCLUDED.version_number,
+         pinned = EXCLUDED.pinned, pinned_by = EXCLUDED.pinned_by, pinned_reason = EXCLUDED.pinned_reason, updated_at = now()
+  RETURNING 1
+), switched AS (
+  UPDATE index_versions iv
+     SET status = CASE WHEN iv.id = m.index_version_id THEN 'ACTIVE' ELSE 'RETIRED' END,
+         activated_at = CASE WHEN iv.id = m.index_version_id THEN now() ELSE iv.activated_at END,
+         retired_at = CASE WHEN iv.id = m.index_version_id THEN NULL ELSE now() END
+    FROM m
+   WHERE iv.id = m.index_version_id
+      OR (iv.id = m.previous_id AND m.previous_id <> m.index_version_id AND iv.status = 'ACTIVE')
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM pointed)::int AS pointers, (SELECT count(*) FROM switched)::int AS versions`,
+    values: [
+      moves.map((m) => m.documentId),
+      moves.map((m) => m.tenantId),
+      moves.map((m) => m.indexVersionId),
+      moves.map((m) => m.versionNumber),
+      moves.map((m) => m.previousIndexVersionId),
+      moves.map((m) => m.pin !== null),
+      moves.map((m) => m.pin?.by ?? null),
+      moves.map((m) => m.pin?.reason ?? null),
+    ],
+  };
+}

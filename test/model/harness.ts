@@ -17,7 +17,7 @@ import { bulkRetry, forceDone, reindex, rename, retryTask, rollback, unpin } fro
 import type { EmbeddingSpace } from "../../lib/embedding/types";
 import { claim, fail, release, renew, type Lease } from "../../lib/queue/engine";
 import { classify, LeaseLostError, TaskError } from "../../lib/queue/errors";
-import { collectGarbage, executeTask } from "../../lib/pipeline/run";
+import { collectGarbage, executeTask, executeTasks } from "../../lib/pipeline/run";
 import { search, type SearchHit } from "../../lib/search/search";
 import { getDocument } from "../../lib/documents/queries";
 import { LocalEmbedder } from "../../lib/embedding";
@@ -324,16 +324,22 @@ export class Sut {
       await executeTask(pool, embedder, lease, { signal: new AbortController().signal, progress: () => undefined }, PIPELINE);
       return { kind: "completed" };
     } catch (err) {
-      if (err instanceof CrashSignal) return { kind: "crashed" };
-      if (err instanceof LeaseLostError) return { kind: "lost", message: err.message };
-      const { code, message, retryAfterSeconds } = classify(err);
-      try {
-        const r = await fail(this.pool, lease, code, message, POLICY, retryAfterSeconds);
-        return { kind: "failed", code, message, status: r.status };
-      } catch (e) {
-        if (e instanceof LeaseLostError) return { kind: "failed-lost", code, message };
-        throw e;
-      }
+      return this.outcomeOf(lease, err);
+    }
+  }
+
+  /** A task's outcome from what its run threw (null: nothing), with a failure recorded fenced as a worker does. */
+  async outcomeOf(lease: Lease, err: unknown): Promise<Outcome> {
+    if (err === null) return { kind: "completed" };
+    if (err instanceof CrashSignal) return { kind: "crashed" };
+    if (err instanceof LeaseLostError) return { kind: "lost", message: err.message };
+    const { code, message, retryAfterSeconds } = classify(err);
+    try {
+      const r = await fail(this.pool, lease, code, message, POLICY, retryAfterSeconds);
+      return { kind: "failed", code, message, status: r.status };
+    } catch (e) {
+      if (e instanceof LeaseLostError) return { kind: "failed-lost", code, message };
+      throw e;
     }
   }
 
@@ -1133,6 +1139,56 @@ export async function workStep(m: Model, s: Sut, workerId: string): Promise<bool
   return true;
 }
 
+/**
+ * One worker slot's batch (worker/loop.ts): claim up to three tasks and run them together
+ * (executeTasks). Each task's outcome is recorded as a worker would, then checked on its own: a
+ * task is judged by the index versions it wrote and its own row, whatever its siblings did.
+ */
+export async function workBatchStep(m: Model, s: Sut, workerId: string): Promise<void> {
+  const pre = s.snap;
+  const leases = await claim(s.pool, workerId, LEASE_SECONDS, 3);
+  if (leases.length === 0) {
+    s.note(`workBatch(${workerId}) → nothing due`, "workBatch idle");
+    await checkStep(m, s);
+    return;
+  }
+  const before = s.burst.thrown;
+  const embedder = s.embedder(m);
+  const results = await executeTasks(
+    s.pool,
+    embedder,
+    leases.map((lease) => ({ lease, hooks: { signal: new AbortController().signal, progress: () => undefined } })),
+    PIPELINE,
+  );
+  const outs: Outcome[] = [];
+  for (const [i, r] of results.entries()) outs.push(await s.outcomeOf(leases[i], r.status === "fulfilled" ? null : r.reason));
+  s.note(`workBatch(${workerId}) → ${leases.map((l, i) => `#${l.taskId} ${l.taskType} v${l.versionNumber}: ${describe(outs[i])}`).join("; ")}`, `workBatch of ${leases.length}`);
+  await checkStep(m, s);
+  const snap = s.snap;
+  for (const [i, lease] of leases.entries()) {
+    s.count(`workBatch ${lease.taskType}: ${describe(outs[i])}`);
+    // A sibling of the same document may move its pointer too; such a task is covered by the
+    // step's invariants only.
+    if (leases.some((l, j) => j !== i && l.documentId === lease.documentId)) continue;
+    const others = [...snap.ivs.values()].filter((iv) => !pre.ivs.has(iv.id) && iv.task_id !== lease.taskId);
+    const own = { ...pre, ivs: new Map([...pre.ivs, ...others.map((iv) => [iv.id, iv] as const)]) };
+    expectOutcome(m, s, own, lease, outs[i], s.burst.thrown - before, `workBatch(${workerId}) #${lease.taskId}`);
+  }
+}
+
+class WorkBatch implements Cmd {
+  constructor(readonly worker: string) {}
+  check() {
+    return true;
+  }
+  async run(m: Model, s: Sut) {
+    await workBatchStep(m, s, this.worker);
+  }
+  toString() {
+    return `workBatch(${this.worker})`;
+  }
+}
+
 function describe(o: Outcome): string {
   return o.kind === "failed" ? `failed ${o.code} → ${o.status}` : o.kind === "failed-lost" ? `failed ${o.code}, lease lost` : o.kind;
 }
@@ -1616,6 +1672,7 @@ const target = fc.oneof({ weight: 3, arbitrary: fc.constantFrom("@0", "@1", "@2"
 
 export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 6, arbitrary: worker.map((w) => new Work(w)) },
+  { weight: 3, arbitrary: worker.map((w) => new WorkBatch(w)) },
   {
     weight: 5,
     arbitrary: fc

@@ -14,6 +14,21 @@ describe("index write path SQL", () => {
         { ordinal: 1, chunkId: "c1", level: 2, sectionPath: "Intro", text: "unchanged text", contentHash: "h1", embedding: null },
       ]),
       markReadyAndLockPointer: sql.markReadyAndLockPointer("iv-id", 2, "doc-id"),
+      loadVersions: sql.loadVersions([{ documentId: "doc-a", versionNumber: 2 }, { documentId: "doc-b", versionNumber: 1 }]),
+      findReusableHashesMany: sql.findReusableHashesMany([{ documentId: "doc-a", contentHash: "h1" }, { documentId: "doc-b", contentHash: "h2" }], space),
+      insertIndexVersions: sql.insertIndexVersions(
+        [
+          { id: "iv-a", tenantId: "acme", documentId: "doc-a", versionNumber: 2, taskId: "42", expectedChunkCount: 1 },
+          { id: "iv-b", tenantId: "acme", documentId: "doc-b", versionNumber: 1, taskId: "43", expectedChunkCount: 1 },
+        ],
+        space,
+        [
+          { indexVersionId: "iv-a", documentId: "doc-a", tenantId: "acme", ordinal: 0, chunkId: "c0", level: 2, sectionPath: "Intro", text: "unchanged text", contentHash: "h1", embedding: null },
+          { indexVersionId: "iv-b", documentId: "doc-b", tenantId: "acme", ordinal: 0, chunkId: "c1", level: 2, sectionPath: "Intro", text: "new text", contentHash: "h2", embedding: "[0.1,0.2]" },
+        ],
+      ),
+      dropBuildingVersions: sql.dropBuildingVersions(["iv-a"]),
+      markReadyAndLockPointers: sql.markReadyAndLockPointers([{ indexVersionId: "iv-a", storedCount: 1 }], ["doc-a"]),
     };
     const exported = Object.entries(sql).filter(([, v]) => typeof v === "function").map(([k]) => k).sort();
     expect(Object.keys(rendered).sort()).toEqual(exported);
@@ -21,7 +36,12 @@ describe("index write path SQL", () => {
   });
 
   it("reuses vectors only from complete versions of the same document in the same space", () => {
-    for (const s of [sql.findReusableHashes("doc-id", ["h1"], space), sql.insertIndexVersion({ id: "iv", tenantId: "t", documentId: "doc-id", versionNumber: 1, taskId: "1", expectedChunkCount: 0 }, space, [])]) {
+    for (const s of [
+      sql.findReusableHashes("doc-id", ["h1"], space),
+      sql.insertIndexVersion({ id: "iv", tenantId: "t", documentId: "doc-id", versionNumber: 1, taskId: "1", expectedChunkCount: 0 }, space, []),
+      sql.findReusableHashesMany([{ documentId: "doc-id", contentHash: "h1" }], space),
+      sql.insertIndexVersions([], space, []),
+    ]) {
       expect(s.text).toContain("iv.status IN ('READY', 'ACTIVE', 'RETIRED')");
       expect(s.text).toContain("iv.embedding_model = $3 AND iv.embedding_dimensions = $4 AND iv.chunker_version = $5");
       expect(s.values.slice(2, 5)).toEqual([space.model, space.dimensions, space.chunkerVersion]);
