@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { handler, json, readJson } from "@/lib/http/handler";
+import { signInBody } from "@/lib/auth/schemas";
 import { ApiError } from "@/lib/http/errors";
 import { assertSameOrigin } from "@/lib/http/origin";
 import { identityForToken } from "@/lib/auth/authenticate";
@@ -9,17 +9,10 @@ import { clientAddressOf } from "@/lib/http/client-address";
 import { openSession, sessionCookie } from "@/lib/auth/session";
 import { db } from "@/lib/server";
 
-const body = z.union([
-  z.object({ token: z.string().min(1).max(500) }).strict(),
-  // Only the shape of an address: the account is looked up, not created, and the bootstrap admin's
-  // default admin@localhost has no dot in its domain, which an RFC-style email check refuses.
-  z.object({ email: z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+$/, "expected an email address"), password: z.string().min(1).max(500) }).strict(),
-]);
-
 export const POST = handler(async (req) => {
   // Scripts and the CLI send no Origin; a browser on another site does.
   assertSameOrigin(req, false);
-  const b = body.parse(await readJson(req, 10_000));
+  const b = signInBody.parse(await readJson(req, 10_000));
   // The web server (cli/web.ts) leaves only the address it trusts in X-Forwarded-For.
   const throttle = signInThrottle(db());
   const admission = await throttle.admit(clientAddressOf(req), "email" in b ? b.email : null);
