@@ -1,6 +1,7 @@
 import net from "node:net";
 import type { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketHandler, type PGLiteSocketHandlerOptions } from "@electric-sql/pglite-socket";
+import { NotificationRouter } from "./pglite-notify";
 
 type Queued = { handlerId: number; message: Uint8Array; onData: (d: Uint8Array) => void; resolve: (n: number) => void; reject: (e: Error) => void };
 
@@ -20,6 +21,10 @@ const SYNC = "S".charCodeAt(0);
  * so two client connections preparing the same name collide (42P05 "prepared statement already
  * exists") and a name outlives the connection that made it. Code that runs against the embedded
  * database sends its statements unnamed (see lib/auth/throttle.ts, which unnames a library's).
+ *
+ * LISTEN/NOTIFY crosses connections through the NotificationRouter: the notifications a response
+ * carries are taken out of it and written to the connections listening on their channel, between
+ * two messages' responses, when no socket is in the middle of one.
  */
 export class StickyQueryQueue {
   private queue: Queued[] = [];
@@ -27,7 +32,10 @@ export class StickyQueryQueue {
   private owner: number | null = null;
   private openSequence = false;
 
-  constructor(private readonly db: PGlite) {}
+  constructor(
+    private readonly db: PGlite,
+    private readonly router: NotificationRouter = new NotificationRouter(),
+  ) {}
 
   enqueue(handlerId: number, message: Uint8Array, onData: (d: Uint8Array) => void): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -52,15 +60,17 @@ export class StickyQueryQueue {
         }
         const q = this.queue.splice(idx, 1)[0];
         let bytes = 0;
+        const forward = (d: Uint8Array) => {
+          bytes += d.length;
+          q.onData(d);
+        };
+        let plan: Awaited<ReturnType<NotificationRouter["plan"]>>;
+        let stream: ReturnType<NotificationRouter["stream"]>;
         try {
-          await this.db.runExclusive(() =>
-            this.db.execProtocolRawStream(q.message, {
-              onRawData: (d: Uint8Array) => {
-                bytes += d.length;
-                q.onData(d);
-              },
-            }),
-          );
+          plan = await this.router.plan(q.handlerId, q.message);
+          stream = this.router.stream(q.handlerId, plan.actions, forward);
+          const onRawData = stream ? (d: Uint8Array) => stream!.write(d) : forward;
+          await this.db.runExclusive(() => this.db.execProtocolRawStream(plan.message, { onRawData }));
         } catch (err) {
           q.reject(err as Error);
           continue;
@@ -69,7 +79,12 @@ export class StickyQueryQueue {
         this.owner = q.handlerId;
         if (EXTENDED.has(type)) this.openSequence = true;
         else if (type === SYNC || type === "Q".charCodeAt(0)) this.openSequence = false;
+        this.router.settle(q.handlerId, plan.actions, stream, !this.held());
         q.resolve(bytes);
+        if (!this.held()) {
+          // Best effort: a session left listening on a channel nobody wants only drops what arrives.
+          await this.router.tidy(this.db).catch(() => undefined);
+        }
       }
     } finally {
       this.processing = false;
@@ -101,9 +116,10 @@ export class PGliteServer {
   private server: net.Server | null = null;
   private handlers = new Set<PGLiteSocketHandler>();
   private queue: StickyQueryQueue;
+  private router = new NotificationRouter();
 
   constructor(private readonly o: { db: PGlite; host: string; port: number; maxConnections: number }) {
-    this.queue = new StickyQueryQueue(o.db);
+    this.queue = new StickyQueryQueue(o.db, this.router);
   }
 
   async start(): Promise<void> {
@@ -115,7 +131,14 @@ export class PGliteServer {
       }
       const handler = new PGLiteSocketHandler({ queryQueue: this.queue as unknown as PGLiteSocketHandlerOptions["queryQueue"], closeOnDetach: true });
       this.handlers.add(handler);
-      const drop = () => this.handlers.delete(handler);
+      const id = handler.handlerId;
+      this.router.attach(id, (bytes) => {
+        if (socket.writable) socket.write(bytes);
+      });
+      const drop = () => {
+        this.handlers.delete(handler);
+        this.router.detach(id);
+      };
       handler.addEventListener("close", drop);
       handler.addEventListener("error", drop);
       void handler.attach(socket).catch(() => {
