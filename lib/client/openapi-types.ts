@@ -164,6 +164,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/overview/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Throughput by outcome and backlog history over a range
+         * @description Role viewer or above. Answers cover the caller's tenants only.
+         */
+        get: operations["getOverviewActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workers": {
         parameters: {
             query?: never;
@@ -236,6 +256,50 @@ export type paths = {
          * @description Role viewer or above. Answers cover the caller's tenants only.
          */
         get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/documents/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The documents list as CSV or JSON
+         * @description Every page of the list with the same filters, streamed. CSV cells that a spreadsheet would run as a formula (starting with = + - @) get a leading apostrophe.
+         *
+         *     Role viewer or above. Answers cover the caller's tenants only.
+         */
+        get: operations["exportDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tasks list as CSV or JSON
+         * @description Every page of the list with the same filters, streamed; CSV cells are protected against formula injection.
+         *
+         *     Role viewer or above. Answers cover the caller's tenants only.
+         */
+        get: operations["exportTasks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -333,7 +397,9 @@ export type paths = {
         };
         /**
          * The audit log, newest first
-         * @description Role operator or above. Answers cover the caller's tenants only.
+         * @description Filters: actor (part of it, any case), action (one, or `task.*` for every action on a kind of target), tenant, and a time range (from inclusive, to exclusive).
+         *
+         *     Role operator or above. Answers cover the caller's tenants only.
          */
         get: operations["listAudit"];
         put?: never;
@@ -365,6 +431,28 @@ export type paths = {
          *     Role maintainer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
          */
         delete: operations["deleteDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/documents/{key}/chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A document's chunks in one index version
+         * @description Section, level, text and whether the vector was reused, in reading order. Texts are null where the version's ACL does not include the caller.
+         *
+         *     Role viewer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        get: operations["listChunks"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -825,6 +913,54 @@ export type components = {
         };
         /** @enum {string} */
         TaskStatus: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED";
+        OverviewActivity: {
+            /** @enum {string} */
+            range: "1h" | "24h" | "7d";
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC.
+             */
+            generatedAt: string;
+            bucketSeconds: number;
+            /** @enum {string} */
+            scope: "fleet" | "tenants";
+            /** @description Tasks finished in the range, by outcome. */
+            totals: {
+                SUCCEEDED: number;
+                DEAD: number;
+                RESOLVED: number;
+                SUPERSEDED: number;
+            };
+            /** @description Tasks finished per minute, averaged over each bucket, oldest first; empty buckets are zeros. */
+            throughput: {
+                /**
+                 * Format: date-time
+                 * @description An instant, ISO 8601 in UTC.
+                 */
+                at: string;
+                SUCCEEDED: number;
+                DEAD: number;
+                RESOLVED: number;
+                SUPERSEDED: number;
+            }[];
+            /** @description Backlog snapshots in the range (fleet callers only; empty for a tenant-limited caller). */
+            history: {
+                /**
+                 * Format: date-time
+                 * @description An instant, ISO 8601 in UTC.
+                 */
+                at: string;
+                pending: number;
+                retryWait: number;
+                running: number;
+                dead: number;
+                due: number;
+                oldestDueAgeSeconds: number | null;
+                drift: number;
+                latencyP50Seconds: number | null;
+                latencyP95Seconds: number | null;
+            }[];
+        };
         WorkerList: {
             items: components["schemas"]["Worker"][];
         };
@@ -953,6 +1089,24 @@ export type components = {
         };
         /** @enum {string} */
         TaskType: "INDEX" | "REINDEX" | "DELETE";
+        ListExport: {
+            /** @enum {string} */
+            kind: "documents" | "tasks";
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC.
+             */
+            exportedAt: string;
+            /** @description The list filters the export was made with. */
+            filters: {
+                [key: string]: unknown;
+            };
+            /** @description One object per row, with the CSV's columns as keys. */
+            items: {
+                [key: string]: string | number | boolean | null;
+            }[];
+            count: number;
+        };
         TaskDetail: {
             taskId: string;
             tenant: string;
@@ -1171,6 +1325,45 @@ export type components = {
              * @description An instant, ISO 8601 in UTC.
              */
             retiredAt: string | null;
+        };
+        ChunkPage: {
+            indexVersions: {
+                /** Format: uuid */
+                id: string;
+                versionNumber: number;
+                status: string;
+                chunkerVersion: string;
+                embeddingModel: string;
+                embeddingDimensions: number;
+                chunkCount: number;
+                chunksReusedAtBuild: number | null;
+                /**
+                 * Format: date-time
+                 * @description An instant, ISO 8601 in UTC.
+                 */
+                createdAt: string;
+                serving: boolean;
+            }[];
+            /**
+             * Format: uuid
+             * @description The index version these chunks belong to: the one asked for, else the one search serves, else the newest.
+             */
+            indexVersionId: string | null;
+            /** @description True when the version's ACL does not include the caller: texts are then null, as search would not show them. */
+            textHidden: boolean;
+            items: {
+                ordinal: number;
+                chunkId: string;
+                /** @description 0 abstract, 1 overview, 2 a chunk of the body. */
+                level: number;
+                sectionPath: string;
+                text: string | null;
+                chars: number;
+                contentHash: string;
+                /** @description An earlier stored index version of the document in the same embedding space holds the same text. */
+                reused: boolean;
+            }[];
+            nextCursor: string | null;
         };
         TaskCreated: {
             taskId: string;
@@ -1871,6 +2064,73 @@ export interface operations {
             };
         };
     };
+    getOverviewActivity: {
+        parameters: {
+            query?: {
+                range?: "1h" | "24h" | "7d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tasks finished per minute by outcome, and the backlog snapshots, over 1 h, 24 h or 7 d. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverviewActivity"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     listWorkers: {
         parameters: {
             query?: never;
@@ -2065,6 +2325,149 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaskPage"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportDocuments: {
+        parameters: {
+            query?: {
+                tenant?: string;
+                state?: "NOT_INDEXED" | "INDEXING" | "SEARCHABLE" | "UPDATING" | "FAILED" | "DELETED";
+                q?: string;
+                format?: "csv" | "json";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": components["schemas"]["ListExport"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportTasks: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED";
+                errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "INTERNAL_ERROR";
+                type?: "INDEX" | "REINDEX" | "DELETE";
+                tenant?: string;
+                format?: "csv" | "json";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": components["schemas"]["ListExport"];
                 };
             };
             /** @description VALIDATION_FAILED */
@@ -2575,6 +2978,11 @@ export interface operations {
             query?: {
                 cursor?: string;
                 limit?: number;
+                actor?: string;
+                action?: string;
+                tenant?: string;
+                from?: string;
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -2782,6 +3190,94 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listChunks: {
+        parameters: {
+            query?: {
+                indexVersion?: string;
+                level?: "0" | "1" | "2";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of chunks; pass nextCursor as cursor for the next. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChunkPage"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                         };
                     };

@@ -7,6 +7,10 @@ import { bulkRetryBody, optionalReasonBody, reasonBody, renameBody, rollbackBody
 import { newTokenBody, newUserBody, patchUserBody } from "../admin/accounts";
 import { signInBody } from "../auth/schemas";
 import * as W from "../webhooks/schemas";
+import { auditListQuery } from "../audit/schemas";
+import { chunkListQuery } from "../documents/chunk-schemas";
+import { documentExportQuery, taskExportQuery } from "../exports/schemas";
+import { activityQuery } from "../operations/range";
 import { SUPPORTED_CONTENT_TYPES } from "../pipeline/parse";
 import pkg from "../../package.json";
 
@@ -176,8 +180,41 @@ export const OPERATIONS: Record<string, Op> = {
     operationId: "listAudit",
     summary: "The audit log, newest first",
     tags: ["operations"],
-    request: { query: z.object({ cursor: z.string().regex(/^\d{1,19}$/).optional(), limit: z.coerce.number().int().min(1).max(200).default(50) }) },
+    description: "Filters: actor (part of it, any case), action (one, or `task.*` for every action on a kind of target), tenant, and a time range (from inclusive, to exclusive).",
+    request: { query: auditListQuery },
     ok: { 200: { description: "A page of audit entries.", schema: R.auditPage } },
+  },
+  "GET /api/v1/overview/activity": {
+    operationId: "getOverviewActivity",
+    summary: "Throughput by outcome and backlog history over a range",
+    tags: ["operations"],
+    request: { query: activityQuery },
+    ok: { 200: { description: "Tasks finished per minute by outcome, and the backlog snapshots, over 1 h, 24 h or 7 d.", schema: R.activity } },
+  },
+  "GET /api/v1/documents/export": {
+    operationId: "exportDocuments",
+    summary: "The documents list as CSV or JSON",
+    description: "Every page of the list with the same filters, streamed. CSV cells that a spreadsheet would run as a formula (starting with = + - @) get a leading apostrophe.",
+    tags: ["documents"],
+    request: { query: documentExportQuery },
+    ok: { 200: { description: "The export, as an attachment.", content: { "text/csv": { schema: z.string() }, "application/json": { schema: R.exportDocument } } } },
+  },
+  "GET /api/v1/tasks/export": {
+    operationId: "exportTasks",
+    summary: "The tasks list as CSV or JSON",
+    description: "Every page of the list with the same filters, streamed; CSV cells are protected against formula injection.",
+    tags: ["tasks"],
+    request: { query: taskExportQuery },
+    ok: { 200: { description: "The export, as an attachment.", content: { "text/csv": { schema: z.string() }, "application/json": { schema: R.exportDocument } } } },
+  },
+  [`GET ${DOC}/chunks`]: {
+    operationId: "listChunks",
+    summary: "A document's chunks in one index version",
+    description: "Section, level, text and whether the vector was reused, in reading order. Texts are null where the version's ACL does not include the caller.",
+    tags: ["documents"],
+    request: { params: docParams, query: chunkListQuery },
+    ok: { 200: { description: "A page of chunks; pass nextCursor as cursor for the next.", schema: R.chunkPage } },
+    errors: { 404: ["NOT_FOUND"] },
   },
   [`GET ${DOC}`]: {
     operationId: "getDocument",
