@@ -16,6 +16,7 @@ const schema = z.object({
   EMBED_BATCH_SIZE: int(64, 1),
   EMBED_BATCH_MAX_BYTES: int(256 * 1024, 1024),
   WORKER_CONCURRENCY: int(2, 1),
+  WORKER_TASKS_PER_SLOT: int(8, 1),
   // Claim and complete as named statements (lib/queue/engine.ts): "auto" is on for an external
   // PostgreSQL and off on the embedded database, whose connections share one session.
   WORKER_PREPARED_STATEMENTS: z.enum(["auto", "true", "false"]).default("auto"),

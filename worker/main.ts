@@ -28,7 +28,7 @@ export async function runWorker(argv: string[]): Promise<void> {
   await ensureVectorIndex(pool, embedder.dimensions);
   // npm start marks its children when the database is the embedded one (one shared session).
   const preparedStatements = preparedStatementsFor(cfg.WORKER_PREPARED_STATEMENTS, process.env.INDEXWRIGHT_EMBEDDED === "1");
-  const worker = new Worker({ pool, databaseUrl: url, workerId, concurrency, cfg, embedder, preparedStatements });
+  const worker = new Worker({ pool, databaseUrl: url, workerId, concurrency, cfg, embedder, preparedStatements, tasksPerSlot: cfg.WORKER_TASKS_PER_SLOT });
   await worker.start();
   const webhooks = new WebhookDeliveryLoop({ pool, workerId, settings: webhookSettings(cfg) });
   webhooks.start();
