@@ -114,6 +114,26 @@ describe("webhook endpoints API", () => {
     expect((await t.pool.query(`SELECT enabled FROM webhook_endpoints WHERE id = $1`, [other])).rows[0].enabled).toBe(true);
   });
 
+  it("changes an endpoint: URL checked as at creation, audited with the values before", async () => {
+    const id = (await call(R.list, "POST", { body: { tenant: "own", url: "https://hooks.example.com/patch", eventTypes: ["task.dead"] } })).body.id as string;
+    const refused = await call(R.one, "PATCH", { params: { id }, body: { url: "http://10.1.2.3/hook" } });
+    expect([refused.status, refused.body.error?.code]).toEqual([400, "WEBHOOK_URL_PRIVATE"]);
+    const empty = await call(R.one, "PATCH", { params: { id }, body: {} });
+    expect([empty.status, empty.body.error?.code]).toEqual([400, "VALIDATION_FAILED"]);
+    const r = await call(R.one, "PATCH", { params: { id }, body: { url: "https://hooks.example.com/patched", eventTypes: ["document.failed", "task.dead"], enabled: false } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ url: "https://hooks.example.com/patched", eventTypes: ["document.failed", "task.dead"], enabled: false, description: "" });
+    const audit = (await t.pool.query(`SELECT detail FROM audit_log WHERE target_id = $1 AND action = 'webhook.update'`, [id])).rows;
+    expect(audit).toEqual([
+      {
+        detail: {
+          changed: { url: "https://hooks.example.com/patched", eventTypes: ["document.failed", "task.dead"], enabled: false },
+          before: { url: "https://hooks.example.com/patch", eventTypes: ["task.dead"], enabled: true },
+        },
+      },
+    ]);
+  });
+
   it("rotates the secret: a new one shown once, the old one kept signing for a while; audited", async () => {
     const c = await call(R.list, "POST", { body: { tenant: "own", url: "https://hooks.example.com/rotate", eventTypes: ["task.dead"] } });
     const r = await call(R.rotate, "POST", { params: { id: c.body.id as string } });
