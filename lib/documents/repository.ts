@@ -102,16 +102,37 @@ function decodeCursor(c: string): [string, string] {
 }
 
 /**
- * A cheap necessary condition per state (partial indexes on tasks, the denormalised search
- * version), so the exact state expression only runs on plausible rows.
+ * A cheap necessary condition per rare state, each answered by an index (partial indexes on tasks
+ * and documents, index versions by embedding space), so the state is only computed for plausible
+ * documents. The candidates are looked up by primary key (`= ANY(ARRAY(…))`): as a semi-join the
+ * planner read every document to match a thousand ids. NOT_INDEXED means no served search version:
+ * none at all (search_version is the pointer's version, kept by a trigger), or a pointer at an index
+ * built in another embedding space, written as ranges around the current space so the index on
+ * (model, dimensions) answers it.
  */
-const STATE_PREFILTER: Record<string, Prisma.Sql> = {
-  FAILED: Prisma.sql`d.id IN (SELECT document_id FROM index_tasks WHERE status = 'DEAD')`,
-  INDEXING: Prisma.sql`d.id IN (SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT'))`,
-  UPDATING: Prisma.sql`d.id IN (SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT'))`,
-  NOT_INDEXED: Prisma.sql`(d.search_version IS NULL OR sp.in_space IS FALSE)`,
-  DELETED: Prisma.sql`d.deleted_at IS NOT NULL`,
-};
+function statePrefilter(state: string, space?: EmbeddingSpace): Prisma.Sql | null {
+  switch (state) {
+    case "FAILED":
+      return Prisma.sql`d.id = ANY(ARRAY(SELECT document_id FROM index_tasks WHERE status = 'DEAD'))`;
+    case "INDEXING":
+    case "UPDATING":
+      return Prisma.sql`d.id = ANY(ARRAY(SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT')))`;
+    case "NOT_INDEXED":
+      return space
+        ? Prisma.sql`d.id = ANY(ARRAY(SELECT id FROM documents WHERE search_version IS NULL
+            UNION ALL
+            SELECT p.document_id FROM index_versions iv JOIN search_pointers p ON p.index_version_id = iv.id
+             WHERE iv.embedding_model < ${space.model} OR iv.embedding_model > ${space.model}
+                OR (iv.embedding_model = ${space.model} AND (iv.embedding_dimensions < ${space.dimensions}::int OR iv.embedding_dimensions > ${space.dimensions}::int))))`
+        : Prisma.sql`d.search_version IS NULL`;
+    case "DELETED":
+      return Prisma.sql`d.deleted_at IS NOT NULL`;
+    default:
+      return null;
+  }
+}
+
+const MAX_BATCH = 1000;
 
 /** Newest first, keyset-paginated (no OFFSET, no count(*)). */
 export async function listDocuments(
@@ -126,18 +147,37 @@ export async function listDocuments(
     const like = `%${f.q.replace(/[\\%_]/g, (m) => "\\" + m)}%`;
     where.push(Prisma.sql`(d.key ILIKE ${like} OR d.title ILIKE ${like})`);
   }
-  if (f.state) {
-    if (STATE_PREFILTER[f.state]) where.push(STATE_PREFILTER[f.state]);
-    where.push(Prisma.sql`(${Prisma.raw(DOCUMENT_STATE_SQL)}) = ${f.state}`);
+  const prefilter = f.state ? statePrefilter(f.state, space) : null;
+  if (prefilter) where.push(prefilter);
+  const db = prisma(pool);
+  const page = async (conds: Prisma.Sql[], after: [string, string] | null, n: number) => {
+    const all = after ? [...conds, Prisma.sql`(d.updated_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`] : conds;
+    return db.$queryRaw<Row[]>`${select(space)} ${all.length ? Prisma.sql`WHERE ${Prisma.join(all, " AND ")}` : Prisma.empty} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
+  };
+  const start = f.cursor ? decodeCursor(f.cursor) : null;
+  let rows: Row[];
+  if (!f.state || prefilter) {
+    // A rare state's candidates are few: the state of each is computed and the page sorted from them.
+    rows = await page(f.state ? [...where, Prisma.sql`(${Prisma.raw(DOCUMENT_STATE_SQL)}) = ${f.state}`] : where, start, f.limit + 1);
+  } else {
+    // A common state (SEARCHABLE) has no narrowing condition, and as a filter on the state
+    // expression the planner guesses it keeps one row in two hundred: it then computed the state of
+    // every document and sorted them all (0.2–0.4 s at 100,000 documents). The newest documents are
+    // read in list order in growing batches instead, and kept when their state matches until the
+    // page is full: the same page.
+    rows = [];
+    let after = start;
+    for (let n = Math.min(2 * (f.limit + 1), MAX_BATCH); ; n = Math.min(2 * n, MAX_BATCH)) {
+      const batch = await page(where, after, n);
+      rows.push(...batch.filter((r) => r.state === f.state));
+      if (rows.length > f.limit || batch.length < n) break;
+      const last = batch[batch.length - 1];
+      after = [last.updated_at.toISOString(), last.id];
+    }
   }
-  if (f.cursor) {
-    const [at, id] = decodeCursor(f.cursor);
-    where.push(Prisma.sql`(d.updated_at, d.id) < (${at}::timestamptz, ${id}::uuid)`);
-  }
-  const rows = await prisma(pool).$queryRaw<Row[]>`${select(space)} ${where.length ? Prisma.sql`WHERE ${Prisma.join(where, " AND ")}` : Prisma.empty} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${f.limit + 1}`;
   const more = rows.length > f.limit;
-  const page = rows.slice(0, f.limit);
-  return { items: page.map(summary), nextCursor: more ? encodeCursor(page[page.length - 1]) : null };
+  const items = rows.slice(0, f.limit);
+  return { items: items.map(summary), nextCursor: more ? encodeCursor(items[items.length - 1]) : null };
 }
 
 type VersionRow = {
