@@ -18,7 +18,10 @@ function escapeRegExp(s: string): string {
 export function Highlight({ text, query }: { text: string; query: string }) {
   const terms = queryTerms(query);
   if (terms.length === 0) return <>{text}</>;
-  const re = new RegExp(`(${terms.map(escapeRegExp).join("|")})`, "giu");
+  // A term of one or two characters (the "B" of a part code "XQ-7731-B") is marked only where it
+  // stands alone, not inside every word that contains it.
+  const alone = (t: string) => `(?<![\\p{L}\\p{N}])${t}(?![\\p{L}\\p{N}])`;
+  const re = new RegExp(`(${terms.map((t) => (t.length < 3 ? alone(escapeRegExp(t)) : escapeRegExp(t))).join("|")})`, "giu");
   const parts = text.split(re);
   const out: ReactNode[] = parts.map((part, i) =>
     // split() with one capture group puts the matches at odd indexes.
