@@ -388,6 +388,78 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{taskId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a PENDING or RETRY_WAIT task
+         * @description The task ends CANCELLED with the reason on its timeline and as its error message (OPERATOR_CANCELLED); a retry revives it. A RUNNING task, a finished one and any DELETE task are refused with TASK_NOT_CANCELLABLE.
+         *
+         *     Role operator or above. Within the caller's tenants: an id in another tenant is 404.
+         */
+        post: operations["cancelTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pauses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Active pauses
+         * @description Pauses of the caller's tenants, and every task-type pause (it holds the caller's work too).
+         *
+         *     Role viewer or above. Answers cover the caller's tenants only.
+         */
+        get: operations["listPauses"];
+        put?: never;
+        /**
+         * Pause a tenant's or a task type's processing
+         * @description Workers stop claiming the named tasks at once (running ones finish). A tenant pause needs that tenant in the caller's grant; a task-type pause holds every tenant's work and needs an all-tenant operator. Audited.
+         *
+         *     Role operator or above. Answers cover the caller's tenants only.
+         */
+        post: operations["pauseQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pauses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Resume: end a pause
+         * @description The held tasks are claimed at once. A task-type pause is lifted by an all-tenant operator only. Audited.
+         *
+         *     Role operator or above. Within the caller's tenants: an id in another tenant is 404.
+         */
+        delete: operations["resumeQueue"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit": {
         parameters: {
             query?: never;
@@ -912,7 +984,7 @@ export type components = {
             } | null;
         };
         /** @enum {string} */
-        TaskStatus: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED";
+        TaskStatus: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED" | "CANCELLED";
         OverviewActivity: {
             /** @enum {string} */
             range: "1h" | "24h" | "7d";
@@ -1086,6 +1158,18 @@ export type components = {
              * @description An instant, ISO 8601 in UTC.
              */
             finishedAt: string | null;
+            /** @description The pause that keeps this task from being claimed; null when none does (or the task is not waiting). */
+            paused: {
+                /** @description "tenant <id>" or "task type <type>" */
+                target: string;
+                by: string;
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description An instant, ISO 8601 in UTC.
+                 */
+                since: string;
+            } | null;
         };
         /** @enum {string} */
         TaskType: "INDEX" | "REINDEX" | "DELETE";
@@ -1160,6 +1244,18 @@ export type components = {
              * @description An instant, ISO 8601 in UTC.
              */
             finishedAt: string | null;
+            /** @description The pause that keeps this task from being claimed; null when none does (or the task is not waiting). */
+            paused: {
+                /** @description "tenant <id>" or "task type <type>" */
+                target: string;
+                by: string;
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description An instant, ISO 8601 in UTC.
+                 */
+                since: string;
+            } | null;
             events: components["schemas"]["TaskEvent"][];
         };
         TaskEvent: {
@@ -1183,6 +1279,32 @@ export type components = {
         BulkRetryResult: {
             retried: number;
             skipped: number;
+        };
+        TaskPauseList: {
+            items: components["schemas"]["TaskPause"][];
+        };
+        TaskPause: {
+            id: string;
+            tenant: string | null;
+            /** @enum {string|null} */
+            taskType: "INDEX" | "REINDEX" | "DELETE" | null;
+            pausedBy: string;
+            reason: string;
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC.
+             */
+            since: string;
+            /** @description Due tasks the pause holds back (counted up to 10,000), within the caller's tenants. */
+            waiting: number;
+        };
+        TaskPauseResumed: {
+            id: string;
+            tenant: string | null;
+            /** @enum {string|null} */
+            taskType: "INDEX" | "REINDEX" | "DELETE" | null;
+            /** @enum {boolean} */
+            resumed: true;
         };
         AuditPage: {
             items: components["schemas"]["AuditEntry"][];
@@ -2305,8 +2427,8 @@ export interface operations {
     listTasks: {
         parameters: {
             query?: {
-                status?: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED";
-                errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "INTERNAL_ERROR";
+                status?: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED" | "CANCELLED";
+                errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "OPERATOR_CANCELLED" | "INTERNAL_ERROR";
                 type?: "INDEX" | "REINDEX" | "DELETE";
                 tenant?: string;
                 cursor?: string;
@@ -2448,8 +2570,8 @@ export interface operations {
     exportTasks: {
         parameters: {
             query?: {
-                status?: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED";
-                errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "INTERNAL_ERROR";
+                status?: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED" | "CANCELLED";
+                errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "OPERATOR_CANCELLED" | "INTERNAL_ERROR";
                 type?: "INDEX" | "REINDEX" | "DELETE";
                 tenant?: string;
                 format?: "csv" | "json";
@@ -2878,7 +3000,7 @@ export interface operations {
                     /** @enum {string} */
                     status: "DEAD";
                     /** @enum {string} */
-                    errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "INTERNAL_ERROR";
+                    errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "OPERATOR_CANCELLED" | "INTERNAL_ERROR";
                     tenant?: string;
                     /** @enum {string} */
                     type?: "INDEX" | "REINDEX" | "DELETE";
@@ -2936,6 +3058,441 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The task is CANCELLED. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskActionResult"];
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description TASK_NOT_CANCELLABLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "TASK_NOT_CANCELLABLE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listPauses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskPauseList"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pauseQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tenant?: string;
+                    /** @enum {string} */
+                    taskType?: "INDEX" | "REINDEX" | "DELETE";
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The pause. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskPause"];
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FLEET_SCOPE_REQUIRED, FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description ALREADY_PAUSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "ALREADY_PAUSED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resumeQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The pause ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskPauseResumed"];
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FLEET_SCOPE_REQUIRED, FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
                             message: string;
                         };
                     };

@@ -113,7 +113,7 @@ function decodeCursor(c: string): [string, string] {
 function statePrefilter(state: string, space?: EmbeddingSpace): Prisma.Sql | null {
   switch (state) {
     case "FAILED":
-      return Prisma.sql`d.id = ANY(ARRAY(SELECT document_id FROM index_tasks WHERE status = 'DEAD'))`;
+      return Prisma.sql`d.id = ANY(ARRAY(SELECT document_id FROM index_tasks WHERE status IN ('DEAD', 'CANCELLED')))`;
     case "INDEXING":
     case "UPDATING":
       return Prisma.sql`d.id = ANY(ARRAY(SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT')))`;

@@ -19,7 +19,10 @@ export function documentState(input: StateInput): DocumentState {
   const s = { ...input, searchVersion: input.servedInSpace === false ? null : input.searchVersion };
   if (s.deleted) return DOCUMENT_STATE.DELETED;
   if (s.businessVersion === 0) return DOCUMENT_STATE.NOT_INDEXED;
-  if (s.latestTaskStatus === "DEAD") return DOCUMENT_STATE.FAILED;
+  // A cancelled build is the business version left unbuilt on an operator's word: whatever serves
+  // is not this version, so it reads FAILED (with the cancel as its last error) until a retry,
+  // a reindex or a new publish, never SEARCHABLE.
+  if (s.latestTaskStatus === "DEAD" || s.latestTaskStatus === "CANCELLED") return DOCUMENT_STATE.FAILED;
   const working = s.latestTaskStatus === "PENDING" || s.latestTaskStatus === "RUNNING" || s.latestTaskStatus === "RETRY_WAIT";
   if (s.searchVersion === null) return working ? DOCUMENT_STATE.INDEXING : DOCUMENT_STATE.NOT_INDEXED;
   if (s.searchVersion >= s.businessVersion) return working ? DOCUMENT_STATE.UPDATING : DOCUMENT_STATE.SEARCHABLE;
@@ -38,7 +41,7 @@ const SERVED = `(CASE WHEN sp.in_space IS NOT FALSE THEN sp.version_number END)`
 export const DOCUMENT_STATE_SQL = `CASE
   WHEN d.deleted_at IS NOT NULL THEN 'DELETED'
   WHEN d.business_version = 0 THEN 'NOT_INDEXED'
-  WHEN lt.status = 'DEAD' THEN 'FAILED'
+  WHEN lt.status IN ('DEAD','CANCELLED') THEN 'FAILED'
   WHEN ${SERVED} IS NULL THEN CASE WHEN lt.status IN ('PENDING','RUNNING','RETRY_WAIT') THEN 'INDEXING' ELSE 'NOT_INDEXED' END
   WHEN lt.status IN ('PENDING','RUNNING','RETRY_WAIT') THEN 'UPDATING'
   ELSE 'SEARCHABLE'

@@ -9,10 +9,16 @@ export const TASK_STATUS = Object.freeze({
   DEAD: "DEAD",
   SUPERSEDED: "SUPERSEDED",
   RESOLVED: "RESOLVED",
+  /** Ended by an operator before it ran (from PENDING or RETRY_WAIT); an operator retry revives it like DEAD. */
+  CANCELLED: "CANCELLED",
 } as const);
 export type TaskStatus = (typeof TASK_STATUS)[keyof typeof TASK_STATUS];
 export const TASK_STATUSES = Object.freeze(Object.values(TASK_STATUS)) as readonly TaskStatus[];
-export const TERMINAL_STATUSES: readonly TaskStatus[] = Object.freeze(["SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED"] as const);
+export const TERMINAL_STATUSES: readonly TaskStatus[] = Object.freeze(["SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED", "CANCELLED"] as const);
+/** Terminal states an operator may revive (retry) or close (force-done): work nobody finished. */
+export const REVIVABLE_STATUSES: readonly TaskStatus[] = Object.freeze(["DEAD", "CANCELLED"] as const);
+/** The states an operator may cancel: the task is not in a worker's hands and has not ended. */
+export const CANCELLABLE_STATUSES: readonly TaskStatus[] = Object.freeze(["PENDING", "RETRY_WAIT"] as const);
 export const UNFINISHED_STATUSES: readonly TaskStatus[] = Object.freeze(["PENDING", "RUNNING", "RETRY_WAIT"] as const);
 
 export const TASK_TYPE = Object.freeze({ INDEX: "INDEX", REINDEX: "REINDEX", DELETE: "DELETE" } as const);
@@ -38,6 +44,8 @@ export const ERROR_CODES = Object.freeze({
   EMBEDDING_INVALID_RESPONSE: { retryable: false },
   INDEX_INTEGRITY_FAILED: { retryable: true },
   LEASE_ATTEMPTS_EXHAUSTED: { retryable: false },
+  /** Not a failure of the work: an operator cancelled the task (its message says who and why). */
+  OPERATOR_CANCELLED: { retryable: false },
   INTERNAL_ERROR: { retryable: true },
 } as const);
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -62,6 +70,7 @@ export const EVENT_KIND = Object.freeze({
   RELEASED: "RELEASED",
   OPERATOR_RETRY: "OPERATOR_RETRY",
   OPERATOR_FORCE_DONE: "OPERATOR_FORCE_DONE",
+  OPERATOR_CANCEL: "OPERATOR_CANCEL",
 } as const);
 export type EventKind = (typeof EVENT_KIND)[keyof typeof EVENT_KIND];
 

@@ -164,6 +164,10 @@ const opsTask = z
     updatedAt: instant,
     startedAt: nullableInstant,
     finishedAt: nullableInstant,
+    paused: z
+      .strictObject({ target: z.string().meta({ description: "\"tenant <id>\" or \"task type <type>\"" }), by: z.string(), reason: z.string(), since: instant })
+      .nullable()
+      .meta({ description: "The pause that keeps this task from being claimed; null when none does (or the task is not waiting)." }),
   })
   .meta({ id: "Task" });
 
@@ -189,6 +193,21 @@ export const taskDetail = z
   .meta({ id: "TaskDetail" });
 
 export const taskActionResult = z.strictObject({ taskId: bigintId, status: taskStatus }).meta({ id: "TaskActionResult" });
+// Inline, not the shared TaskType: a reference to it cannot also be null in the generated document.
+const pausedType = z.enum(TASK_TYPES as unknown as [string, ...string[]]).nullable();
+export const taskPause = z
+  .strictObject({
+    id: bigintId,
+    tenant: z.string().nullable(),
+    taskType: pausedType,
+    pausedBy: z.string(),
+    reason: z.string(),
+    since: instant,
+    waiting: count.meta({ description: "Due tasks the pause holds back (counted up to 10,000), within the caller's tenants." }),
+  })
+  .meta({ id: "TaskPause" });
+export const taskPauseList = z.strictObject({ items: z.array(taskPause) }).meta({ id: "TaskPauseList" });
+export const taskPauseResumed = z.strictObject({ id: bigintId, tenant: z.string().nullable(), taskType: pausedType, resumed: z.literal(true) }).meta({ id: "TaskPauseResumed" });
 export const bulkRetryResult = z.strictObject({ retried: count, skipped: count }).meta({ id: "BulkRetryResult" });
 
 const worker = {

@@ -3,7 +3,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteaso
 import { ROUTES, type HttpMethod, type RouteRule } from "./routes";
 import * as R from "./openapi-schemas";
 import { documentListQuery, keyParam, publishBody, searchBody, tenantParam } from "../documents/schemas";
-import { bulkRetryBody, optionalReasonBody, reasonBody, renameBody, rollbackBody, taskIdParam, taskListQuery } from "../operations/schemas";
+import { bulkRetryBody, optionalReasonBody, pauseBody, pauseIdParam, reasonBody, renameBody, rollbackBody, taskIdParam, taskListQuery } from "../operations/schemas";
 import { newTokenBody, newUserBody, patchUserBody } from "../admin/accounts";
 import { signInBody } from "../auth/schemas";
 import * as W from "../webhooks/schemas";
@@ -167,6 +167,45 @@ export const OPERATIONS: Record<string, Op> = {
     json: true,
     ok: { 200: { description: "The task is RESOLVED.", schema: R.taskActionResult } },
     errors: { 404: ["NOT_FOUND"], 409: ["INVALID_STATE"] },
+  },
+  "POST /api/v1/tasks/[taskId]/cancel": {
+    operationId: "cancelTask",
+    summary: "Cancel a PENDING or RETRY_WAIT task",
+    description:
+      "The task ends CANCELLED with the reason on its timeline and as its error message (OPERATOR_CANCELLED); a retry revives it. A RUNNING task, a finished one and any DELETE task are refused with TASK_NOT_CANCELLABLE.",
+    tags: ["tasks"],
+    request: { params: taskParams, body: body(reasonBody) },
+    json: true,
+    ok: { 200: { description: "The task is CANCELLED.", schema: R.taskActionResult } },
+    errors: { 404: ["NOT_FOUND"], 409: ["TASK_NOT_CANCELLABLE"] },
+  },
+  "GET /api/v1/pauses": {
+    operationId: "listPauses",
+    summary: "Active pauses",
+    description: "Pauses of the caller's tenants, and every task-type pause (it holds the caller's work too).",
+    tags: ["operations"],
+    ok: { 200: { description: "Oldest first.", schema: R.taskPauseList } },
+  },
+  "POST /api/v1/pauses": {
+    operationId: "pauseQueue",
+    summary: "Pause a tenant's or a task type's processing",
+    description:
+      "Workers stop claiming the named tasks at once (running ones finish). A tenant pause needs that tenant in the caller's grant; a task-type pause holds every tenant's work and needs an all-tenant operator. Audited.",
+    tags: ["operations"],
+    request: { body: body(pauseBody) },
+    json: true,
+    ok: { 201: { description: "The pause.", schema: R.taskPause } },
+    errors: { 403: ["FLEET_SCOPE_REQUIRED"], 404: ["NOT_FOUND"], 409: ["ALREADY_PAUSED"] },
+  },
+  "DELETE /api/v1/pauses/[id]": {
+    operationId: "resumeQueue",
+    summary: "Resume: end a pause",
+    description: "The held tasks are claimed at once. A task-type pause is lifted by an all-tenant operator only. Audited.",
+    tags: ["operations"],
+    request: { params: z.object({ id: pauseIdParam }), body: { ...json(optionalReasonBody), required: false } },
+    json: true,
+    ok: { 200: { description: "The pause ended.", schema: R.taskPauseResumed } },
+    errors: { 403: ["FLEET_SCOPE_REQUIRED"], 404: ["NOT_FOUND"] },
   },
   "POST /api/v1/tasks/retry": {
     operationId: "retryTasks",

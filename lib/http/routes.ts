@@ -62,6 +62,12 @@ export const ROUTES: readonly RouteRule[] = Object.freeze([
   role("POST", "/api/v1/tasks/[taskId]/retry", "operator", "own-tenants"),
   role("POST", "/api/v1/tasks/[taskId]/force-done", "operator", "own-tenants"),
   role("POST", "/api/v1/tasks/retry", "operator", "own-tenants"),
+  role("POST", "/api/v1/tasks/[taskId]/cancel", "operator", "own-tenants"),
+  // Pauses of the caller's tenants and every task-type pause; a task-type pause (fleet-wide) is
+  // made or lifted by an all-tenant operator only (403 FLEET_SCOPE_REQUIRED, checked on the body).
+  role("GET", "/api/v1/pauses", "viewer", "own-tenants"),
+  role("POST", "/api/v1/pauses", "operator", "own-tenants"),
+  role("DELETE", "/api/v1/pauses/[id]", "operator", "own-tenants"),
   role("GET", "/api/v1/audit", "operator", "own-tenants"),
   role("GET", DOC, "viewer", "tenant-param"),
   // The chunks of one index version; text only where the version's ACL lets the caller read it.

@@ -7,12 +7,14 @@ import { lockDocument as lockDocumentRow } from "../queue/engine";
 import { latestPass } from "../reconcile/overview";
 import { ApiError } from "../http/errors";
 import { writeAudit } from "../audit/repository";
+import { CANCELLABLE_STATUSES, REVIVABLE_STATUSES } from "../domain/constants";
 
-// Tasks, the fleet overview and workers for the dashboard, and the operator actions on tasks
-// (retry, bulk retry, force-done). Model queries where a read is filters, order and a page over
-// one table (a task's timeline, look-ups inside actions); SQL (tagged templates) for joins the
-// schema has no relation for, aggregates, row locks, and every write that stamps a time, since
-// times come from the database clock (Prisma would fill them from the application's).
+// Tasks, the fleet overview and workers for the dashboard, the operator actions on tasks (retry,
+// bulk retry, force-done, cancel) and on the queue (pause, resume). Model queries where a read is
+// filters, order and a page over one table (a task's timeline, look-ups inside actions); SQL
+// (tagged templates) for joins the schema has no relation for, aggregates, row locks, and every
+// write that stamps a time, since times come from the database clock (Prisma would fill them from
+// the application's).
 
 type Actor = { subject: string };
 const tenantIn = (tenants: string[] | null) => (tenants ? { tenantId: { in: tenants } } : {});
@@ -40,7 +42,24 @@ type TaskRow = {
   updated_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  pause_target: string | null;
+  pause_by: string | null;
+  pause_reason: string | null;
+  pause_since: Date | null;
 };
+
+/**
+ * The pause that keeps a task waiting: only for a task the claim would otherwise take (due or
+ * waiting, or an expired lease), so a running or finished task never reads "paused". The tenant's
+ * own pause is named before a task-type pause.
+ */
+const PAUSE_JOIN = Prisma.raw(`LEFT JOIN LATERAL (
+  SELECT CASE WHEN p.tenant_id IS NOT NULL THEN 'tenant ' || p.tenant_id ELSE 'task type ' || p.task_type END AS target, p.paused_by, p.reason, p.paused_at
+    FROM task_pauses p
+   WHERE (p.tenant_id = t.tenant_id OR p.task_type = t.task_type)
+     AND (t.status IN ('PENDING', 'RETRY_WAIT') OR (t.status = 'RUNNING' AND t.lease_until <= now()))
+   ORDER BY p.tenant_id NULLS LAST
+   LIMIT 1) pz ON true`);
 
 /**
  * A task with its document's key. SQL rather than a model query: the schema declares no relation
@@ -49,8 +68,10 @@ type TaskRow = {
  */
 const TASK_SELECT = Prisma.sql`SELECT t.task_id::text, t.tenant_id, d.key AS document_key, t.version_number, t.task_type, t.status, t.attempts, t.max_attempts,
   t.lease_owner, t.lease_until, t.next_attempt_at, t.error_code, t.error_message, t.progress_done, t.progress_total,
-  t.chunks_total, t.chunks_reused, t.batches_sent, t.created_at, t.updated_at, t.started_at, t.finished_at
-  FROM index_tasks t JOIN documents d ON d.id = t.document_id`;
+  t.chunks_total, t.chunks_reused, t.batches_sent, t.created_at, t.updated_at, t.started_at, t.finished_at,
+  pz.target AS pause_target, pz.paused_by AS pause_by, pz.reason AS pause_reason, pz.paused_at AS pause_since
+  FROM index_tasks t JOIN documents d ON d.id = t.document_id
+  ${PAUSE_JOIN}`;
 
 function taskView(r: TaskRow) {
   return {
@@ -73,6 +94,7 @@ function taskView(r: TaskRow) {
     updatedAt: r.updated_at.toISOString(),
     startedAt: iso(r.started_at),
     finishedAt: iso(r.finished_at),
+    paused: r.pause_target === null ? null : { target: r.pause_target, by: r.pause_by, reason: r.pause_reason, since: iso(r.pause_since) },
   };
 }
 
@@ -299,11 +321,11 @@ async function lockTaskDocument(tx: Tx, taskId: string, tenants: string[] | null
   return t;
 }
 
-/** Explains why a DEAD-only action touched no row: the task is unknown (404) or not DEAD (409). */
+/** Explains why a DEAD/CANCELLED-only action touched no row: the task is unknown (404) or in another state (409). */
 async function notDead(tx: Tx, taskId: string, tenants: string[] | null, verb: string): Promise<never> {
   const cur = await tx.indexTask.findFirst({ where: { taskId: BigInt(taskId), ...tenantIn(tenants) }, select: { status: true } });
   if (!cur) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
-  throw new ApiError(409, "INVALID_STATE", `only DEAD tasks can be ${verb}; task ${taskId} is ${cur.status}`);
+  throw new ApiError(409, "INVALID_STATE", `only DEAD or CANCELLED tasks can be ${verb}; task ${taskId} is ${cur.status}`);
 }
 
 /**
@@ -320,7 +342,7 @@ export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, rea
         FROM index_tasks t JOIN documents d ON d.id = t.document_id
        WHERE t.task_id = ${taskId}::bigint
          FOR UPDATE OF t`;
-    if (cur.status !== "DEAD") return notDead(tx, taskId, tenants, "retried");
+    if (!REVIVABLE_STATUSES.includes(cur.status as never)) return notDead(tx, taskId, tenants, "retried");
     if (cur.obsolete) {
       throw new ApiError(
         409,
@@ -328,9 +350,12 @@ export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, rea
         `task ${taskId} (${cur.task_type} of v${cur.version_number}) is obsolete: the document has moved on (business version v${cur.business_version}); publish, reindex or delete instead`,
       );
     }
-    await tx.$executeRaw`UPDATE index_tasks SET status = 'PENDING', next_attempt_at = now(), max_attempts = attempts + ${budget}::int, finished_at = NULL, lease_until = NULL, updated_at = now()
+    // A DEAD task keeps its last error for context; a cancel was no error of the work, and left
+    // standing it would read as the document's last error while it indexes again.
+    await tx.$executeRaw`UPDATE index_tasks SET status = 'PENDING', next_attempt_at = now(), max_attempts = attempts + ${budget}::int, finished_at = NULL, lease_until = NULL, updated_at = now(),
+        error_code = CASE WHEN status = 'CANCELLED' THEN NULL ELSE error_code END, error_message = CASE WHEN status = 'CANCELLED' THEN NULL ELSE error_message END
       WHERE task_id = ${taskId}::bigint`;
-    await writeTaskEvent(tx, { taskId, tenantId: owner.tenantId, kind: "OPERATOR_RETRY", actor: actor.subject, detail: { reason } });
+    await writeTaskEvent(tx, { taskId, tenantId: owner.tenantId, kind: "OPERATOR_RETRY", actor: actor.subject, detail: { reason, from: cur.status } });
     await writeAudit(tx, { actor: actor.subject, action: "task.retry", tenant: owner.tenantId, targetType: "task", targetId: taskId, reason });
     await execute(tx, notifyTasks());
     return { taskId, status: "PENDING" };
@@ -385,16 +410,121 @@ export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; ten
   });
 }
 
-/** DEAD → RESOLVED with a reason. Not a success: the drift it leaves shows as acknowledged. */
+/** DEAD or CANCELLED → RESOLVED with a reason. Not a success: the drift it leaves shows as acknowledged. */
 export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, reason: string, tenants: string[] | null) {
   return transaction(pool, async (tx) => {
     if (!(await lockTaskDocument(tx, taskId, tenants))) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
     const [done] = await tx.$queryRaw<{ tenant_id: string }[]>`
       UPDATE index_tasks SET status = 'RESOLVED', finished_at = now(), updated_at = now()
-       WHERE task_id = ${taskId}::bigint AND status = 'DEAD' AND (${tenants}::text[] IS NULL OR tenant_id = ANY(${tenants}::text[])) RETURNING tenant_id`;
+       WHERE task_id = ${taskId}::bigint AND status IN ('DEAD', 'CANCELLED') AND (${tenants}::text[] IS NULL OR tenant_id = ANY(${tenants}::text[])) RETURNING tenant_id`;
     if (!done) return notDead(tx, taskId, tenants, "force-closed");
     await writeTaskEvent(tx, { taskId, tenantId: done.tenant_id, kind: "OPERATOR_FORCE_DONE", actor: actor.subject, detail: { reason } });
     await writeAudit(tx, { actor: actor.subject, action: "task.force_done", tenant: done.tenant_id, targetType: "task", targetId: taskId, reason });
     return { taskId, status: "RESOLVED" };
+  });
+}
+
+/**
+ * PENDING or RETRY_WAIT → CANCELLED, with the operator's reason on the task (its error message,
+ * which the document shows as its last error), its timeline and the audit log. Lock order: the
+ * document row, then the task row FOR UPDATE, and only then the status is read: a claim that
+ * committed meanwhile has made it RUNNING (409), and a claim still in flight cannot take the row
+ * this transaction holds (SKIP LOCKED). A DELETE is never cancelled: the document already reads
+ * deleted, and cancelling would leave its chunks stored, served to nobody and never removed.
+ */
+export async function cancelTask(pool: pg.Pool, taskId: string, actor: Actor, reason: string, tenants: string[] | null) {
+  return transaction(pool, async (tx) => {
+    const owner = await lockTaskDocument(tx, taskId, tenants);
+    if (!owner) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
+    const [cur] = await tx.$queryRaw<{ status: string; task_type: string; version_number: number }[]>`
+      SELECT status, task_type, version_number FROM index_tasks WHERE task_id = ${taskId}::bigint FOR UPDATE`;
+    if (cur.task_type === "DELETE") {
+      throw new ApiError(
+        409,
+        "TASK_NOT_CANCELLABLE",
+        `task ${taskId} is a DELETE: the document already reads deleted, and cancelling would leave its chunks stored and never removed`,
+      );
+    }
+    if (!CANCELLABLE_STATUSES.includes(cur.status as never)) {
+      const why = cur.status === "RUNNING" ? "a worker holds it; wait for it to finish or fail" : "it has ended";
+      throw new ApiError(409, "TASK_NOT_CANCELLABLE", `only PENDING or RETRY_WAIT tasks can be cancelled; task ${taskId} is ${cur.status} (${why})`);
+    }
+    const message = `Cancelled by ${actor.subject}: ${reason}`;
+    await tx.$executeRaw`UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', error_message = ${message},
+        lease_until = NULL, finished_at = now(), updated_at = now()
+      WHERE task_id = ${taskId}::bigint`;
+    await writeTaskEvent(tx, { taskId, tenantId: owner.tenantId, kind: "OPERATOR_CANCEL", actor: actor.subject, detail: { reason, from: cur.status } });
+    await writeAudit(tx, { actor: actor.subject, action: "task.cancel", tenant: owner.tenantId, targetType: "task", targetId: taskId, reason, detail: { from: cur.status, taskType: cur.task_type, versionNumber: cur.version_number } });
+    return { taskId, status: "CANCELLED" };
+  });
+}
+
+// ---- Pauses. A pause row makes the claim skip a tenant's or a task type's tasks (lib/queue/sql.ts,
+// NOT_PAUSED); nothing else about the tasks changes, so resuming is deleting the row. A task-type
+// pause stops every tenant's work of that type: it is fleet-wide and needs an all-tenant operator.
+
+type PauseRow = { id: string; tenant_id: string | null; task_type: string | null; paused_by: string; reason: string; paused_at: Date; waiting: number };
+
+function pauseView(r: PauseRow) {
+  return { id: r.id, tenant: r.tenant_id, taskType: r.task_type, pausedBy: r.paused_by, reason: r.reason, since: r.paused_at.toISOString(), waiting: r.waiting };
+}
+
+/**
+ * The pauses a caller is affected by: its tenants' pauses and every task-type pause (those hold its
+ * work too). `waiting` counts the held tasks the caller may see, through the due index (bounded).
+ */
+export async function listPauses(pool: pg.Pool, tenants: string[] | null) {
+  const rows = await prisma(pool).$queryRaw<PauseRow[]>`
+    SELECT p.id::text, p.tenant_id, p.task_type, p.paused_by, p.reason, p.paused_at,
+           (SELECT count(*)::int FROM (SELECT 1 FROM index_tasks t
+              WHERE t.status IN ('PENDING', 'RETRY_WAIT') AND t.next_attempt_at <= now()
+                AND (t.tenant_id = p.tenant_id OR t.task_type = p.task_type)
+                AND (${tenants}::text[] IS NULL OR t.tenant_id = ANY(${tenants}::text[]))
+              LIMIT 10000) w) AS waiting
+      FROM task_pauses p
+     WHERE p.task_type IS NOT NULL OR ${tenants}::text[] IS NULL OR p.tenant_id = ANY(${tenants}::text[])
+     ORDER BY p.paused_at, p.id`;
+  return { items: rows.map(pauseView) };
+}
+
+const fleetOnly = () => new ApiError(403, "FLEET_SCOPE_REQUIRED", "a task-type pause holds every tenant's work: it needs an all-tenant operator");
+
+/** Pause a tenant or a task type. Pausing what is already paused is 409 ALREADY_PAUSED (the first pause keeps its author and reason). */
+export async function pauseQueue(pool: pg.Pool, target: { tenant?: string; taskType?: string }, actor: Actor, reason: string, tenants: string[] | null) {
+  const tenant = target.tenant ?? null;
+  const taskType = target.taskType ?? null;
+  if (taskType !== null && tenants !== null) throw fleetOnly();
+  if (tenant !== null && tenants !== null && !tenants.includes(tenant)) throw new ApiError(403, "FORBIDDEN", `no access to tenant ${tenant}`);
+  return transaction(pool, async (tx) => {
+    if (tenant !== null && !(await tx.tenant.findUnique({ where: { id: tenant }, select: { id: true } }))) throw new ApiError(404, "NOT_FOUND", `tenant ${tenant} not found`);
+    const [row] = await tx.$queryRaw<PauseRow[]>`
+      INSERT INTO task_pauses (tenant_id, task_type, paused_by, reason) VALUES (${tenant}, ${taskType}, ${actor.subject}, ${reason})
+      ON CONFLICT DO NOTHING
+      RETURNING id::text, tenant_id, task_type, paused_by, reason, paused_at, 0 AS waiting`;
+    if (!row) throw new ApiError(409, "ALREADY_PAUSED", tenant !== null ? `tenant ${tenant} is already paused` : `task type ${taskType} is already paused`);
+    await writeAudit(tx, { actor: actor.subject, action: "queue.pause", tenant, targetType: tenant !== null ? "tenant" : "task_type", targetId: tenant ?? taskType!, reason });
+    return pauseView(row);
+  });
+}
+
+/** Resume: delete the pause and wake the workers, so held work is claimed at once. */
+export async function resumeQueue(pool: pg.Pool, pauseId: string, actor: Actor, reason: string | null, tenants: string[] | null) {
+  return transaction(pool, async (tx) => {
+    const [p] = await tx.$queryRaw<PauseRow[]>`SELECT id::text, tenant_id, task_type, paused_by, reason, paused_at, 0 AS waiting FROM task_pauses WHERE id = ${pauseId}::bigint FOR UPDATE`;
+    // A pause of another tenant is not revealed to exist; a task-type pause is visible to all but fleet-wide to lift.
+    if (!p || (p.tenant_id !== null && tenants !== null && !tenants.includes(p.tenant_id))) throw new ApiError(404, "NOT_FOUND", `pause ${pauseId} not found`);
+    if (p.task_type !== null && tenants !== null) throw fleetOnly();
+    await tx.$executeRaw`DELETE FROM task_pauses WHERE id = ${pauseId}::bigint`;
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "queue.resume",
+      tenant: p.tenant_id,
+      targetType: p.tenant_id !== null ? "tenant" : "task_type",
+      targetId: p.tenant_id ?? p.task_type!,
+      reason,
+      detail: { pausedBy: p.paused_by, pausedAt: p.paused_at.toISOString(), pauseReason: p.reason },
+    });
+    await execute(tx, notifyTasks());
+    return { id: p.id, tenant: p.tenant_id, taskType: p.task_type, resumed: true };
   });
 }

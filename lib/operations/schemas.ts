@@ -33,3 +33,13 @@ export const bulkRetryBody = z
   .strict();
 export const rollbackBody = z.object({ toVersion: z.number().int().min(1), reason: reason.pipe(z.string().min(3)) }).strict();
 export const renameBody = z.object({ newKey: z.string().regex(KEY_PATTERN, "newKey must match [a-z0-9][a-z0-9._-]{0,127}") }).strict();
+/** Pause one tenant or one task type (exactly one of the two), with the reason people will read. */
+export const pauseBody = z
+  .object({
+    tenant: z.string().regex(TENANT_PATTERN).optional(),
+    taskType: z.enum(TASK_TYPES as unknown as [string, ...string[]]).optional(),
+    reason: reason.pipe(z.string().min(3)),
+  })
+  .strict()
+  .refine((b) => (b.tenant === undefined) !== (b.taskType === undefined), { message: "name either tenant or taskType, not both", path: ["tenant"] });
+export const pauseIdParam = z.string().regex(/^\d{1,18}$/, "pause id must be a number");

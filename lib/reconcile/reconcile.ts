@@ -80,8 +80,11 @@ type Finding = {
 
 type LockedDocument = { id: string; tenant_id: string; business_version: number; deleted_at: Date | null; pinned: boolean };
 
-/** Task states that mean the business version is in someone's hands: in flight, or waiting for an operator. */
-const BLOCKING = `('PENDING', 'RUNNING', 'RETRY_WAIT', 'DEAD', 'RESOLVED')`;
+/**
+ * Task states that mean the business version is in someone's hands: in flight, or waiting for an
+ * operator (a CANCELLED build was an operator's decision; queueing it again would undo it).
+ */
+const BLOCKING = `('PENDING', 'RUNNING', 'RETRY_WAIT', 'DEAD', 'RESOLVED', 'CANCELLED')`;
 
 function emptyCounts(): PassCounts {
   return Object.fromEntries(ANOMALY_KINDS.map((k) => [k, { found: 0, recorded: 0, repaired: 0, skippedCap: 0, deferred: 0, truncated: false }])) as PassCounts;

@@ -274,6 +274,13 @@ async function deadTask(tenant: string, key: string, errorCode = "EMBEDDING_TIME
   return String(taskId);
 }
 
+/** A pause of `tenant` made just now (any earlier one replaced); its id. */
+async function freshPause(tenant: string): Promise<string> {
+  await t.pool.query(`DELETE FROM task_pauses WHERE tenant_id = $1`, [tenant]);
+  const { rows } = await t.pool.query<{ id: string }>(`INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ($1, 'matrix', 'matrix check') RETURNING id::text`, [tenant]);
+  return rows[0].id;
+}
+
 let address = 0;
 /** Sign-in is throttled per client address; every request here comes from its own. */
 const nextAddress = () => `10.78.${Math.floor(++address / 250) % 250}.${address % 250}`;
@@ -495,6 +502,39 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
   "GET /api/v1/tasks/[taskId]": async ({ target, n }) => ({ params: { taskId: String((await publishDoc(target, `task-${n}`)).taskId) } }),
   "POST /api/v1/tasks/[taskId]/retry": async ({ target, n }) => ({ params: { taskId: await deadTask(target, `task-${n}`) } }),
   "POST /api/v1/tasks/[taskId]/force-done": async ({ target, n }) => ({ params: { taskId: await deadTask(target, `task-${n}`) }, body: { reason: "matrix check" } }),
+  // Publishing leaves a PENDING task (no worker runs here): the one state a cancel accepts.
+  "POST /api/v1/tasks/[taskId]/cancel": async ({ target, n }) => ({ params: { taskId: String((await publishDoc(target, `cancel-${n}`)).taskId) }, body: { reason: "matrix check" } }),
+  "GET /api/v1/pauses": async () => {
+    const [own, other] = await Promise.all(["own", "other"].map(freshPause));
+    return {
+      params: {},
+      check: async ({ body, caller }) => listProblems("the pause list", caller, (body as { items: { id: string; tenant: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: i.id })), { own, other }),
+    };
+  },
+  "POST /api/v1/pauses": async ({ target }) => {
+    await t.pool.query(`INSERT INTO tenants (id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING`, [target]);
+    await t.pool.query(`DELETE FROM task_pauses WHERE tenant_id = $1`, [target]);
+    return {
+      params: {},
+      body: { tenant: target, reason: "matrix check" },
+      checkRefused: true,
+      check: async ({ succeeded }) => {
+        const { rowCount } = await t.pool.query(`SELECT 1 FROM task_pauses WHERE tenant_id = $1`, [target]);
+        return (rowCount === 1) === succeeded ? [] : [`tenant ${target} is ${rowCount ? "" : "not "}paused after the call`];
+      },
+    };
+  },
+  "DELETE /api/v1/pauses/[id]": async ({ target }) => {
+    const id = await freshPause(target);
+    return {
+      params: { id },
+      checkRefused: true,
+      check: async ({ succeeded }) => {
+        const { rowCount } = await t.pool.query(`SELECT 1 FROM task_pauses WHERE id = $1`, [id]);
+        return (rowCount === 0) === succeeded ? [] : [`the pause of tenant ${target} ${rowCount ? "still stands" : "is gone"} after the call`];
+      },
+    };
+  },
   "POST /api/v1/tasks/retry": async ({ n }) => {
     const own = await deadTask("own", `bulk-${n}`);
     const other = await deadTask("other", `bulk-${n}`);

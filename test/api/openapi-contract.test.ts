@@ -265,6 +265,12 @@ describe("every operation answers as the document says", () => {
     await exercise({ method: "POST", pattern: "/api/v1/tasks/[taskId]/force-done", params: { taskId: await dead() }, body: { reason: "contract" } }, 200);
     await dead();
     await exercise({ method: "POST", pattern: "/api/v1/tasks/retry", body: { status: "DEAD", tenant: "acme" } }, 200);
+    // With the tenant paused, a fresh task stays PENDING whatever the worker does: the one a cancel takes.
+    const pause = await exercise({ method: "POST", pattern: "/api/v1/pauses", body: { tenant: "acme", reason: "contract" } }, 201);
+    const later = await call({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key: "later" }, body: { title: "later", contentType: "text/plain", content: "later" } });
+    await exercise({ method: "GET", pattern: "/api/v1/pauses" }, 200);
+    await exercise({ method: "POST", pattern: "/api/v1/tasks/[taskId]/cancel", params: { taskId: (later.body as { taskId: string }).taskId }, body: { reason: "contract" } }, 200);
+    await exercise({ method: "DELETE", pattern: "/api/v1/pauses/[id]", params: { id: (pause.body as { id: string }).id }, body: { reason: "contract" } }, 200);
     await exercise({ method: "GET", pattern: "/api/v1/audit", query: { limit: "5" } }, 200);
     await exercise({ method: "GET", pattern: "/api/v1/audit", query: { action: "task.*", actor: "token", from: "2020-01-01T00:00:00Z" } }, 200);
     await exercise({ method: "GET", pattern: "/api/v1/overview/activity", query: { range: "1h" } }, 200);

@@ -14,7 +14,7 @@ describe("document state", () => {
     for (const deleted of [false, true])
       for (const businessVersion of [0, 1, 2])
         for (const searchVersion of [null, 1, 2])
-          for (const latestTaskStatus of [null, "PENDING", "RUNNING", "RETRY_WAIT", "SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED"])
+          for (const latestTaskStatus of [null, "PENDING", "RUNNING", "RETRY_WAIT", "SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED", "CANCELLED"])
             for (const servedInSpace of [null, true, false]) cases.push({ deleted, businessVersion, searchVersion, latestTaskStatus, servedInSpace });
     const { rows } = await t.pool.query(
       `SELECT ${DOCUMENT_STATE_SQL} AS state
@@ -33,6 +33,9 @@ describe("document state", () => {
     expect(documentState({ deleted: false, businessVersion: 2, searchVersion: 1, latestTaskStatus: "RUNNING" })).toBe("UPDATING");
     expect(documentState({ deleted: false, businessVersion: 2, searchVersion: 1, latestTaskStatus: "DEAD" })).toBe("FAILED");
     expect(documentState({ deleted: false, businessVersion: 2, searchVersion: 2, latestTaskStatus: "SUCCEEDED" })).toBe("SEARCHABLE");
+    // A cancelled build of the business version: version 1 still serves, but not the version published.
+    expect(documentState({ deleted: false, businessVersion: 2, searchVersion: 1, latestTaskStatus: "CANCELLED" })).toBe("FAILED");
+    expect(documentState({ deleted: false, businessVersion: 1, searchVersion: null, latestTaskStatus: "CANCELLED" })).toBe("FAILED");
     expect(documentState({ deleted: true, businessVersion: 2, searchVersion: 2, latestTaskStatus: "SUCCEEDED" })).toBe("DELETED");
     // After a model change the old-model version is invisible to search: not SEARCHABLE.
     expect(documentState({ deleted: false, businessVersion: 2, searchVersion: 2, latestTaskStatus: "SUCCEEDED", servedInSpace: false })).toBe("NOT_INDEXED");
