@@ -218,7 +218,8 @@ const documentState = async (tenant: string, key: string) => ((await call({ meth
 const searchable = (tenant: string, key: string) => waitFor(async () => (await documentState(tenant, key)) === "SEARCHABLE", 60_000);
 
 describe("every operation answers as the document says", () => {
-  it("success answers of every operation, on documents a worker built", async () => {
+  // Several documents are built by the worker on the way: more than the default minute on a busy machine.
+  it("success answers of every operation, on documents a worker built", { timeout: 180_000 }, async () => {
     const publish = (key: string, content: string, extra: object = {}) =>
       exercise({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key }, body: { title: `Doc ${key}`, contentType: "text/markdown", content, ...extra } });
 
