@@ -6,7 +6,8 @@
 // and both sides see the same text); then EDIT_PCT % of all paragraphs are replaced and the
 // documents that changed are re-published.
 //
-// Ours: real `indexwright worker` processes (one by default, WORKER_CONCURRENCY slots) with the local
+// Ours: real `indexwright worker` processes (one by default, WORKER_CONCURRENCY slots, each running up
+// to WORKER_TASKS_PER_SLOT tasks as one batch; both are read from the environment) with the local
 // embedder, fed through the real publish path (lib/documents/publish, PUBLISHERS calls at a time),
 // on a database of its own (bench/db.ts). Wall time runs from the first publish until every task
 // SUCCEEDED. Phases: full index; re-publish after the edit; and our own full re-index (REINDEX of
@@ -49,6 +50,7 @@ const EDIT_PCT = Number(process.env.EDIT_PCT ?? 5);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 const WORKERS = Number(process.env.WORKERS ?? 1);
 const CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? loadConfig({}).WORKER_CONCURRENCY);
+const TASKS_PER_SLOT = Number(process.env.WORKER_TASKS_PER_SLOT ?? loadConfig({}).WORKER_TASKS_PER_SLOT);
 const PUBLISHERS = Number(process.env.PUBLISHERS ?? 4);
 const LC_BATCH = 50;
 const DIMS = 384;
@@ -349,7 +351,7 @@ const spread = (xs: number[]) => ({ median: round3(median(xs)), min: round3(Math
 
 async function main() {
   if (!SKIP_LANGCHAIN) ensureLangChain();
-  log(`corpus: ${DOCS} documents × ${PARAS} paragraphs; ${edits} paragraphs edited in ${v2.length} documents; ${REPEAT} repeat(s); ${WORKERS} worker process(es) × ${CONCURRENCY} slots`);
+  log(`corpus: ${DOCS} documents × ${PARAS} paragraphs; ${edits} paragraphs edited in ${v2.length} documents; ${REPEAT} repeat(s); ${WORKERS} worker process(es) × ${CONCURRENCY} slots × ${TASKS_PER_SLOT} tasks per slot`);
   type Ours = Awaited<ReturnType<typeof runOurs>>;
   const ours: Ours[] = [];
   const lcHnsw: { full: LcPhase; republish: LcPhase }[] = [];
@@ -399,7 +401,7 @@ async function main() {
       "ours: real worker process(es), local embedder, library publish() path, PostgreSQL; wall time from the first publish/reindex until every task SUCCEEDED. LangChain.js: index() + PostgresRecordManager + PGVectorStore (cleanup incremental, batchSize 50), fed our chunker's chunks, the same embedder wrapped as Embeddings; parse+chunk inside the timed region on both sides. Medians over repeats; ratios paired per repeat",
     machine: { cpus: os.cpus().length, load1: round3(os.loadavg()[0]), node: process.version, postgres: ours[0].postgres },
     corpus: { documents: DOCS, paragraphsPerDocument: PARAS, chunks, editPercent: EDIT_PCT, paragraphsEdited: edits, documentsRepublished: v2.length },
-    setup: { workerProcesses: WORKERS, slotsPerWorker: CONCURRENCY, publishers: PUBLISHERS, repeats: REPEAT, langchainBatchSize: LC_BATCH },
+    setup: { workerProcesses: WORKERS, slotsPerWorker: CONCURRENCY, tasksPerSlot: TASKS_PER_SLOT, publishers: PUBLISHERS, repeats: REPEAT, langchainBatchSize: LC_BATCH },
     ratioVsLangChain: lcRe.length ? round3(median(pairs(lcRe, oursRe, (t, o) => t / o))) : null,
     ratioVsLangChainNoHnsw: lcPlainRe.length ? round3(median(pairs(lcPlainRe, oursRe, (t, o) => t / o))) : null,
     fullIndexRatioVsLangChain: lcFull.length ? round3(median(pairs(oursFull, lcFull, (o, t) => t / o))) : null,
