@@ -39,7 +39,7 @@ async function settled(page: Page): Promise<void> {
 
 test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no serious or critical violations", async ({ page }) => {
   // Seeding, a dozen pages in two themes and up to a minute's wait for the chart history.
-  test.setTimeout(420_000);
+  test.setTimeout(600_000);
   const findings: Finding[] = [];
   const minor: Finding[] = [];
   const goodKey = uniqueKey("e2e-a11y");

@@ -5,7 +5,7 @@ import { useEffect, useId, useRef, useState } from "react";
 import { KNOWN_AUDIT_ACTIONS, type AuditFilters } from "@/lib/audit/schemas";
 import { documentHref, taskHref } from "@/lib/ui/api";
 import { formatDateTime, truncate } from "@/lib/ui/format";
-import { useDebounced, useSearchParamsPatch, useTenants } from "@/lib/ui/hooks";
+import { useSearchParamsPatch, useTenants } from "@/lib/ui/hooks";
 import { useAuditFiltered } from "@/lib/ui/operator";
 import { REQUIRED_ROLE } from "@/lib/ui/roles";
 import type { AuditEntry } from "@/lib/ui/schemas";
@@ -54,21 +54,27 @@ export function AuditView() {
   const filtered = Boolean(actor || action || tenant || from || to);
   const rangeInvalid = Boolean(from && to && Date.parse(from) >= Date.parse(to));
 
-  // The actor box is typed locally and written to the URL once typing pauses.
+  // The actor box is typed locally and written to the URL once typing pauses. A timer rather than
+  // a debounced value in an effect: "Clear filters" must be able to cancel a pending write, or the
+  // old text comes back into the URL after the clear.
   const [actorText, setActorText] = useState(actor);
-  const debouncedActor = useDebounced(actorText.trim(), 300);
-  const lastActor = useRef(actor);
+  const pending = useRef<number | null>(null);
+  const latestSetParams = useRef(setParams);
   useEffect(() => {
-    if (debouncedActor !== lastActor.current) {
-      lastActor.current = debouncedActor;
-      setParams({ actor: debouncedActor });
-    }
-  }, [debouncedActor, setParams]);
+    latestSetParams.current = setParams;
+  }, [setParams]);
+  useEffect(() => () => window.clearTimeout(pending.current ?? undefined), []);
+  function typeActor(v: string) {
+    setActorText(v);
+    window.clearTimeout(pending.current ?? undefined);
+    pending.current = window.setTimeout(() => {
+      pending.current = null;
+      latestSetParams.current({ actor: v.trim() });
+    }, 300);
+  }
   useEffect(() => {
-    if (actor !== lastActor.current) {
-      lastActor.current = actor;
-      setActorText(actor);
-    }
+    // The URL changed from outside (back button, a link): show its actor, unless a write is pending.
+    if (pending.current === null) setActorText((t) => (t.trim() === actor ? t : actor));
   }, [actor]);
 
   const tenants = useTenants();
@@ -77,7 +83,8 @@ export function AuditView() {
   const ids = { actor: useId(), action: useId(), tenant: useId(), from: useId(), to: useId(), rangeError: useId() };
 
   function clearFilters() {
-    lastActor.current = "";
+    window.clearTimeout(pending.current ?? undefined);
+    pending.current = null;
     setActorText("");
     setParams({ actor: "", action: "", tenant: "", from: "", to: "" });
   }
@@ -126,7 +133,7 @@ export function AuditView() {
                   className="input"
                   placeholder="e.g. alice or token:"
                   value={actorText}
-                  onChange={(e) => setActorText(e.target.value)}
+                  onChange={(e) => typeActor(e.target.value)}
                   autoComplete="off"
                   spellCheck={false}
                   data-testid="audit-filter-actor"

@@ -9,7 +9,7 @@ import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";
 const LEVEL_LABEL: Record<number, string> = { 0: "Abstract", 1: "Overview", 2: "Chunk" };
 
 function versionLabel(v: ChunkIndexVersion): string {
-  return `${formatVersion(v.versionNumber)} · ${v.status.toLowerCase()}${v.serving ? " · served by search" : ""} · ${v.chunkCount} chunks · ${formatDateTime(v.createdAt)}`;
+  return `${formatVersion(v.versionNumber)} · ${v.status.toLowerCase()}${v.serving ? " (served)" : ""} · ${v.chunkCount} chunk${v.chunkCount === 1 ? "" : "s"} · ${formatDateTime(v.createdAt)}`;
 }
 
 /**
