@@ -18,7 +18,7 @@ Against a running server (--url URL or INDEXWRIGHT_URL; --token TOKEN or INDEXWR
   sync DIR --tenant T [--prefix P] [--dry-run] [--wait] [--concurrency N]
                                           publish new and changed files, delete documents whose file is gone;
                                           key = path relative to DIR ("/" as "."), change = content checksum
-  search --tenant T [--top-k N] [--principal P]... WORDS
+  search --tenant T [--top-k N] [--mode vector|text|hybrid] [--principal P]... WORDS
   status [--tenant T --key K]             a document's state, or the overview
   tasks list [--status S] [--tenant T] [--type T] [--error-code C] [--limit N] [--cursor C]
   tasks retry ID... [--reason R]          retry DEAD tasks; or --dead [--tenant T] [--type T] [--error-code C] for all matching

@@ -12,6 +12,7 @@ import { ProgressReporter, exitCodeOf, waitForDocument, type Goal, type WaitOutc
 // was done) as JSON on stdout, and errors as {"error": {"code", "message"}} on stderr.
 
 type Values = { url?: string; token?: string; json?: boolean };
+type SearchBody = operations["search"]["requestBody"]["content"]["application/json"];
 
 function required<T extends Record<string, unknown>>(cmd: string, values: T, names: (keyof T & string)[]): void {
   const missing = names.filter((n) => values[n] === undefined || values[n] === "");
@@ -85,17 +86,19 @@ export async function searchCmd(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...CONNECTION_OPTIONS, tenant: { type: "string" }, "top-k": { type: "string" }, principal: { type: "string", multiple: true } },
+    options: { ...CONNECTION_OPTIONS, tenant: { type: "string" }, "top-k": { type: "string" }, mode: { type: "string" }, principal: { type: "string", multiple: true } },
   });
   required("search", values, ["tenant"]);
   const query = positionals.join(" ").trim();
   if (!query) throw new UsageError("search needs a query: indexwright search --tenant T words to look for");
   const topK = values["top-k"] === undefined ? undefined : Number(values["top-k"]);
   if (topK !== undefined && !Number.isInteger(topK)) throw new UsageError(`--top-k takes a whole number (got ${values["top-k"]})`);
+  const mode = values.mode as SearchBody["mode"];
+  if (mode !== undefined && !["vector", "text", "hybrid"].includes(mode)) throw new UsageError(`--mode is vector, text or hybrid (got ${values.mode})`);
   const r = await unwrap(
     connect(values).POST("/api/v1/tenants/{tenant}/search", {
       params: { path: { tenant: values.tenant! } },
-      body: { query, ...(topK !== undefined ? { topK } : {}), ...(values.principal ? { principals: values.principal } : {}) },
+      body: { query, ...(topK !== undefined ? { topK } : {}), ...(mode ? { mode } : {}), ...(values.principal ? { principals: values.principal } : {}) },
     }),
   );
   out(values, r, () => (r.hits.length ? r.hits.map((h, i) => `${i + 1}. ${h.documentKey} v${h.versionNumber} ${h.score.toFixed(3)}${h.sectionPath ? `  ${h.sectionPath}` : ""}\n   ${h.text.replace(/\s+/g, " ").slice(0, 160)}`) : "no hits"));

@@ -97,6 +97,8 @@ describe("publish --wait", () => {
     }
     const hits = json(await cli("search", "--tenant", "acme", "--json", "wick", "at", "dusk"));
     expect(hits.hits[0].documentKey).toBe("manual");
+    const text = json(await cli("search", "--tenant", "acme", "--mode", "text", "--json", "lighthouse", "keepers"));
+    expect(text.hits[0].documentKey).toBe("manual");
     const human = await cli("search", "--tenant", "acme", "harbour", "fees");
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^1\. memo v1 /);
