@@ -56,6 +56,8 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
     const slug = name.replace(/[^a-z0-9]+/gi, "-");
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });
+      // Buttons fade their colours (0.12 s): axe must measure, and the shot show, the settled ones.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
       const label = scheme === "light" ? name : `${name} (dark)`;
       const file = scheme === "light" ? slug : `${slug}-dark`;
       const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();

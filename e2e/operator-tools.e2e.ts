@@ -26,11 +26,18 @@ async function searchVersion(request: APIRequestContext, tenant: string, key: st
     .toBe(`SEARCHABLE@v${version}`);
 }
 
+/** Buttons fade their colours (0.12 s): after a theme switch, wait for the fade, or the shot catches it halfway. */
+async function themeSwitched(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
+}
+
 async function bothThemes(page: Page, shot: (name: string) => Promise<void>, name: string): Promise<void> {
   await shot(`${name}.png`);
   await page.emulateMedia({ colorScheme: "dark" });
+  await themeSwitched(page);
   await shot(`${name}-dark.png`);
   await page.emulateMedia({ colorScheme: "light" });
+  await themeSwitched(page);
 }
 
 test("export: the filtered documents list downloads as CSV with the same rows; JSON too", async ({ signedIn: page }) => {
