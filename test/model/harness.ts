@@ -13,7 +13,7 @@ import fc from "fast-check";
 import type pg from "pg";
 import { publish } from "../../lib/documents/publish";
 import { requestDelete } from "../../lib/documents/delete";
-import { bulkRetry, forceDone, reindex, rename, retryTask, rollback, unpin } from "../../lib/operations/actions";
+import { bulkRetry, cancelTask, forceDone, pauseQueue, reindex, rename, resumeQueue, retryTask, rollback, unpin } from "../../lib/operations/actions";
 import type { EmbeddingSpace } from "../../lib/embedding/types";
 import { claim, fail, release, renew, type Lease } from "../../lib/queue/engine";
 import { classify, LeaseLostError, TaskError } from "../../lib/queue/errors";
@@ -92,6 +92,12 @@ export class Model {
   /** Index into MODELS of the configured embedder. */
   space = 0;
   paused = 0;
+  /** Operator pauses of the queue: "tenant" (the one tenant) or a task type, by pause id. */
+  holds = new Map<string, string>();
+  /** Whether an operator pause keeps this task from being claimed. */
+  held(t: { task_type: string }): boolean {
+    return this.holds.has("tenant") || this.holds.has(t.task_type);
+  }
   doc(key: string): DocModel | undefined {
     const id = this.byKey.get(key);
     return id ? this.docs.get(id) : undefined;
@@ -303,7 +309,7 @@ export class Sut {
     await this.pool.query(
       `DELETE FROM chunks; DELETE FROM search_pointers; DELETE FROM index_versions; DELETE FROM task_events; DELETE FROM index_tasks;
        DELETE FROM document_versions; DELETE FROM documents; DELETE FROM tenants; DELETE FROM audit_log; DELETE FROM idempotency_keys;
-       SELECT setval(pg_get_serial_sequence('index_tasks', 'task_id'), 1, false);`,
+       DELETE FROM task_pauses; SELECT setval(pg_get_serial_sequence('index_tasks', 'task_id'), 1, false);`,
     );
     this.snap = await snapshot(this.pool);
     this.searchedAt = "";
@@ -443,6 +449,7 @@ const EVENT_EFFECT: Record<string, string | null> = {
   RELEASED: "RETRY_WAIT",
   OPERATOR_RETRY: "PENDING",
   OPERATOR_FORCE_DONE: "RESOLVED",
+  OPERATOR_CANCEL: "CANCELLED",
 };
 
 /** Per the target semantics: the document moved on without this task. */
@@ -485,6 +492,11 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
       }
     }
     if (t.status === "DEAD" && !t.error_code) violation(s, m, `task #${t.task_id} is DEAD without an error code`);
+    // A cancel is always an operator's, with its reason, and never of a DELETE (its chunks would stay).
+    if (t.status === "CANCELLED" && (t.error_code !== "OPERATOR_CANCELLED" || !t.error_message?.startsWith(`Cancelled by ${ACTOR.subject}: `))) {
+      violation(s, m, `task #${t.task_id} is CANCELLED without the operator's reason`, t);
+    }
+    if (t.status === "CANCELLED" && t.task_type === "DELETE") violation(s, m, `task #${t.task_id}: a DELETE was cancelled`);
     if (t.error_code === "INTERNAL_ERROR") violation(s, m, `task #${t.task_id} failed with an unclassified error`, t.error_message);
     const d = m.docs.get(t.document_id);
     if (!d) violation(s, m, `task #${t.task_id} belongs to an unknown document`);
@@ -613,8 +625,8 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
     if (!latest) violation(s, m, `${d.key}: no INDEX/REINDEX task for the business version v${d.business}`);
     const at = p?.version_number ?? null;
     s.count(at === d.business ? "at rest: at business version" : `at rest: drift, task ${latest.status}`);
-    if (at !== d.business && !["DEAD", "RESOLVED"].includes(latest.status)) {
-      violation(s, m, `${d.key}: at rest the search version is ${at === null ? "none" : "v" + at}, business v${d.business}, and its task #${latest.task_id} is ${latest.status} (only DEAD/RESOLVED may leave drift)`);
+    if (at !== d.business && !["DEAD", "RESOLVED", "CANCELLED"].includes(latest.status)) {
+      violation(s, m, `${d.key}: at rest the search version is ${at === null ? "none" : "v" + at}, business v${d.business}, and its task #${latest.task_id} is ${latest.status} (only DEAD/RESOLVED/CANCELLED may leave drift)`);
     }
   }
   // Published versions are stored as published (content and ACL).
@@ -637,7 +649,8 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
     // A version indexed in another embedding space (before a model switch) is not served: the
     // document must not read SEARCHABLE while search cannot find it.
     const served = !!p && snap.ivs.get(p.index_version_id)?.embedding_model === MODELS[m.space];
-    const want = d.deleted ? "DELETED" : latest?.status === "DEAD" ? "FAILED" : served ? "SEARCHABLE" : "NOT_INDEXED";
+    // A cancelled build of the business version is FAILED too, never SEARCHABLE on an older version.
+    const want = d.deleted ? "DELETED" : latest?.status === "DEAD" || latest?.status === "CANCELLED" ? "FAILED" : served ? "SEARCHABLE" : "NOT_INDEXED";
     if (view.state !== want) violation(s, m, `${d.key}: the documents view says ${view.state}, expected ${want}`, { latest, p });
     if (!d.deleted && view.pinned !== (d.pin !== null)) violation(s, m, `${d.key}: the documents view says pinned=${view.pinned}, the model ${d.pin !== null}`, view);
     const drift = !d.deleted && d.pin === null && (p?.version_number ?? null) !== d.business;
@@ -1025,10 +1038,12 @@ class Rename implements Cmd {
   }
 }
 
-/** Picks a task from the last snapshot: a DEAD one when asked and one exists, else any (or none). */
-function pickTask(s: Sut, pick: number, dead: boolean): TaskRow | null {
+const REVIVABLE = ["DEAD", "CANCELLED"];
+
+/** Picks a task from the last snapshot: one in `wanted` states when asked and one exists, else any (or none). */
+function pickTask(s: Sut, pick: number, dead: boolean, wanted: string[] = REVIVABLE): TaskRow | null {
   const all = [...s.snap.tasks.values()];
-  const pool = dead && all.some((t) => t.status === "DEAD") ? all.filter((t) => t.status === "DEAD") : all;
+  const pool = dead && all.some((t) => wanted.includes(t.status)) ? all.filter((t) => wanted.includes(t.status)) : all;
   return pool.length ? pool[pick % pool.length] : null;
 }
 
@@ -1051,7 +1066,7 @@ class Retry implements Cmd {
       return;
     }
     const d = m.docs.get(t.document_id)!;
-    if (t.status !== "DEAD") {
+    if (!REVIVABLE.includes(t.status)) {
       expectErr(s, m, `${this} of a ${t.status} task`, r, 409, ["INVALID_STATE"]);
       await checkStep(m, s);
       return;
@@ -1065,6 +1080,7 @@ class Retry implements Cmd {
     const snap = await checkStep(m, s, { audit: { "task.retry": [1, 1] } });
     const after = snap.tasks.get(id)!;
     if (after.status !== "PENDING" || after.max_attempts - after.attempts !== RETRY_BUDGET) violation(s, m, `${this}: retried task is ${after.status} with ${after.max_attempts - after.attempts} attempts left`);
+    if (t.status === "CANCELLED" && after.error_code !== null) violation(s, m, `${this}: a retried cancel still shows ${after.error_code}`);
   }
   toString() {
     return `retry(${this.dead ? "dead " : ""}pick ${this.pick})`;
@@ -1109,13 +1125,80 @@ class ForceDone implements Cmd {
     const r = await call(() => forceDone(s.pool, id, ACTOR, "model test: acknowledged", null));
     s.note(`${this} → task #${id} (${t ? `${t.task_type} v${t.version_number} ${t.status}` : "none"}): ${"ok" in r ? "ok" : r.err.code}`, `forceDone ${"ok" in r ? "ok" : r.err.code}`);
     if (!t) expectErr(s, m, `${this}`, r, 404, ["NOT_FOUND"]);
-    else if (t.status !== "DEAD") expectErr(s, m, `${this} of a ${t.status} task`, r, 409, ["INVALID_STATE"]);
+    else if (!REVIVABLE.includes(t.status)) expectErr(s, m, `${this} of a ${t.status} task`, r, 409, ["INVALID_STATE"]);
     else expectOk(s, m, `${this}`, r);
-    const snap = await checkStep(m, s, { audit: { "task.force_done": t?.status === "DEAD" ? [1, 1] : [0, 0] } });
-    if (t?.status === "DEAD" && snap.tasks.get(id)!.status !== "RESOLVED") violation(s, m, `${this}: force-done task is ${snap.tasks.get(id)!.status}`);
+    const ok = !!t && REVIVABLE.includes(t.status);
+    const snap = await checkStep(m, s, { audit: { "task.force_done": ok ? [1, 1] : [0, 0] } });
+    if (ok && snap.tasks.get(id)!.status !== "RESOLVED") violation(s, m, `${this}: force-done task is ${snap.tasks.get(id)!.status}`);
   }
   toString() {
     return `forceDone(${this.dead ? "dead " : ""}pick ${this.pick})`;
+  }
+}
+
+/** Operator cancel: only PENDING or RETRY_WAIT, never a DELETE; anything else is refused and changes nothing. */
+class Cancel implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly waiting: boolean,
+  ) {}
+  check() {
+    return true;
+  }
+  async run(m: Model, s: Sut) {
+    const t = pickTask(s, this.pick, this.waiting, ["PENDING", "RETRY_WAIT"]);
+    const id = t?.task_id ?? "99999999";
+    const r = await call(() => cancelTask(s.pool, id, ACTOR, "model test: not wanted", null));
+    s.note(`${this} → task #${id} (${t ? `${t.task_type} v${t.version_number} ${t.status}` : "none"}): ${"ok" in r ? "ok" : r.err.code}`, `cancel ${t?.task_type ?? ""} ${"ok" in r ? "ok" : r.err.code}`);
+    const ok = !!t && t.task_type !== "DELETE" && ["PENDING", "RETRY_WAIT"].includes(t.status);
+    if (!t) expectErr(s, m, `${this}`, r, 404, ["NOT_FOUND"]);
+    else if (!ok) expectErr(s, m, `${this} of a ${t.status} ${t.task_type}`, r, 409, ["TASK_NOT_CANCELLABLE"]);
+    else expectOk(s, m, `${this}`, r);
+    const snap = await checkStep(m, s, { audit: { "task.cancel": ok ? [1, 1] : [0, 0] } });
+    if (t && snap.tasks.get(id)!.status !== (ok ? "CANCELLED" : t.status)) violation(s, m, `${this}: task #${id} is ${snap.tasks.get(id)!.status} after the cancel`);
+  }
+  toString() {
+    return `cancel(${this.waiting ? "waiting " : ""}pick ${this.pick})`;
+  }
+}
+
+/** Operator pause of the tenant or of a task type; pausing what is paused is 409 ALREADY_PAUSED. */
+class PauseQueue implements Cmd {
+  constructor(readonly what: "tenant" | "INDEX" | "REINDEX" | "DELETE") {}
+  check() {
+    return true;
+  }
+  async run(m: Model, s: Sut) {
+    const target = this.what === "tenant" ? { tenant: TENANT } : { taskType: this.what };
+    const r = await call(() => pauseQueue(s.pool, target, ACTOR, "model test: hold", null));
+    s.note(`${this}: ${"ok" in r ? "ok" : r.err.code}`, `pauseQueue ${"ok" in r ? "ok" : r.err.code}`);
+    const was = m.holds.has(this.what);
+    // The tenant row exists once anything was published; before that a tenant pause is 404.
+    const known = this.what !== "tenant" || m.docs.size > 0;
+    if (was) expectErr(s, m, `${this} twice`, r, 409, ["ALREADY_PAUSED"]);
+    else if (!known) expectErr(s, m, `${this} of an unknown tenant`, r, 404, ["NOT_FOUND"]);
+    else m.holds.set(this.what, expectOk(s, m, `${this}`, r).id);
+    await checkStep(m, s, { audit: { "queue.pause": !was && known ? [1, 1] : [0, 0] } });
+  }
+  toString() {
+    return `pauseQueue(${this.what})`;
+  }
+}
+
+class ResumeQueue implements Cmd {
+  constructor(readonly index: number) {}
+  check(m: Model) {
+    return m.holds.size > 0;
+  }
+  async run(m: Model, s: Sut) {
+    const [what, id] = [...m.holds][this.index % m.holds.size];
+    expectOk(s, m, `${this}`, await call(() => resumeQueue(s.pool, id, ACTOR, null, null)));
+    m.holds.delete(what);
+    s.note(`${this} → ${what}`, "resumeQueue");
+    await checkStep(m, s, { audit: { "queue.resume": [1, 1] } });
+  }
+  toString() {
+    return `resumeQueue(${this.index})`;
   }
 }
 
@@ -1126,10 +1209,11 @@ export async function workStep(m: Model, s: Sut, workerId: string): Promise<bool
   if (!lease) {
     s.note(`work(${workerId}) → nothing due`, "work idle");
     const snap = await checkStep(m, s);
-    const overdue = [...snap.tasks.values()].filter((t) => t.overdue);
+    const overdue = [...snap.tasks.values()].filter((t) => t.overdue && !m.held(t));
     if (overdue.length > 0) violation(s, m, `work(${workerId}) claimed nothing though tasks are due`, overdue.map((t) => t.task_id));
     return false;
   }
+  if (m.held({ task_type: lease.taskType })) violation(s, m, `work(${workerId}) claimed task #${lease.taskId} (${lease.taskType}) though the queue holds it (${[...m.holds.keys()].join(", ")})`);
   const before = s.burst.thrown;
   const out = await s.execute(lease, s.embedder(m));
   s.note(`work(${workerId}) → #${lease.taskId} ${lease.taskType} v${lease.versionNumber} attempt ${lease.leaseAttempt}${lease.takenOver ? " (takeover)" : ""}: ${describe(out)}`);
@@ -1147,6 +1231,7 @@ export async function workStep(m: Model, s: Sut, workerId: string): Promise<bool
 export async function workBatchStep(m: Model, s: Sut, workerId: string): Promise<void> {
   const pre = s.snap;
   const leases = await claim(s.pool, workerId, LEASE_SECONDS, 3);
+  for (const l of leases) if (m.held({ task_type: l.taskType })) violation(s, m, `workBatch(${workerId}) claimed task #${l.taskId} (${l.taskType}) though the queue holds it`);
   if (leases.length === 0) {
     s.note(`workBatch(${workerId}) → nothing due`, "workBatch idle");
     await checkStep(m, s);
@@ -1450,6 +1535,12 @@ class SwitchModel implements Cmd {
 /** Quiescence: resume every paused worker, let leases expire, drain, then check the at-rest rules. */
 export async function settle(m: Model, s: Sut): Promise<void> {
   while (s.paused.length > 0) await resumeStep(m, s, 0);
+  for (const [what, id] of [...m.holds]) {
+    await resumeQueue(s.pool, id, ACTOR, "settle", null);
+    m.holds.delete(what);
+    s.note(`resumeQueue(${what}) before settling`);
+    await checkStep(m, s, { audit: { "queue.resume": [1, 1] } });
+  }
   await timePasses(m, s);
   for (let i = 0; ; i++) {
     if (i > 200) violation(s, m, "the queue did not drain within 200 worker steps");
@@ -1694,6 +1785,10 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 3, arbitrary: fc.tuple(fc.nat(7), fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) })).map(([p, d]) => new Retry(p, d)) },
   { weight: 1, arbitrary: fc.constantFrom<"INDEX" | "DELETE" | null>(null, "INDEX", "DELETE").map((t) => new BulkRetry(t)) },
   { weight: 2, arbitrary: fc.tuple(fc.nat(7), fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) })).map(([p, d]) => new ForceDone(p, d)) },
+  // Mostly aimed at waiting tasks; sometimes at any, to see the refusals (RUNNING, finished, DELETE).
+  { weight: 2, arbitrary: fc.tuple(fc.nat(7), fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) })).map(([p, w]) => new Cancel(p, w)) },
+  { weight: 1, arbitrary: fc.constantFrom<"tenant" | "INDEX" | "REINDEX" | "DELETE">("tenant", "tenant", "INDEX", "DELETE", "REINDEX").map((w) => new PauseQueue(w)) },
+  { weight: 2, arbitrary: fc.nat(3).map((i) => new ResumeQueue(i)) },
   { weight: 2, arbitrary: worker.map((w) => new Stall(w, "crash", false)) },
   { weight: 1, arbitrary: fc.tuple(worker, worker).map(([a, b]) => new LateWorker(a, b)) },
   { weight: 3, arbitrary: fc.tuple(worker, fc.boolean()).map(([w, e]) => new Stall(w, "pause", e)) },
