@@ -252,7 +252,21 @@ async function cpuSnapshot(pool: pg.Pool, webPid: number): Promise<{ web: number
 
 type Answer = { status: number; body: string };
 
-function get(url: string, headers: Record<string, string>, agent: http.Agent | undefined, body?: string): Promise<Answer> {
+/**
+ * One request. A keep-alive connection the server closed while idle (its keep-alive timeout, 5 s)
+ * can fail the request sent on it just then; that one is sent again on a new connection, as Node's
+ * documentation advises (`reusedSocket`).
+ */
+async function get(url: string, headers: Record<string, string>, agent: http.Agent | undefined, body?: string): Promise<Answer> {
+  try {
+    return await send(url, headers, agent, body);
+  } catch (err) {
+    if ((err as { reused?: boolean }).reused && (err as NodeJS.ErrnoException).code === "ECONNRESET") return send(url, headers, agent, body);
+    throw err;
+  }
+}
+
+function send(url: string, headers: Record<string, string>, agent: http.Agent | undefined, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: body === undefined ? "GET" : "POST", headers: body === undefined ? headers : { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }, agent }, (res) => {
       const chunks: Buffer[] = [];
@@ -260,7 +274,7 @@ function get(url: string, headers: Record<string, string>, agent: http.Agent | u
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
       res.on("error", reject);
     });
-    req.on("error", reject);
+    req.on("error", (err) => reject(Object.assign(err, { reused: req.reusedSocket })));
     req.end(body);
   });
 }
