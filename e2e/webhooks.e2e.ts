@@ -1,8 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
-import { E2E_TOKEN, expect, shooter, test, uniqueKey } from "./fixtures";
+import { E2E_TOKEN, expect, saveScreenshot, shooter, test, uniqueKey } from "./fixtures";
 
 // A webhook delivered, failed and redelivered, against a receiver this spec runs on the machine:
 // a plain node http server that answers 204 or 500 as the journey needs and checks every
@@ -121,6 +122,17 @@ test("webhooks: an endpoint added in the dashboard gets a signed delivery, a fai
       expect(failed).toHaveLength(4);
       expect(failed[3]).toMatchObject({ id: failed[0].id, verified: true, status: 204 });
       await shot("w6-redelivered.png");
+    });
+
+    await test.step("the page with its delivery log passes axe (WCAG 2.1 A/AA) in the light and the dark theme", async () => {
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+        const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+        expect(serious, `${scheme} theme`).toEqual([]);
+        if (scheme === "dark") await saveScreenshot(page, test.info().outputPath("w7-dark.png"));
+      }
+      await page.emulateMedia({ colorScheme: "light" });
     });
 
     await test.step("the redelivery is in the audit log", async () => {

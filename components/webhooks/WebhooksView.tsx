@@ -103,7 +103,7 @@ function SecretPanel({ url, secret, rotated, onDone }: { url: string; secret: st
         {secret}
       </code>
       <div className="webhook-actions webhook-actions--start">
-        <button type="button" className="btn btn--sm" onClick={() => void navigator.clipboard?.writeText(secret)}>
+        <button type="button" className="btn btn--secondary btn--sm" onClick={() => void navigator.clipboard?.writeText(secret)}>
           Copy
         </button>
         <button type="button" className="btn btn--sm btn--primary" onClick={onDone} data-testid="webhook-secret-done">
@@ -156,13 +156,13 @@ function EndpointRow({ endpoint: e, selected, onSelect, onSecret }: { endpoint: 
       </td>
       <td className="col-right">
         <span className="webhook-actions">
-          <button type="button" className="btn btn--sm" onClick={onSelect} data-testid="webhook-show-log" aria-pressed={selected}>
+          <button type="button" className="btn btn--secondary btn--sm" onClick={onSelect} data-testid="webhook-show-log" aria-pressed={selected}>
             Delivery log
           </button>
-          <button type="button" className="btn btn--sm" disabled={update.isPending} onClick={() => update.mutate({ id: e.id, patch: { enabled: !e.enabled } }, { onError: fail("change the endpoint") })}>
+          <button type="button" className="btn btn--secondary btn--sm" disabled={update.isPending} onClick={() => update.mutate({ id: e.id, patch: { enabled: !e.enabled } }, { onError: fail("change the endpoint") })}>
             {e.enabled ? "Disable" : "Enable"}
           </button>
-          <button type="button" className="btn btn--sm" disabled={rotate.isPending} onClick={() => rotate.mutate(e.id, { onSuccess: (r) => onSecret(r.secret), onError: fail("rotate the secret") })}>
+          <button type="button" className="btn btn--secondary btn--sm" disabled={rotate.isPending} onClick={() => rotate.mutate(e.id, { onSuccess: (r) => onSecret(r.secret), onError: fail("rotate the secret") })}>
             Rotate secret
           </button>
           <button
@@ -261,7 +261,7 @@ function DeliveryRow({ delivery: d, busy, onRedeliver }: { delivery: Delivery; b
       <td className="nowrap">{d.lastAttemptAt ? <RelativeTime iso={d.lastAttemptAt} /> : <span className="muted">—</span>}</td>
       <td className="nowrap">{d.nextAttemptAt ? <RelativeTime iso={d.nextAttemptAt} /> : <span className="muted">—</span>}</td>
       <td className="col-right">
-        <button type="button" className="btn btn--sm" disabled={busy || d.status === "SENDING"} onClick={onRedeliver} data-testid="webhook-redeliver">
+        <button type="button" className="btn btn--secondary btn--sm" disabled={busy || d.status === "SENDING"} onClick={onRedeliver} data-testid="webhook-redeliver">
           Redeliver<span className="visually-hidden"> {d.eventType}</span>
         </button>
       </td>
