@@ -47,6 +47,7 @@ const EF_CONSTRUCTION = env("HNSW_EF_CONSTRUCTION", 64);
 const EF_SEARCH = env("EF_SEARCH", HNSW_SEARCH.efSearch);
 const WRITE_COST = env("WRITE_COST_CHUNKS", 20_000);
 const CODE_QUERIES = env("CODE_QUERIES", 100);
+const EF_SWEEP = (process.env.EF_SWEEP ?? "").split(",").filter((x) => /^\d+$/.test(x)).map(Number);
 const VECTORS = process.env.VECTORS === "local" ? "local" : "clustered";
 const DIMS = 384;
 const TOPICS = 300;
@@ -479,6 +480,7 @@ async function main() {
     const lat: number[] = [];
     const ping: number[] = [];
     const server: number[] = [];
+    const truths: Set<string>[] = [];
     let recallSum = 0;
     let recallPostSum = 0;
     let invisible = 0;
@@ -496,6 +498,7 @@ async function main() {
       ping.push(performance.now() - p0);
       strategies[res.strategy] = (strategies[res.strategy] ?? 0) + 1;
       const exact = new Set(await truth(pool, q));
+      truths[i] = exact;
       const got = res.hits.map((h) => h.chunkId);
       recallSum += got.filter((id) => exact.has(id)).length / Math.max(1, exact.size);
       // A retained (-v1- of a document now at v2) or finance-only chunk in the answer is a leak.
@@ -507,6 +510,21 @@ async function main() {
     lat.sort((a, b) => a - b);
     ping.sort((a, b) => a - b);
     server.sort((a, b) => a - b);
+    // The same queries at other ef_search values: what recall the walk's width buys, and its cost.
+    const efSweep: Record<string, unknown>[] = [];
+    for (const ef of EF_SWEEP) {
+      const ms: number[] = [];
+      let recall = 0;
+      for (const [i, q] of queries.entries()) {
+        if (i < WARMUP) continue;
+        const t0 = performance.now();
+        const res = await searchWithPlan(pool, embedder, { tenant: q.tenant, query: q.text, topK: TOPK, principals: PRINCIPALS, efSearch: ef });
+        ms.push(performance.now() - t0);
+        recall += res.hits.filter((h) => truths[i].has(h.chunkId)).length / Math.max(1, truths[i].size);
+      }
+      ms.sort((a, b) => a - b);
+      efSweep.push({ ef_search: ef, p50Ms: round3(percentile(ms, 50)), p95Ms: round3(percentile(ms, 95)), recallAt10: round3(recall / QUERIES) });
+    }
     const modes: Record<string, unknown> = {};
     for (const mode of ["vector", "text", "hybrid"] as const) {
       const ms: number[] = [];
@@ -539,6 +557,7 @@ async function main() {
       hnsw: { m: M, ef_construction: EF_CONSTRUCTION, ef_search: EF_SEARCH, iterative_scan: "relaxed_order", max_scan_tuples: HNSW_SEARCH.maxScanTuples },
       build: { ...build, seconds: round3(build.seconds) },
       strategies,
+      efSearchSweep: efSweep,
       fullTextWriteCost: writeCost,
       productCodeQueries: { queries: CODE_QUERIES, note: "a bare product code named in exactly one visible chunk; recall@10 = that chunk in the top 10", ginBuildSeconds: round3(ginSeconds), ...modes },
       invisibleHits: invisible,
