@@ -14,6 +14,7 @@ import { BlockSkeleton, QueryErrorState, StaleDataBanner } from "../States";
 import { BacklogChart, DriftChart, ErrorBreakdownChart, LatencyChart, OldestDueChart } from "./OverviewCharts";
 import { RangePicker, ThroughputChart } from "./ActivityCharts";
 import { ReconcilerCard } from "./ReconcilerCard";
+import { PausePanel } from "../operations/PausePanel";
 import "../access.css";
 
 /** Thresholds for the warning colours (seconds). */
@@ -146,6 +147,7 @@ export function OverviewView() {
       ) : query.data ? (
         <>
           <StaleDataBanner query={query} />
+          <PausePanel />
           <OverviewBody o={query.data} fleet={fleet} activity={activity.data} range={range} />
         </>
       ) : null}

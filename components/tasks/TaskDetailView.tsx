@@ -12,6 +12,8 @@ import { TaskStatusBadge } from "../StateBadge";
 import { BlockSkeleton, EmptyState, QueryErrorState, StaleDataBanner } from "../States";
 import { icons } from "../shell/icons";
 import { DeadTaskActions } from "./DeadTaskActions";
+import { CancelTaskAction } from "./CancelTaskDialog";
+import { PausedNote } from "./PausedNote";
 import { TaskTimeline } from "./TaskTimeline";
 
 export function TaskDetailView({ taskId }: { taskId: string }) {
@@ -96,6 +98,8 @@ function explain(task: TaskDetail): string {
       return `Gave up after ${task.attempts} attempt${task.attempts === 1 ? "" : "s"}${task.errorCode ? ` with ${task.errorCode}` : ""}. Nothing more happens until an operator retries or force-closes it.`;
     case "SUPERSEDED":
       return `Superseded: a newer version was published before this one finished, so ${v} was skipped.`;
+    case "CANCELLED":
+      return `Cancelled before it ran (who and why: below). ${v} was not indexed; retry it to run it after all.`;
     case "RESOLVED": {
       const fc = forceCloseReason(task);
       return `Force-closed by ${fc?.actor ?? "an operator"}${fc?.reason ? ` (“${fc.reason}”)` : ""}. Not a success: ${v} was not indexed, and the drift stays visible as acknowledged.`;
@@ -146,7 +150,9 @@ function TaskBody({ task, fetching }: { task: TaskDetail; fetching: boolean }) {
         {explain(task)}
       </p>
 
-      {task.status === "DEAD" ? (
+      <PausedNote paused={task.paused} long />
+      <CancelTaskAction task={{ taskId: task.taskId, versionNumber: task.versionNumber, errorCode: task.errorCode, documentKey: task.documentKey, taskType: task.taskType, status: task.status }} />
+      {task.status === "DEAD" || task.status === "CANCELLED" ? (
         <DeadTaskActions task={{ taskId: task.taskId, versionNumber: task.versionNumber, errorCode: task.errorCode, documentKey: task.documentKey }} />
       ) : null}
 

@@ -101,6 +101,7 @@ export const EVENT_META: Record<string, { label: string; tone: Tone; icon: React
   RELEASED: { label: "Released (worker shut down)", tone: "neutral", icon: G.release },
   OPERATOR_RETRY: { label: "Operator retry", tone: "info", icon: G.person },
   OPERATOR_FORCE_DONE: { label: "Force-closed by an operator (not a success)", tone: "warn", icon: G.flag },
+  OPERATOR_CANCEL: { label: "Cancelled by an operator", tone: "warn", icon: G.stop },
 };
 
 function metaFor(kind: string) {

@@ -8,6 +8,8 @@ import type { OpsTask } from "@/lib/ui/schemas";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { TaskStatusBadge } from "../StateBadge";
+import { CancelTaskAction } from "./CancelTaskDialog";
+import { PausedNote } from "./PausedNote";
 import { TableHead } from "../TableHead";
 
 export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed?: boolean }) {
@@ -53,7 +55,8 @@ export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed
                 </td>
                 <td className="mono">{t.taskType}</td>
                 <td className="cell-state">
-                  <TaskStatusBadge status={t.status} />
+                  <TaskStatusBadge status={t.status} /> <PausedNote paused={t.paused} />{" "}
+                  <CancelTaskAction size="sm" task={{ taskId: t.taskId, versionNumber: t.versionNumber, errorCode: t.errorCode, documentKey: t.documentKey, taskType: t.taskType, status: t.status }} />
                   {t.status === "RUNNING" ? (
                     t.progress && t.progress.total > 0 ? (
                       <ProgressBar done={t.progress.done} total={t.progress.total} label={`Progress of task ${t.taskId}`} />

@@ -228,6 +228,8 @@ export const opsTaskSchema = taskSchema.extend({
   documentKey: z.string(),
   leaseUntil: nullableStr,
   startedAt: nullableStr,
+  /** The operator pause that keeps this waiting task from being claimed, if any. */
+  paused: z.object({ target: z.string(), by: nullableStr, reason: nullableStr, since: nullableStr }).nullish(),
 });
 export type OpsTask = z.infer<typeof opsTaskSchema>;
 

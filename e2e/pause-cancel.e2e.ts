@@ -1,0 +1,114 @@
+import type { APIRequestContext } from "@playwright/test";
+import { E2E_TOKEN, expect, shooter, test, uniqueKey } from "./fixtures";
+
+// Queue pauses and task cancel, as an operator meets them: a tenant paused from the Overview (a
+// fresh publish waits and says so), resumed (the document becomes searchable), and a waiting task
+// cancelled with a reason that shows on its timeline. Keyboard only inside the dialogs.
+
+const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
+
+async function publish(request: APIRequestContext, tenant: string, key: string, content: string): Promise<string> {
+  const res = await request.post(`/api/v1/tenants/${tenant}/documents/${key}/versions`, { headers: AUTH, data: { title: key, contentType: "text/markdown", content } });
+  expect(res.status(), await res.text()).toBe(202);
+  return String((await res.json()).taskId);
+}
+
+async function documentState(request: APIRequestContext, tenant: string, key: string): Promise<string> {
+  const res = await request.get(`/api/v1/tenants/${tenant}/documents/${key}`, { headers: AUTH });
+  if (!res.ok()) return `HTTP_${res.status()}`;
+  const d = await res.json();
+  return `${d.state}@v${d.searchVersion}`;
+}
+
+/** Resume every pause of `tenant` (cleanup: a failed run must not leave the tenant held). */
+async function resumeAll(request: APIRequestContext, tenant: string): Promise<void> {
+  const res = await request.get("/api/v1/pauses", { headers: AUTH });
+  for (const p of (await res.json()).items as { id: string; tenant: string | null }[]) {
+    if (p.tenant === tenant) await request.delete(`/api/v1/pauses/${p.id}`, { headers: AUTH });
+  }
+}
+
+test("pause a tenant, see its work wait as paused, resume it; cancel a waiting task with a reason", async ({ signedIn: page }) => {
+  const shot = shooter(page);
+  const tenant = uniqueKey("e2e-pause").slice(0, 60);
+  const key = `handbook-${tenant.slice(-6)}`;
+  const other = `draft-${tenant.slice(-6)}`;
+  try {
+    await test.step("a document of the tenant is searchable at v1", async () => {
+      await publish(page.request, tenant, key, "# Handbook\n\nReturns are accepted within thirty days.");
+      await expect.poll(() => documentState(page.request, tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] }).toBe("SEARCHABLE@v1");
+    });
+
+    await test.step("pause the tenant from the Overview, by keyboard", async () => {
+      await page.goto("/overview");
+      await expect(page.getByTestId("pauses-empty")).toBeVisible();
+      await page.getByTestId("pause-open").focus();
+      await page.keyboard.press("Enter");
+      const dialog = page.getByTestId("pause-dialog");
+      await expect(dialog).toBeVisible();
+      await dialog.getByTestId("pause-tenant").selectOption(tenant);
+      await dialog.getByTestId("pause-reason").fill("Provider quota for this tenant is spent until midnight");
+      await shot("01-pause-dialog.png");
+      await dialog.getByTestId("pause-reason").press("Tab");
+      await dialog.getByTestId("pause-confirm").focus();
+      await page.keyboard.press("Enter");
+      await expect(dialog).toBeHidden();
+      const item = page.locator(`[data-testid="pause-item"][data-target="${tenant}"]`);
+      await expect(item).toContainText(`tenant ${tenant}`);
+      await expect(item).toContainText("Provider quota for this tenant is spent until midnight");
+      await shot("02-overview-paused.png");
+    });
+
+    let waiting = "";
+    await test.step("a new version published meanwhile waits, shown as paused", async () => {
+      waiting = await publish(page.request, tenant, key, "# Handbook\n\nReturns are accepted within sixty days.");
+      await page.goto(`/tasks?tenant=${tenant}`);
+      const row = page.locator(`[data-testid="task-row"][data-task-id="${waiting}"]`);
+      await expect(row).toHaveAttribute("data-status", "PENDING");
+      await expect(row.getByTestId("task-paused")).toBeVisible();
+      // Nothing takes it while the pause stands.
+      await page.waitForTimeout(3000);
+      expect(await documentState(page.request, tenant, key)).toBe("UPDATING@v1");
+      await page.reload();
+      await expect(page.locator(`[data-testid="task-row"][data-task-id="${waiting}"]`)).toHaveAttribute("data-status", "PENDING");
+      await shot("03-tasks-paused.png");
+      await page.goto(`/tasks/${waiting}`);
+      await expect(page.getByTestId("task-paused")).toContainText(`tenant ${tenant}`);
+      await shot("04-task-paused-detail.png");
+    });
+
+    let doomed = "";
+    await test.step("cancel another waiting task with a reason; the timeline and the document show it", async () => {
+      doomed = await publish(page.request, tenant, other, "# Draft\n\nNot meant to be published.");
+      await page.goto(`/tasks/${doomed}`);
+      await page.getByTestId("task-cancel").focus();
+      await page.keyboard.press("Enter");
+      const dialog = page.getByTestId("cancel-dialog");
+      await expect(dialog).toBeVisible();
+      await page.keyboard.type("Published by mistake: draft, not for search");
+      await shot("05-cancel-dialog.png");
+      await dialog.getByTestId("cancel-confirm").focus();
+      await page.keyboard.press("Enter");
+      await expect(dialog).toBeHidden();
+      const event = page.locator('[data-testid="timeline-event"][data-kind="OPERATOR_CANCEL"]');
+      await expect(event).toContainText("Published by mistake: draft, not for search");
+      await expect(page.getByTestId("task-explainer")).toContainText("Cancelled before it ran");
+      await shot("06-task-cancelled-timeline.png");
+      expect(await documentState(page.request, tenant, other)).toBe("FAILED@vnull");
+    });
+
+    await test.step("resume from the Overview: the waiting version becomes searchable", async () => {
+      await page.goto("/overview");
+      const item = page.locator(`[data-testid="pause-item"][data-target="${tenant}"]`);
+      await item.getByTestId("pause-resume").click();
+      await expect(item).toHaveCount(0);
+      await expect.poll(() => documentState(page.request, tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] }).toBe("SEARCHABLE@v2");
+      // The cancelled task stays cancelled: resuming does not bring it back.
+      expect(await documentState(page.request, tenant, other)).toBe("FAILED@vnull");
+      await page.goto(`/documents/${tenant}/${key}`);
+      await shot("07-resumed-searchable.png");
+    });
+  } finally {
+    await resumeAll(page.request, tenant);
+  }
+});
