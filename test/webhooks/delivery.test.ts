@@ -27,7 +27,9 @@ let received: Received[] = [];
 let secrets: string[] = [];
 const loops: WebhookDeliveryLoop[] = [];
 
-const SETTINGS: WebhookSettings = { concurrency: 4, pollMs: 20, timeoutMs: 300, maxAttempts: 3, retryBaseSeconds: 0.05, retryMaxSeconds: 0.2, allowPrivateNetworks: true, retentionDays: 30 };
+// A timeout far above a local answer, so a loaded machine does not turn answers into timeouts;
+// the hanging-receiver case sets its own short one.
+const SETTINGS: WebhookSettings = { concurrency: 4, pollMs: 20, timeoutMs: 5000, maxAttempts: 3, retryBaseSeconds: 0.05, retryMaxSeconds: 0.2, allowPrivateNetworks: true, retentionDays: 30 };
 
 function loop(id: string, over: Partial<WebhookSettings> = {}): WebhookDeliveryLoop {
   const l = new WebhookDeliveryLoop({ pool: t.pool, workerId: id, settings: { ...SETTINGS, ...over } });
@@ -57,7 +59,7 @@ type Row = { id: string; status: string; attempts: number; last_status_code: num
 const rows = async () =>
   (await t.pool.query<Row>(`SELECT d.id::text, d.status, d.attempts, d.last_status_code, d.last_error, d.last_latency_ms, d.next_attempt_at, d.last_attempt_at, e.message_id
                               FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id ORDER BY d.id`)).rows;
-const allIn = (status: string, n: number) => waitFor(async () => ((await rows()).filter((r) => r.status === status).length === n ? true : null), 20_000, 20);
+const allIn = (status: string, n: number) => waitFor(async () => ((await rows()).filter((r) => r.status === status).length === n ? true : null), 60_000, 20);
 
 beforeAll(async () => {
   t = await createTestDb({ poolMax: 20 });
@@ -156,7 +158,7 @@ describe("webhook delivery", () => {
     await endpoint();
     mode = "hang";
     await emit();
-    loop("w1", { retryBaseSeconds: 60, retryMaxSeconds: 60 });
+    loop("w1", { timeoutMs: 300, retryBaseSeconds: 60, retryMaxSeconds: 60 });
     await allIn("RETRY_WAIT", 1);
     const [d] = await rows();
     expect(d).toMatchObject({ attempts: 1, last_status_code: null, last_error: "timed out after 300 ms" });
