@@ -134,18 +134,24 @@ export function loadVersions(refs: { documentId: string; versionNumber: number }
   };
 }
 
+// For a batch, the reusable versions of its documents are found once, as a materialized set, and
+// each record is then looked up by (document, content hash) and checked against that set. Joined
+// per record instead, a planner with stale statistics (a fresh or bulk-loaded table) took the
+// embedding space's index on index_versions for one row and walked every version of the space for
+// each record: 205 ms for 100 pairs at 1,300 versions, against 10 ms this way.
+const REUSABLE_OF_BATCH = `reusable AS MATERIALIZED (
+  SELECT iv.id FROM index_versions iv WHERE iv.document_id = ANY($6::uuid[]) AND ${REUSABLE}
+)`;
+
 /** findReusableHashes for several documents: which (document, content hash) pairs have a vector stored in this space. */
 export function findReusableHashesMany(pairs: { documentId: string; contentHash: string }[], space: ReuseSpace): Statement {
   return {
-    text: `SELECT u.document_id::text, u.content_hash
+    text: `WITH ${REUSABLE_OF_BATCH}
+SELECT DISTINCT c.document_id::text, c.content_hash
   FROM unnest($1::uuid[], $2::text[]) AS u(document_id, content_hash)
- WHERE EXISTS (
-   SELECT 1
-     FROM chunks c
-     JOIN index_versions iv ON iv.id = c.index_version_id
-    WHERE c.document_id = u.document_id AND c.content_hash = u.content_hash
-      AND iv.document_id = u.document_id AND ${REUSABLE})`,
-    values: [pairs.map((p) => p.documentId), pairs.map((p) => p.contentHash), space.model, space.dimensions, space.chunkerVersion],
+  JOIN chunks c ON c.document_id = u.document_id AND c.content_hash = u.content_hash
+ WHERE c.index_version_id IN (SELECT id FROM reusable)`,
+    values: [pairs.map((p) => p.documentId), pairs.map((p) => p.contentHash), space.model, space.dimensions, space.chunkerVersion, [...new Set(pairs.map((p) => p.documentId))]],
   };
 }
 
@@ -159,7 +165,7 @@ export type BatchChunkRow = ChunkRow & { indexVersionId: string; documentId: str
  */
 export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, rows: BatchChunkRow[]): Statement {
   return {
-    text: `WITH created AS (
+    text: `WITH ${REUSABLE_OF_BATCH}, created AS (
   INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
   SELECT v.id, v.tenant_id, v.document_id, v.version_number, v.task_id, 'BUILDING', $5, $3, $4, v.expected
     FROM unnest($1::uuid[], $2::text[], $6::uuid[], $7::int[], $8::bigint[], $9::int[])
@@ -173,9 +179,8 @@ export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, r
     LEFT JOIN LATERAL (
       SELECT c.embedding
         FROM chunks c
-        JOIN index_versions iv ON iv.id = c.index_version_id
        WHERE u.embedding IS NULL AND c.document_id = u.document_id AND c.content_hash = u.content_hash
-         AND iv.document_id = u.document_id AND ${REUSABLE}
+         AND c.index_version_id IN (SELECT id FROM reusable)
        LIMIT 1
     ) stored ON true
 ), inserted AS (

@@ -118,6 +118,23 @@ describe("a batch of INDEX tasks", () => {
     expect(retired.rows[0].n).toBe(2);
   });
 
+  it("carries vectors only from the document's own versions, even when a sibling in the batch stores the same text", async () => {
+    const body = (tag: string) => ["# Shared", ...[0, 1, 2].map((i) => `## Part ${i}\n\nShared rule ${i} ${tag} is the same words in every document that has it.`)].join("\n\n");
+    await pub("x", body("alpha"));
+    await pub("y", body("beta"));
+    await runBatch(await claimAll(2), new LocalEmbedder(384));
+    // x now holds y's text (same section paths, same content hashes), while y changes one part.
+    await pub("x", body("beta"));
+    await pub("y", body("beta").replace("Shared rule 2 beta", "Shared rule 2 gamma"));
+    const embedder = new ScriptedEmbedder();
+    const { results } = await runBatch(await claimAll(2), embedder);
+    expect(results[0]).toMatchObject({ status: "fulfilled", value: { chunksTotal: 3, chunksReused: 0 } });
+    expect(results[1]).toMatchObject({ status: "fulfilled", value: { chunksTotal: 3, chunksReused: 2 } });
+    // x's three texts are embedded (once, shared with y's changed one it does not hold): 3 + 1 texts.
+    expect(embedder.calls.flat()).toHaveLength(4);
+    expect(await state("x")).toMatchObject({ task: "SUCCEEDED", serving: 2, chunk_count: 3 });
+  });
+
   it("a task whose lease was taken over and one superseded by a publish before the switch do not switch; their sibling finishes", async () => {
     for (const k of ["lost", "newer", "fine"]) await pub(k);
     const leases = await claimAll(3);
