@@ -25,13 +25,23 @@ export function CancelTaskAction({ task, size = "md" }: { task: CancelRef; size?
   const may = useCan("retryTask");
   const [open, setOpen] = useState(false);
   if (!may || !cancellable(task)) return null;
-  return (
+  const button = (
+    <button type="button" className={`btn btn--secondary${size === "sm" ? " btn--sm" : ""}`} onClick={() => setOpen(true)} data-testid="task-cancel" aria-label={`Cancel task #${task.taskId}…`}>
+      Cancel…
+    </button>
+  );
+  const dialog = <CancelTaskDialog task={task} open={open} onClose={() => setOpen(false)} />;
+  // On a task's page it sits in the action row (as Retry and Force-close do); in a table cell, inline.
+  return size === "sm" ? (
     <>
-      <button type="button" className={`btn btn--secondary${size === "sm" ? " btn--sm" : ""}`} onClick={() => setOpen(true)} data-testid="task-cancel" aria-label={`Cancel task #${task.taskId}…`}>
-        Cancel…
-      </button>
-      <CancelTaskDialog task={task} open={open} onClose={() => setOpen(false)} />
+      {button}
+      {dialog}
     </>
+  ) : (
+    <div className="action-group" role="group" aria-label={`Actions for task #${task.taskId}`}>
+      {button}
+      {dialog}
+    </div>
   );
 }
 
