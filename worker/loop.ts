@@ -2,7 +2,7 @@ import os from "node:os";
 import pg from "pg";
 import type { Config } from "../lib/config";
 import { faultOn } from "../lib/config";
-import { claim, fail, release, renew, setPreparedStatements, type Lease } from "../lib/queue/engine";
+import { claim, fail, isEmbeddedServer, preparedStatementsFor, release, renew, setPreparedStatements, type Lease } from "../lib/queue/engine";
 import { classify, LeaseLostError } from "../lib/queue/errors";
 import { NOTIFY_CHANNEL } from "../lib/queue/sql";
 import { executeTasks, collectGarbage, type executeTask, type PipelineHooks } from "../lib/pipeline/run";
@@ -23,7 +23,7 @@ export type WorkerOptions = {
   /** Runs one held task; the task pipeline unless replaced (the queue benchmark runs no-op tasks). */
   execute?: typeof executeTask;
   /** Claim and complete as named statements (lib/queue/engine.ts says where that is safe). */
-  preparedStatements?: boolean;
+  preparedStatements?: boolean | "auto";
   /**
    * Tasks one slot claims and runs together (lib/pipeline/index-batch.ts): TASKS_PER_SLOT unless
    * set; 1 when `execute` replaces the pipeline.
@@ -93,7 +93,12 @@ export class Worker {
       [workerId, os.hostname(), process.pid, concurrency],
     );
     await this.listen();
-    if (this.o.preparedStatements !== undefined) setPreparedStatements(this.o.preparedStatements);
+    if (this.o.preparedStatements === "auto") {
+      // Asked of the server itself, not of how the process was started: a worker pointed at an
+      // embedded database by hand must not name statements its one shared session cannot hold.
+      const { rows } = await pool.query<{ v: string }>(`SELECT version() AS v`);
+      setPreparedStatements(preparedStatementsFor("auto", isEmbeddedServer(rows[0].v)));
+    } else if (this.o.preparedStatements !== undefined) setPreparedStatements(this.o.preparedStatements);
     this.running = true;
     this.registryTimer = setInterval(() => void this.beat(), this.o.cfg.heartbeatSeconds * 1000);
     // Every 10 s: the snapshot's own guard decides whether one is due (warm-up or steady cadence).
@@ -126,6 +131,8 @@ export class Worker {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
+      // stop() may have woken the loop while a claim was in flight, before this sleep began.
+      if (!this.running) return resolve();
       const t = setTimeout(() => {
         this.wakeUp = null;
         resolve();

@@ -6,7 +6,6 @@ import { getPool, databaseUrl, closePools } from "../lib/db/pool";
 import { createEmbedder } from "../lib/embedding";
 import { ensureVectorIndex } from "../lib/db/vector-index";
 import { Worker } from "./loop";
-import { preparedStatementsFor } from "../lib/queue/engine";
 import { startWorkerMetrics } from "./metrics-server";
 import { WebhookDeliveryLoop, webhookSettings } from "./webhooks";
 import { log } from "../lib/log";
@@ -26,8 +25,8 @@ export async function runWorker(argv: string[]): Promise<void> {
   const pool = getPool(url, concurrency + 4);
   const embedder = createEmbedder(cfg);
   await ensureVectorIndex(pool, embedder.dimensions);
-  // npm start marks its children when the database is the embedded one (one shared session).
-  const preparedStatements = preparedStatementsFor(cfg.WORKER_PREPARED_STATEMENTS, process.env.INDEXWRIGHT_EMBEDDED === "1");
+  const setting = cfg.WORKER_PREPARED_STATEMENTS;
+  const preparedStatements = setting === "auto" ? "auto" : setting === "true";
   const worker = new Worker({ pool, databaseUrl: url, workerId, concurrency, cfg, embedder, preparedStatements, tasksPerSlot: cfg.WORKER_TASKS_PER_SLOT });
   await worker.start();
   const webhooks = new WebhookDeliveryLoop({ pool, workerId, settings: webhookSettings(cfg) });

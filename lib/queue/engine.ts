@@ -29,6 +29,10 @@ export type Lease = {
  * moves a connection's statements between server sessions; both fail a named statement there.
  */
 let preparedStatements = false;
+/** PGlite names itself in version(); its socket's connections share one session. */
+export function isEmbeddedServer(version: string): boolean {
+  return /\bPGlite\b/.test(version);
+}
 /** WORKER_PREPARED_STATEMENTS: "auto" names them on an external PostgreSQL only. */
 export function preparedStatementsFor(setting: "auto" | "true" | "false", embedded: boolean): boolean {
   return setting === "auto" ? !embedded : setting === "true";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
 import { seedTasks, expireLease } from "../helpers/seed";
-import { claim, complete, preparedStatementsFor, setPreparedStatements } from "../../lib/queue/engine";
+import { claim, complete, isEmbeddedServer, preparedStatementsFor, setPreparedStatements } from "../../lib/queue/engine";
 import { loadConfig } from "../../lib/config";
 import { LeaseLostError } from "../../lib/queue/errors";
 import { withTransaction } from "../../lib/db/pool";
@@ -70,5 +70,13 @@ describe("WORKER_PREPARED_STATEMENTS", () => {
     expect(preparedStatementsFor("false", false)).toBe(false);
     expect(preparedStatementsFor("true", true)).toBe(true);
     expect(() => loadConfig({ WORKER_PREPARED_STATEMENTS: "yes" })).toThrow(/WORKER_PREPARED_STATEMENTS/);
+  });
+});
+
+describe("the embedded database is recognised by the server itself", () => {
+  it("version() names PGlite there and not on PostgreSQL, so auto never names statements on a shared session", async () => {
+    const { rows } = await t.pool.query<{ v: string }>(`SELECT version() AS v`);
+    expect(isEmbeddedServer(rows[0].v)).toBe(!onRealPostgres);
+    expect(preparedStatementsFor("auto", isEmbeddedServer(rows[0].v))).toBe(onRealPostgres);
   });
 });
