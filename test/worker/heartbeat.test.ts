@@ -15,7 +15,9 @@ beforeEach(async () => {
   await resetContent(t.pool);
 });
 
-const LEASE = { LEASE_SECONDS: "1", HEARTBEAT_SECONDS: "0.25", EMBED_BATCH_SIZE: "4" };
+// A 3 s lease renewed every 0.3 s: a renewal may be late by 2.7 s before the lease is lost, so a
+// loaded machine (the embedded database serialises every connection) does not fake a takeover.
+const LEASE = { LEASE_SECONDS: "3", HEARTBEAT_SECONDS: "0.3", EMBED_BATCH_SIZE: "4" };
 
 async function publishSlowDoc(key: string) {
   return publish(t.pool, {
@@ -38,7 +40,7 @@ async function eventsOf(taskId: string) {
 
 describe("heartbeat", () => {
   it("keeps a task running for three lease lengths owned by its worker", async () => {
-    const slow = new SlowEmbedder(800); // ≥ 4 batches × 0.8 s ≈ 3.2 s with a 1 s lease
+    const slow = new SlowEmbedder(2400); // ≥ 4 batches × 2.4 s ≈ 9.6 s with a 3 s lease
     const w = testWorker(t, "steady", LEASE, 1, slow);
     const other = testWorker(t, "other", LEASE, 1);
     const r = await publishSlowDoc("steady-doc");
@@ -46,10 +48,10 @@ describe("heartbeat", () => {
     await w.start();
     await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE status = 'RUNNING'`)).rowCount);
     await other.start();
-    await waitFor(async () => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [r.taskId])).rows[0].status === "SUCCEEDED", 30_000);
+    await waitFor(async () => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [r.taskId])).rows[0].status === "SUCCEEDED", 45_000);
     const elapsed = Date.now() - started;
     await Promise.all([w.stop(2000), other.stop(2000)]);
-    expect(elapsed).toBeGreaterThan(3000);
+    expect(elapsed).toBeGreaterThan(9000);
     const ev = await eventsOf(r.taskId!);
     expect(ev.map((e) => e.kind)).toEqual(["CREATED", "CLAIMED", "SUCCEEDED"]);
     expect(ev[1]).toMatchObject({ actor: "steady", lease_attempt: 1 });
