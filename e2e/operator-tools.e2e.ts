@@ -97,8 +97,12 @@ test("audit log: filtered by action, actor and time, and cleared again", async (
   await test.step("filter: document reindexes by the bootstrap token in this tenant, in the last hour", async () => {
     await page.goto("/audit");
     await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
+    // One filter at a time, each in the URL before the next: a filter change builds on the URL the
+    // page last rendered with, so two within one navigation would race.
     await page.getByTestId("audit-filter-action").selectOption("document.reindex");
+    await expect(page).toHaveURL(/action=document\.reindex/);
     await page.getByTestId("audit-filter-tenant").selectOption(tenant);
+    await expect(page).toHaveURL(new RegExp(`tenant=${tenant}`));
     await page.getByTestId("audit-filter-actor").fill("BOOTSTRAP");
     await expect(page).toHaveURL(/actor=BOOTSTRAP/);
     await page.getByRole("button", { name: "Last hour" }).click();
