@@ -97,6 +97,24 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
       expect(await documentState(page.request, tenant, other)).toBe("FAILED@vnull");
     });
 
+    await test.step("select two waiting tasks on the list and cancel both; retry them back from the selection", async () => {
+      const ids = [await publish(page.request, tenant, `bulk-a-${tenant.slice(-6)}`, "# A\n\nFirst."), await publish(page.request, tenant, `bulk-b-${tenant.slice(-6)}`, "# B\n\nSecond.")];
+      await page.goto(`/tasks?tenant=${tenant}`);
+      for (const id of ids) await page.locator(`[data-testid="task-row"][data-task-id="${id}"]`).getByTestId("task-select").check();
+      await expect(page.getByTestId("selection-bar")).toContainText("2 selected");
+      await page.getByTestId("bulk-cancel-selected").click();
+      await page.getByTestId("bulk-selected-reason").fill("Wrong batch uploaded");
+      await shot("07-bulk-cancel-dialog.png");
+      await page.getByTestId("bulk-selected-confirm").click();
+      for (const id of ids) await expect(page.locator(`[data-testid="task-row"][data-task-id="${id}"]`)).toHaveAttribute("data-status", "CANCELLED");
+      await expect(page.getByTestId("selection-bar")).toHaveCount(0);
+      for (const id of ids) await page.locator(`[data-testid="task-row"][data-task-id="${id}"]`).getByTestId("task-select").check();
+      await page.getByTestId("bulk-retry-selected").click();
+      await page.getByTestId("bulk-selected-confirm").click();
+      for (const id of ids) await expect(page.locator(`[data-testid="task-row"][data-task-id="${id}"]`)).toHaveAttribute("data-status", "PENDING");
+      await shot("08-bulk-retried.png");
+    });
+
     await test.step("resume from the Overview: the waiting version becomes searchable", async () => {
       await page.goto("/overview");
       const item = page.locator(`[data-testid="pause-item"][data-target="${tenant}"]`);
@@ -106,7 +124,7 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
       // The cancelled task stays cancelled: resuming does not bring it back.
       expect(await documentState(page.request, tenant, other)).toBe("FAILED@vnull");
       await page.goto(`/documents/${tenant}/${key}`);
-      await shot("07-resumed-searchable.png");
+      await shot("09-resumed-searchable.png");
     });
   } finally {
     await resumeAll(page.request, tenant);

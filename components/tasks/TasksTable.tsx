@@ -10,6 +10,7 @@ import { RelativeTime } from "../RelativeTime";
 import { TaskStatusBadge } from "../StateBadge";
 import { CancelTaskAction } from "./CancelTaskDialog";
 import { PausedNote } from "./PausedNote";
+import { SelectTask } from "./TaskSelection";
 import { TableHead } from "../TableHead";
 
 export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed?: boolean }) {
@@ -39,6 +40,7 @@ export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed
             return (
               <tr key={t.taskId} data-testid="task-row" data-task-id={t.taskId} data-status={t.status} data-key={t.documentKey}>
                 <td className="nowrap">
+                  <SelectTask task={t} />{" "}
                   <Link href={taskHref(t.taskId)} className="row-link mono" data-testid="task-link" aria-label={`Task ${t.taskId}`}>
                     #{t.taskId}
                   </Link>

@@ -11,6 +11,7 @@ import { icons } from "../shell/icons";
 import { BulkRetryDialog } from "./BulkRetryDialog";
 import { ExportLinks } from "../ExportLinks";
 import { TasksTable } from "./TasksTable";
+import { SelectionBar, TaskSelectionProvider } from "./TaskSelection";
 
 function pick(raw: string | null, allowed: readonly string[]): string {
   return raw && allowed.includes(raw) ? raw : "";
@@ -156,7 +157,10 @@ export function TasksView() {
             )
           }
         >
-          <TasksTable items={items} dimmed={tasks.isPlaceholderData} />
+          <TaskSelectionProvider>
+            <SelectionBar />
+            <TasksTable items={items} dimmed={tasks.isPlaceholderData} />
+          </TaskSelectionProvider>
           <LoadMoreFooter query={tasks}>
             Showing {items.length} task{items.length === 1 ? "" : "s"}, newest first
           </LoadMoreFooter>
