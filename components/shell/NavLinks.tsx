@@ -28,6 +28,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/audit", label: "Audit", icon: icons.audit, requires: "viewAudit" },
   { href: "/admin", label: "Admin", icon: adminIcons.admin, requires: "manageAccess" },
   { href: "/webhooks", label: "Webhooks", icon: webhookIcon, requires: "manageAccess" },
+  { href: "/api-docs", label: "API", icon: icons.api },
 ];
 
 export function NavLinks() {

@@ -26,6 +26,11 @@ export const icons = {
       <path d="M11.5 2.5V6H15M8.5 10h4M8.5 13h4" />
     </Icon>
   ),
+  api: (
+    <Icon>
+      <path d="M7 5l-4 5 4 5M13 5l4 5-4 5M11 4l-2 12" />
+    </Icon>
+  ),
   search: (
     <Icon>
       <circle cx="8.5" cy="8.5" r="5" />
