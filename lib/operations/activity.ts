@@ -2,21 +2,10 @@ import "server-only";
 import type pg from "pg";
 import { prisma, Prisma } from "../db/repository";
 import { ACTIVITY_RANGES, OUTCOMES, type ActivityRange, type Outcome } from "./range";
+import type { SnapshotRow } from "./repository";
 
 type BucketRow = { bucket: Date; status: Outcome; n: number };
 type NowRow = { now: Date };
-type SnapshotRow = {
-  taken_at: Date;
-  pending: number;
-  retry_wait: number;
-  running: number;
-  dead: number;
-  due: number;
-  oldest_due_age_seconds: number | null;
-  drift_count: number;
-  latency_p50_seconds: number | null;
-  latency_p95_seconds: number | null;
-};
 
 export type ThroughputPoint = { at: string } & Record<Outcome, number>;
 

@@ -142,7 +142,8 @@ type LatencyRow = {
 type WorkerRow = { id: string; host: string; pid: number; concurrency: number; started_at: Date; last_heartbeat_at: Date; current_tasks: string[] };
 /** Rows that arrive inside a JSON array: timestamps are strings there. */
 type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] };
-type SnapshotRow = {
+/** One queue snapshot row (the Overview's history; the activity range reads the same rows). */
+export type SnapshotRow = {
   taken_at: Date;
   pending: number;
   retry_wait: number;
