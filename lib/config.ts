@@ -30,7 +30,7 @@ const schema = z.object({
   RETENTION_HOURS: num(24 * 7, 0),
   SHUTDOWN_GRACE_SECONDS: num(30, 0),
   // Read by lib/search/search.ts; parsed here so a bad value stops start instead of sending every search to HNSW.
-  SEARCH_EXACT_MAX_CHUNKS: int(20000, 0),
+  SEARCH_EXACT_MAX_CHUNKS: int(5000, 0),
   LOG_LEVEL: z.string().default("info"),
   INDEXWRIGHT_DATA_DIR: z.string().default(".indexwright"),
   INDEXWRIGHT_BOOTSTRAP_TOKEN: z.string().min(16).optional(),

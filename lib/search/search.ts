@@ -8,7 +8,7 @@ export type SearchHit = { documentKey: string; versionNumber: number; chunkId: s
 
 /** Tenants with at most this many chunks (of the dimension) are searched exactly. */
 // Read the way the configuration reads it: unset or empty means the default (Number("") would be 0).
-export const EXACT_SEARCH_MAX_CHUNKS = /^\d+$/.test(process.env.SEARCH_EXACT_MAX_CHUNKS ?? "") ? Number(process.env.SEARCH_EXACT_MAX_CHUNKS) : 20_000;
+export const EXACT_SEARCH_MAX_CHUNKS = /^\d+$/.test(process.env.SEARCH_EXACT_MAX_CHUNKS ?? "") ? Number(process.env.SEARCH_EXACT_MAX_CHUNKS) : 5_000;
 
 /**
  * HNSW search settings. ef_search is the candidate list of each index walk; the iterative scan
@@ -152,7 +152,7 @@ function positiveInt(n: number): number {
 
 /**
  * Small tenants are ranked exactly. The size is a bounded count through the tenant index, kept
- * for a minute per tenant: at 20,000 chunks the count itself costs about as much as the search.
+ * for a minute per tenant: near the threshold the count itself costs about as much as the search.
  */
 async function isExact(client: pg.PoolClient, pool: pg.Pool, tenant: string, dims: number, exactMax: number): Promise<boolean> {
   let cache = sizeCache.get(pool);
