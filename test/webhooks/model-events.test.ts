@@ -38,8 +38,14 @@ async function problems(): Promise<string[]> {
     const n = events.filter((e) => e.type === "task.dead" && e.data.taskId === d.task_id).length;
     if (n !== d.n) out.push(`task ${d.task_id}: ${d.n} deaths on its timeline, ${n} task.dead events`);
   }
-  // document.failed only beside the task.dead of the same task, in the same transaction.
+  // document.failed only beside the task.dead of the same task, in the same transaction, or for
+  // a cancelled task (an operator stopped it: no task.dead).
+  const cancelled = new Set((await t.pool.query<{ task_id: string }>(`SELECT task_id::text FROM index_tasks WHERE status = 'CANCELLED'`)).rows.map((r) => r.task_id));
   for (const e of events.filter((x) => x.type === "document.failed")) {
+    if (e.data.cancelled === true) {
+      if (!cancelled.has(String(e.data.taskId))) out.push(`document.failed #${e.id} says task ${e.data.taskId} was cancelled; it is not CANCELLED`);
+      continue;
+    }
     const prev = byId.get(e.id - 1);
     if (prev?.type !== "task.dead" || prev.data.taskId !== e.data.taskId) out.push(`document.failed #${e.id} (task ${e.data.taskId}) is not beside its task.dead`);
   }
@@ -64,7 +70,7 @@ async function problems(): Promise<string[]> {
       const later = mine.filter((e) => e.type === "document.searchable" && del && e.id > del.id);
       if (later.length) out.push(`document ${d.id}: document.searchable after its deletion while still deleted`);
     }
-    if (!d.deleted && d.latest_status === "DEAD") {
+    if (!d.deleted && (d.latest_status === "DEAD" || d.latest_status === "CANCELLED")) {
       const f = last("document.failed");
       if (f?.data.taskId !== d.latest_task || f?.data.version !== d.business_version) out.push(`document ${d.id} reads FAILED (task ${d.latest_task}); last document.failed says ${f ? `task ${f.data.taskId} v${f.data.version}` : "nothing"}`);
     }

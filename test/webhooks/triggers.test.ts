@@ -5,6 +5,7 @@ import { testWorker, waitFor } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
 import { requestDelete } from "../../lib/documents/delete";
 import { forceDone, reindex, retryTask, rollback, unpin } from "../../lib/operations/actions";
+import { cancelTask } from "../../lib/operations/repository";
 import { LocalEmbedder } from "../../lib/embedding";
 import { spaceOf } from "../../lib/embedding/types";
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from "../../lib/webhooks/constants";
@@ -239,6 +240,26 @@ describe("outbox triggers", () => {
     await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR' WHERE task_id = $1`, [del!.taskId]);
     const last = (await events()).slice(3);
     expect(last.map((e) => [e.type, e.data.taskType])).toEqual([["task.dead", "DELETE"]]);
+  });
+
+  it("a cancelled build of the business version sends document.failed (cancelled), never task.dead; cancelling an older task sends nothing", async () => {
+    await endpoint("wh", ["document.failed", "task.dead"]);
+    const r = await pub("halted", "indexed fine");
+    await settled(r.taskId);
+    const doc = (await t.pool.query(`SELECT id FROM documents WHERE key = 'halted'`)).rows[0].id;
+    // Business version 2 with two waiting tasks, due in an hour so the worker leaves them alone.
+    await t.pool.query(`UPDATE documents SET business_version = 2 WHERE id = $1`, [doc]);
+    const { rows } = await t.pool.query<{ task_id: string }>(
+      `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, next_attempt_at)
+       VALUES ('wh', $1, 2, 'INDEX', 'RETRY_WAIT', now() + interval '1 hour'), ('wh', $1, 2, 'REINDEX', 'PENDING', now() + interval '1 hour') RETURNING task_id::text`,
+      [doc],
+    );
+    await cancelTask(t.pool, rows[0].task_id, actor, "not this one", null);
+    expect(await events()).toEqual([]);
+    await cancelTask(t.pool, rows[1].task_id, actor, "wrong source file", null);
+    const evs = await events();
+    expect(evs.map((e) => e.type)).toEqual(["document.failed"]);
+    expect(evs[0].data).toMatchObject({ key: "halted", version: 2, taskId: rows[1].task_id, errorCode: "OPERATOR_CANCELLED", cancelled: true });
   });
 
   it("a task superseded by a re-publish reports nothing; its successor reports the new version", async () => {
