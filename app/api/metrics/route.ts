@@ -4,6 +4,7 @@ import { hasCapability, hasRole } from "@/lib/auth/principal";
 import { ApiError } from "@/lib/http/errors";
 import { renderMetrics } from "@/lib/metrics";
 import { db, serverConfig } from "@/lib/server";
+import { singleFlight } from "@/lib/http/single-flight";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +13,8 @@ export const GET = handler(async (req) => {
   const p = await authenticate(req, { fleet: true });
   if (!hasCapability(p, "metrics:read") && !hasRole(p, "operator")) throw new ApiError(403, "FORBIDDEN", "metrics need role operator or a token with metrics:read");
   const cfg = serverConfig();
-  const m = await renderMetrics(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds });
+  // One fleet-wide rendering: concurrent scrapes share it (the gauges it sets are process-wide).
+  const m = await singleFlight("metrics", () => renderMetrics(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds }));
   return new Response(m.body, { status: 200, headers: { "content-type": m.contentType, "cache-control": "no-store" } });
 });
 
