@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteServer } from "./pglite-server";
 
 export type EmbeddedDb = { url: string; stop: () => Promise<void>; db: PGlite };
@@ -17,7 +18,8 @@ export async function startEmbedded(opts: { dataDir?: string; port: number; host
     dataDir = path.resolve(opts.dataDir);
     mkdirSync(path.dirname(dataDir), { recursive: true });
   }
-  const db = await PGlite.create({ dataDir, extensions: { vector } });
+  // pg_trgm: the documents list's text filter is served by trigram indexes (a migration creates them).
+  const db = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
   await db.exec("CREATE EXTENSION IF NOT EXISTS vector");
   const server = new PGliteServer({ db, port: opts.port, host, maxConnections: opts.maxConnections ?? 64 });
   await server.start();
