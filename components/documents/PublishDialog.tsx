@@ -4,9 +4,15 @@ import { useId, useState, type FormEvent } from "react";
 import { KEY_PATTERN, TENANT_PATTERN } from "@/lib/domain/constants";
 import { documentHref, errorText, isApiError, splitList } from "@/lib/ui/api";
 import { usePublish } from "@/lib/ui/hooks";
-import { CONTENT_TYPES, type ContentType } from "@/lib/ui/schemas";
+import { CONTENT_TYPES, type ContentType, type PublishResult } from "@/lib/ui/schemas";
+import { contentTypeForFileName, isTextContentType, keyFromFileName, titleFromFileName, UPLOAD_EXTENSIONS_TEXT } from "@/lib/ui/upload";
+import { useUpload } from "@/lib/ui/upload-hooks";
 import { Dialog } from "../Dialog";
 import { useToast } from "../Toast";
+import { FileDrop, type ChosenFile } from "./FileDrop";
+
+/** How much of a text file the preview shows. */
+const PREVIEW_BYTES = 64 * 1024;
 
 type Props = {
   open: boolean;
@@ -43,7 +49,7 @@ function slugify(title: string): string {
     .slice(0, 128);
 }
 
-function validate(f: Form): FieldErrors {
+function validate(f: Form, withFile: boolean): FieldErrors {
   const errors: FieldErrors = {};
   if (!f.tenant.trim()) errors.tenant = "Enter a tenant.";
   else if (!TENANT_PATTERN.test(f.tenant.trim()))
@@ -52,6 +58,7 @@ function validate(f: Form): FieldErrors {
   else if (!KEY_PATTERN.test(f.key.trim()))
     errors.key = "Use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit (at most 128 characters).";
   if (!f.title.trim()) errors.title = "Enter a title.";
+  if (withFile) return errors;
   if (!(CONTENT_TYPES as readonly string[]).includes(f.contentType)) errors.contentType = "Choose a content type.";
   if (!f.content.trim()) errors.content = "Enter the document's content.";
   return errors;
@@ -72,30 +79,34 @@ function mapServerFieldErrors(raw: Record<string, string>): FieldErrors {
 export function PublishDialog({ open, onClose, defaultTenant, knownTenants }: Props) {
   // The mutation lives here, outside the dialog body, so its callbacks still run after the body unmounts.
   const publish = usePublish();
+  const upload = useUpload();
   return (
     <Dialog
       open={open}
       onClose={onClose}
-      busy={publish.isPending}
+      busy={publish.isPending || upload.isPending}
       title="Publish document"
       description="Publishing creates a new version and queues it for indexing. Tenants are created on first publish."
       size="lg"
       testId="publish-dialog"
     >
       {/* Mounted only while open, so every opening starts from a fresh form. */}
-      <PublishForm publish={publish} onClose={onClose} defaultTenant={defaultTenant} knownTenants={knownTenants} />
+      <PublishForm publish={publish} upload={upload} onClose={onClose} defaultTenant={defaultTenant} knownTenants={knownTenants} />
     </Dialog>
   );
 }
 
-type FormProps = Omit<Props, "open"> & { publish: ReturnType<typeof usePublish> };
+type FormProps = Omit<Props, "open"> & { publish: ReturnType<typeof usePublish>; upload: ReturnType<typeof useUpload> };
 
-function PublishForm({ publish, onClose, defaultTenant, knownTenants }: FormProps) {
+function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: FormProps) {
   const toast = useToast();
   const [form, setForm] = useState<Form>(() => emptyForm(defaultTenant));
   const [keyTouched, setKeyTouched] = useState(false);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<{ code?: string; message: string } | null>(null);
+  const [chosen, setChosen] = useState<ChosenFile | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
   const id = useId();
   const fid = (n: FieldName) => `${id}-${n}`;
 
@@ -108,6 +119,30 @@ function PublishForm({ publish, onClose, defaultTenant, knownTenants }: FormProp
     if (errors[name]) setErrors((e) => ({ ...e, [name]: undefined }));
   }
 
+  async function chooseFile(file: File) {
+    setFormError(null);
+    const contentType = contentTypeForFileName(file.name);
+    if (!contentType) {
+      setChosen(null);
+      setFileError(`"${file.name}" is not a supported file type. Choose ${UPLOAD_EXTENSIONS_TEXT}.`);
+      return;
+    }
+    setFileError(null);
+    setForm((f) => ({
+      ...f,
+      title: f.title.trim() ? f.title : titleFromFileName(file.name),
+      key: f.key.trim() ? f.key : keyFromFileName(file.name),
+    }));
+    setErrors((e) => ({ ...e, title: undefined, key: undefined, content: undefined, contentType: undefined }));
+    const text = isTextContentType(contentType);
+    setChosen({ file, contentType, preview: null, previewCut: false });
+    if (text) {
+      const preview = await file.slice(0, PREVIEW_BYTES).text();
+      // A later choice (or "Remove file") wins over this one's slower read.
+      setChosen((c) => (c?.file === file ? { ...c, preview, previewCut: file.size > PREVIEW_BYTES } : c));
+    }
+  }
+
   function focusFirstError(errs: FieldErrors) {
     const first = FIELD_NAMES.find((n) => errs[n]);
     if (first) document.getElementById(fid(first))?.focus();
@@ -115,8 +150,8 @@ function PublishForm({ publish, onClose, defaultTenant, knownTenants }: FormProp
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    if (publish.isPending) return;
-    const errs = validate(form);
+    if (publish.isPending || upload.isPending) return;
+    const errs = validate(form, chosen !== null);
     setErrors(errs);
     setFormError(null);
     if (Object.keys(errs).length > 0) {
@@ -131,8 +166,8 @@ function PublishForm({ publish, onClose, defaultTenant, knownTenants }: FormProp
       content: form.content,
       acl: splitList(form.acl),
     };
-    publish.mutate(input, {
-      onSuccess: (res) => {
+    const callbacks = {
+      onSuccess: (res: PublishResult) => {
         onClose();
         toast.push({
           tone: "success",
@@ -141,16 +176,27 @@ function PublishForm({ publish, onClose, defaultTenant, knownTenants }: FormProp
           link: { href: documentHref(input.tenant, input.key), label: "Open document" },
         });
       },
-      onError: (err) => {
+      onError: (err: unknown) => {
+        setProgress(null);
         const fieldErrs = isApiError(err) ? mapServerFieldErrors(err.fieldErrors) : {};
         setErrors(fieldErrs);
         setFormError({ code: isApiError(err) ? err.code : undefined, message: errorText(err) });
         if (Object.keys(fieldErrs).length > 0) focusFirstError(fieldErrs);
       },
-    });
+    };
+    if (chosen) {
+      setProgress({ sent: 0, total: chosen.file.size });
+      const { tenant, key, title, acl } = input;
+      upload.mutate(
+        { tenant, key, title, acl, file: chosen.file, contentType: chosen.contentType, onProgress: (sent, total) => setProgress({ sent, total }) },
+        callbacks,
+      );
+    } else {
+      publish.mutate(input, callbacks);
+    }
   }
 
-  const busy = publish.isPending;
+  const busy = publish.isPending || upload.isPending;
   const describedBy = (n: FieldName, hint?: boolean) =>
     [errors[n] ? `${fid(n)}-error` : null, hint ? `${fid(n)}-hint` : null].filter(Boolean).join(" ") || undefined;
   const fieldError = (n: FieldName) =>
@@ -236,43 +282,61 @@ function PublishForm({ publish, onClose, defaultTenant, knownTenants }: FormProp
             <label htmlFor={fid("contentType")} className="field__label">
               Content type
             </label>
-            <select
-              id={fid("contentType")}
-              name="contentType"
-              className="select"
-              value={form.contentType}
-              onChange={(e) => set("contentType", e.target.value)}
-              aria-invalid={errors.contentType ? true : undefined}
-              aria-describedby={describedBy("contentType")}
-            >
-              {CONTENT_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {CONTENT_TYPE_LABEL[t]}
-                </option>
-              ))}
-            </select>
+            {chosen ? (
+              <input id={fid("contentType")} className="input mono" value={chosen.contentType} readOnly data-testid="file-content-type" />
+            ) : (
+              <select
+                id={fid("contentType")}
+                name="contentType"
+                className="select"
+                value={form.contentType}
+                onChange={(e) => set("contentType", e.target.value)}
+                aria-invalid={errors.contentType ? true : undefined}
+                aria-describedby={describedBy("contentType")}
+              >
+                {CONTENT_TYPES.map((t) => (
+                  <option key={t} value={t}>
+                    {CONTENT_TYPE_LABEL[t]}
+                  </option>
+                ))}
+              </select>
+            )}
             {fieldError("contentType")}
           </div>
         </div>
 
-        <div className="field">
-          <label htmlFor={fid("content")} className="field__label">
-            Content
-          </label>
-          <textarea
-            id={fid("content")}
-            name="content"
-            className="textarea mono"
-            rows={10}
-            value={form.content}
-            onChange={(e) => set("content", e.target.value)}
-            required
-            spellCheck={false}
-            aria-invalid={errors.content ? true : undefined}
-            aria-describedby={describedBy("content")}
-          />
-          {fieldError("content")}
-        </div>
+        <FileDrop
+          chosen={chosen}
+          onChoose={(file) => void chooseFile(file)}
+          onRemove={() => {
+            setChosen(null);
+            setFileError(null);
+          }}
+          error={fileError}
+          disabled={busy}
+          progress={busy ? progress : null}
+        />
+
+        {chosen ? null : (
+          <div className="field">
+            <label htmlFor={fid("content")} className="field__label">
+              Content
+            </label>
+            <textarea
+              id={fid("content")}
+              name="content"
+              className="textarea mono"
+              rows={10}
+              value={form.content}
+              onChange={(e) => set("content", e.target.value)}
+              required
+              spellCheck={false}
+              aria-invalid={errors.content ? true : undefined}
+              aria-describedby={describedBy("content")}
+            />
+            {fieldError("content")}
+          </div>
+        )}
 
         <div className="field">
           <label htmlFor={fid("acl")} className="field__label">

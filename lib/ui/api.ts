@@ -90,7 +90,7 @@ function collectFieldErrors(...candidates: unknown[]): Record<string, string> {
   return out;
 }
 
-async function errorFrom(res: Response): Promise<ApiError> {
+export async function errorFrom(res: Response): Promise<ApiError> {
   let body: unknown = null;
   try {
     body = await res.json();
