@@ -1,5 +1,5 @@
-import type { APIRequestContext } from "@playwright/test";
-import { E2E_TOKEN, expect, shooter, test, uniqueKey } from "./fixtures";
+import { expect, shooter, test, uniqueKey } from "./fixtures";
+import { apiClient, getDocument, publishVersion } from "./support/api";
 
 // A manual names a part code once in a long paragraph; short catalogue pages name near-identical
 // codes. By embedding, the catalogue pages are nearer a bare code than the manual; the full-text
@@ -13,11 +13,9 @@ const MANUAL =
   "Refill slowly, bleed the air from the top vent and watch the pressure gauge settle before restoring power to the controller.\n";
 const LOOKALIKES = ["XQ-7731-C", "XQ-7731-D", "XQ-7713-B", "XQ-7731-E", "XQ-7371-B", "XQ-7731-F", "XQ-1773-B", "XQ-7731-G"];
 
-const auth = { authorization: `Bearer ${E2E_TOKEN}` };
-
-async function publishDoc(request: APIRequestContext, tenant: string, key: string, content: string) {
-  const res = await request.post(`/api/v1/tenants/${tenant}/documents/${key}/versions`, { headers: auth, data: { title: key, contentType: "text/markdown", content } });
-  expect(res.status(), await res.text()).toBe(202);
+async function publishDoc(tenant: string, key: string, content: string) {
+  const r = await publishVersion(tenant, key, { content });
+  expect(r.taskId, `publish ${tenant}/${key} queued no task`).not.toBeNull();
 }
 
 test("hybrid search finds a document by an exact product code that vector search misses", async ({ signedIn: page }) => {
@@ -26,10 +24,10 @@ test("hybrid search finds a document by an exact product code that vector search
   const shot = shooter(page);
   try {
     await test.step("seed a manual and eight look-alike catalogue pages", async () => {
-      for (const d of docs) await publishDoc(page.request, tenant, d.key, d.content);
+      for (const d of docs) await publishDoc(tenant, d.key, d.content);
       for (const d of docs) {
         await expect
-          .poll(async () => (await (await page.request.get(`/api/v1/tenants/${tenant}/documents/${d.key}`, { headers: auth })).json()).state, { timeout: 60_000 })
+          .poll(async () => (await getDocument(tenant, d.key)).state, { timeout: 60_000 })
           .toBe("SEARCHABLE");
       }
     });
@@ -74,6 +72,6 @@ test("hybrid search finds a document by an exact product code that vector search
       await shot("03-text-finds-code.png");
     });
   } finally {
-    for (const d of docs) await page.request.delete(`/api/v1/tenants/${tenant}/documents/${d.key}`, { headers: auth });
+    for (const d of docs) await apiClient().DELETE("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key: d.key } } });
   }
 });

@@ -1,44 +1,32 @@
-import type { APIRequestContext } from "@playwright/test";
-import { E2E_TOKEN, expect, shooter, test, uniqueKey } from "./fixtures";
+import { expect, shooter, test, uniqueKey } from "./fixtures";
+import { publishVersion, readDocument } from "./support/api";
 
 const TENANT = "e2e";
-const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
 /** base64("not a pdf"): declared as a PDF, fails parsing with PARSE_ERROR and goes DEAD at once. */
 const NOT_A_PDF = "bm90IGEgcGRm";
 
 type DocState = { state: string; businessVersion: number; searchVersion: number | null };
 
-async function publishMarkdown(request: APIRequestContext, key: string, title: string, body: string): Promise<number> {
-  const res = await request.post(`/api/v1/tenants/${TENANT}/documents/${key}/versions`, {
-    headers: AUTH,
-    data: { title, contentType: "text/markdown", content: `# ${title}\n\n${body}\n` },
-  });
-  expect(res.status(), await res.text()).toBeLessThan(300);
-  return (await res.json()).versionNumber as number;
+async function publishMarkdown(key: string, title: string, body: string): Promise<number> {
+  return (await publishVersion(TENANT, key, { title, content: `# ${title}\n\n${body}\n` })).versionNumber;
 }
 
-async function publishBrokenPdf(request: APIRequestContext, key: string, title: string): Promise<number> {
-  const res = await request.post(`/api/v1/tenants/${TENANT}/documents/${key}/versions`, {
-    headers: AUTH,
-    data: { title, contentType: "application/pdf", contentEncoding: "base64", content: NOT_A_PDF },
-  });
-  expect(res.status(), await res.text()).toBeLessThan(300);
-  return (await res.json()).versionNumber as number;
+async function publishBrokenPdf(key: string, title: string): Promise<number> {
+  return (await publishVersion(TENANT, key, { title, contentType: "application/pdf", contentEncoding: "base64", content: NOT_A_PDF })).versionNumber;
 }
 
-async function docState(request: APIRequestContext, key: string): Promise<DocState> {
-  const res = await request.get(`/api/v1/tenants/${TENANT}/documents/${key}`, { headers: AUTH });
-  if (!res.ok()) return { state: `HTTP_${res.status()}`, businessVersion: 0, searchVersion: null };
-  const j = await res.json();
-  return { state: j.state, businessVersion: j.businessVersion, searchVersion: j.searchVersion };
+async function docState(key: string): Promise<DocState> {
+  const { doc, status } = await readDocument(TENANT, key);
+  if (!doc) return { state: `HTTP_${status}`, businessVersion: 0, searchVersion: null };
+  return { state: doc.state, businessVersion: doc.businessVersion, searchVersion: doc.searchVersion };
 }
 
 /** Polls the API until the document reaches `state` (and, if given, search serves `searchVersion`). */
-async function waitForState(request: APIRequestContext, key: string, state: string, searchVersion?: number): Promise<void> {
+async function waitForState(key: string, state: string, searchVersion?: number): Promise<void> {
   await expect
     .poll(
       async () => {
-        const s = await docState(request, key);
+        const s = await docState(key);
         return searchVersion === undefined ? s.state : `${s.state}@v${s.searchVersion}`;
       },
       { timeout: 90_000, intervals: [250, 500, 1000] },
@@ -52,9 +40,9 @@ test("a failing version: FAILED with PARSE_ERROR → task timeline DEAD → forc
   const reason = "Vendor PDF is corrupt; v1 stays until they resend it";
 
   await test.step("publish a good v1, wait until searchable, then publish a broken v2", async () => {
-    await publishMarkdown(page.request, key, "Supplier terms", "Payment terms are thirty days from the invoice date.");
-    await waitForState(page.request, key, "SEARCHABLE", 1);
-    const v2 = await publishBrokenPdf(page.request, key, "Supplier terms (scan)");
+    await publishMarkdown(key, "Supplier terms", "Payment terms are thirty days from the invoice date.");
+    await waitForState(key, "SEARCHABLE", 1);
+    const v2 = await publishBrokenPdf(key, "Supplier terms (scan)");
     expect(v2).toBe(2);
   });
 
@@ -129,8 +117,8 @@ test("a failing version: FAILED with PARSE_ERROR → task timeline DEAD → forc
 test("overview shows the KPI cards and the error breakdown chart", async ({ signedIn: page }) => {
   const key = uniqueKey("e2e-ovw");
   const shot = shooter(page);
-  await publishBrokenPdf(page.request, key, "Overview failure");
-  await waitForState(page.request, key, "FAILED");
+  await publishBrokenPdf(key, "Overview failure");
+  await waitForState(key, "FAILED");
 
   await page.getByRole("link", { name: "Overview", exact: true }).click();
   await page.waitForURL(/\/overview$/);
@@ -164,8 +152,8 @@ test("overview shows the KPI cards and the error breakdown chart", async ({ sign
 test("tasks page filtered to DEAD lists the failing task", async ({ signedIn: page }) => {
   const key = uniqueKey("e2e-dead");
   const shot = shooter(page);
-  await publishBrokenPdf(page.request, key, "Dead task");
-  await waitForState(page.request, key, "FAILED");
+  await publishBrokenPdf(key, "Dead task");
+  await waitForState(key, "FAILED");
 
   await page.getByRole("link", { name: "Tasks", exact: true }).click();
   await page.waitForURL(/\/tasks$/);
@@ -213,10 +201,10 @@ test("rollback: search serves v1 again after rolling back from the document page
   const shot = shooter(page);
 
   await test.step("publish v1 and v2 and wait until v2 is searchable", async () => {
-    await publishMarkdown(page.request, key, "Roll notes", v1Sentence);
-    await waitForState(page.request, key, "SEARCHABLE", 1);
-    await publishMarkdown(page.request, key, "Roll notes", v2Sentence);
-    await waitForState(page.request, key, "SEARCHABLE", 2);
+    await publishMarkdown(key, "Roll notes", v1Sentence);
+    await waitForState(key, "SEARCHABLE", 1);
+    await publishMarkdown(key, "Roll notes", v2Sentence);
+    await waitForState(key, "SEARCHABLE", 2);
   });
 
   await test.step("roll back to v1 from the document page", async () => {

@@ -1,25 +1,22 @@
 import { readFile } from "node:fs/promises";
-import type { APIRequestContext, Page } from "@playwright/test";
-import { E2E_TOKEN, expect, shooter, test, uniqueKey } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { unwrap } from "../lib/client";
+import { expect, shooter, test, uniqueKey } from "./fixtures";
+import { apiClient, publishVersion, readDocument } from "./support/api";
 
 // Operator tools, each as a journey with screenshots: an export downloaded and read back, the
 // audit log filtered, the overview's time range switched, a document's chunks browsed.
 
-const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
-
-async function publish(request: APIRequestContext, tenant: string, key: string, title: string, content: string): Promise<void> {
-  const res = await request.post(`/api/v1/tenants/${tenant}/documents/${key}/versions`, { headers: AUTH, data: { title, contentType: "text/markdown", content } });
-  expect(res.status(), await res.text()).toBeLessThan(300);
+async function publish(tenant: string, key: string, title: string, content: string): Promise<void> {
+  await publishVersion(tenant, key, { title, content });
 }
 
-async function searchVersion(request: APIRequestContext, tenant: string, key: string, version: number): Promise<void> {
+async function searchVersion(tenant: string, key: string, version: number): Promise<void> {
   await expect
     .poll(
       async () => {
-        const res = await request.get(`/api/v1/tenants/${tenant}/documents/${key}`, { headers: AUTH });
-        if (!res.ok()) return `HTTP_${res.status()}`;
-        const d = await res.json();
-        return `${d.state}@v${d.searchVersion}`;
+        const { doc, status } = await readDocument(tenant, key);
+        return doc ? `${doc.state}@v${doc.searchVersion}` : `HTTP_${status}`;
       },
       { timeout: 90_000, intervals: [250, 500, 1000] },
     )
@@ -46,10 +43,10 @@ test("export: the filtered documents list downloads as CSV with the same rows; J
   const keys = ["alpha", "beta", "gamma"].map((k) => `${k}-${tenant.slice(-6)}`);
 
   await test.step("seed three documents in a tenant of their own, one with a formula-like title", async () => {
-    await publish(page.request, tenant, keys[0], "=cmd|' /C calc'!A0", "# Alpha\n\nFirst.");
-    await publish(page.request, tenant, keys[1], "Beta notes", "# Beta\n\nSecond.");
-    await publish(page.request, tenant, keys[2], "Gamma notes", "# Gamma\n\nThird.");
-    for (const k of keys) await searchVersion(page.request, tenant, k, 1);
+    await publish(tenant, keys[0], "=cmd|' /C calc'!A0", "# Alpha\n\nFirst.");
+    await publish(tenant, keys[1], "Beta notes", "# Beta\n\nSecond.");
+    await publish(tenant, keys[2], "Gamma notes", "# Gamma\n\nThird.");
+    for (const k of keys) await searchVersion(tenant, k, 1);
   });
 
   await test.step("filter the list, then download its CSV", async () => {
@@ -88,10 +85,9 @@ test("audit log: filtered by action, actor and time, and cleared again", async (
   const key = `audited-${tenant.slice(-6)}`;
 
   await test.step("an audited action: a reindex of a fresh document", async () => {
-    await publish(page.request, tenant, key, "Audited", "# Audited\n\nReindexed by the journey.");
-    await searchVersion(page.request, tenant, key, 1);
-    const res = await page.request.post(`/api/v1/tenants/${tenant}/documents/${key}/reindex`, { headers: AUTH });
-    expect(res.status(), await res.text()).toBeLessThan(300);
+    await publish(tenant, key, "Audited", "# Audited\n\nReindexed by the journey.");
+    await searchVersion(tenant, key, 1);
+    await unwrap(apiClient().POST("/api/v1/tenants/{tenant}/documents/{key}/reindex", { params: { path: { tenant, key } } }));
   });
 
   await test.step("filter: document reindexes by the bootstrap token in this tenant, in the last hour", async () => {
@@ -130,8 +126,8 @@ test("overview: the time range switches the throughput chart between 1 h, 24 h a
   const tenant = uniqueKey("e2e-thr").slice(0, 60);
 
   await test.step("some finished tasks", async () => {
-    for (const k of ["one", "two"]) await publish(page.request, tenant, `${k}-${tenant.slice(-6)}`, `Throughput ${k}`, `# ${k}\n\nCounted.`);
-    for (const k of ["one", "two"]) await searchVersion(page.request, tenant, `${k}-${tenant.slice(-6)}`, 1);
+    for (const k of ["one", "two"]) await publish(tenant, `${k}-${tenant.slice(-6)}`, `Throughput ${k}`, `# ${k}\n\nCounted.`);
+    for (const k of ["one", "two"]) await searchVersion(tenant, `${k}-${tenant.slice(-6)}`, 1);
   });
 
   await test.step("24 h by default, then 1 h, then 7 d", async () => {
@@ -165,10 +161,10 @@ test("document page: chunks browsed by index version and level, reused or embedd
   const v2 = v1.replace("dive from a low branch", "dive from a willow branch");
 
   await test.step("two versions: the second changes one section", async () => {
-    await publish(page.request, tenant, key, "Field guide", v1);
-    await searchVersion(page.request, tenant, key, 1);
-    await publish(page.request, tenant, key, "Field guide", v2);
-    await searchVersion(page.request, tenant, key, 2);
+    await publish(tenant, key, "Field guide", v1);
+    await searchVersion(tenant, key, 1);
+    await publish(tenant, key, "Field guide", v2);
+    await searchVersion(tenant, key, 2);
   });
 
   await test.step("open the chunk browser on the served version: one chunk embedded, the rest reused", async () => {

@@ -1,30 +1,28 @@
-import type { APIRequestContext } from "@playwright/test";
-import { E2E_TOKEN, expect, shooter, test, uniqueKey } from "./fixtures";
+import { expect, shooter, test, uniqueKey } from "./fixtures";
+import { apiClient, publishVersion, readDocument } from "./support/api";
 
 // Queue pauses and task cancel, as an operator meets them: a tenant paused from the Overview (a
 // fresh publish waits and says so), resumed (the document becomes searchable), and a waiting task
 // cancelled with a reason that shows on its timeline. Keyboard only inside the dialogs.
 
-const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
-
-async function publish(request: APIRequestContext, tenant: string, key: string, content: string): Promise<string> {
-  const res = await request.post(`/api/v1/tenants/${tenant}/documents/${key}/versions`, { headers: AUTH, data: { title: key, contentType: "text/markdown", content } });
-  expect(res.status(), await res.text()).toBe(202);
-  return String((await res.json()).taskId);
+/** Publishes a new version (a task is queued: the content is new) and returns its task's id. */
+async function publish(tenant: string, key: string, content: string): Promise<string> {
+  const r = await publishVersion(tenant, key, { content });
+  expect(r.taskId, `publish ${tenant}/${key} queued no task`).not.toBeNull();
+  return String(r.taskId);
 }
 
-async function documentState(request: APIRequestContext, tenant: string, key: string): Promise<string> {
-  const res = await request.get(`/api/v1/tenants/${tenant}/documents/${key}`, { headers: AUTH });
-  if (!res.ok()) return `HTTP_${res.status()}`;
-  const d = await res.json();
-  return `${d.state}@v${d.searchVersion}`;
+async function documentState(tenant: string, key: string): Promise<string> {
+  const { doc, status } = await readDocument(tenant, key);
+  return doc ? `${doc.state}@v${doc.searchVersion}` : `HTTP_${status}`;
 }
 
 /** Resume every pause of `tenant` (cleanup: a failed run must not leave the tenant held). */
-async function resumeAll(request: APIRequestContext, tenant: string): Promise<void> {
-  const res = await request.get("/api/v1/pauses", { headers: AUTH });
-  for (const p of (await res.json()).items as { id: string; tenant: string | null }[]) {
-    if (p.tenant === tenant) await request.delete(`/api/v1/pauses/${p.id}`, { headers: AUTH });
+async function resumeAll(tenant: string): Promise<void> {
+  const client = apiClient();
+  const { data } = await client.GET("/api/v1/pauses");
+  for (const p of data?.items ?? []) {
+    if (p.tenant === tenant) await client.DELETE("/api/v1/pauses/{id}", { params: { path: { id: p.id } } });
   }
 }
 
@@ -35,8 +33,8 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
   const other = `draft-${tenant.slice(-6)}`;
   try {
     await test.step("a document of the tenant is searchable at v1", async () => {
-      await publish(page.request, tenant, key, "# Handbook\n\nReturns are accepted within thirty days.");
-      await expect.poll(() => documentState(page.request, tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] }).toBe("SEARCHABLE@v1");
+      await publish(tenant, key, "# Handbook\n\nReturns are accepted within thirty days.");
+      await expect.poll(() => documentState(tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] }).toBe("SEARCHABLE@v1");
     });
 
     await test.step("pause the tenant from the Overview, by keyboard", async () => {
@@ -61,14 +59,14 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
 
     let waiting = "";
     await test.step("a new version published meanwhile waits, shown as paused", async () => {
-      waiting = await publish(page.request, tenant, key, "# Handbook\n\nReturns are accepted within sixty days.");
+      waiting = await publish(tenant, key, "# Handbook\n\nReturns are accepted within sixty days.");
       await page.goto(`/tasks?tenant=${tenant}`);
       const row = page.locator(`[data-testid="task-row"][data-task-id="${waiting}"]`);
       await expect(row).toHaveAttribute("data-status", "PENDING");
       await expect(row.getByTestId("task-paused")).toBeVisible();
       // Nothing takes it while the pause stands.
       await page.waitForTimeout(3000);
-      expect(await documentState(page.request, tenant, key)).toBe("UPDATING@v1");
+      expect(await documentState(tenant, key)).toBe("UPDATING@v1");
       await page.reload();
       await expect(page.locator(`[data-testid="task-row"][data-task-id="${waiting}"]`)).toHaveAttribute("data-status", "PENDING");
       await shot("03-tasks-paused.png");
@@ -79,7 +77,7 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
 
     let doomed = "";
     await test.step("cancel another waiting task with a reason; the timeline and the document show it", async () => {
-      doomed = await publish(page.request, tenant, other, "# Draft\n\nNot meant to be published.");
+      doomed = await publish(tenant, other, "# Draft\n\nNot meant to be published.");
       await page.goto(`/tasks/${doomed}`);
       await page.getByTestId("task-cancel").focus();
       await page.keyboard.press("Enter");
@@ -94,11 +92,11 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
       await expect(event).toContainText("Published by mistake: draft, not for search");
       await expect(page.getByTestId("task-explainer")).toContainText("Cancelled before it ran");
       await shot("06-task-cancelled-timeline.png");
-      expect(await documentState(page.request, tenant, other)).toBe("FAILED@vnull");
+      expect(await documentState(tenant, other)).toBe("FAILED@vnull");
     });
 
     await test.step("select two waiting tasks on the list and cancel both; retry them back from the selection", async () => {
-      const ids = [await publish(page.request, tenant, `bulk-a-${tenant.slice(-6)}`, "# A\n\nFirst."), await publish(page.request, tenant, `bulk-b-${tenant.slice(-6)}`, "# B\n\nSecond.")];
+      const ids = [await publish(tenant, `bulk-a-${tenant.slice(-6)}`, "# A\n\nFirst."), await publish(tenant, `bulk-b-${tenant.slice(-6)}`, "# B\n\nSecond.")];
       await page.goto(`/tasks?tenant=${tenant}`);
       for (const id of ids) await page.locator(`[data-testid="task-row"][data-task-id="${id}"]`).getByTestId("task-select").check();
       await expect(page.getByTestId("selection-bar")).toContainText("2 selected");
@@ -120,13 +118,13 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
       const item = page.locator(`[data-testid="pause-item"][data-target="${tenant}"]`);
       await item.getByTestId("pause-resume").click();
       await expect(item).toHaveCount(0);
-      await expect.poll(() => documentState(page.request, tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] }).toBe("SEARCHABLE@v2");
+      await expect.poll(() => documentState(tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] }).toBe("SEARCHABLE@v2");
       // The cancelled task stays cancelled: resuming does not bring it back.
-      expect(await documentState(page.request, tenant, other)).toBe("FAILED@vnull");
+      expect(await documentState(tenant, other)).toBe("FAILED@vnull");
       await page.goto(`/documents/${tenant}/${key}`);
       await shot("09-resumed-searchable.png");
     });
   } finally {
-    await resumeAll(page.request, tenant);
+    await resumeAll(tenant);
   }
 });

@@ -1,29 +1,24 @@
-import type { APIRequestContext } from "@playwright/test";
 import { E2E_TOKEN, expect, shooter, test, uniqueKey } from "./fixtures";
+import { publishVersion, readDocument } from "./support/api";
 
 const TENANT = "e2e";
 const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
 
 type Doc = { state: string; businessVersion: number; searchVersion: number | null; pinned: boolean; pinnedBy: string | null };
 
-async function publishMarkdown(request: APIRequestContext, key: string, title: string, body: string): Promise<void> {
-  const res = await request.post(`/api/v1/tenants/${TENANT}/documents/${key}/versions`, {
-    headers: AUTH,
-    data: { title, contentType: "text/markdown", content: `# ${title}\n\n${body}\n` },
-  });
-  expect(res.status(), await res.text()).toBeLessThan(300);
+async function publishMarkdown(key: string, title: string, body: string): Promise<void> {
+  await publishVersion(TENANT, key, { title, content: `# ${title}\n\n${body}\n` });
 }
 
-async function getDoc(request: APIRequestContext, key: string): Promise<Doc | null> {
-  const res = await request.get(`/api/v1/tenants/${TENANT}/documents/${key}`, { headers: AUTH });
-  return res.ok() ? ((await res.json()) as Doc) : null;
+async function getDoc(key: string): Promise<Doc | null> {
+  return (await readDocument(TENANT, key)).doc;
 }
 
-async function waitSearchable(request: APIRequestContext, key: string, version: number): Promise<void> {
+async function waitSearchable(key: string, version: number): Promise<void> {
   await expect
     .poll(
       async () => {
-        const d = await getDoc(request, key);
+        const d = await getDoc(key);
         return d ? `${d.state}@v${d.searchVersion}` : "missing";
       },
       { timeout: 90_000, intervals: [250, 500, 1000] },
@@ -40,10 +35,10 @@ test("unpin: after a rollback to v1 is pinned, Unpin… returns search to v2", a
   const shot = shooter(page);
 
   await test.step("publish v1 and v2 and wait until v2 is searchable", async () => {
-    await publishMarkdown(page.request, key, "Pin notes", v1Sentence);
-    await waitSearchable(page.request, key, 1);
-    await publishMarkdown(page.request, key, "Pin notes", v2Sentence);
-    await waitSearchable(page.request, key, 2);
+    await publishMarkdown(key, "Pin notes", v1Sentence);
+    await waitSearchable(key, 1);
+    await publishMarkdown(key, "Pin notes", v2Sentence);
+    await waitSearchable(key, 2);
   });
 
   await test.step("not pinned: no pin note and no Unpin button", async () => {
@@ -67,7 +62,7 @@ test("unpin: after a rollback to v1 is pinned, Unpin… returns search to v2", a
   });
 
   await test.step("pinned: one note says to which version, by whom and why", async () => {
-    const pinnedBy = (await getDoc(page.request, key))?.pinnedBy;
+    const pinnedBy = (await getDoc(key))?.pinnedBy;
     expect(pinnedBy).toBeTruthy();
     await expect(page.getByTestId("search-version")).toHaveText("v1");
     const note = page.getByTestId("pin-note");
@@ -99,7 +94,7 @@ test("unpin: after a rollback to v1 is pinned, Unpin… returns search to v2", a
     await expect(page.getByTestId("pin-note")).toHaveCount(0);
     await expect(page.getByTestId("search-behind")).toHaveCount(0);
     await expect(page.getByTestId("action-unpin")).toHaveCount(0);
-    expect(await getDoc(page.request, key)).toMatchObject({ state: "SEARCHABLE", searchVersion: 2, pinned: false, pinnedBy: null });
+    expect(await getDoc(key)).toMatchObject({ state: "SEARCHABLE", searchVersion: 2, pinned: false, pinnedBy: null });
     await shot("p4-unpinned-v2.png");
   });
 

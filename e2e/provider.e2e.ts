@@ -6,29 +6,23 @@
 // Every fault is scoped to a marker (the document key) that only the test's own document
 // contains, so the other specs never see it.
 
-import type { APIRequestContext, Page } from "@playwright/test";
-import { attachShot, clearProviderRule, E2E_TOKEN, expect, providerRuleHits, setProviderRule, test, uniqueKey } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { unwrap } from "../lib/client";
+import { attachShot, clearProviderRule, expect, providerRuleHits, setProviderRule, test, uniqueKey } from "./fixtures";
+import { apiClient, publishVersion } from "./support/api";
 
 const TENANT = "e2e";
-const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
 /** EMBED_BATCH_SIZE of the e2e app server (playwright.config.ts). */
 const BATCH_SIZE = 4;
 
-async function publishMarkdown(request: APIRequestContext, key: string, markdown: string, title: string): Promise<{ taskId: string }> {
-  const res = await request.post(`/api/v1/tenants/${TENANT}/documents/${key}/versions`, {
-    headers: AUTH,
-    data: { title, contentType: "text/markdown", content: markdown },
-  });
-  expect(res.status(), await res.text()).toBe(202);
-  const body = await res.json();
-  return { taskId: String(body.taskId) };
+async function publishMarkdown(key: string, markdown: string, title: string): Promise<{ taskId: string }> {
+  const r = await publishVersion(TENANT, key, { title, content: markdown });
+  expect(r.taskId, `publish ${TENANT}/${key} queued no task`).not.toBeNull();
+  return { taskId: String(r.taskId) };
 }
 
-async function getTask(request: APIRequestContext, taskId: string): Promise<Record<string, any>> {
-  const res = await request.get(`/api/v1/tasks/${taskId}`, { headers: AUTH });
-  expect(res.status(), await res.text()).toBe(200);
-  const body = await res.json();
-  return body.task ?? body;
+async function getTask(taskId: string) {
+  return unwrap(apiClient().GET("/api/v1/tasks/{taskId}", { params: { path: { taskId } } }));
 }
 
 /** Searches the tenant from the dashboard's Search page; the first hit must be `key` with `text`. */
@@ -79,7 +73,7 @@ test("a large document: INDEXING with a moving progress bar, then SEARCHABLE and
   try {
     let taskId = "";
     await test.step("publish a document of 60 chunks; the provider answers each batch slowly", async () => {
-      ({ taskId } = await publishMarkdown(page.request, key, lines.join("\n"), title));
+      ({ taskId } = await publishMarkdown(key, lines.join("\n"), title));
     });
 
     await test.step("the documents list shows it INDEXING with a progress bar", async () => {
@@ -142,7 +136,7 @@ test("a large document: INDEXING with a moving progress bar, then SEARCHABLE and
       await expect(page.locator(`[data-testid="task-row"][data-task-id="${taskId}"]`)).toHaveAttribute("data-status", "SUCCEEDED");
       await attachShot(page, "p4-detail-searchable.png");
 
-      const task = await getTask(page.request, taskId);
+      const task = await getTask(taskId);
       expect(task.stats).toMatchObject({ chunksTotal: SECTIONS, chunksReused: 0, batchesSent: Math.ceil(SECTIONS / BATCH_SIZE) });
       expect(await providerRuleHits(page.request, key)).toBe(Math.ceil(SECTIONS / BATCH_SIZE));
     });
@@ -181,7 +175,7 @@ test("provider outage: DEAD with EMBEDDING_PROVIDER_UNAVAILABLE, provider recove
   await setProviderRule(page.request, { match: key, status: 500 });
   try {
     await test.step("publish while the provider answers 500 for this document", async () => {
-      ({ taskId } = await publishMarkdown(page.request, key, markdown, title));
+      ({ taskId } = await publishMarkdown(key, markdown, title));
     });
 
     await test.step("the document page says FAILED with the error code, the task DEAD after every attempt", async () => {
@@ -198,7 +192,7 @@ test("provider outage: DEAD with EMBEDDING_PROVIDER_UNAVAILABLE, provider recove
       await attachShot(page, "f1-document-failed.png");
 
       // Each attempt stopped at its first batch: one provider call per attempt, all answered 500.
-      const task = await getTask(page.request, taskId);
+      const task = await getTask(taskId);
       expect(task.status).toBe("DEAD");
       expect(task.errorCode).toBe(CODE);
       expect(task.attempts).toBe(task.maxAttempts);

@@ -1,29 +1,27 @@
-import type { APIRequestContext, Page } from "@playwright/test";
-import { E2E_TOKEN, expect, shooter, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
-
-const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
+import type { Page } from "@playwright/test";
+import { unwrap, type operations } from "../lib/client";
+import { expect, shooter, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
+import { apiClient, publishVersion, readDocument, type PublishBody } from "./support/api";
 const PASSWORD = "amber-meadow-lantern-73";
 
-async function publish(request: APIRequestContext, tenant: string, key: string, data: Record<string, unknown>): Promise<void> {
-  const res = await request.post(`/api/v1/tenants/${tenant}/documents/${key}/versions`, { headers: ADMIN, data });
-  expect(res.status(), await res.text()).toBeLessThan(300);
+async function publish(tenant: string, key: string, data: PublishBody): Promise<void> {
+  await publishVersion(tenant, key, data);
 }
 
-async function waitSearchable(request: APIRequestContext, tenant: string, key: string): Promise<void> {
+async function waitSearchable(tenant: string, key: string): Promise<void> {
   await expect
     .poll(
       async () => {
-        const res = await request.get(`/api/v1/tenants/${tenant}/documents/${key}`, { headers: ADMIN });
-        return res.ok() ? (await res.json()).state : `HTTP_${res.status()}`;
+        const { doc, status } = await readDocument(tenant, key);
+        return doc ? doc.state : `HTTP_${status}`;
       },
       { timeout: 90_000, intervals: [250, 500, 1000] },
     )
     .toBe("SEARCHABLE");
 }
 
-async function createUser(request: APIRequestContext, body: Record<string, unknown>): Promise<void> {
-  const res = await request.post("/api/v1/admin/users", { headers: ADMIN, data: body });
-  expect(res.status(), await res.text()).toBe(201);
+async function createUser(body: operations["createUser"]["requestBody"]["content"]["application/json"]): Promise<void> {
+  await unwrap(apiClient().POST("/api/v1/admin/users", { body }));
 }
 
 function nav(page: Page) {
@@ -45,24 +43,24 @@ test("a tenant-limited viewer searches only as themselves; an operator searches 
   const hit = (key: string) => page.locator(`[data-testid="search-hit"][data-document-key="${key}"]`);
 
   await test.step("seed: one public document and one only group:hr may read, both searchable", async () => {
-    await publish(page.request, tenant, publicKey, {
+    await publish(tenant, publicKey, {
       title: "Staff handbook",
       contentType: "text/markdown",
       content: `# Staff handbook\n\nThe cafeteria opens at eight; the handbook lists salary bands elsewhere ${nonce}.\n`,
     });
-    await publish(page.request, tenant, hrKey, {
+    await publish(tenant, hrKey, {
       title: "Salary bands",
       contentType: "text/markdown",
       content: `# Salary bands\n\nSalary bands for every role, reviewed by HR each spring ${nonce}.\n`,
       acl: ["group:hr"],
     });
-    await waitSearchable(page.request, tenant, publicKey);
-    await waitSearchable(page.request, tenant, hrKey);
+    await waitSearchable(tenant, publicKey);
+    await waitSearchable(tenant, hrKey);
   });
 
   await test.step("seed: a viewer and an operator, both limited to the tenant, in no groups", async () => {
-    await createUser(page.request, { email: viewer, password: PASSWORD, role: "viewer", tenants: [tenant] });
-    await createUser(page.request, { email: operator, password: PASSWORD, role: "operator", tenants: [tenant] });
+    await createUser({ email: viewer, password: PASSWORD, role: "viewer", tenants: [tenant] });
+    await createUser({ email: operator, password: PASSWORD, role: "operator", tenants: [tenant] });
   });
 
   await test.step("the viewer sees who they are, and no fleet-wide pages", async () => {
