@@ -166,3 +166,40 @@ test("drop a DOCX on the drop zone: it becomes searchable and is found", async (
     await searchFor(page, sentence, key, shot, "03-docx-search.png");
   });
 });
+
+test("a large text file: the progress bar moves with the bytes sent (upload throttled)", async ({ signedIn: page }) => {
+  const key = uniqueKey("e2e-upload-large");
+  const shot = shooter(page);
+  const dialog = await openDialog(page);
+  const line = "Porcupines rehearse quiet sonatas in the greenhouse after midnight.\n";
+  const text = line.repeat(Math.ceil((400 * 1024) / line.length));
+  await dialog.getByTestId("file-input").setInputFiles({ name: `${key}.txt`, mimeType: "text/plain", buffer: Buffer.from(text) });
+  await expect(dialog.getByLabel("Key", { exact: true })).toHaveValue(key);
+  await expect(dialog.getByTestId("file-preview")).toContainText("Porcupines rehearse");
+  await expect(dialog.getByText("Preview (start of the file)")).toBeVisible();
+
+  // Chromium's network emulation throttles the request body, so the upload takes a few seconds.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 128 * 1024 });
+  try {
+    await dialog.getByRole("button", { name: "Publish", exact: true }).click();
+    const bar = dialog.getByRole("progressbar", { name: "Upload progress" });
+    const seen = new Set<number>();
+    await expect
+      .poll(
+        async () => {
+          const v = Number((await bar.getAttribute("aria-valuenow", { timeout: 1_000 }).catch(() => null)) ?? -1);
+          if (v >= 0) seen.add(v);
+          return [...seen].some((n) => n > 0 && n < 100);
+        },
+        { timeout: 20_000, intervals: [100] },
+      )
+      .toBe(true);
+    await shot("01-large-upload-moving.png");
+    await expect(dialog).toBeHidden({ timeout: 60_000 });
+  } finally {
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  }
+  await expect(page.getByTestId("toast").filter({ hasText: key })).toBeVisible();
+});
