@@ -203,3 +203,18 @@ test("a large text file: the progress bar moves with the bytes sent (upload thro
   }
   await expect(page.getByTestId("toast").filter({ hasText: key })).toBeVisible();
 });
+
+test("a file over the server's content limit: the dialog shows the API's CONTENT_TOO_LARGE", async ({ signedIn: page }) => {
+  const key = uniqueKey("e2e-upload-too-large");
+  const dialog = await openDialog(page);
+  // The e2e server keeps the default MAX_CONTENT_BYTES (10 MiB); the dashboard is not told it.
+  const buffer = Buffer.alloc(10 * 1024 * 1024 + 1, "a");
+  await dialog.getByTestId("file-input").setInputFiles({ name: `${key}.txt`, mimeType: "text/plain", buffer });
+  await expect(dialog.getByTestId("file-size")).toHaveText("10 MB");
+  await dialog.getByRole("button", { name: "Publish", exact: true }).click();
+  const error = dialog.getByTestId("publish-error");
+  await expect(error).toContainText("CONTENT_TOO_LARGE", { timeout: 30_000 });
+  await expect(dialog.getByRole("button", { name: "Publish", exact: true })).toBeEnabled();
+  await expect(dialog.getByTestId("upload-progress")).toHaveCount(0);
+  await shooter(page)("01-too-large.png");
+});
