@@ -214,6 +214,7 @@ test("a file over the server's content limit: the dialog shows the API's CONTENT
   await dialog.getByRole("button", { name: "Publish", exact: true }).click();
   const error = dialog.getByTestId("publish-error");
   await expect(error).toContainText("CONTENT_TOO_LARGE", { timeout: 30_000 });
+  await expect(error).toBeInViewport();
   await expect(dialog.getByRole("button", { name: "Publish", exact: true })).toBeEnabled();
   await expect(dialog.getByTestId("upload-progress")).toHaveCount(0);
   await shooter(page)("01-too-large.png");

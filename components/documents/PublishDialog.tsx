@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { KEY_PATTERN, TENANT_PATTERN } from "@/lib/domain/constants";
 import { documentHref, errorText, isApiError, splitList } from "@/lib/ui/api";
 import { usePublish } from "@/lib/ui/hooks";
@@ -107,6 +107,11 @@ function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: 
   const [chosen, setChosen] = useState<ChosenFile | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
+  const formErrorRef = useRef<HTMLDivElement>(null);
+  // With a file's preview open the error box sits below the fold of the dialog's scrolling body.
+  useEffect(() => {
+    if (formError) formErrorRef.current?.scrollIntoView({ block: "nearest" });
+  }, [formError]);
   const id = useId();
   const fid = (n: FieldName) => `${id}-${n}`;
 
@@ -361,7 +366,7 @@ function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: 
         </div>
 
         {formError ? (
-          <div className="form-error" role="alert" data-testid="publish-error">
+          <div ref={formErrorRef} className="form-error" role="alert" data-testid="publish-error">
             {formError.code ? <code className="code-chip code-chip--danger">{formError.code}</code> : null} {formError.message}
           </div>
         ) : null}
