@@ -1,34 +1,34 @@
 import AxeBuilder from "@axe-core/playwright";
-import type { APIRequestContext, Page } from "@playwright/test";
-import { E2E_TOKEN, expect, saveScreenshot, signIn, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { unwrap, type Schemas } from "../lib/client";
+import { expect, saveScreenshot, signIn, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
+import { apiClient, publishVersion, readDocument, type PublishBody } from "./support/api";
 
 const TENANT = "e2e";
-const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 /** base64("not a pdf"): declared as a PDF, it fails parsing (PARSE_ERROR) and its task goes DEAD. */
 const NOT_A_PDF = "bm90IGEgcGRm";
 
 type Finding = { page: string; id: string; impact: string; help: string; helpUrl: string; targets: string[] };
 
-async function publish(request: APIRequestContext, key: string, data: Record<string, unknown>): Promise<void> {
-  const res = await request.post(`/api/v1/tenants/${TENANT}/documents/${key}/versions`, { headers: ADMIN, data });
-  expect(res.status(), await res.text()).toBeLessThan(300);
+async function publish(key: string, data: PublishBody): Promise<void> {
+  await publishVersion(TENANT, key, data);
 }
 
-async function waitForState(request: APIRequestContext, key: string, state: string): Promise<Record<string, unknown>> {
-  let doc: Record<string, unknown> = {};
+async function waitForState(key: string, state: string): Promise<Schemas["DocumentDetail"]> {
+  const seen: { doc?: Schemas["DocumentDetail"] } = {};
   await expect
     .poll(
       async () => {
-        const res = await request.get(`/api/v1/tenants/${TENANT}/documents/${key}`, { headers: ADMIN });
-        if (!res.ok()) return `HTTP_${res.status()}`;
-        doc = await res.json();
-        return doc.state;
+        const r = await readDocument(TENANT, key);
+        if (!r.doc) return `HTTP_${r.status}`;
+        seen.doc = r.doc;
+        return r.doc.state;
       },
       { timeout: 90_000, intervals: [250, 500, 1000] },
     )
     .toBe(state);
-  return doc;
+  return seen.doc!;
 }
 
 /** Waits until the page has its content (no loading skeletons, no busy regions). */
@@ -104,12 +104,11 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
 
   let taskId = "";
   await test.step("seed one searchable and one failing document", async () => {
-    await publish(page.request, goodKey, { title: "Accessible notes", contentType: "text/markdown", content: `# Accessible notes\n\n## Birds\n\n${sentence}\n` });
-    await publish(page.request, badKey, { title: "Broken scan", contentType: "application/pdf", contentEncoding: "base64", content: NOT_A_PDF });
-    await waitForState(page.request, goodKey, "SEARCHABLE");
-    const bad = await waitForState(page.request, badKey, "FAILED");
-    const tasks = (bad.tasks ?? []) as { taskId: string | number; status: string }[];
-    taskId = String(tasks[0]?.taskId ?? "");
+    await publish(goodKey, { title: "Accessible notes", contentType: "text/markdown", content: `# Accessible notes\n\n## Birds\n\n${sentence}\n` });
+    await publish(badKey, { title: "Broken scan", contentType: "application/pdf", contentEncoding: "base64", content: NOT_A_PDF });
+    await waitForState(goodKey, "SEARCHABLE");
+    const bad = await waitForState(badKey, "FAILED");
+    taskId = String(bad.tasks[0]?.taskId ?? "");
     expect(taskId).not.toBe("");
     await signIn(page);
   });
@@ -162,14 +161,13 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
 
   await test.step("document pinned by a rollback: pin note, then the unpin dialog open", async () => {
     const pinKey = uniqueKey("e2e-a11y-pin");
-    await publish(page.request, pinKey, { title: "Pinned notes", contentType: "text/markdown", content: "# Pinned notes\n\nFirst edition.\n" });
-    await waitForState(page.request, pinKey, "SEARCHABLE");
-    await publish(page.request, pinKey, { title: "Pinned notes", contentType: "text/markdown", content: "# Pinned notes\n\nSecond edition.\n" });
+    await publish(pinKey, { title: "Pinned notes", contentType: "text/markdown", content: "# Pinned notes\n\nFirst edition.\n" });
+    await waitForState(pinKey, "SEARCHABLE");
+    await publish(pinKey, { title: "Pinned notes", contentType: "text/markdown", content: "# Pinned notes\n\nSecond edition.\n" });
     await expect
-      .poll(async () => (await waitForState(page.request, pinKey, "SEARCHABLE")).searchVersion, { timeout: 90_000, intervals: [250, 500, 1000] })
+      .poll(async () => (await waitForState(pinKey, "SEARCHABLE")).searchVersion, { timeout: 90_000, intervals: [250, 500, 1000] })
       .toBe(2);
-    const res = await page.request.post(`/api/v1/tenants/${TENANT}/documents/${pinKey}/rollback`, { headers: ADMIN, data: { toVersion: 1, reason: "accessibility check" } });
-    expect(res.status(), await res.text()).toBe(200);
+    await unwrap(apiClient().POST("/api/v1/tenants/{tenant}/documents/{key}/rollback", { params: { path: { tenant: TENANT, key: pinKey } }, body: { toVersion: 1, reason: "accessibility check" } }));
     await visit("document-pinned", `/documents/${TENANT}/${pinKey}`, "Pinned notes");
     await expect(page.getByTestId("pin-note")).toBeVisible();
     await page.getByTestId("action-unpin").click();
@@ -183,8 +181,8 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
     await expect
       .poll(
         async () => {
-          const res = await page.request.get("/api/v1/overview", { headers: ADMIN });
-          return res.ok() ? ((await res.json()).history?.length ?? 0) : 0;
+          const { data } = await apiClient().GET("/api/v1/overview");
+          return data?.history?.length ?? 0;
         },
         { timeout: 150_000, intervals: [2_000, 5_000] },
       )
@@ -200,8 +198,7 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
   await test.step("a tenant-limited viewer: own search, a refused widening, and the fleet-only Workers page", async () => {
     const email = `${uniqueKey("e2e-a11y-viewer")}@example.com`;
     const password = "lichen-harbour-compass-29";
-    const res = await page.request.post("/api/v1/admin/users", { headers: ADMIN, data: { email, password, role: "viewer", tenants: [TENANT] } });
-    expect(res.status(), await res.text()).toBe(201);
+    await unwrap(apiClient().POST("/api/v1/admin/users", { body: { email, password, role: "viewer", tenants: [TENANT] } }));
     await signOut(page);
     await signInWithPassword(page, email, password);
     await settled(page);

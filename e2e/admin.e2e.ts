@@ -1,8 +1,8 @@
 import type { Page } from "@playwright/test";
-import { E2E_TOKEN, expect, shooter, signIn, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
+import { expect, shooter, signIn, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
+import { createUser, publishVersion, type CreateUserBody } from "./support/api";
 
 const TENANT = "e2e";
-const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
 
 async function openAdmin(page: Page): Promise<void> {
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin", exact: true }).click();
@@ -17,11 +17,7 @@ test("admin creates a viewer token in the UI; signed in with it, the viewer can 
   let secret = "";
 
   await test.step("publish a document with the admin token", async () => {
-    const res = await page.request.post(`/api/v1/tenants/${TENANT}/documents/${key}/versions`, {
-      headers: ADMIN,
-      data: { title: "Viewer check", contentType: "text/markdown", content: "# Viewer check\n\nOnly admins and maintainers may change this.\n" },
-    });
-    expect(res.status(), await res.text()).toBeLessThan(300);
+    await publishVersion(TENANT, key, { title: "Viewer check", content: "# Viewer check\n\nOnly admins and maintainers may change this.\n" });
   });
 
   await test.step("open Admin from the navigation", async () => {
@@ -363,13 +359,11 @@ test("person's tokens act as a chosen user; application tokens carry capabilitie
   const appToken = uniqueKey("search-backend");
 
   await test.step("seed: a viewer in tenant e2e with group hr, and an admin limited to tenant e2e", async () => {
-    for (const data of [
+    const users: CreateUserBody[] = [
       { email: person, password, role: "viewer", tenants: [TENANT], groups: ["hr"] },
       { email: limitedAdmin, password, role: "admin", tenants: [TENANT] },
-    ]) {
-      const res = await page.request.post("/api/v1/admin/users", { headers: ADMIN, data });
-      expect(res.status(), await res.text()).toBe(201);
-    }
+    ];
+    for (const body of users) await createUser(body);
   });
 
   await test.step("a person's token: the user is chosen, role and tenants never exceed theirs, no capabilities", async () => {

@@ -1,8 +1,8 @@
 import type { Page } from "@playwright/test";
-import { attachShot, E2E_TOKEN, expect, shooter, signIn, signOut, test, uniqueKey } from "./fixtures";
+import { unwrap } from "../lib/client";
+import { attachShot, expect, shooter, signIn, signOut, test, uniqueKey } from "./fixtures";
+import { apiClient } from "./support/api";
 import { FAKE_OIDC } from "./services/settings";
-
-const ADMIN = { authorization: `Bearer ${E2E_TOKEN}` };
 
 /** From our sign-in page (opened with next=/tasks unless already there) through the provider's page and back. */
 async function ssoSignIn(page: Page, email: string): Promise<void> {
@@ -19,8 +19,7 @@ test("single sign-on: a person an admin added comes in through the provider; an 
   const email = `${uniqueKey("sso")}@corp.example`;
 
   await test.step("an admin adds the person as an SSO-only operator", async () => {
-    const res = await page.request.post("/api/v1/admin/users", { headers: ADMIN, data: { email, role: "operator", tenants: ["*"] } });
-    expect(res.status(), await res.text()).toBe(201);
+    await unwrap(apiClient().POST("/api/v1/admin/users", { body: { email, role: "operator", tenants: ["*"] } }));
   });
 
   await test.step("they sign in through the provider and land on the page they asked for", async () => {

@@ -1,15 +1,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import AxeBuilder from "@axe-core/playwright";
-import type { APIRequestContext } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
-import { E2E_TOKEN, expect, saveScreenshot, shooter, test, uniqueKey } from "./fixtures";
+import { unwrap } from "../lib/client";
+import { expect, saveScreenshot, shooter, test, uniqueKey } from "./fixtures";
+import { apiClient, publishVersion } from "./support/api";
 
 // A webhook delivered, failed and redelivered, against a receiver this spec runs on the machine:
 // a plain node http server that answers 204 or 500 as the journey needs and checks every
 // request's signature with the standardwebhooks library and the secret the dashboard showed once.
-
-const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
 
 type Hit = { id: string; type: string; key: string | undefined; verified: boolean; status: number };
 
@@ -41,12 +40,8 @@ function receiver() {
   return { hits, state, server };
 }
 
-async function publish(request: APIRequestContext, tenant: string, key: string) {
-  const res = await request.post(`/api/v1/tenants/${tenant}/documents/${key}/versions`, {
-    headers: AUTH,
-    data: { title: key, contentType: "text/markdown", content: `# ${key}\n\nWebhooks tell other systems when ${key} is searchable.\n` },
-  });
-  expect(res.status(), await res.text()).toBeLessThan(300);
+async function publish(tenant: string, key: string) {
+  await publishVersion(tenant, key, { content: `# ${key}\n\nWebhooks tell other systems when ${key} is searchable.\n` });
 }
 
 test("webhooks: an endpoint added in the dashboard gets a signed delivery, a failed one goes DEAD, Redeliver sends it again", async ({ signedIn: page }) => {
@@ -93,7 +88,7 @@ test("webhooks: an endpoint added in the dashboard gets a signed delivery, a fai
     const row = (key: string) => log.getByTestId("webhook-delivery-row").filter({ hasText: key });
 
     await test.step("a document becomes searchable: delivered, signed", async () => {
-      await publish(page.request, tenant, "delivered-doc");
+      await publish(tenant, "delivered-doc");
       await expect(row("delivered-doc").getByTestId("webhook-delivery-status")).toHaveText("delivered", { timeout: 90_000 });
       await expect(row("delivered-doc").getByTestId("webhook-delivery-response")).toHaveText("204");
       expect(r.hits.filter((h) => h.key === "delivered-doc")).toEqual([expect.objectContaining({ type: "document.searchable", verified: true, status: 204 })]);
@@ -102,7 +97,7 @@ test("webhooks: an endpoint added in the dashboard gets a signed delivery, a fai
 
     await test.step("the receiver fails: retried with backoff, then DEAD", async () => {
       r.state.failing = true;
-      await publish(page.request, tenant, "failed-doc");
+      await publish(tenant, "failed-doc");
       await expect(row("failed-doc").getByTestId("webhook-delivery-status")).toHaveText("dead", { timeout: 90_000 });
       await expect(row("failed-doc").getByTestId("webhook-delivery-attempts")).toHaveText("3");
       await expect(row("failed-doc").getByTestId("webhook-delivery-response")).toHaveText("500");
@@ -136,8 +131,7 @@ test("webhooks: an endpoint added in the dashboard gets a signed delivery, a fai
     });
 
     await test.step("the redelivery is in the audit log", async () => {
-      const res = await page.request.get("/api/v1/audit?limit=20", { headers: AUTH });
-      const items = (await res.json()).items as { action: string; tenant: string | null }[];
+      const { items } = await unwrap(apiClient().GET("/api/v1/audit", { params: { query: { limit: 20 } } }));
       expect(items.some((i) => i.action === "webhook.redeliver" && i.tenant === tenant)).toBe(true);
     });
   } finally {

@@ -51,3 +51,10 @@ export async function readDocument(tenant: string, key: string, token?: string) 
   const { data, response } = await apiClient(token).GET("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key } } });
   return { doc: response.ok && data ? data : null, status: response.status };
 }
+
+export type CreateUserBody = operations["createUser"]["requestBody"]["content"]["application/json"];
+
+/** Creates a dashboard user (POST /api/v1/admin/users, 201). */
+export async function createUser(body: CreateUserBody, token?: string) {
+  return unwrap(apiClient(token).POST("/api/v1/admin/users", { body }));
+}
