@@ -39,11 +39,19 @@ async function problems(): Promise<string[]> {
     if (n !== d.n) out.push(`task ${d.task_id}: ${d.n} deaths on its timeline, ${n} task.dead events`);
   }
   // document.failed only beside the task.dead of the same task, in the same transaction, or for
-  // a cancelled task (an operator stopped it: no task.dead).
-  const cancelled = new Set((await t.pool.query<{ task_id: string }>(`SELECT task_id::text FROM index_tasks WHERE status = 'CANCELLED'`)).rows.map((r) => r.task_id));
+  // a cancelled task (an operator stopped it: no task.dead). A cancelled task may since have been
+  // retried, so its timeline, not its status, says whether it was cancelled.
+  const cancelled = (await t.pool.query<{ task_id: string; n: number }>(
+    `SELECT task_id::text, count(*)::int AS n FROM task_events WHERE kind = 'OPERATOR_CANCEL' GROUP BY task_id`,
+  )).rows;
+  for (const c of cancelled) {
+    const n = events.filter((e) => e.type === "document.failed" && e.data.cancelled === true && e.data.taskId === c.task_id).length;
+    if (n > c.n) out.push(`task ${c.task_id}: cancelled ${c.n} time(s), ${n} document.failed events for it`);
+  }
+  const everCancelled = new Set(cancelled.map((c) => c.task_id));
   for (const e of events.filter((x) => x.type === "document.failed")) {
     if (e.data.cancelled === true) {
-      if (!cancelled.has(String(e.data.taskId))) out.push(`document.failed #${e.id} says task ${e.data.taskId} was cancelled; it is not CANCELLED`);
+      if (!everCancelled.has(String(e.data.taskId))) out.push(`document.failed #${e.id} says task ${e.data.taskId} was cancelled; its timeline has no OPERATOR_CANCEL`);
       continue;
     }
     const prev = byId.get(e.id - 1);
