@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createHash, randomUUID } from "node:crypto";
-import { createTestDb, type TestDb } from "../helpers/db";
+import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
 import { taskRow } from "../helpers/seed";
 import { claim } from "../../lib/queue/engine";
 import { claimTasks } from "../../lib/queue/sql";
@@ -178,7 +178,9 @@ describe("cancel", () => {
   });
 });
 
-describe("cancel interleavings", () => {
+// Concurrent transactions that must queue behind each other's row locks: the embedded database runs
+// one transaction at a time across all connections, so these need the real server.
+describe.runIf(onRealPostgres)("cancel interleavings", () => {
   it("vs claim: a claim committed first makes the cancel 409; a cancel committed first leaves nothing to claim", async () => {
     const a = await publish("ca", "c1");
     // The claim holds the row (in flight); the cancel waits on it, then re-reads RUNNING.
