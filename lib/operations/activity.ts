@@ -1,45 +1,21 @@
 import "server-only";
 import type pg from "pg";
-import { prisma, Prisma } from "../db/repository";
-import { ACTIVITY_RANGES, OUTCOMES, type ActivityRange, type Outcome } from "./range";
-import type { SnapshotRow } from "./repository";
-
-type BucketRow = { bucket: Date; status: Outcome; n: number };
-type NowRow = { now: Date };
+import { ACTIVITY_RANGES, type ActivityRange, type Outcome } from "./range";
+import { activityRows } from "./repository";
 
 export type ThroughputPoint = { at: string } & Record<Outcome, number>;
 
 /**
  * Tasks finished per minute by outcome over a range, and (for all-tenant callers) the backlog
- * history over the same range. Buckets are aligned to the bucket size on the database clock, and
- * empty buckets are filled with zeros so a quiet period shows as zero, not as a gap a line
- * would bridge. A tenant-limited caller's throughput counts its tenants' tasks only; the backlog
- * history is fleet-wide, so it gets none (as on the overview).
- *
- * Cost: tasks are found by finished_at, which no index covers, so this reads the task table once
- * per call; the page asks every 30 s, not at the overview's 5 s.
+ * history over the same range. Empty buckets are filled with zeros so a quiet period shows as
+ * zero, not as a gap a line would bridge. A tenant-limited caller's throughput counts its
+ * tenants' tasks only; the backlog history is fleet-wide, so it gets none (as on the overview).
+ * The reads, and what they cost, are activityRows' in ./repository.ts.
  */
 export async function activity(pool: pg.Pool, opts: { range: ActivityRange; tenants: string[] | null }) {
-  const db = prisma(pool);
   const r = ACTIVITY_RANGES[opts.range];
   const fleet = opts.tenants === null;
-  const bin = Prisma.sql`date_bin(make_interval(secs => ${r.bucketSeconds}::double precision), finished_at, TIMESTAMPTZ '2000-01-01 00:00:00+00')`;
-  const [[{ now }], buckets, history] = await Promise.all([
-    db.$queryRaw<NowRow[]>`SELECT now() AS now`,
-    db.$queryRaw<BucketRow[]>`SELECT ${bin} AS bucket, status, count(*)::int AS n
-        FROM index_tasks
-       WHERE finished_at > now() - make_interval(secs => ${r.seconds}::double precision)
-         AND status = ANY(${[...OUTCOMES]}::text[])
-         AND (${opts.tenants}::text[] IS NULL OR tenant_id = ANY(${opts.tenants}::text[]))
-       GROUP BY 1, 2`,
-    fleet
-      ? db.$queryRaw<SnapshotRow[]>`SELECT DISTINCT ON (b) taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds
-          FROM (SELECT s.*, date_bin(make_interval(secs => ${historyStep(opts.range)}::double precision), taken_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS b
-                  FROM backlog_snapshots s
-                 WHERE taken_at > now() - make_interval(secs => ${r.seconds}::double precision)) w
-         ORDER BY b, taken_at DESC`
-      : ([] as SnapshotRow[]),
-  ]);
+  const { now, buckets, history } = await activityRows(pool, { seconds: r.seconds, bucketSeconds: r.bucketSeconds, historyStepSeconds: historyStep(opts.range), tenants: opts.tenants });
 
   const step = r.bucketSeconds * 1000;
   const end = Math.floor(now.getTime() / step) * step;

@@ -8,6 +8,7 @@ import { latestPass } from "../reconcile/overview";
 import { ApiError } from "../http/errors";
 import { writeAudit } from "../audit/repository";
 import { CANCELLABLE_STATUSES, REVIVABLE_STATUSES } from "../domain/constants";
+import { OUTCOMES, type Outcome } from "./range";
 
 // Tasks, the fleet overview and workers for the dashboard, the operator actions on tasks (retry,
 // bulk retry, force-done, cancel) and on the queue (pause, resume). Model queries where a read is
@@ -272,6 +273,39 @@ export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; hear
     })),
     reconciler,
   };
+}
+
+type ThroughputRow = { bucket: Date; status: Outcome; n: number };
+
+/**
+ * The rows behind the overview's activity range (lib/operations/activity.ts shapes them): the
+ * database clock, finished tasks counted per bucket and outcome, and for all-tenant callers the
+ * newest backlog snapshot per history step. Buckets are aligned to their size on the database
+ * clock, so the caller can lay out empty ones on the same grid.
+ *
+ * Cost: tasks are found by finished_at, which no index covers, so this reads the task table once
+ * per call; the page asks every 30 s, not at the overview's 5 s.
+ */
+export async function activityRows(pool: pg.Pool, opts: { seconds: number; bucketSeconds: number; historyStepSeconds: number; tenants: string[] | null }) {
+  const db = prisma(pool);
+  const bin = Prisma.sql`date_bin(make_interval(secs => ${opts.bucketSeconds}::double precision), finished_at, TIMESTAMPTZ '2000-01-01 00:00:00+00')`;
+  const [[{ now }], buckets, history] = await Promise.all([
+    db.$queryRaw<{ now: Date }[]>`SELECT now() AS now`,
+    db.$queryRaw<ThroughputRow[]>`SELECT ${bin} AS bucket, status, count(*)::int AS n
+        FROM index_tasks
+       WHERE finished_at > now() - make_interval(secs => ${opts.seconds}::double precision)
+         AND status = ANY(${[...OUTCOMES]}::text[])
+         AND (${opts.tenants}::text[] IS NULL OR tenant_id = ANY(${opts.tenants}::text[]))
+       GROUP BY 1, 2`,
+    opts.tenants === null
+      ? db.$queryRaw<SnapshotRow[]>`SELECT DISTINCT ON (b) taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds
+          FROM (SELECT s.*, date_bin(make_interval(secs => ${opts.historyStepSeconds}::double precision), taken_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS b
+                  FROM backlog_snapshots s
+                 WHERE taken_at > now() - make_interval(secs => ${opts.seconds}::double precision)) w
+         ORDER BY b, taken_at DESC`
+      : ([] as SnapshotRow[]),
+  ]);
+  return { now, buckets, history };
 }
 
 /** Live workers first, then those stopped or silent in the last 24 hours ("live" is by the database clock). */
