@@ -8,7 +8,7 @@ import { ActionForm, ReasonField, useDialogClose, useReason } from "../ActionFor
 import { Dialog } from "../Dialog";
 import { useCan } from "../PrincipalContext";
 import { useToast } from "../Toast";
-import type { TaskRef } from "./TaskActionDialogs";
+import { describeTask, type TaskRef } from "./TaskActionDialogs";
 
 type CancelRef = TaskRef & { taskType: string; status: string };
 
@@ -59,14 +59,12 @@ function CancelForm({ task, mutation, onClose }: { task: CancelRef; mutation: Re
   const toast = useToast();
   const { reason, check, field } = useReason(`${useId()}-reason`, true);
   const v = formatVersion(task.versionNumber);
-  const doc = task.documentKey ? ` of ${task.documentKey}` : "";
   return (
     <ActionForm
       effect={
         <>
           <p>
-            Task #{task.taskId} ({task.taskType} {v}
-            {doc}) ends <strong>CANCELLED</strong> before any worker takes it. {v} is <strong>not</strong> indexed: the document
+            Task {describeTask(task, task.taskType)} ends <strong>CANCELLED</strong> before any worker takes it. {v} is <strong>not</strong> indexed: the document
             reads <em>Failed</em> with your reason until someone retries the task, reindexes or publishes again.
           </p>
           <p className="effect__warn">A worker that claimed it a moment ago wins: then the cancel is refused and nothing changes.</p>

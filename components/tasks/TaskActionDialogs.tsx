@@ -18,9 +18,13 @@ export type TaskRef = {
 
 type Props = { task: TaskRef; open: boolean; onClose: () => void };
 
-function describe(task: TaskRef): string {
+/**
+ * "#12 (v3 of handbook)", or "#12 (INDEX v3 of handbook)" given the task type: the task as every
+ * action dialog's effect names it, after a "task" or "Task" that fits the sentence.
+ */
+export function describeTask(task: TaskRef, taskType?: string): string {
   const doc = task.documentKey ? ` of ${task.documentKey}` : "";
-  return `task #${task.taskId} (${formatVersion(task.versionNumber)}${doc})`;
+  return `#${task.taskId} (${taskType ? `${taskType} ` : ""}${formatVersion(task.versionNumber)}${doc})`;
 }
 
 export function RetryTaskDialog({ task, open, onClose }: Props) {
@@ -41,7 +45,7 @@ function RetryForm({ task, mutation, onClose }: { task: TaskRef; mutation: Retur
     <ActionForm
       effect={
         <p>
-          Puts {describe(task)} back to <strong>PENDING</strong> with a fresh attempt budget. A worker picks it up at once
+          Puts task {describeTask(task)} back to <strong>PENDING</strong> with a fresh attempt budget. A worker picks it up at once
           {task.errorCode ? (
             <>
               ; if the cause (<code className="code-chip code-chip--danger">{task.errorCode}</code>) is still there it fails again
@@ -98,7 +102,7 @@ function ForceDoneForm({ task, mutation, onClose }: { task: TaskRef; mutation: R
       effect={
         <>
           <p>
-            Stops retrying {describe(task)}. The task ends <strong>RESOLVED</strong>; {formatVersion(task.versionNumber)} is{" "}
+            Stops retrying task {describeTask(task)}. The task ends <strong>RESOLVED</strong>; {formatVersion(task.versionNumber)} is{" "}
             <strong>not</strong> indexed and search keeps serving whatever version it serves now.
           </p>
           <p className="effect__warn">
