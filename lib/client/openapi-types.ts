@@ -1107,24 +1107,11 @@ export type components = {
         };
         Task: {
             taskId: string;
-            tenant: string;
-            documentKey: string;
             versionNumber: number;
             taskType: components["schemas"]["TaskType"];
             status: components["schemas"]["TaskStatus"];
             attempts: number;
             maxAttempts: number;
-            leaseOwner: string | null;
-            /**
-             * Format: date-time
-             * @description An instant, ISO 8601 in UTC.
-             */
-            leaseUntil: string | null;
-            /**
-             * Format: date-time
-             * @description An instant, ISO 8601 in UTC.
-             */
-            nextAttemptAt: string | null;
             errorCode: string | null;
             errorMessage: string | null;
             /** @description Chunks embedded of the total while a task runs; null otherwise. */
@@ -1138,6 +1125,12 @@ export type components = {
                 chunksReused: number | null;
                 batchesSent: number | null;
             } | null;
+            leaseOwner: string | null;
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC.
+             */
+            nextAttemptAt: string | null;
             /**
              * Format: date-time
              * @description An instant, ISO 8601 in UTC.
@@ -1152,12 +1145,19 @@ export type components = {
              * Format: date-time
              * @description An instant, ISO 8601 in UTC.
              */
-            startedAt: string | null;
+            finishedAt: string | null;
+            tenant: string;
+            documentKey: string;
             /**
              * Format: date-time
              * @description An instant, ISO 8601 in UTC.
              */
-            finishedAt: string | null;
+            leaseUntil: string | null;
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC.
+             */
+            startedAt: string | null;
             /** @description The pause that keeps this task from being claimed; null when none does (or the task is not waiting). */
             paused: {
                 /** @description "tenant <id>" or "task type <type>" */
@@ -1193,24 +1193,11 @@ export type components = {
         };
         TaskDetail: {
             taskId: string;
-            tenant: string;
-            documentKey: string;
             versionNumber: number;
             taskType: components["schemas"]["TaskType"];
             status: components["schemas"]["TaskStatus"];
             attempts: number;
             maxAttempts: number;
-            leaseOwner: string | null;
-            /**
-             * Format: date-time
-             * @description An instant, ISO 8601 in UTC.
-             */
-            leaseUntil: string | null;
-            /**
-             * Format: date-time
-             * @description An instant, ISO 8601 in UTC.
-             */
-            nextAttemptAt: string | null;
             errorCode: string | null;
             errorMessage: string | null;
             /** @description Chunks embedded of the total while a task runs; null otherwise. */
@@ -1224,6 +1211,12 @@ export type components = {
                 chunksReused: number | null;
                 batchesSent: number | null;
             } | null;
+            leaseOwner: string | null;
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC.
+             */
+            nextAttemptAt: string | null;
             /**
              * Format: date-time
              * @description An instant, ISO 8601 in UTC.
@@ -1238,12 +1231,19 @@ export type components = {
              * Format: date-time
              * @description An instant, ISO 8601 in UTC.
              */
-            startedAt: string | null;
+            finishedAt: string | null;
+            tenant: string;
+            documentKey: string;
             /**
              * Format: date-time
              * @description An instant, ISO 8601 in UTC.
              */
-            finishedAt: string | null;
+            leaseUntil: string | null;
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC.
+             */
+            startedAt: string | null;
             /** @description The pause that keeps this task from being claimed; null when none does (or the task is not waiting). */
             paused: {
                 /** @description "tenant <id>" or "task type <type>" */

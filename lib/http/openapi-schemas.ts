@@ -65,25 +65,30 @@ const documentVersion = z
   })
   .meta({ id: "DocumentVersion" });
 
-const documentTask = z
-  .strictObject({
-    taskId: bigintId,
-    versionNumber: z.int().min(0),
-    taskType,
-    status: taskStatus,
-    attempts: count,
-    maxAttempts: count,
-    errorCode: z.string().nullable(),
-    errorMessage: z.string().nullable(),
-    progress,
-    stats: taskStats,
-    leaseOwner: z.string().nullable(),
-    nextAttemptAt: nullableInstant,
-    createdAt: instant,
-    updatedAt: instant,
-    finishedAt: nullableInstant,
-  })
-  .meta({ id: "DocumentTask" });
+/**
+ * What every task answer says, in the document's task list and in the task list alike; the task
+ * list's items (and a task's page) add where the task stands outside its document. Not a
+ * component of its own: DocumentTask and Task stay two flat objects in the generated document.
+ */
+const taskBase = z.strictObject({
+  taskId: bigintId,
+  versionNumber: z.int().min(0),
+  taskType,
+  status: taskStatus,
+  attempts: count,
+  maxAttempts: count,
+  errorCode: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  progress,
+  stats: taskStats,
+  leaseOwner: z.string().nullable(),
+  nextAttemptAt: nullableInstant,
+  createdAt: instant,
+  updatedAt: instant,
+  finishedAt: nullableInstant,
+});
+
+const documentTask = taskBase.meta({ id: "DocumentTask" });
 
 const indexVersion = z
   .strictObject({
@@ -143,27 +148,12 @@ export const searchResult = z
   })
   .meta({ id: "SearchResult" });
 
-const opsTask = z
-  .strictObject({
-    taskId: bigintId,
+const opsTask = taskBase
+  .extend({
     tenant: z.string(),
     documentKey: z.string(),
-    versionNumber: z.int().min(0),
-    taskType,
-    status: taskStatus,
-    attempts: count,
-    maxAttempts: count,
-    leaseOwner: z.string().nullable(),
     leaseUntil: nullableInstant,
-    nextAttemptAt: nullableInstant,
-    errorCode: z.string().nullable(),
-    errorMessage: z.string().nullable(),
-    progress,
-    stats: taskStats,
-    createdAt: instant,
-    updatedAt: instant,
     startedAt: nullableInstant,
-    finishedAt: nullableInstant,
     paused: z
       .strictObject({ target: z.string().meta({ description: "\"tenant <id>\" or \"task type <type>\"" }), by: z.string(), reason: z.string(), since: instant })
       .nullable()
