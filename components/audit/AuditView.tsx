@@ -9,7 +9,8 @@ import { useSearchParamsPatch, useTenants } from "@/lib/ui/hooks";
 import { useAuditFiltered } from "@/lib/ui/operator";
 import { REQUIRED_ROLE } from "@/lib/ui/roles";
 import type { AuditEntry } from "@/lib/ui/schemas";
-import { ListStatus, LoadMoreFooter, QueryStates, TenantFilter } from "../ListFrame";
+import { FilterBar, FilterField, FilterSelect, TenantFilter } from "../FilterBar";
+import { ListStatus, LoadMoreFooter, QueryStates } from "../ListFrame";
 import { useCan, useViewer } from "../PrincipalContext";
 import { RelativeTime } from "../RelativeTime";
 import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";
@@ -80,7 +81,7 @@ export function AuditView() {
   const tenants = useTenants();
   const audit = useAuditFiltered(filters, allowed && !rangeInvalid);
   const items = audit.data?.pages.flatMap((p) => p.items) ?? [];
-  const ids = { actor: useId(), action: useId(), tenant: useId(), from: useId(), to: useId(), rangeError: useId() };
+  const ids = { actor: useId(), from: useId(), to: useId(), rangeError: useId() };
 
   function clearFilters() {
     window.clearTimeout(pending.current ?? undefined);
@@ -122,11 +123,8 @@ export function AuditView() {
           </EmptyState>
         ) : (
           <>
-            <form className="toolbar" role="search" aria-label="Filter the audit log" onSubmit={(e) => e.preventDefault()} data-testid="audit-filters">
-              <div className="field field--inline">
-                <label htmlFor={ids.actor} className="field__label">
-                  Actor
-                </label>
+            <FilterBar label="Filter the audit log" filtered={filtered} onClear={clearFilters} testId="audit-filters" clearTestId="audit-filters-clear">
+              <FilterField id={ids.actor} label="Actor">
                 <input
                   id={ids.actor}
                   type="search"
@@ -138,31 +136,22 @@ export function AuditView() {
                   spellCheck={false}
                   data-testid="audit-filter-actor"
                 />
-              </div>
-              <div className="field field--inline">
-                <label htmlFor={ids.action} className="field__label">
-                  Action
-                </label>
-                <select id={ids.action} className="select" value={action} onChange={(e) => setParams({ action: e.target.value })} data-testid="audit-filter-action">
-                  <option value="">All actions</option>
-                  {ACTION_GROUPS.map((g) => (
-                    <optgroup key={g} label={`${g[0].toUpperCase()}${g.slice(1)}`}>
-                      <option value={`${g}.*`}>Any {g} action</option>
-                      {KNOWN_AUDIT_ACTIONS.filter((a) => a.startsWith(`${g}.`)).map((a) => (
-                        <option key={a} value={a}>
-                          {a}
-                        </option>
-                      ))}
-                    </optgroup>
-                  ))}
-                  {action && !action.endsWith(".*") && !(KNOWN_AUDIT_ACTIONS as readonly string[]).includes(action) ? <option value={action}>{action}</option> : null}
-                </select>
-              </div>
-              <TenantFilter id={ids.tenant} value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} testId="audit-filter-tenant" />
-              <div className="field field--inline field--time">
-                <label htmlFor={ids.from} className="field__label">
-                  From
-                </label>
+              </FilterField>
+              <FilterSelect label="Action" value={action} onChange={(v) => setParams({ action: v })} all="All actions" testId="audit-filter-action">
+                {ACTION_GROUPS.map((g) => (
+                  <optgroup key={g} label={`${g[0].toUpperCase()}${g.slice(1)}`}>
+                    <option value={`${g}.*`}>Any {g} action</option>
+                    {KNOWN_AUDIT_ACTIONS.filter((a) => a.startsWith(`${g}.`)).map((a) => (
+                      <option key={a} value={a}>
+                        {a}
+                      </option>
+                    ))}
+                  </optgroup>
+                ))}
+                {action && !action.endsWith(".*") && !(KNOWN_AUDIT_ACTIONS as readonly string[]).includes(action) ? <option value={action}>{action}</option> : null}
+              </FilterSelect>
+              <TenantFilter value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} testId="audit-filter-tenant" />
+              <FilterField id={ids.from} label="From" width="time">
                 <input
                   id={ids.from}
                   type="datetime-local"
@@ -173,11 +162,16 @@ export function AuditView() {
                   aria-describedby={rangeInvalid ? ids.rangeError : undefined}
                   data-testid="audit-filter-from"
                 />
-              </div>
-              <div className="field field--inline field--time">
-                <label htmlFor={ids.to} className="field__label">
-                  To <span className="field__optional">(before)</span>
-                </label>
+              </FilterField>
+              <FilterField
+                id={ids.to}
+                width="time"
+                label={
+                  <>
+                    To <span className="field__optional">(before)</span>
+                  </>
+                }
+              >
                 <input
                   id={ids.to}
                   type="datetime-local"
@@ -188,7 +182,7 @@ export function AuditView() {
                   aria-describedby={rangeInvalid ? ids.rangeError : undefined}
                   data-testid="audit-filter-to"
                 />
-              </div>
+              </FilterField>
               <div className="segmented" role="group" aria-label="Quick time ranges">
                 <button type="button" className="btn btn--ghost btn--sm" onClick={() => lastPeriod(1)}>
                   Last hour
@@ -200,12 +194,7 @@ export function AuditView() {
                   Last week
                 </button>
               </div>
-              {filtered ? (
-                <button type="button" className="btn btn--ghost btn--sm toolbar__clear" onClick={clearFilters} data-testid="audit-filters-clear">
-                  Clear filters
-                </button>
-              ) : null}
-            </form>
+            </FilterBar>
             {rangeInvalid ? (
               <p className="form-error audit-range-error" id={ids.rangeError} role="alert">
                 “From” must be before “To”.

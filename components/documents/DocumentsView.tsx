@@ -3,7 +3,8 @@
 import { useEffect, useId, useRef, useState } from "react";
 import { useDebounced, useDocuments, useSearchParamsPatch, useSlashToFocus, useTenants } from "@/lib/ui/hooks";
 import { DOCUMENT_STATES, isDocumentState } from "@/lib/ui/schemas";
-import { ListStatus, LiveIndicator, LoadMoreFooter, QueryStates, TenantFilter } from "../ListFrame";
+import { FilterBar, FilterField, FilterSelect, TenantFilter } from "../FilterBar";
+import { ListStatus, LoadMoreFooter, QueryStates } from "../ListFrame";
 import { useViewer } from "../PrincipalContext";
 import { STATE_LABEL } from "../StateBadge";
 import { SlashHint } from "../SlashHint";
@@ -47,8 +48,8 @@ export function DocumentsView() {
   const docs = useDocuments({ tenant, state, q });
   const items = docs.data?.pages.flatMap((p) => p.items) ?? [];
 
-  const ids = { tenant: useId(), state: useId(), q: useId() };
-  useSlashToFocus(ids.q);
+  const searchId = useId();
+  useSlashToFocus(searchId);
 
   function clearFilters() {
     lastWritten.current = "";
@@ -84,28 +85,21 @@ export function DocumentsView() {
       </div>
 
       <section className="card" aria-label="Documents">
-        <form className="toolbar" role="search" aria-label="Filter documents" onSubmit={(e) => e.preventDefault()}>
-          <TenantFilter id={ids.tenant} value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} />
-          <div className="field field--inline">
-            <label htmlFor={ids.state} className="field__label">
-              State
-            </label>
-            <select id={ids.state} className="select" value={state} onChange={(e) => setParams({ state: e.target.value })}>
-              <option value="">All states</option>
-              {DOCUMENT_STATES.map((s) => (
-                <option key={s} value={s}>
-                  {STATE_LABEL[s]}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field field--inline field--grow">
-            <label htmlFor={ids.q} className="field__label">
-              Search{" "}
-              <SlashHint />
-            </label>
+        <FilterBar label="Filter documents" filtered={filtered} onClear={clearFilters} fetching={docs.isFetching}>
+          <TenantFilter value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} />
+          <FilterSelect label="State" value={state} onChange={(v) => setParams({ state: v })} all="All states" options={DOCUMENT_STATES} optionLabel={(s) => STATE_LABEL[s]} />
+          <FilterField
+            id={searchId}
+            width="grow"
+            label={
+              <>
+                Search{" "}
+                <SlashHint />
+              </>
+            }
+          >
             <input
-              id={ids.q}
+              id={searchId}
               type="search"
               className="input"
               placeholder="Key or title"
@@ -115,14 +109,8 @@ export function DocumentsView() {
               autoComplete="off"
               spellCheck={false}
             />
-          </div>
-          {filtered ? (
-            <button type="button" className="btn btn--ghost btn--sm toolbar__clear" onClick={clearFilters}>
-              Clear filters
-            </button>
-          ) : null}
-          <LiveIndicator fetching={docs.isFetching} />
-        </form>
+          </FilterField>
+        </FilterBar>
 
         <ListStatus>{status}</ListStatus>
 

@@ -4,7 +4,8 @@ import { useId, useState } from "react";
 import { humanize } from "@/lib/ui/format";
 import { useSearchParamsPatch, useTasks, useTenants } from "@/lib/ui/hooks";
 import { ERROR_CODE_OPTIONS, TASK_STATUS_OPTIONS, TASK_TYPE_OPTIONS } from "@/lib/ui/schemas";
-import { ListStatus, LiveIndicator, LoadMoreFooter, QueryStates, TenantFilter } from "../ListFrame";
+import { FilterBar, FilterSelect, TenantFilter } from "../FilterBar";
+import { ListStatus, LoadMoreFooter, QueryStates } from "../ListFrame";
 import { useCan } from "../PrincipalContext";
 import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";
 import { icons } from "../shell/icons";
@@ -32,7 +33,8 @@ export function TasksView() {
   const items = tasks.data?.pages.flatMap((p) => p.items) ?? [];
   const [bulkOpen, setBulkOpen] = useState(false);
 
-  const ids = { status: useId(), errorCode: useId(), type: useId(), tenant: useId(), bulkHint: useId() };
+  const bulkHint = useId();
+  const clearFilters = () => setParams({ status: "", errorCode: "", type: "", tenant: "" });
 
   let liveStatus: string;
   if (tasks.isPending) liveStatus = "Loading tasks…";
@@ -57,13 +59,13 @@ export function TasksView() {
                 className="btn btn--primary"
                 disabled={!bulkEnabled}
                 onClick={() => setBulkOpen(true)}
-                aria-describedby={bulkEnabled ? undefined : ids.bulkHint}
+                aria-describedby={bulkEnabled ? undefined : bulkHint}
                 data-testid="bulk-retry-open"
               >
                 Retry all DEAD…
               </button>
               {bulkEnabled ? null : (
-                <span id={ids.bulkHint} className="field__hint">
+                <span id={bulkHint} className="field__hint">
                   Set Status to “dead” to retry in bulk.
                 </span>
               )}
@@ -73,60 +75,12 @@ export function TasksView() {
       </div>
 
       <section className="card" aria-label="Tasks">
-        <form className="toolbar" role="search" aria-label="Filter tasks" onSubmit={(e) => e.preventDefault()}>
-          <div className="field field--inline field--narrow">
-            <label htmlFor={ids.status} className="field__label">
-              Status
-            </label>
-            <select id={ids.status} className="select" value={status} onChange={(e) => setParams({ status: e.target.value })} data-testid="filter-status">
-              <option value="">All statuses</option>
-              {TASK_STATUS_OPTIONS.map((s) => (
-                <option key={s} value={s}>
-                  {humanize(s)}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field field--inline">
-            <label htmlFor={ids.errorCode} className="field__label">
-              Error code
-            </label>
-            <select
-              id={ids.errorCode}
-              className="select"
-              value={errorCode}
-              onChange={(e) => setParams({ errorCode: e.target.value })}
-              data-testid="filter-error-code"
-            >
-              <option value="">Any error</option>
-              {ERROR_CODE_OPTIONS.map((c) => (
-                <option key={c} value={c}>
-                  {c}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field field--inline field--narrow">
-            <label htmlFor={ids.type} className="field__label">
-              Type
-            </label>
-            <select id={ids.type} className="select" value={type} onChange={(e) => setParams({ type: e.target.value })} data-testid="filter-type">
-              <option value="">All types</option>
-              {TASK_TYPE_OPTIONS.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </div>
-          <TenantFilter id={ids.tenant} value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} testId="filter-tenant" />
-          {filtered ? (
-            <button type="button" className="btn btn--ghost btn--sm toolbar__clear" onClick={() => setParams({ status: "", errorCode: "", type: "", tenant: "" })}>
-              Clear filters
-            </button>
-          ) : null}
-          <LiveIndicator fetching={tasks.isFetching} />
-        </form>
+        <FilterBar label="Filter tasks" filtered={filtered} onClear={clearFilters} fetching={tasks.isFetching}>
+          <FilterSelect label="Status" value={status} onChange={(v) => setParams({ status: v })} all="All statuses" options={TASK_STATUS_OPTIONS} optionLabel={humanize} width="narrow" testId="filter-status" />
+          <FilterSelect label="Error code" value={errorCode} onChange={(v) => setParams({ errorCode: v })} all="Any error" options={ERROR_CODE_OPTIONS} testId="filter-error-code" />
+          <FilterSelect label="Type" value={type} onChange={(v) => setParams({ type: v })} all="All types" options={TASK_TYPE_OPTIONS} width="narrow" testId="filter-type" />
+          <TenantFilter value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} testId="filter-tenant" />
+        </FilterBar>
 
         <ListStatus>{liveStatus}</ListStatus>
 
@@ -143,7 +97,7 @@ export function TasksView() {
                 icon={icons.tasks}
                 title="No tasks match these filters"
                 action={
-                  <button type="button" className="btn btn--secondary" onClick={() => setParams({ status: "", errorCode: "", type: "", tenant: "" })}>
+                  <button type="button" className="btn btn--secondary" onClick={clearFilters}>
                     Clear filters
                   </button>
                 }
