@@ -104,16 +104,23 @@ async function seed(pool: pg.Pool) {
   );
   // Search: one chunk per served document of one tenant, with a random unit-length vector. Within
   // SEARCH_EXACT_MAX_CHUNKS, so its searches take the exact path (bench/search.ts times HNSW).
-  await pool.query(`DROP INDEX chunks_embedding_384_hnsw`);
+  await pool.query(`DROP INDEX chunk_vectors_embedding_384_hnsw`);
   await pool.query(
-    sql`INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, text, content_hash, dims, embedding)
-     SELECT sp.index_version_id, 0, d.key || '-0', d.tenant_id, d.id, 'Document ' || d.key || ' text', md5(d.key), 384,
+    sql`INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding)
+     SELECT d.tenant_id, d.id, md5(d.key), iv.embedding_model, 384, iv.chunker_version,
             (SELECT array_agg(random() - 0.5)::vector FROM generate_series(1, 384) g WHERE d.id IS NOT NULL)
-       FROM documents d JOIN search_pointers sp ON sp.document_id = d.id
+       FROM documents d JOIN search_pointers sp ON sp.document_id = d.id JOIN index_versions iv ON iv.id = sp.index_version_id
       WHERE d.tenant_id = $1`,
     [SEARCH_TENANT],
   );
-  await pool.query(`CREATE INDEX chunks_embedding_384_hnsw ON chunks USING hnsw ((embedding::vector(384)) vector_cosine_ops) WHERE dims = 384`);
+  await pool.query(
+    sql`INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, text, content_hash, dims, vector_id)
+     SELECT sp.index_version_id, 0, d.key || '-0', d.tenant_id, d.id, 'Document ' || d.key || ' text', v.content_hash, 384, v.id
+       FROM documents d JOIN search_pointers sp ON sp.document_id = d.id JOIN chunk_vectors v ON v.document_id = d.id
+      WHERE d.tenant_id = $1`,
+    [SEARCH_TENANT],
+  );
+  await pool.query(`CREATE INDEX chunk_vectors_embedding_384_hnsw ON chunk_vectors USING hnsw ((embedding::vector(384)) vector_cosine_ops) WHERE dims = 384`);
   await pool.query(`INSERT INTO workers (id, host, pid, concurrency) SELECT 'w' || i, 'host', 1000 + i, 4 FROM generate_series(0, 3) i`);
   await pool.query(
     sql`INSERT INTO workers (id, host, pid, concurrency, started_at, last_heartbeat_at, stopped_at)

@@ -24,6 +24,11 @@ export function vectorCast(dims: number): string {
   return `::${indexedVector(dims).type}(${dims})`;
 }
 
+/** The HNSW index of one dimension (vectors are stored once per content in chunk_vectors). */
+export function vectorIndexName(dims: number): string {
+  return `chunk_vectors_embedding_${dims}_hnsw`;
+}
+
 /**
  * HNSW needs a fixed dimension, so each embedding dimension in use gets its own partial
  * expression index (see the init migration). 384 ships with the migration; others are made here.
@@ -33,5 +38,5 @@ export function vectorCast(dims: number): string {
 export async function ensureVectorIndex(pool: pg.Pool, dims: number): Promise<void> {
   const { ops } = indexedVector(dims);
   if (dims === 384) return;
-  await pool.query(`CREATE INDEX IF NOT EXISTS chunks_embedding_${dims}_hnsw ON chunks USING hnsw ((embedding${vectorCast(dims)}) ${ops}) WHERE dims = ${dims}`);
+  await pool.query(`CREATE INDEX IF NOT EXISTS ${vectorIndexName(dims)} ON chunk_vectors USING hnsw ((embedding${vectorCast(dims)}) ${ops}) WHERE dims = ${dims}`);
 }

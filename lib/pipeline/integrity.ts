@@ -20,14 +20,18 @@ export function manifestOf(records: readonly Entry[]): Manifest {
 
 // What the database holds for an index version, computed from its stored rows (never from what
 // the writer sent): count, distinct chunk ids, digest in ordinal order, content hashes recomputed
-// from the stored text, dimensions.
+// from the stored text, and each record's vector: it must be the one stored for this record's
+// document and content (a record pointing at another text's vector would answer for the wrong
+// words) and have the configured dimension.
 const CHECK_COLUMNS = `count(*)::int AS n,
-              count(DISTINCT chunk_id)::int AS distinct_ids,
-              encode(sha256(convert_to(string_agg(ordinal || ':' || chunk_id || ':' || content_hash, E'\\n' ORDER BY ordinal), 'UTF8')), 'hex') AS digest,
-              count(*) FILTER (WHERE content_hash <> encode(sha256(convert_to(section_path || E'\\n' || text, 'UTF8')), 'hex'))::int AS bad_hash,
-              count(*) FILTER (WHERE vector_dims(embedding) <> $2)::int AS bad_dims`;
+              count(DISTINCT c.chunk_id)::int AS distinct_ids,
+              encode(sha256(convert_to(string_agg(c.ordinal || ':' || c.chunk_id || ':' || c.content_hash, E'\\n' ORDER BY c.ordinal), 'UTF8')), 'hex') AS digest,
+              count(*) FILTER (WHERE c.content_hash <> encode(sha256(convert_to(c.section_path || E'\\n' || c.text, 'UTF8')), 'hex'))::int AS bad_hash,
+              count(*) FILTER (WHERE v.content_hash IS DISTINCT FROM c.content_hash OR v.document_id IS DISTINCT FROM c.document_id)::int AS bad_vector,
+              count(*) FILTER (WHERE v.dims IS DISTINCT FROM $2 OR vector_dims(v.embedding) IS DISTINCT FROM $2)::int AS bad_dims`;
+const CHECKED_ROWS = `chunks c LEFT JOIN chunk_vectors v ON v.id = c.vector_id`;
 
-type Stored = { n: number; distinct_ids: number; digest: string | null; bad_hash: number; bad_dims: number };
+type Stored = { n: number; distinct_ids: number; digest: string | null; bad_hash: number; bad_vector: number; bad_dims: number };
 
 function judge(r: Stored, expected: Manifest, dimensions: number): TaskError | null {
   const problems: string[] = [];
@@ -35,13 +39,14 @@ function judge(r: Stored, expected: Manifest, dimensions: number): TaskError | n
   if (r.distinct_ids !== r.n) problems.push(`${r.n - r.distinct_ids} duplicate chunk ids`);
   if (r.n === expected.count && r.digest !== expected.digest) problems.push("records differ from the parse manifest");
   if (r.bad_hash > 0) problems.push(`${r.bad_hash} records whose text does not match their content hash`);
+  if (r.bad_vector > 0) problems.push(`${r.bad_vector} records whose vector is not the one stored for their content`);
   if (r.bad_dims > 0) problems.push(`${r.bad_dims} records with a dimension other than ${dimensions}`);
   return problems.length > 0 ? new TaskError("INDEX_INTEGRITY_FAILED", `index version failed its integrity check: ${problems.join("; ")}`) : null;
 }
 
 /** Throws INDEX_INTEGRITY_FAILED unless the stored index version matches the manifest exactly. */
 export async function verifyIndexVersion(db: Queryable, indexVersionId: string, expected: Manifest, dimensions: number): Promise<number> {
-  const r = (await db.query<Stored>(`SELECT ${CHECK_COLUMNS} FROM chunks WHERE index_version_id = $1`, [indexVersionId, dimensions])).rows[0];
+  const r = (await db.query<Stored>(`SELECT ${CHECK_COLUMNS} FROM ${CHECKED_ROWS} WHERE c.index_version_id = $1`, [indexVersionId, dimensions])).rows[0];
   const error = judge(r, expected, dimensions);
   if (error) throw error;
   return r.n;
@@ -60,16 +65,16 @@ export async function verifyIndexVersions(
   const ids = versions.map((v) => v.indexVersionId);
   const rows = (
     await db.query<Stored & { id: string }>(
-      `SELECT v.id::text, s.*
-         FROM unnest($1::uuid[]) AS v(id)
-         CROSS JOIN LATERAL (SELECT ${CHECK_COLUMNS} FROM chunks WHERE index_version_id = v.id) s`,
+      `SELECT wanted.id::text, s.*
+         FROM unnest($1::uuid[]) AS wanted(id)
+         CROSS JOIN LATERAL (SELECT ${CHECK_COLUMNS} FROM ${CHECKED_ROWS} WHERE c.index_version_id = wanted.id) s`,
       [ids, dimensions],
     )
   ).rows;
   const byId = new Map(rows.map((r) => [r.id, r]));
   const out = new Map<string, { count: number } | { error: TaskError }>();
   for (const v of versions) {
-    const r = byId.get(v.indexVersionId) ?? { n: 0, distinct_ids: 0, digest: null, bad_hash: 0, bad_dims: 0 };
+    const r = byId.get(v.indexVersionId) ?? { n: 0, distinct_ids: 0, digest: null, bad_hash: 0, bad_vector: 0, bad_dims: 0 };
     const error = judge(r, v.expected, dimensions);
     out.set(v.indexVersionId, error ? { error } : { count: r.n });
   }

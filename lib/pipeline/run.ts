@@ -88,13 +88,14 @@ export async function executeTasks(pool: pg.Pool, embedder: Embedder, members: B
  * pointer references (pinned or active). Documents are locked first with SKIP LOCKED, so the
  * sweep keeps the lock order and never waits on a switch, a rollback or an unpin; the DELETE is
  * a second statement so its snapshot sees everything committed before those locks were granted
- * (a rollback that re-activated a candidate in the meantime).
+ * (a rollback that re-activated a candidate in the meantime). The documents' vectors that no
+ * record references afterwards go in the same transaction.
  */
 export async function collectGarbage(pool: pg.Pool, retentionHours: number): Promise<number> {
   return withTransaction(pool, async (tx) => {
     const age = `coalesce(iv.retired_at, iv.created_at) < now() - make_interval(secs => $1::double precision)`;
-    const candidates = await tx.query<{ id: string }>(
-      `SELECT iv.id
+    const candidates = await tx.query<{ id: string; document_id: string }>(
+      `SELECT iv.id, iv.document_id
          FROM index_versions iv
          JOIN documents d ON d.id = iv.document_id
         WHERE iv.status IN ('RETIRED', 'READY') AND ${age}
@@ -108,6 +109,15 @@ export async function collectGarbage(pool: pg.Pool, retentionHours: number): Pro
         WHERE iv.id = ANY($2::uuid[]) AND iv.status IN ('RETIRED', 'READY') AND ${age}
           AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)`,
       [retentionHours * 3600, candidates.rows.map((c) => c.id)],
+    );
+    // Vectors no record references any more (their versions just went), under the same document
+    // locks: an index write of these documents waits for them, so it never references a vector
+    // this deletes (and one whose reuse lookup saw it counts it missing and looks again).
+    await tx.query(
+      `DELETE FROM chunk_vectors v
+        WHERE v.document_id = ANY($1::uuid[])
+          AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.vector_id = v.id)`,
+      [[...new Set(candidates.rows.map((c) => c.document_id))]],
     );
     return r.rowCount ?? 0;
   });

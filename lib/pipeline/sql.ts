@@ -7,27 +7,24 @@ import type { Statement } from "../db/pool";
 /** Which embedding space a stored vector belongs to: reuse needs all three to match. */
 export type ReuseSpace = { model: string; dimensions: number; chunkerVersion: string };
 
-// Complete index versions of the document in the same space: the only ones whose vectors may be
-// reused. BUILDING versions never commit, so they are never seen here. Each statement also names
-// the document on index_versions: without it, a planner with stale statistics (a fresh or just
-// bulk-loaded table) drove the lookup from index_versions and scanned every version in the table
-// once per task (13.7 ms and 5,000 buffers at 1,000 documents, against 0.15 ms and 215 with it).
-const REUSABLE = `iv.status IN ('READY', 'ACTIVE', 'RETIRED')
-     AND iv.embedding_model = $3 AND iv.embedding_dimensions = $4 AND iv.chunker_version = $5`;
+// A vector is stored once per (document, content hash, embedding space) in chunk_vectors and
+// referenced by the records of every index version holding that content. Its space is part of
+// its key (model, dimensions, chunker version), so finding it is one probe of the unique index.
+// A stored vector is reusable whether or not a record still references it: it is the embedding
+// of that text in that space either way (an unreferenced one is what a dropped build or garbage
+// collection between two statements leaves, and collection removes it with its document's next sweep).
+const SPACE = `v.embedding_model = $3 AND v.dims = $4 AND v.chunker_version = $5`;
 
 /**
  * Which of these content hashes already have a vector stored for this document in this space.
- * Only the hashes come back: the vectors stay in the database and are copied there by
- * insertIndexVersion, so a re-publish does not send every unchanged chunk's vector to the worker
- * and back.
+ * Only the hashes come back: new records reference the stored vectors in insertIndexVersion, so
+ * a re-publish neither sends an unchanged chunk's vector through the worker nor stores it again.
  */
 export function findReusableHashes(documentId: string, hashes: string[], space: ReuseSpace): Statement {
   return {
-    text: `SELECT DISTINCT c.content_hash
-  FROM chunks c
-  JOIN index_versions iv ON iv.id = c.index_version_id
- WHERE c.document_id = $1 AND c.content_hash = ANY($2::text[])
-   AND iv.document_id = $1 AND ${REUSABLE}`,
+    text: `SELECT v.content_hash
+  FROM chunk_vectors v
+ WHERE v.document_id = $1 AND v.content_hash = ANY($2::text[]) AND ${SPACE}`,
     values: [documentId, hashes, space.model, space.dimensions, space.chunkerVersion],
   };
 }
@@ -41,18 +38,46 @@ export type IndexVersionRow = {
   expectedChunkCount: number;
 };
 
-/** One record of the new version. `embedding` is a vector literal, or null to copy the stored vector of the same content. */
+/** One record of the new version. `embedding` is a vector literal, or null to reference the stored vector of the same content. */
 export type ChunkRow = { ordinal: number; chunkId: string; level: number; sectionPath: string; text: string; contentHash: string; embedding: string | null };
+
+// The new vectors of a statement go into chunk_vectors (the only rows that enter the HNSW graph),
+// at most one per (document, content hash); every record then references either one of them or
+// the vector already stored for its content. ON CONFLICT covers a vector stored since the reuse
+// lookup: the statement's snapshot does not see it, so that record counts as missing and the
+// caller's next round (reuse lookup, switch) finds it. The caller holds the document lock, which
+// garbage collection also takes first, so a stored vector found here stays until COMMIT.
+function writeVectorsAndRecords(records: string, versionOf: string): string {
+  return `new_vectors AS (
+  INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding)
+  SELECT DISTINCT ON (u.document_id, u.content_hash) u.tenant_id, u.document_id, u.content_hash, $3, $4, $5, u.embedding::vector
+    FROM ${records} u
+   WHERE u.embedding IS NOT NULL
+   ORDER BY u.document_id, u.content_hash
+  ON CONFLICT (document_id, content_hash, embedding_model, dims, chunker_version) DO NOTHING
+  RETURNING id, document_id, content_hash
+), records AS (
+  SELECT u.*, coalesce(nv.id, v.id) AS vector_id
+    FROM ${records} u
+    LEFT JOIN new_vectors nv ON nv.document_id = u.document_id AND nv.content_hash = u.content_hash
+    LEFT JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE}
+), inserted AS (
+  INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, vector_id)
+  SELECT ${versionOf}, r.ordinal, r.chunk_id, r.tenant_id, r.document_id, r.level, r.section_path, r.text, r.content_hash, $4, r.vector_id
+    FROM records r
+   WHERE r.vector_id IS NOT NULL
+  RETURNING index_version_id
+)`;
+}
 
 /**
  * The new index version (BUILDING) and all of its records in one statement. Records embedded by
- * this task carry their vector; every other record gets the vector stored for the same content
- * hash in a complete version of this document in the same space, copied inside the database. The
- * text always comes from this task's own parse, so the integrity check (content hash recomputed
- * from the stored text, the manifest digest) judges every record as before. The caller holds the
- * document row lock, which garbage collection also takes first, so a vector found here cannot
- * disappear before COMMIT. Returns `missing`, the records whose stored vector is gone altogether
- * (not written; the caller must not switch), and `inserted`, what the table took.
+ * this task store their vector (unless the same content already has one); every other record
+ * references the vector stored for its content hash in this space. The text always comes from
+ * this task's own parse, so the integrity check (content hash recomputed from the stored text,
+ * the manifest digest, the referenced vector's content and dimension) judges every record alike.
+ * Returns `missing`, the records whose stored vector is gone (not written; the caller must not
+ * switch), and `inserted`, what the table took.
  */
 export function insertIndexVersion(iv: IndexVersionRow, space: ReuseSpace, rows: ChunkRow[]): Statement {
   return {
@@ -60,27 +85,12 @@ export function insertIndexVersion(iv: IndexVersionRow, space: ReuseSpace, rows:
   INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
   VALUES ($1, $2, $6, $7, $8, 'BUILDING', $5, $3, $4, $9)
   RETURNING id
-), records AS (
-  SELECT u.ordinal, u.chunk_id, u.level, u.section_path, u.text, u.content_hash,
-         coalesce(u.embedding::vector, stored.embedding) AS embedding
+), u AS (
+  SELECT $6::uuid AS document_id, $2::text AS tenant_id, u.*
     FROM unnest($10::int[], $11::text[], $12::smallint[], $13::text[], $14::text[], $15::text[], $16::text[])
            AS u(ordinal, chunk_id, level, section_path, text, content_hash, embedding)
-    LEFT JOIN LATERAL (
-      SELECT c.embedding
-        FROM chunks c
-        JOIN index_versions iv ON iv.id = c.index_version_id
-       WHERE u.embedding IS NULL AND c.document_id = $6 AND c.content_hash = u.content_hash
-         AND iv.document_id = $6 AND ${REUSABLE}
-       LIMIT 1
-    ) stored ON true
-), inserted AS (
-  INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, embedding)
-  SELECT created.id, r.ordinal, r.chunk_id, $2, $6, r.level, r.section_path, r.text, r.content_hash, $4, r.embedding
-    FROM created CROSS JOIN records r
-   WHERE r.embedding IS NOT NULL
-  RETURNING 1
-)
-SELECT (SELECT count(*) FROM records WHERE embedding IS NULL)::int AS missing,
+), ${writeVectorsAndRecords("u", "(SELECT id FROM created)")}
+SELECT (SELECT count(*) FROM records WHERE vector_id IS NULL)::int AS missing,
        (SELECT count(*) FROM inserted)::int AS inserted`,
     values: [
       iv.id,
@@ -134,24 +144,13 @@ export function loadVersions(refs: { documentId: string; versionNumber: number }
   };
 }
 
-// For a batch, the reusable versions of its documents are found once, as a materialized set, and
-// each record is then looked up by (document, content hash) and checked against that set. Joined
-// per record instead, a planner with stale statistics (a fresh or bulk-loaded table) took the
-// embedding space's index on index_versions for one row and walked every version of the space for
-// each record: 205 ms for 100 pairs at 1,300 versions, against 10 ms this way.
-const REUSABLE_OF_BATCH = `reusable AS MATERIALIZED (
-  SELECT iv.id FROM index_versions iv WHERE iv.document_id = ANY($6::uuid[]) AND ${REUSABLE}
-)`;
-
 /** findReusableHashes for several documents: which (document, content hash) pairs have a vector stored in this space. */
 export function findReusableHashesMany(pairs: { documentId: string; contentHash: string }[], space: ReuseSpace): Statement {
   return {
-    text: `WITH ${REUSABLE_OF_BATCH}
-SELECT DISTINCT c.document_id::text, c.content_hash
+    text: `SELECT v.document_id::text, v.content_hash
   FROM unnest($1::uuid[], $2::text[]) AS u(document_id, content_hash)
-  JOIN chunks c ON c.document_id = u.document_id AND c.content_hash = u.content_hash
- WHERE c.index_version_id IN (SELECT id FROM reusable)`,
-    values: [pairs.map((p) => p.documentId), pairs.map((p) => p.contentHash), space.model, space.dimensions, space.chunkerVersion, [...new Set(pairs.map((p) => p.documentId))]],
+  JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE}`,
+    values: [pairs.map((p) => p.documentId), pairs.map((p) => p.contentHash), space.model, space.dimensions, space.chunkerVersion],
   };
 }
 
@@ -159,39 +158,24 @@ SELECT DISTINCT c.document_id::text, c.content_hash
 export type BatchChunkRow = ChunkRow & { indexVersionId: string; documentId: string; tenantId: string };
 
 /**
- * insertIndexVersion for several documents in one statement: every new index version (BUILDING)
- * and every record, embedded or carried, exactly as insertIndexVersion does for one. Returns one
- * row per version with its `missing` records (stored vectors gone; not written) and `inserted`.
+ * insertIndexVersion for several documents in one statement: every new index version (BUILDING),
+ * every new vector and every record, exactly as insertIndexVersion does for one. Returns one row
+ * per version with its `missing` records (stored vectors gone; not written) and `inserted`.
  */
 export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, rows: BatchChunkRow[]): Statement {
   return {
-    text: `WITH ${REUSABLE_OF_BATCH}, created AS (
+    text: `WITH created AS (
   INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
   SELECT v.id, v.tenant_id, v.document_id, v.version_number, v.task_id, 'BUILDING', $5, $3, $4, v.expected
     FROM unnest($1::uuid[], $2::text[], $6::uuid[], $7::int[], $8::bigint[], $9::int[])
            AS v(id, tenant_id, document_id, version_number, task_id, expected)
   RETURNING id
-), records AS (
-  SELECT u.index_version_id, u.document_id, u.tenant_id, u.ordinal, u.chunk_id, u.level, u.section_path, u.text, u.content_hash,
-         coalesce(u.embedding::vector, stored.embedding) AS embedding
-    FROM unnest($10::uuid[], $11::uuid[], $12::text[], $13::int[], $14::text[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[])
+), u AS (
+  SELECT * FROM unnest($10::uuid[], $11::uuid[], $12::text[], $13::int[], $14::text[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[])
            AS u(index_version_id, document_id, tenant_id, ordinal, chunk_id, level, section_path, text, content_hash, embedding)
-    LEFT JOIN LATERAL (
-      SELECT c.embedding
-        FROM chunks c
-       WHERE u.embedding IS NULL AND c.document_id = u.document_id AND c.content_hash = u.content_hash
-         AND c.index_version_id IN (SELECT id FROM reusable)
-       LIMIT 1
-    ) stored ON true
-), inserted AS (
-  INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, embedding)
-  SELECT created.id, r.ordinal, r.chunk_id, r.tenant_id, r.document_id, r.level, r.section_path, r.text, r.content_hash, $4, r.embedding
-    FROM records r JOIN created ON created.id = r.index_version_id
-   WHERE r.embedding IS NOT NULL
-  RETURNING index_version_id
-)
+), ${writeVectorsAndRecords("u", "r.index_version_id")}
 SELECT v.id::text AS index_version_id,
-       (SELECT count(*) FROM records r WHERE r.index_version_id = v.id AND r.embedding IS NULL)::int AS missing,
+       (SELECT count(*) FROM records r WHERE r.index_version_id = v.id AND r.vector_id IS NULL)::int AS missing,
        (SELECT count(*) FROM inserted i WHERE i.index_version_id = v.id)::int AS inserted
   FROM unnest($1::uuid[]) AS v(id)`,
     values: [

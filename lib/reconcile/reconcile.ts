@@ -468,9 +468,11 @@ class Pass {
     // Readers only ever see complete versions: count what is stored, not just the recorded count.
     const stored = (
       await tx.query<{ n: number; ordinals: number; bad: number }>(
-        `SELECT count(*)::int AS n, count(DISTINCT ordinal)::int AS ordinals,
-                count(*) FILTER (WHERE dims <> $2 OR vector_dims(embedding) <> $2)::int AS bad
-           FROM chunks WHERE index_version_id = $1`,
+        `SELECT count(*)::int AS n, count(DISTINCT c.ordinal)::int AS ordinals,
+                count(*) FILTER (WHERE c.dims <> $2 OR v.dims IS DISTINCT FROM $2 OR vector_dims(v.embedding) IS DISTINCT FROM $2
+                                    OR v.content_hash IS DISTINCT FROM c.content_hash OR v.document_id IS DISTINCT FROM c.document_id)::int AS bad
+           FROM chunks c LEFT JOIN chunk_vectors v ON v.id = c.vector_id
+          WHERE c.index_version_id = $1`,
         [ivId, dimensions],
       )
     ).rows[0];

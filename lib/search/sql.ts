@@ -15,36 +15,58 @@ const VISIBLE_WHERE = `iv.embedding_model = $6 AND d.deleted_at IS NULL AND (car
 /**
  * Nearest visible chunks to $2, as rows of `candidates` (document id, chunk, distance).
  *
- * HNSW (`exact` false): the index yields the tenant's chunks nearest first and each is tested
- * for visibility as it comes (a correlated EXISTS of primary-key lookups), so with pgvector's
- * iterative scan the walk goes on until $3 visible chunks have passed or hnsw.max_scan_tuples is
- * reached: chunks the caller may not see never take a result slot. `OFFSET 0` keeps the EXISTS a
- * per-row filter of the index scan: flattened into a join, the planner would rather start from
- * the visible documents and sort all their chunks (hundreds of ms on a large tenant).
+ * Vectors are stored once per (document, content, embedding space) in chunk_vectors and
+ * referenced by the records of every index version holding that content; a record of the
+ * serving version is what makes a vector visible.
  *
- * Exact: the tenant's visible (document, index version) pairs are gathered once and every chunk
- * of the tenant checked against them, then ranked; the "+ 0" keeps the planner off the index.
+ * HNSW (`exact` false): the index yields the tenant's vectors nearest first and each is tested
+ * for visibility as it comes (a correlated EXISTS of index lookups: the document's pointer, its
+ * serving version's record of this vector, the ACL), so with pgvector's iterative scan the walk
+ * goes on until $3 visible vectors have passed or hnsw.max_scan_tuples is reached: vectors the
+ * caller may not see, and those only retained versions still reference, never take a result slot.
+ * `OFFSET 0` keeps the EXISTS a per-row filter of the index scan: flattened into a join, the
+ * planner would rather start from the visible documents and sort all their chunks (hundreds of ms
+ * on a large tenant). Each vector found then names its records in the serving version (more than
+ * one where a document repeats a passage), and the nearest $3 records are the candidates.
  *
- * An iterative scan in relaxed order may return a slightly farther chunk before a nearer one, so
+ * Exact: the tenant's visible (document, index version) pairs are gathered once, every record of
+ * the tenant is checked against them and its vector's distance taken, then ranked; the "+ 0"
+ * keeps the planner off the index.
+ *
+ * An iterative scan in relaxed order may return a slightly farther vector before a nearer one, so
  * the caller sorts the candidates again.
  * Parameters: $1 tenant, $2 query vector, $3 limit, $4 level or null, $5 principals, $6 model.
  */
 export function vectorCandidatesSql(dims: number, exact: boolean): string {
   const cast = vectorCast(dims);
-  const distance = `c.embedding${cast} <=> $2${cast}`;
-  const visible = exact
-    ? `(c.document_id, c.index_version_id) IN (
-         SELECT sp.document_id, sp.index_version_id FROM ${VISIBLE_FROM}
-          WHERE sp.tenant_id = $1 AND ${VISIBLE_WHERE})`
-    : `EXISTS (
-         SELECT 1 FROM ${VISIBLE_FROM}
-          WHERE sp.document_id = c.document_id AND sp.index_version_id = c.index_version_id AND ${VISIBLE_WHERE}
-         OFFSET 0)`;
-  return `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, ${distance} AS distance
+  const distance = `v.embedding${cast} <=> $2${cast}`;
+  const level = `($4::int IS NULL OR c.level = $4::int)`;
+  if (exact) {
+    return `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, (${distance}) + 0 AS distance
     FROM chunks c
-   WHERE c.tenant_id = $1 AND c.dims = ${dims} AND ($4::int IS NULL OR c.level = $4::int)
-     AND ${visible}
-   ORDER BY ${exact ? `(${distance}) + 0` : distance}
+    JOIN chunk_vectors v ON v.id = c.vector_id
+   WHERE c.tenant_id = $1 AND c.dims = ${dims} AND ${level}
+     AND (c.document_id, c.index_version_id) IN (
+         SELECT sp.document_id, sp.index_version_id FROM ${VISIBLE_FROM}
+          WHERE sp.tenant_id = $1 AND ${VISIBLE_WHERE})
+   ORDER BY distance, c.chunk_id
+   LIMIT $3`;
+  }
+  return `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, nearest.distance
+    FROM (SELECT v.id, v.document_id, ${distance} AS distance
+            FROM chunk_vectors v
+           WHERE v.tenant_id = $1 AND v.dims = ${dims} AND v.embedding_model = $6
+             AND EXISTS (
+                 SELECT 1 FROM ${VISIBLE_FROM}
+                   JOIN chunks c ON c.vector_id = v.id AND c.index_version_id = sp.index_version_id
+                  WHERE sp.document_id = v.document_id AND ${VISIBLE_WHERE} AND ${level}
+                 OFFSET 0)
+           ORDER BY ${distance}
+           LIMIT $3) nearest
+    JOIN search_pointers sp ON sp.document_id = nearest.document_id
+    JOIN chunks c ON c.vector_id = nearest.id AND c.index_version_id = sp.index_version_id
+   WHERE ${level}
+   ORDER BY nearest.distance, c.chunk_id
    LIMIT $3`;
 }
 
@@ -93,7 +115,7 @@ export function textSearchSql(dims: number): string {
 /** The tenant's text search configuration (english when the tenant has no row yet). */
 export const TENANT_LANGUAGE_SQL = `SELECT coalesce((SELECT search_language::text FROM tenants WHERE id = $1), 'english') AS language`;
 
-/** Bounded count of a tenant's chunks of one dimension, through the tenant index. */
+/** Bounded count of a tenant's records of one dimension (what an exact search reads), through the tenant index. */
 export function tenantSizeSql(dims: number): string {
   return `SELECT count(*)::int AS n FROM (SELECT 1 FROM chunks WHERE tenant_id = $1 AND dims = ${dims} LIMIT $2) s`;
 }

@@ -66,7 +66,7 @@ describe(".env files", () => {
     try {
       // On start the worker makes the HNSW index for its embedder's dimension: 1024 from .env, not
       // the local embedder's 384.
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'chunks_embedding_1024_hnsw'`)).rowCount === 1, 30_000, 100).catch((err) => {
+      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'chunk_vectors_embedding_1024_hnsw'`)).rowCount === 1, 30_000, 100).catch((err) => {
         throw new Error(`${(err as Error).message}; worker output:\n${out}`);
       });
       await waitFor(async () => out.includes("worker started"), 10_000);

@@ -90,7 +90,7 @@ describe("migration runner", () => {
   it("creates pgvector and the HNSW index for the default dimension", async () => {
     const ext = await t.pool.query(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`);
     expect(ext.rows).toHaveLength(1);
-    const idx = await t.pool.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding_384_hnsw'`);
+    const idx = await t.pool.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_vectors_embedding_384_hnsw'`);
     expect(idx.rows[0].indexdef).toMatch(/USING hnsw/);
     expect(idx.rows[0].indexdef).toMatch(/WHERE \(dims = 384\)/);
   });

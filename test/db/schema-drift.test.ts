@@ -79,9 +79,15 @@ describe("schema.prisma matches the migrations", () => {
       data: { id: randomUUID(), tenantId: tenant.id, documentId: docId, versionNumber: 1, taskId: task.taskId, status: "ACTIVE", chunkerVersion: "c", embeddingModel: "m", embeddingDimensions: 3, expectedChunkCount: 1 },
     });
     // The vector column is Unsupported in Prisma, so the row is written in SQL and read back by Prisma.
+    const vectorId = (
+      await t.pool.query(
+        `INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding) VALUES ($1, $2, 'h', 'm', 3, 'c', '[1,2,3]') RETURNING id`,
+        [tenant.id, docId],
+      )
+    ).rows[0].id;
     await t.pool.query(
-      `INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, section_path, text, content_hash, dims, embedding) VALUES ($1, 0, 'cid', $2, $3, 'a > b', 'text', 'h', 3, '[1,2,3]')`,
-      [iv.id, tenant.id, docId],
+      `INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, section_path, text, content_hash, dims, vector_id) VALUES ($1, 0, 'cid', $2, $3, 'a > b', 'text', 'h', 3, $4)`,
+      [iv.id, tenant.id, docId, vectorId],
     );
     const sp = await prisma.searchPointer.create({ data: { documentId: docId, tenantId: tenant.id, indexVersionId: iv.id, versionNumber: 1 } });
     const w = await prisma.worker.create({ data: { id: "w1", host: "h", pid: 1, concurrency: 2, currentTasks: [task.taskId] } });
@@ -108,10 +114,11 @@ describe("schema.prisma matches the migrations", () => {
     const ver2 = await prisma.documentVersion.findUniqueOrThrow({ where: { id: ver.id } });
     expect({ ...ver2, content: Buffer.from(ver2.content).toString() }).toEqual({ ...ver, content: "hi" });
     expect(await prisma.indexTask.findUniqueOrThrow({ where: { taskId: task.taskId } })).toEqual(task);
-    expect(await prisma.taskEvent.findUniqueOrThrow({ where: { id: ev.id } })).toEqual(ev);
+    expect(await prisma.taskEvent.findUniqueOrThrow({ where: { taskId_id: { taskId: ev.taskId, id: ev.id } } })).toEqual(ev);
     expect(await prisma.indexVersion.findUniqueOrThrow({ where: { id: iv.id } })).toEqual(iv);
     const chunk = await prisma.chunk.findUniqueOrThrow({ where: { indexVersionId_ordinal: { indexVersionId: iv.id, ordinal: 0 } } });
-    expect(chunk).toMatchObject({ chunkId: "cid", level: 2, sectionPath: "a > b", dims: 3 });
+    expect(chunk).toMatchObject({ chunkId: "cid", level: 2, sectionPath: "a > b", dims: 3, vectorId: BigInt(vectorId) });
+    expect(await prisma.chunkVector.findUniqueOrThrow({ where: { id: BigInt(vectorId) } })).toMatchObject({ documentId: docId, contentHash: "h", embeddingModel: "m", dims: 3, chunkerVersion: "c" });
     expect(await prisma.searchPointer.findUniqueOrThrow({ where: { documentId: docId } })).toEqual(sp);
     expect(await prisma.worker.findUniqueOrThrow({ where: { id: "w1" } })).toEqual(w);
     expect(await prisma.backlogSnapshot.findUniqueOrThrow({ where: { id: snap.id } })).toEqual(snap);

@@ -708,8 +708,8 @@ describe("the concurrent reader", () => {
               SELECT gen_random_uuid(), tenant_id, document_id, version_number, task_id, 'BUILDING', chunker_version, embedding_model, embedding_dimensions, expected_chunk_count FROM src
               RETURNING id),
             ch AS (
-              INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, embedding)
-              SELECT iv.id, c.ordinal, 'forged-' || c.chunk_id, c.tenant_id, c.document_id, c.level, c.section_path, c.text || ' (half-built)', c.content_hash, c.dims, c.embedding
+              INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, vector_id)
+              SELECT iv.id, c.ordinal, 'forged-' || c.chunk_id, c.tenant_id, c.document_id, c.level, c.section_path, c.text || ' (half-built)', c.content_hash, c.dims, c.vector_id
                 FROM iv, chunks c WHERE c.index_version_id = (SELECT id FROM src) AND c.ordinal = 1)
        UPDATE search_pointers SET index_version_id = (SELECT id FROM iv) WHERE document_id = $1`,
       [r.documentId],

@@ -307,7 +307,7 @@ export class Sut {
       await this.pool.query(`TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants, audit_log, idempotency_keys CASCADE`);
     }
     await this.pool.query(
-      `DELETE FROM chunks; DELETE FROM search_pointers; DELETE FROM index_versions; DELETE FROM task_events; DELETE FROM index_tasks;
+      `DELETE FROM chunks; DELETE FROM chunk_vectors; DELETE FROM search_pointers; DELETE FROM index_versions; DELETE FROM task_events; DELETE FROM index_tasks;
        DELETE FROM document_versions; DELETE FROM documents; DELETE FROM tenants; DELETE FROM audit_log; DELETE FROM idempotency_keys;
        DELETE FROM task_pauses; SELECT setval(pg_get_serial_sequence('index_tasks', 'task_id'), 1, false);`,
     );

@@ -103,14 +103,16 @@ describe("unchanged records of a re-publish", () => {
     expect(seen.filter((s) => s.fields.some((f) => f.includes("embedding")))).toEqual([]);
     expect(seen.filter((s) => /INSERT INTO chunks/.test(s.text))).toHaveLength(1);
 
-    // Byte-identical vectors for every unchanged record; the edited one has its own.
+    // The very same stored vector for every unchanged record; the edited one has its own, and it
+    // is the only vector the re-publish stored.
     const pairs = await t.pool.query<{ same: boolean; content_hash: string }>(
-      `SELECT c2.content_hash, c1.embedding IS NOT NULL AND c2.embedding = c1.embedding AS same
+      `SELECT c2.content_hash, c1.vector_id IS NOT NULL AND c2.vector_id = c1.vector_id AS same
          FROM chunks c2 JOIN index_versions v2 ON v2.id = c2.index_version_id AND v2.version_number = 2
-         LEFT JOIN LATERAL (SELECT c.embedding FROM chunks c JOIN index_versions v1 ON v1.id = c.index_version_id AND v1.version_number = 1
+         LEFT JOIN LATERAL (SELECT c.vector_id FROM chunks c JOIN index_versions v1 ON v1.id = c.index_version_id AND v1.version_number = 1
                              WHERE c.content_hash = c2.content_hash LIMIT 1) c1 ON true`,
     );
     expect(pairs.rows.filter((r) => r.same)).toHaveLength(5);
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM chunk_vectors`)).rows[0].n).toBe(7);
     expect(await versions()).toEqual([
       { version_number: 1, status: "RETIRED", chunk_count: 6, expected_chunk_count: 6 },
       { version_number: 2, status: "ACTIVE", chunk_count: 6, expected_chunk_count: 6 },
@@ -178,6 +180,57 @@ describe("unchanged records of a re-publish", () => {
       expect((err as Error).message).toMatch(/1 records whose text does not match their content hash/);
     } finally {
       await t.pool.query(`DROP TRIGGER wp_corrupt ON chunks; DROP FUNCTION wp_corrupt()`);
+    }
+    expect((await versions()).map((v) => [v.version_number, v.status])).toEqual([[1, "ACTIVE"]]);
+  });
+});
+
+describe("vectors stored once per document, content and embedding space", () => {
+  const vectorsOf = async () =>
+    (await t.pool.query<{ content_hash: string; refs: number }>(`SELECT v.content_hash, (SELECT count(*)::int FROM chunks c WHERE c.vector_id = v.id) AS refs FROM chunk_vectors v ORDER BY v.id`)).rows;
+
+  it("are shared by every version holding the content; rollback serves the old text, and collection removes only vectors nothing references", async () => {
+    await pub([para("alpha"), para("beta"), para("gamma")]);
+    await runNext(new LocalEmbedder(384));
+    await pub([para("alpha"), para("beta"), para("delta")]);
+    await runNext(new LocalEmbedder(384));
+    // Four vectors for six records: alpha and beta are referenced by both versions.
+    expect((await vectorsOf()).map((v) => v.refs).sort()).toEqual([1, 1, 2, 2]);
+
+    const embedder = new LocalEmbedder(384);
+    const q = { tenant: TENANT, query: para("gamma"), topK: 1, principals: [] };
+    expect((await search(t.pool, embedder, q))[0]).toMatchObject({ versionNumber: 2 });
+    expect((await search(t.pool, embedder, q))[0].text).not.toContain("gamma");
+    await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24, { model: "indexwright-local-hash-v1", dimensions: 384 });
+    expect((await search(t.pool, embedder, q))[0]).toMatchObject({ versionNumber: 1 });
+    expect((await search(t.pool, embedder, q))[0].text).toContain("gamma");
+
+    // v2 (retired by the rollback) passes retention: its records go, and with them delta's vector,
+    // the only one no other record references.
+    await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE version_number = 2`);
+    expect(await collectGarbage(t.pool, 1)).toBe(1);
+    expect(await vectorsOf()).toHaveLength(3);
+    expect((await vectorsOf()).map((v) => v.refs)).toEqual([1, 1, 1]);
+    // A referenced vector cannot be deleted from under a record.
+    await expect(t.pool.query(`DELETE FROM chunk_vectors`)).rejects.toThrow(/chunks_vector_id_fkey/);
+  });
+
+  it("a record pointing at another content's vector fails the switch, even with its own text intact", async () => {
+    await pub([para("refund"), para("travel"), para("badge")]);
+    await runNext(new LocalEmbedder(384));
+    await pub([para("refund"), para("travel"), para("pension")]);
+    // Ordinal 1 ("refund") is reused; on its way in it is pointed at travel's vector instead.
+    await t.pool.query(`CREATE FUNCTION wp_swap() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.ordinal = 1 THEN
+        NEW.vector_id := (SELECT v.id FROM chunk_vectors v WHERE v.document_id = NEW.document_id AND v.content_hash <> NEW.content_hash ORDER BY v.id LIMIT 1 OFFSET 1);
+      END IF; RETURN NEW; END $$`);
+    await t.pool.query(`CREATE TRIGGER wp_swap BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION wp_swap()`);
+    try {
+      const err = await runNext(new LocalEmbedder(384)).then(() => null, (e: unknown) => e);
+      expect(err).toMatchObject({ code: "INDEX_INTEGRITY_FAILED" });
+      expect((err as Error).message).toMatch(/1 records whose vector is not the one stored for their content/);
+    } finally {
+      await t.pool.query(`DROP TRIGGER wp_swap ON chunks; DROP FUNCTION wp_swap()`);
     }
     expect((await versions()).map((v) => [v.version_number, v.status])).toEqual([[1, "ACTIVE"]]);
   });

@@ -66,7 +66,7 @@ describe("embeddings above 2,000 dimensions", () => {
     expect(indexedVector(2000).type).toBe("vector");
     expect(indexedVector(2001).type).toBe("halfvec");
     expect(vectorCast(DIMS)).toBe("::halfvec(3072)");
-    const { rows } = await t.pool.query(`SELECT indexdef FROM pg_indexes WHERE indexname = $1`, [`chunks_embedding_${DIMS}_hnsw`]);
+    const { rows } = await t.pool.query(`SELECT indexdef FROM pg_indexes WHERE indexname = $1`, [`chunk_vectors_embedding_${DIMS}_hnsw`]);
     expect(rows).toHaveLength(1);
     expect(rows[0].indexdef).toMatch(/USING hnsw \(\(\(embedding\)::halfvec\(3072\)\) halfvec_cosine_ops\) WHERE \(dims = 3072\)/);
     await expect(ensureVectorIndex(t.pool, 4001)).rejects.toThrow(/at most 4000 dimensions/);
@@ -78,7 +78,7 @@ describe("embeddings above 2,000 dimensions", () => {
   it("search casts the way the index is built, so the planner walks the HNSW index", async () => {
     const { result, candidateSql } = await capturedSearch(0, "refunds paid back to the original card");
     expect(result.strategy).toBe("hnsw");
-    expect(candidateSql.text).toContain("c.embedding::halfvec(3072) <=> $2::halfvec(3072)");
+    expect(candidateSql.text).toContain("v.embedding::halfvec(3072) <=> $2::halfvec(3072)");
     const client = await t.pool.connect();
     try {
       await client.query("BEGIN");
@@ -88,7 +88,7 @@ describe("embeddings above 2,000 dimensions", () => {
       await client.query("SET LOCAL enable_seqscan = off");
       await client.query("SET LOCAL enable_sort = off");
       const plan = (await client.query(`EXPLAIN ${candidateSql.text}`, candidateSql.values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
-      expect(plan).toMatch(new RegExp(`Index Scan using chunks_embedding_${DIMS}_hnsw on chunks c`));
+      expect(plan).toMatch(new RegExp(`Index Scan using chunk_vectors_embedding_${DIMS}_hnsw on chunk_vectors v`));
       // Control: the full-precision cast the search used before has no index to use.
       const asVector = candidateSql.text.replaceAll("::halfvec(3072)", "::vector(3072)");
       const controlPlan = (await client.query(`EXPLAIN ${asVector}`, candidateSql.values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
@@ -108,10 +108,11 @@ describe("embeddings above 2,000 dimensions", () => {
       const [vec] = await embedder.embed([query], AbortSignal.timeout(5000));
       const truth = (
         await t.pool.query<{ chunk_id: string; key: string; score: number }>(
-          `SELECT c.chunk_id, d.key, 1 - (c.embedding::vector(${DIMS}) <=> $2::vector(${DIMS})) AS score
-             FROM chunks c JOIN search_pointers sp ON sp.index_version_id = c.index_version_id JOIN documents d ON d.id = c.document_id
+          `SELECT c.chunk_id, d.key, 1 - (v.embedding::vector(${DIMS}) <=> $2::vector(${DIMS})) AS score
+             FROM chunks c JOIN chunk_vectors v ON v.id = c.vector_id
+             JOIN search_pointers sp ON sp.index_version_id = c.index_version_id JOIN documents d ON d.id = c.document_id
             WHERE c.tenant_id = $1 AND c.dims = ${DIMS}
-            ORDER BY c.embedding::vector(${DIMS}) <=> $2::vector(${DIMS}) LIMIT 3`,
+            ORDER BY v.embedding::vector(${DIMS}) <=> $2::vector(${DIMS}) LIMIT 3`,
           [TENANT, toVectorLiteral(vec)],
         )
       ).rows;

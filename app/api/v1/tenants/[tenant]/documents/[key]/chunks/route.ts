@@ -2,7 +2,7 @@ import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { chunkListQuery } from "@/lib/documents/chunk-schemas";
-import { listChunks } from "@/lib/documents/chunks";
+import { listChunks } from "@/lib/documents/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
