@@ -134,6 +134,7 @@ type IvRow = {
   embedding_dimensions: number;
   n: number;
   n_ids: number;
+  n_bad_vectors: number;
 };
 type PtrRow = { document_id: string; index_version_id: string; version_number: number; pinned: boolean };
 type DocRow = { id: string; key: string; business_version: number; deleted: boolean; search_version: number | null };
@@ -161,7 +162,12 @@ SELECT task_id::text, document_id::text, version_number, task_type, status, atte
 SELECT iv.id::text, iv.document_id::text, iv.version_number, iv.task_id::text, iv.status, iv.chunk_count, iv.expected_chunk_count,
        iv.embedding_model, iv.embedding_dimensions,
        (SELECT count(*)::int FROM chunks c WHERE c.index_version_id = iv.id) AS n,
-       (SELECT count(DISTINCT c.chunk_id)::int FROM chunks c WHERE c.index_version_id = iv.id) AS n_ids
+       (SELECT count(DISTINCT c.chunk_id)::int FROM chunks c WHERE c.index_version_id = iv.id) AS n_ids,
+       -- Records whose vector is not the one stored for their own document, content and the version's space.
+       (SELECT count(*)::int FROM chunks c LEFT JOIN chunk_vectors v ON v.id = c.vector_id
+         WHERE c.index_version_id = iv.id
+           AND (v.id IS NULL OR v.document_id <> c.document_id OR v.content_hash <> c.content_hash
+                OR v.embedding_model <> iv.embedding_model OR v.dims <> iv.embedding_dimensions OR v.chunker_version <> iv.chunker_version)) AS n_bad_vectors
   FROM index_versions iv ORDER BY iv.created_at, iv.id;
 SELECT document_id::text, index_version_id::text, version_number, pinned FROM search_pointers;
 SELECT id::text, key, business_version, deleted_at IS NOT NULL AS deleted, search_version FROM documents;
@@ -508,6 +514,7 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
     if (iv.status === "BUILDING") violation(s, m, `index version ${iv.id} committed in BUILDING`);
     if (iv.chunk_count !== iv.expected_chunk_count || iv.n !== iv.expected_chunk_count) violation(s, m, `index version ${iv.id} is incomplete`, iv);
     if (iv.n_ids !== iv.n) violation(s, m, `index version ${iv.id} holds duplicate chunk ids`, iv);
+    if (iv.n_bad_vectors !== 0) violation(s, m, `index version ${iv.id} has ${iv.n_bad_vectors} records referencing another content's or space's vector`, iv);
     if (iv.embedding_dimensions !== 384 || !(MODELS as readonly string[]).includes(iv.embedding_model)) violation(s, m, `index version ${iv.id} in an unknown embedding space`, iv);
     const t = iv.task_id ? snap.tasks.get(iv.task_id) : undefined;
     if (!t || t.document_id !== iv.document_id || t.version_number !== iv.version_number) violation(s, m, `index version ${iv.id} does not match its task`, { iv, t });
@@ -1461,6 +1468,15 @@ class CollectGarbage implements Cmd {
     if (n !== gone.length || gone.sort().join() !== doomed.map((iv) => iv.id).sort().join()) {
       violation(s, m, `collectGarbage removed [${gone.map((x) => x.slice(0, 8))}] (answered ${n}), expected [${doomed.map((iv) => iv.id.slice(0, 8))}]`);
     }
+    // The swept documents keep no vector that no record references.
+    const swept = [...new Set(doomed.map((iv) => iv.document_id))];
+    const orphans = (
+      await s.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM chunk_vectors v WHERE v.document_id = ANY($1::uuid[]) AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.vector_id = v.id)`,
+        [swept],
+      )
+    ).rows[0].n;
+    if (orphans !== 0) violation(s, m, `collectGarbage left ${orphans} unreferenced vectors of the documents it swept`);
   }
   toString() {
     return "collectGarbage()";
