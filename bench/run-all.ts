@@ -18,7 +18,33 @@ import { pathToFileURL } from "node:url";
 const ROOT = path.resolve(import.meta.dirname, "..");
 const ALL = ["queue", "index", "search", "dashboard"] as const;
 type Json = Record<string, unknown>;
-export type Outcome = { name: string; ok: boolean; seconds: number; exitCode: number | null; result: Json | null; problem: string | null; lastLineJson: boolean };
+export type Outcome = {
+  name: string;
+  ok: boolean;
+  seconds: number;
+  exitCode: number | null;
+  result: Json | null;
+  problem: string | null;
+  lastLineJson: boolean;
+  /** A section carried over verbatim from the previous RESULTS.md (no raw result on this machine). */
+  kept?: { lines: string[]; measured: string };
+};
+
+/** The sections of an earlier RESULTS.md by bench name, with the "measured" cell of its status row. */
+export function previousSections(markdown: string): Map<string, { lines: string[]; measured: string }> {
+  const lines = markdown.split("\n");
+  const out = new Map<string, { lines: string[]; measured: string }>();
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^## (\w+)$/.exec(lines[i]);
+    if (!m || !(ALL as readonly string[]).includes(m[1])) continue;
+    let j = i + 1;
+    while (j < lines.length && !lines[j].startsWith("## ")) j++;
+    const row = lines.find((l) => l.startsWith(`| ${m[1]} | `))?.split("|").map((c) => c.trim());
+    out.set(m[1], { lines: lines.slice(i + 1, j).join("\n").trim().split("\n"), measured: row?.[3] ?? "" });
+    i = j - 1;
+  }
+  return out;
+}
 
 const say = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -158,10 +184,14 @@ export function render(outcomes: Outcome[], started: Date): string {
   L.push("| bench | result | measured | seconds |", "|---|---|---|---|");
   for (const o of outcomes) {
     const when = typeof o.result?.date === "string" ? o.result.date.slice(0, 16).replace("T", " ") + " UTC" : "";
-    L.push(`| ${o.name} | ${o.ok ? (o.problem ? `ok (${o.problem})` : "ok") : `failed: ${o.problem}`} | ${when} | ${o.seconds || ""} |`);
+    L.push(`| ${o.name} | ${o.ok ? (o.problem ? `ok (${o.problem})` : "ok") : `failed: ${o.problem}`} | ${when || o.kept?.measured || ""} | ${o.seconds || ""} |`);
   }
   for (const o of outcomes) {
     L.push("", `## ${o.name}`, "");
+    if (o.kept) {
+      L.push(...o.kept.lines);
+      continue;
+    }
     if (!o.result) {
       L.push(`No figures: the bench ${o.problem}.`);
       continue;
@@ -192,11 +222,15 @@ async function main() {
     if (o.result) fs.writeFileSync(path.join(ROOT, "bench", "results", `${name}.json`), JSON.stringify(o.result, null, 2) + "\n");
     say(`bench:${name} ${o.ok ? "done" : "FAILED"} in ${o.seconds} s${o.problem ? ` (${o.problem})` : ""}`);
   }
-  // A partial run (named benches only) keeps the sections of the others from the last full run.
+  // A partial run (named benches only) keeps the sections of the others: from their raw results
+  // when this machine has them, else verbatim from the RESULTS.md being replaced.
   const previous = names.length < ALL.length ? ALL.filter((n) => !names.includes(n)) : [];
+  const resultsMd = path.join(ROOT, "bench", "RESULTS.md");
+  const oldSections = fs.existsSync(resultsMd) ? previousSections(fs.readFileSync(resultsMd, "utf8")) : new Map();
   for (const n of previous) {
     const file = path.join(ROOT, "bench", "results", `${n}.json`);
     if (fs.existsSync(file)) outcomes.push({ name: n, ok: true, seconds: 0, exitCode: 0, result: JSON.parse(fs.readFileSync(file, "utf8")), problem: "from an earlier run", lastLineJson: true });
+    else if (oldSections.has(n)) outcomes.push({ name: n, ok: true, seconds: 0, exitCode: 0, result: null, problem: "kept from the previous RESULTS.md", lastLineJson: true, kept: oldSections.get(n) });
   }
   outcomes.sort((a, b) => ALL.indexOf(a.name as (typeof ALL)[number]) - ALL.indexOf(b.name as (typeof ALL)[number]));
   fs.writeFileSync(path.join(ROOT, "bench", "RESULTS.md"), render(outcomes, started));
