@@ -1,0 +1,13 @@
+-- indexwright:no-transaction
+-- The queue's cost per task (docs/design.md): claim and completion both change a task's status, so
+-- neither update is HOT and each adds an entry to every index whose predicate the new row version
+-- matches. This and the next eight migrations take five index entries and two row locks off each
+-- task, and leave every read an index.
+--
+-- One unique index instead of two. The business key (tenant, document, version, type) led with the
+-- tenant, so per-document look-ups (a document's tasks, supersede, the reconciler, the webhook
+-- trigger) needed index_tasks_document_idx (document, version) beside it. A document belongs to one
+-- tenant, so the same columns led by the document are just as unique and serve those look-ups as a
+-- prefix. ON CONFLICT (tenant_id, document_id, version_number, task_type) infers it by its columns,
+-- in any order. The two old indexes are dropped by the next two migrations.
+CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS "index_tasks_document_key" ON "index_tasks"("document_id", "version_number", "task_type", "tenant_id");
