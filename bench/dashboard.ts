@@ -106,9 +106,9 @@ async function seed(pool: pg.Pool) {
   // SEARCH_EXACT_MAX_CHUNKS, so its searches take the exact path (bench/search.ts times HNSW).
   await pool.query(`DROP INDEX chunk_vectors_embedding_384_hnsw`);
   await pool.query(
-    sql`INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding)
+    sql`INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text)
      SELECT d.tenant_id, d.id, md5(d.key), iv.embedding_model, 384, iv.chunker_version,
-            (SELECT array_agg(random() - 0.5)::vector FROM generate_series(1, 384) g WHERE d.id IS NOT NULL)
+            (SELECT array_agg(random() - 0.5)::vector FROM generate_series(1, 384) g WHERE d.id IS NOT NULL), 'Document ' || d.key || ' text'
        FROM documents d JOIN search_pointers sp ON sp.document_id = d.id JOIN index_versions iv ON iv.id = sp.index_version_id
       WHERE d.tenant_id = $1`,
     [SEARCH_TENANT],

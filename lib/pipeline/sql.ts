@@ -41,7 +41,8 @@ export type IndexVersionRow = {
 /** One record of the new version. `embedding` is a vector literal, or null to reference the stored vector of the same content. */
 export type ChunkRow = { ordinal: number; chunkId: string; level: number; sectionPath: string; text: string; contentHash: string; embedding: string | null };
 
-// The new vectors of a statement go into chunk_vectors (the only rows that enter the HNSW graph),
+// The new vectors of a statement go into chunk_vectors with their text (the only rows that enter
+// the HNSW graph and the full-text GIN index; the text search terms are generated there),
 // at most one per (document, content hash); every record then references either one of them or
 // the vector already stored for its content. ON CONFLICT covers a vector stored since the reuse
 // lookup: the statement's snapshot does not see it, so that record counts as missing and the
@@ -49,8 +50,8 @@ export type ChunkRow = { ordinal: number; chunkId: string; level: number; sectio
 // garbage collection also takes first, so a stored vector found here stays until COMMIT.
 function writeVectorsAndRecords(records: string, versionOf: string): string {
   return `new_vectors AS (
-  INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding)
-  SELECT DISTINCT ON (u.document_id, u.content_hash) u.tenant_id, u.document_id, u.content_hash, $3, $4, $5, u.embedding::vector
+  INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text)
+  SELECT DISTINCT ON (u.document_id, u.content_hash) u.tenant_id, u.document_id, u.content_hash, $3, $4, $5, u.embedding::vector, u.text
     FROM ${records} u
    WHERE u.embedding IS NOT NULL
    ORDER BY u.document_id, u.content_hash

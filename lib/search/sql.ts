@@ -88,25 +88,38 @@ export function vectorSearchSql(dims: number, exact: boolean): string {
 
 /**
  * Visible chunks matching the words of $2 (PostgreSQL full-text search, web-search syntax: quoted
- * phrases, `or`, `-word`), best first by ts_rank_cd (`score`). The query is parsed with the
- * tenant's text search configuration ($7, the one its chunks' `tsv` was generated with), passed
- * as a value rather than looked up in the statement: only a constant tsquery lets the planner
- * estimate the match and take the GIN index (looked up inline, it started from the visible
- * documents and tested every chunk of the tenant: 450 ms against 0.3 ms at 20,000 chunks). Only chunks of the query's embedding space are answered
- * (the same rule as the vector side), so the two lists of a hybrid search rank the same chunks.
+ * phrases, `or`, `-word`), best first by ts_rank_cd (`score`). The terms are stored once per
+ * content with its vector (chunk_vectors.tsv, GIN-indexed), so like the vector side this matches
+ * stored content and keeps what a record of the document's serving version references (the same
+ * visibility test, `OFFSET 0` keeping it a per-row filter), then names those records. The query is
+ * parsed with the tenant's text search configuration ($7, the one its content's `tsv` was
+ * generated with), passed as a value rather than looked up in the statement: only a constant
+ * tsquery lets the planner estimate the match and take the GIN index (looked up inline, it started
+ * from the visible documents and tested every chunk of the tenant: 450 ms against 0.3 ms at 20,000
+ * chunks). Only content of the query's embedding space is answered (the same rule as the vector
+ * side), so the two lists of a hybrid search rank the same chunks.
  * Parameters: $1 tenant, $2 query text, $3 limit, $4 level or null, $5 principals, $6 model,
  * $7 text search configuration.
  */
 export function textSearchSql(dims: number): string {
+  const level = `($4::int IS NULL OR c.level = $4::int)`;
   return withKeys(
-    `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, ts_rank_cd(c.tsv, q.tsq) AS rank
-    FROM (SELECT websearch_to_tsquery($7::regconfig, $2) AS tsq) q,
-         chunks c
-   WHERE c.tsv @@ q.tsq AND c.tenant_id = $1 AND c.dims = ${dims} AND ($4::int IS NULL OR c.level = $4::int)
-     AND EXISTS (
-         SELECT 1 FROM ${VISIBLE_FROM}
-          WHERE sp.document_id = c.document_id AND sp.index_version_id = c.index_version_id AND ${VISIBLE_WHERE})
-   ORDER BY rank DESC, c.chunk_id
+    `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, matched.rank
+    FROM (SELECT v.id, v.document_id, ts_rank_cd(v.tsv, q.tsq) AS rank
+            FROM (SELECT websearch_to_tsquery($7::regconfig, $2) AS tsq) q,
+                 chunk_vectors v
+           WHERE v.tsv @@ q.tsq AND v.tenant_id = $1 AND v.dims = ${dims} AND v.embedding_model = $6
+             AND EXISTS (
+                 SELECT 1 FROM ${VISIBLE_FROM}
+                   JOIN chunks c ON c.vector_id = v.id AND c.index_version_id = sp.index_version_id
+                  WHERE sp.document_id = v.document_id AND ${VISIBLE_WHERE} AND ${level}
+                 OFFSET 0)
+           ORDER BY rank DESC, v.id
+           LIMIT $3) matched
+    JOIN search_pointers sp ON sp.document_id = matched.document_id
+    JOIN chunks c ON c.vector_id = matched.id AND c.index_version_id = sp.index_version_id
+   WHERE ${level}
+   ORDER BY matched.rank DESC, c.chunk_id
    LIMIT $3`,
     "rank",
   );

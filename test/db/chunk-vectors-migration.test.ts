@@ -53,7 +53,7 @@ describe("chunk vectors migration", () => {
     ];
     for (const [v, ordinal, hash, e] of rows) {
       await t.pool.query(
-        `INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, text, content_hash, dims, embedding) VALUES ($1, $2, $3, 'acme', $4, 't', $5, 3, $6)`,
+        `INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, text, content_hash, dims, embedding) VALUES ($1, $2, $3, 'acme', $4, 'refunds', $5, 3, $6)`,
         [v, ordinal, `c${ordinal}`, doc, hash, e],
       );
     }
@@ -90,8 +90,11 @@ describe("chunk vectors migration", () => {
       { tablename: "chunk_vectors", indexname: "chunk_vectors_embedding_384_hnsw" },
       { tablename: "chunk_vectors", indexname: "chunk_vectors_embedding_3_hnsw" },
     ]);
-    const cols = (await t.pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'chunks' AND column_name IN ('embedding', 'vector_id')`)).rows;
+    const cols = (await t.pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'chunks' AND column_name IN ('embedding', 'vector_id', 'tsv', 'search_language')`)).rows;
     expect(cols).toEqual([{ column_name: "vector_id" }]);
+    // The full-text terms moved with the content (20261130151000): its text, language and tsv.
+    const terms = (await t.pool.query(`SELECT DISTINCT text, search_language::text AS l, tsv::text AS tsv FROM chunk_vectors`)).rows;
+    expect(terms).toEqual([{ text: "refunds", l: "english", tsv: "'refund':1" }]);
     // A record cannot point at a vector that does not exist, and a referenced vector cannot go.
     await expect(t.pool.query(`UPDATE chunks SET vector_id = -1 WHERE ordinal = 0`)).rejects.toThrow(/chunks_vector_id_fkey/);
     await expect(t.pool.query(`DELETE FROM chunk_vectors WHERE content_hash = 'h-same'`)).rejects.toThrow(/chunks_vector_id_fkey/);

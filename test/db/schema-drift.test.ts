@@ -81,7 +81,7 @@ describe("schema.prisma matches the migrations", () => {
     // The vector column is Unsupported in Prisma, so the row is written in SQL and read back by Prisma.
     const vectorId = (
       await t.pool.query(
-        `INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding) VALUES ($1, $2, 'h', 'm', 3, 'c', '[1,2,3]') RETURNING id`,
+        `INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text) VALUES ($1, $2, 'h', 'm', 3, 'c', '[1,2,3]', 'text') RETURNING id`,
         [tenant.id, docId],
       )
     ).rows[0].id;
@@ -118,7 +118,7 @@ describe("schema.prisma matches the migrations", () => {
     expect(await prisma.indexVersion.findUniqueOrThrow({ where: { id: iv.id } })).toEqual(iv);
     const chunk = await prisma.chunk.findUniqueOrThrow({ where: { indexVersionId_ordinal: { indexVersionId: iv.id, ordinal: 0 } } });
     expect(chunk).toMatchObject({ chunkId: "cid", level: 2, sectionPath: "a > b", dims: 3, vectorId: BigInt(vectorId) });
-    expect(await prisma.chunkVector.findUniqueOrThrow({ where: { id: BigInt(vectorId) } })).toMatchObject({ documentId: docId, contentHash: "h", embeddingModel: "m", dims: 3, chunkerVersion: "c" });
+    expect(await prisma.chunkVector.findUniqueOrThrow({ where: { id: BigInt(vectorId) } })).toMatchObject({ documentId: docId, contentHash: "h", embeddingModel: "m", dims: 3, chunkerVersion: "c", text: "text" });
     expect(await prisma.searchPointer.findUniqueOrThrow({ where: { documentId: docId } })).toEqual(sp);
     expect(await prisma.worker.findUniqueOrThrow({ where: { id: "w1" } })).toEqual(w);
     expect(await prisma.backlogSnapshot.findUniqueOrThrow({ where: { id: snap.id } })).toEqual(snap);

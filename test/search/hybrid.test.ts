@@ -85,7 +85,7 @@ describe("text and hybrid search", () => {
   });
 
   it("each tenant's chunks are indexed with its text search configuration", async () => {
-    const langs = (await t.pool.query(`SELECT DISTINCT tenant_id, search_language::text AS l FROM chunks ORDER BY 1`)).rows;
+    const langs = (await t.pool.query(`SELECT DISTINCT tenant_id, search_language::text AS l FROM chunk_vectors ORDER BY 1`)).rows;
     expect(langs).toEqual([
       { tenant_id: "cjk", l: "simple" },
       { tenant_id: T, l: "english" },

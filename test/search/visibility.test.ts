@@ -36,8 +36,8 @@ async function seedDocument(key: string, versions: { acl: string[]; status: "ACT
     );
     const texts = Array.from({ length: v.chunks }, (_, o) => (v.near ? `${QUERY} ${o}` : `revenue notes ${o} ${key}`));
     await t.pool.query(
-      `INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding)
-       SELECT DISTINCT ON (md5(t)) $1, $2::uuid, md5(t), $3, 384, 'c', e::vector FROM unnest($4::text[], $5::text[]) AS u(t, e)
+      `INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text)
+       SELECT DISTINCT ON (md5(t)) $1, $2::uuid, md5(t), $3, 384, 'c', e::vector, t FROM unnest($4::text[], $5::text[]) AS u(t, e)
        ON CONFLICT (document_id, content_hash, embedding_model, dims, chunker_version) DO NOTHING`,
       [TENANT, docId, v.model ?? embedder.model, texts, texts.map((x) => toVectorLiteral(embedLocal([x], 384)[0]))],
     );
