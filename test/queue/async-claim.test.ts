@@ -96,11 +96,13 @@ describe("a claim lost in a crash", () => {
       await waitFor(async () => embedder.waiting === 1);
       // The server "crashes" before the claim's commit reached the disk: the task is as it was
       // before the claim, due again, and the claim's event is gone with it.
+      // One statement: as two, the worker could claim again between them and the event delete
+      // would take the new claim's event with it.
       await t.pool.query(
-        `UPDATE index_tasks SET status = 'PENDING', attempts = 0, lease_owner = NULL, lease_until = NULL, started_at = NULL WHERE task_id = $1`,
+        `WITH lost AS (DELETE FROM task_events WHERE task_id = $1)
+         UPDATE index_tasks SET status = 'PENDING', attempts = 0, lease_owner = NULL, lease_until = NULL, started_at = NULL WHERE task_id = $1`,
         [first.taskId],
       );
-      await t.pool.query(`DELETE FROM task_events WHERE task_id = $1`, [first.taskId]);
       // The same worker claims it again: run B, same task, same worker, same lease attempt.
       await waitFor(async () => embedder.waiting === 2);
       expect((await t.pool.query(`SELECT status, attempts, lease_owner FROM index_tasks WHERE task_id = $1`, [first.taskId])).rows[0]).toEqual({
