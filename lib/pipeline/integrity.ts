@@ -22,13 +22,14 @@ export function manifestOf(records: readonly Entry[]): Manifest {
 // the writer sent): count, distinct chunk ids, digest in ordinal order, content hashes recomputed
 // from the stored text, and each record's vector: it must be the one stored for this record's
 // document and content (a record pointing at another text's vector would answer for the wrong
-// words) and have the configured dimension.
+// words) and have the configured dimension (chunk_vectors_dims_match holds the stored vector to
+// its row's dims, so the check reads no vector).
 const CHECK_COLUMNS = `count(*)::int AS n,
               count(DISTINCT c.chunk_id)::int AS distinct_ids,
               encode(sha256(convert_to(string_agg(c.ordinal || ':' || c.chunk_id || ':' || c.content_hash, E'\\n' ORDER BY c.ordinal), 'UTF8')), 'hex') AS digest,
               count(*) FILTER (WHERE c.content_hash <> encode(sha256(convert_to(c.section_path || E'\\n' || c.text, 'UTF8')), 'hex'))::int AS bad_hash,
               count(*) FILTER (WHERE v.content_hash IS DISTINCT FROM c.content_hash OR v.document_id IS DISTINCT FROM c.document_id)::int AS bad_vector,
-              count(*) FILTER (WHERE v.dims IS DISTINCT FROM $2 OR vector_dims(v.embedding) IS DISTINCT FROM $2)::int AS bad_dims`;
+              count(*) FILTER (WHERE v.dims IS DISTINCT FROM $2)::int AS bad_dims`;
 const CHECKED_ROWS = `chunks c LEFT JOIN chunk_vectors v ON v.id = c.vector_id`;
 
 type Stored = { n: number; distinct_ids: number; digest: string | null; bad_hash: number; bad_vector: number; bad_dims: number };

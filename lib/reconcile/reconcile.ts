@@ -469,7 +469,7 @@ class Pass {
     const stored = (
       await tx.query<{ n: number; ordinals: number; bad: number }>(
         `SELECT count(*)::int AS n, count(DISTINCT c.ordinal)::int AS ordinals,
-                count(*) FILTER (WHERE c.dims <> $2 OR v.dims IS DISTINCT FROM $2 OR vector_dims(v.embedding) IS DISTINCT FROM $2
+                count(*) FILTER (WHERE c.dims <> $2 OR v.dims IS DISTINCT FROM $2
                                     OR v.content_hash IS DISTINCT FROM c.content_hash OR v.document_id IS DISTINCT FROM c.document_id)::int AS bad
            FROM chunks c LEFT JOIN chunk_vectors v ON v.id = c.vector_id
           WHERE c.index_version_id = $1`,
