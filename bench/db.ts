@@ -73,3 +73,20 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * `n` SUCCEEDED tasks over 1,000 documents of tenant "bench" (which must exist): the finished
+ * history a claim has to step past, as a queue that has run for a while holds it.
+ */
+export async function seedFinishedTasks(pool: pg.Pool, n: number): Promise<void> {
+  await pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version)
+                    SELECT gen_random_uuid(), 'bench', 'doc-' || i, 'Doc', 1 FROM generate_series(1, 1000) i`);
+  await pool.query(
+    `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, attempts, created_at, updated_at, started_at, finished_at, next_attempt_at)
+     SELECT 'bench', d.id, g.v, 'INDEX', 'SUCCEEDED', 1, now() - interval '1 day', now(), now(), now(), now() - interval '1 day'
+       FROM (SELECT id FROM documents) d
+       JOIN LATERAL generate_series(1, ceil($1::numeric / 1000)::int) AS g(v) ON true
+      LIMIT $1`,
+    [n],
+  );
+}

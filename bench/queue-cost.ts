@@ -18,7 +18,7 @@ import pg from "pg";
 import fs from "node:fs";
 import { migrate } from "../lib/db/migrate";
 import { claim, complete, setPreparedStatements } from "../lib/queue/engine";
-import { round3 } from "./db";
+import { round3, seedFinishedTasks } from "./db";
 
 const base = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const num = (name: string, fallback: number) => {
@@ -57,16 +57,7 @@ async function main() {
     await pool.query(`CREATE EXTENSION IF NOT EXISTS pg_walinspect`);
     if (!exists) {
       await pool.query(`INSERT INTO tenants (id, name) VALUES ('bench', 'bench')`);
-      await pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version)
-                        SELECT gen_random_uuid(), 'bench', 'doc-' || i, 'Doc', 1 FROM generate_series(1, 1000) i`);
-      await pool.query(
-        `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, attempts, created_at, updated_at, started_at, finished_at, next_attempt_at)
-         SELECT 'bench', d.id, g.v, 'INDEX', 'SUCCEEDED', 1, now() - interval '1 day', now(), now(), now(), now() - interval '1 day'
-           FROM (SELECT id FROM documents) d
-           JOIN LATERAL generate_series(1, ceil($1::numeric / 1000)::int) AS g(v) ON true
-          LIMIT $1`,
-        [S.finished],
-      );
+      await seedFinishedTasks(pool, S.finished);
     }
     const next = Number((await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v);
     const perDoc = Math.ceil(S.tasks / 1000);

@@ -25,7 +25,7 @@ import path from "node:path";
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { runMigrations, Logger } from "graphile-worker";
 import PgBoss from "pg-boss";
-import { withBenchDatabase, percentile, round3, machineFacts, median } from "./db";
+import { withBenchDatabase, percentile, round3, machineFacts, median, seedFinishedTasks } from "./db";
 import { claim, complete, setPreparedStatements } from "../lib/queue/engine";
 import { PGBOSS_QUEUE, type FromChild } from "./peers/child";
 
@@ -432,17 +432,8 @@ async function main() {
     say(`${machine.cpus} cpus, load ${machine.loadAverage1m}, PostgreSQL ${machine.postgres}; ${S.tasks} tasks × processes ${S.processes.join("/")} × concurrency ${S.concurrency} × ${S.rounds} rounds`);
 
     await pool.query(`INSERT INTO tenants (id, name) VALUES ('bench', 'bench')`);
-    await pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version)
-                      SELECT gen_random_uuid(), 'bench', 'doc-' || i, 'Doc', 1 FROM generate_series(1, 1000) i`);
     const seedStart = Date.now();
-    await pool.query(
-      `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, attempts, created_at, updated_at, started_at, finished_at, next_attempt_at)
-       SELECT 'bench', d.id, g.v, 'INDEX', 'SUCCEEDED', 1, now() - interval '1 day', now(), now(), now(), now() - interval '1 day'
-         FROM (SELECT id FROM documents) d
-         JOIN LATERAL generate_series(1, ceil($1::numeric / 1000)::int) AS g(v) ON true
-        LIMIT $1`,
-      [S.finished],
-    );
+    await seedFinishedTasks(pool, S.finished);
     await pool.query(`VACUUM (ANALYZE) index_tasks`);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     const finishedInTable = Number((await pool.query(`SELECT count(*) FROM index_tasks WHERE status = 'SUCCEEDED'`)).rows[0].count);

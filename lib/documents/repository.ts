@@ -504,19 +504,7 @@ export async function rename(pool: pg.Pool, tenant: string, key: string, newKey:
 // (section, level, text, whether the vector was reused), a page at a time in reading order.
 
 type ChunkBrowserDocRow = { id: string; served_id: string | null };
-type ChunkBrowserVersionRow = {
-  id: string;
-  version_number: number;
-  status: string;
-  chunker_version: string;
-  embedding_model: string;
-  embedding_dimensions: number;
-  chunk_count: number;
-  created_at: Date;
-  serving: boolean;
-  readable: boolean;
-  chunks_reused: number | null;
-};
+type ChunkBrowserVersionRow = Omit<IndexVersionRow, "activated_at" | "retired_at"> & { serving: boolean; readable: boolean; chunks_reused: number | null };
 type ChunkBrowserRow = { ordinal: number; chunk_id: string; level: number; section_path: string; text: string; chars: number; content_hash: string; reused: boolean };
 
 /**
