@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { Queryable, Statement } from "../db/pool";
 import { run } from "../db/pool";
+import { isEmbeddedServer, preparedStatementsFor, runNamed } from "../db/prepared";
 import * as sql from "./sql";
 import { decide, type RetryPolicyOptions } from "./retry-policy";
 import { LeaseLostError } from "./errors";
@@ -29,28 +29,13 @@ export type Lease = {
  * moves a connection's statements between server sessions; both fail a named statement there.
  */
 let preparedStatements = false;
-/** PGlite names itself in version(); its socket's connections share one session. */
-export function isEmbeddedServer(version: string): boolean {
-  return /\bPGlite\b/.test(version);
-}
-/** WORKER_PREPARED_STATEMENTS: "auto" names them on an external PostgreSQL only. */
-export function preparedStatementsFor(setting: "auto" | "true" | "false", embedded: boolean): boolean {
-  return setting === "auto" ? !embedded : setting === "true";
-}
+export { isEmbeddedServer, preparedStatementsFor };
 export function setPreparedStatements(on: boolean): void {
   preparedStatements = on;
 }
 
-const statementNames = new Map<string, string>();
-/** One name per statement text (a digest), so two versions of a statement never share a name. */
 function hot<T extends pg.QueryResultRow>(db: Queryable, stmt: Statement): Promise<pg.QueryResult<T>> {
-  if (!preparedStatements) return run<T>(db, stmt);
-  let name = statementNames.get(stmt.text);
-  if (!name) {
-    name = `iw_${createHash("sha256").update(stmt.text).digest("hex").slice(0, 20)}`;
-    statementNames.set(stmt.text, name);
-  }
-  return db.query<T>({ name, text: stmt.text, values: stmt.values });
+  return runNamed<T>(db, stmt, preparedStatements);
 }
 
 export async function claim(db: Queryable, workerId: string, leaseSeconds: number, limit: number): Promise<Lease[]> {

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { poolIsEmbedded, preparedStatementsFor, runNamed, type PreparedSetting } from "../db/prepared";
 import type { Embedder } from "../embedding/types";
 import { toVectorLiteral } from "../embedding/types";
 import { TENANT_LANGUAGE_SQL, tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
@@ -16,6 +17,23 @@ export const EXACT_SEARCH_MAX_CHUNKS = /^\d+$/.test(process.env.SEARCH_EXACT_MAX
  * max_scan_tuples index tuples, after which the search falls back to the exact ranking.
  */
 export const HNSW_SEARCH = { efSearch: 100, maxScanTuples: 20_000 } as const;
+
+/**
+ * SEARCH_PREPARED_STATEMENTS (auto | true | false, parsed by lib/config.ts): search statements as
+ * named statements, with the HNSW settings kept in the connection's session, so a search is one
+ * round trip that the server neither parses nor, once it keeps a generic plan, plans again. "auto"
+ * is on for an external PostgreSQL and off on the embedded database (see lib/db/prepared.ts).
+ */
+const PREPARED_SETTING: PreparedSetting = (["auto", "true", "false"] as const).find((v) => v === process.env.SEARCH_PREPARED_STATEMENTS?.trim()) ?? "auto";
+
+async function usePrepared(pool: pg.Pool, override?: boolean): Promise<boolean> {
+  if (override !== undefined) return override && !(await poolIsEmbedded(pool));
+  if (PREPARED_SETTING !== "auto") return PREPARED_SETTING === "true";
+  return preparedStatementsFor("auto", await poolIsEmbedded(pool));
+}
+
+/** The HNSW settings a connection's session holds (set by this module, outside any transaction). */
+const sessionSettings = new WeakMap<pg.ClientBase, string>();
 
 /** How long a tenant's size class (exact or HNSW) and text search configuration are reused. */
 const SIZE_TTL_MS = 60_000;
@@ -47,6 +65,8 @@ export type SearchQuery = {
   /** Override HNSW_SEARCH (benchmarks and tests). */
   efSearch?: number;
   maxScanTuples?: number;
+  /** Override SEARCH_PREPARED_STATEMENTS (benchmarks and tests); never on the embedded database. */
+  prepared?: boolean;
 };
 
 export type SearchPlan = { hits: SearchHit[]; strategy: "exact" | "hnsw" | "hnsw+exact" | "text" };
@@ -69,8 +89,8 @@ export function hybridDepth(topK: number): number {
  * down.
  */
 export async function textSearch(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
-  const language = await tenantLanguage(pool, q.tenant);
-  const { rows } = await pool.query<HitRow>(textSearchSql(embedder.dimensions), [q.tenant, q.query, q.topK, q.level ?? null, q.principals, embedder.model, language]);
+  const [language, named] = await Promise.all([tenantLanguage(pool, q.tenant), usePrepared(pool, q.prepared)]);
+  const { rows } = await runNamed<HitRow>(pool, { text: textSearchSql(embedder.dimensions, q.topK), values: [q.tenant, q.query, q.level ?? null, q.principals, embedder.model, language] }, named);
   return rows.map((r) => toHit(r, Number(r.score)));
 }
 
@@ -118,22 +138,37 @@ export function fuse(lists: SearchHit[][], topK: number): SearchHit[] {
  * stops short (the caller sees only a sliver of a large tenant), the exact ranking answers.
  */
 export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchPlan> {
-  const [vec] = await embedder.embed([q.query], AbortSignal.timeout(30_000));
+  const [[vec], named] = await Promise.all([embedder.embed([q.query], AbortSignal.timeout(30_000)), usePrepared(pool, q.prepared)]);
   const dims = embedder.dimensions;
-  const params = [q.tenant, toVectorLiteral(vec), q.topK, q.level ?? null, q.principals, embedder.model];
+  const params = [q.tenant, toVectorLiteral(vec), q.level ?? null, q.principals, embedder.model];
   const client = await pool.connect();
   try {
-    if (await isExact(client, pool, q.tenant, dims, q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS)) {
-      return { strategy: "exact", hits: await rank(client, dims, true, params) };
+    if (await isExact(client, pool, q.tenant, dims, q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS, named)) {
+      return { strategy: "exact", hits: await rank(client, dims, true, q.topK, params, named) };
     }
     const ef = positiveInt(q.efSearch ?? HNSW_SEARCH.efSearch);
     const maxTuples = positiveInt(q.maxScanTuples ?? HNSW_SEARCH.maxScanTuples);
-    // One round trip for the transaction and its settings (simple protocol, integers checked above).
-    await client.query(`BEGIN READ ONLY; SET LOCAL hnsw.ef_search = ${ef}; SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.max_scan_tuples = ${maxTuples}`);
+    // Simple protocol (several statements in one round trip); the integers are checked above.
+    const settings = `SET hnsw.ef_search = ${ef}; SET hnsw.iterative_scan = relaxed_order; SET hnsw.max_scan_tuples = ${maxTuples}`;
+    if (named) {
+      // Session settings, sent only when this connection's differ: the search is then its one
+      // statement. Nothing else reads hnsw.* (only search walks an HNSW index), and every search
+      // sets its own before it runs. A fallback to exact ranking reads a newer snapshot than the
+      // walk did; it answers from that one snapshot alone.
+      if (sessionSettings.get(client) !== settings) {
+        await client.query(settings);
+        sessionSettings.set(client, settings);
+      }
+      const hits = await rank(client, dims, false, q.topK, params, true);
+      if (hits.length >= q.topK) return { strategy: "hnsw", hits };
+      return { strategy: "hnsw+exact", hits: await rank(client, dims, true, q.topK, params, true) };
+    }
+    // The embedded database's connections share one session: the settings stay inside a transaction.
+    await client.query(`BEGIN READ ONLY; ${settings.replaceAll("SET ", "SET LOCAL ")}`);
     try {
-      let hits = await rank(client, dims, false, params);
+      let hits = await rank(client, dims, false, q.topK, params, false);
       const strategy = hits.length >= q.topK ? "hnsw" : "hnsw+exact";
-      if (strategy === "hnsw+exact") hits = await rank(client, dims, true, params);
+      if (strategy === "hnsw+exact") hits = await rank(client, dims, true, q.topK, params, false);
       await client.query("COMMIT");
       return { strategy, hits };
     } catch (err) {
@@ -154,20 +189,20 @@ function positiveInt(n: number): number {
  * Small tenants are ranked exactly. The size is a bounded count through the tenant index, kept
  * for a minute per tenant: near the threshold the count itself costs about as much as the search.
  */
-async function isExact(client: pg.PoolClient, pool: pg.Pool, tenant: string, dims: number, exactMax: number): Promise<boolean> {
+async function isExact(client: pg.PoolClient, pool: pg.Pool, tenant: string, dims: number, exactMax: number, named: boolean): Promise<boolean> {
   let cache = sizeCache.get(pool);
   if (!cache) sizeCache.set(pool, (cache = new Map()));
   const key = `${tenant}\u0000${dims}\u0000${exactMax}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < SIZE_TTL_MS) return hit.exact;
-  const size = await client.query<{ n: number }>(tenantSizeSql(dims), [tenant, exactMax + 1]);
+  const size = await runNamed<{ n: number }>(client, { text: tenantSizeSql(dims), values: [tenant, exactMax + 1] }, named);
   const exact = size.rows[0].n <= exactMax;
   cache.set(key, { exact, at: Date.now() });
   return exact;
 }
 
-async function rank(client: pg.PoolClient, dims: number, exact: boolean, params: unknown[]): Promise<SearchHit[]> {
-  const { rows } = await client.query<HitRow>(vectorSearchSql(dims, exact), params);
+async function rank(client: pg.PoolClient, dims: number, exact: boolean, limit: number, params: unknown[], named: boolean): Promise<SearchHit[]> {
+  const { rows } = await runNamed<HitRow>(client, { text: vectorSearchSql(dims, exact, limit), values: params }, named);
   return rows.map((r) => toHit(r, 1 - Number(r.score)));
 }
 

@@ -1,16 +1,28 @@
 import { vectorCast } from "../db/vector-index";
 
 /**
+ * The limit is written into the statement rather than bound: search statements run as named
+ * statements (lib/search/search.ts), and the server plans a named statement once for all calls
+ * only when that generic plan costs about what a plan for the actual values does. With the limit
+ * a parameter, the planner must assume a tenth of the table is wanted, the generic plan's cost is
+ * hundreds of times the real one, and every call was planned again. One statement per limit
+ * (topK is 1..100, hybrid depth up to 300) keeps that estimate exact.
+ */
+function checkLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new Error(`search limit must be an integer from 1 to 10000, got ${limit}`);
+}
+
+/**
  * What a caller may see of a chunk: it belongs to the index version its document's search
  * pointer names (so never a half-built or a retained rollback version), built with the query's
  * embedding model, of a live document whose pointed-at version's ACL is empty (whole tenant) or
- * names one of the caller's principals. Parameters: $5 principals, $6 embedding model.
+ * names one of the caller's principals. Parameters: $4 principals, $5 embedding model.
  */
 const VISIBLE_FROM = `search_pointers sp
       JOIN index_versions iv ON iv.id = sp.index_version_id
       JOIN documents d ON d.id = sp.document_id
       JOIN document_versions dv ON dv.document_id = sp.document_id AND dv.version_number = sp.version_number`;
-const VISIBLE_WHERE = `iv.embedding_model = $6 AND d.deleted_at IS NULL AND (cardinality(dv.acl) = 0 OR dv.acl && $5::text[])`;
+const VISIBLE_WHERE = `iv.embedding_model = $5 AND d.deleted_at IS NULL AND (cardinality(dv.acl) = 0 OR dv.acl && $4::text[])`;
 
 /**
  * Nearest visible chunks to $2, as rows of `candidates` (document id, chunk, distance).
@@ -22,12 +34,12 @@ const VISIBLE_WHERE = `iv.embedding_model = $6 AND d.deleted_at IS NULL AND (car
  * HNSW (`exact` false): the index yields the tenant's vectors nearest first and each is tested
  * for visibility as it comes (a correlated EXISTS of index lookups: the document's pointer, its
  * serving version's record of this vector, the ACL), so with pgvector's iterative scan the walk
- * goes on until $3 visible vectors have passed or hnsw.max_scan_tuples is reached: vectors the
+ * goes on until `limit` visible vectors have passed or hnsw.max_scan_tuples is reached: vectors the
  * caller may not see, and those only retained versions still reference, never take a result slot.
  * `OFFSET 0` keeps the EXISTS a per-row filter of the index scan: flattened into a join, the
  * planner would rather start from the visible documents and sort all their chunks (hundreds of ms
  * on a large tenant). Each vector found then names its records in the serving version (more than
- * one where a document repeats a passage), and the nearest $3 records are the candidates.
+ * one where a document repeats a passage), and the nearest `limit` records are the candidates.
  *
  * Exact: the tenant's visible (document, index version) pairs are gathered once, every record of
  * the tenant is checked against them and its vector's distance taken, then ranked; the "+ 0"
@@ -35,12 +47,14 @@ const VISIBLE_WHERE = `iv.embedding_model = $6 AND d.deleted_at IS NULL AND (car
  *
  * An iterative scan in relaxed order may return a slightly farther vector before a nearer one, so
  * the caller sorts the candidates again.
- * Parameters: $1 tenant, $2 query vector, $3 limit, $4 level or null, $5 principals, $6 model.
+ * Parameters: $1 tenant, $2 query vector, $3 level or null, $4 principals, $5 model. The limit is
+ * written into the text (see checkLimit).
  */
-export function vectorCandidatesSql(dims: number, exact: boolean): string {
+export function vectorCandidatesSql(dims: number, exact: boolean, limit: number): string {
+  checkLimit(limit);
   const cast = vectorCast(dims);
   const distance = `v.embedding${cast} <=> $2${cast}`;
-  const level = `($4::int IS NULL OR c.level = $4::int)`;
+  const level = `($3::int IS NULL OR c.level = $3::int)`;
   if (exact) {
     return `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, (${distance}) + 0 AS distance
     FROM chunks c
@@ -50,24 +64,24 @@ export function vectorCandidatesSql(dims: number, exact: boolean): string {
          SELECT sp.document_id, sp.index_version_id FROM ${VISIBLE_FROM}
           WHERE sp.tenant_id = $1 AND ${VISIBLE_WHERE})
    ORDER BY distance, c.chunk_id
-   LIMIT $3`;
+   LIMIT ${limit}`;
   }
   return `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, nearest.distance
     FROM (SELECT v.id, v.document_id, ${distance} AS distance
             FROM chunk_vectors v
-           WHERE v.tenant_id = $1 AND v.dims = ${dims} AND v.embedding_model = $6
+           WHERE v.tenant_id = $1 AND v.dims = ${dims} AND v.embedding_model = $5
              AND EXISTS (
                  SELECT 1 FROM ${VISIBLE_FROM}
                    JOIN chunks c ON c.vector_id = v.id AND c.index_version_id = sp.index_version_id
                   WHERE sp.document_id = v.document_id AND ${VISIBLE_WHERE} AND ${level}
                  OFFSET 0)
            ORDER BY ${distance}
-           LIMIT $3) nearest
+           LIMIT ${limit}) nearest
     JOIN search_pointers sp ON sp.document_id = nearest.document_id
     JOIN chunks c ON c.vector_id = nearest.id AND c.index_version_id = sp.index_version_id
    WHERE ${level}
    ORDER BY nearest.distance, c.chunk_id
-   LIMIT $3`;
+   LIMIT ${limit}`;
 }
 
 /** Candidates with their document key and version, best first by `score` (a column of them). */
@@ -82,8 +96,8 @@ SELECT d.key, sp.version_number, x.chunk_id, x.section_path, x.text, x.level, x.
 }
 
 /** Nearest visible chunks with their document key and version, nearest first (`score` = distance). */
-export function vectorSearchSql(dims: number, exact: boolean): string {
-  return withKeys(vectorCandidatesSql(dims, exact), "distance");
+export function vectorSearchSql(dims: number, exact: boolean, limit: number): string {
+  return withKeys(vectorCandidatesSql(dims, exact, limit), "distance");
 }
 
 /**
@@ -92,35 +106,36 @@ export function vectorSearchSql(dims: number, exact: boolean): string {
  * content with its vector (chunk_vectors.tsv, GIN-indexed), so like the vector side this matches
  * stored content and keeps what a record of the document's serving version references (the same
  * visibility test, `OFFSET 0` keeping it a per-row filter), then names those records. The query is
- * parsed with the tenant's text search configuration ($7, the one its content's `tsv` was
+ * parsed with the tenant's text search configuration ($6, the one its content's `tsv` was
  * generated with), passed as a value rather than looked up in the statement: only a constant
  * tsquery lets the planner estimate the match and take the GIN index (looked up inline, it started
  * from the visible documents and tested every chunk of the tenant: 450 ms against 0.3 ms at 20,000
  * chunks). Only content of the query's embedding space is answered (the same rule as the vector
  * side), so the two lists of a hybrid search rank the same chunks.
- * Parameters: $1 tenant, $2 query text, $3 limit, $4 level or null, $5 principals, $6 model,
- * $7 text search configuration.
+ * Parameters: $1 tenant, $2 query text, $3 level or null, $4 principals, $5 model, $6 text search
+ * configuration; the limit is written into the text.
  */
-export function textSearchSql(dims: number): string {
-  const level = `($4::int IS NULL OR c.level = $4::int)`;
+export function textSearchSql(dims: number, limit: number): string {
+  checkLimit(limit);
+  const level = `($3::int IS NULL OR c.level = $3::int)`;
   return withKeys(
     `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, matched.rank
     FROM (SELECT v.id, v.document_id, ts_rank_cd(v.tsv, q.tsq) AS rank
-            FROM (SELECT websearch_to_tsquery($7::regconfig, $2) AS tsq) q,
+            FROM (SELECT websearch_to_tsquery($6::regconfig, $2) AS tsq) q,
                  chunk_vectors v
-           WHERE v.tsv @@ q.tsq AND v.tenant_id = $1 AND v.dims = ${dims} AND v.embedding_model = $6
+           WHERE v.tsv @@ q.tsq AND v.tenant_id = $1 AND v.dims = ${dims} AND v.embedding_model = $5
              AND EXISTS (
                  SELECT 1 FROM ${VISIBLE_FROM}
                    JOIN chunks c ON c.vector_id = v.id AND c.index_version_id = sp.index_version_id
                   WHERE sp.document_id = v.document_id AND ${VISIBLE_WHERE} AND ${level}
                  OFFSET 0)
            ORDER BY rank DESC, v.id
-           LIMIT $3) matched
+           LIMIT ${limit}) matched
     JOIN search_pointers sp ON sp.document_id = matched.document_id
     JOIN chunks c ON c.vector_id = matched.id AND c.index_version_id = sp.index_version_id
    WHERE ${level}
    ORDER BY matched.rank DESC, c.chunk_id
-   LIMIT $3`,
+   LIMIT ${limit}`,
     "rank",
   );
 }

@@ -42,17 +42,19 @@ async function capturedSearch(exactMaxChunks: number, query: string) {
   // then reports that, which is expected and must not surface as an uncaught error.
   pool.on("error", () => undefined);
   const sent: { text: string; values: unknown[] }[] = [];
-  const connect = pool.connect.bind(pool);
-  pool.connect = (async () => {
-    const c = await connect();
+  // Every connection the pool opens records what is sent on it (pool.query's included).
+  pool.on("connect", (c) => {
     c.on("error", () => undefined);
-    const q = c.query.bind(c) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
-    (c as unknown as { query: typeof q }).query = (text: string, values?: unknown[]) => {
-      sent.push({ text, values: values ?? [] });
-      return q(text, values);
+    // Search statements go out as text + values or, on real PostgreSQL, as a named statement
+    // config; pool.query adds a callback. Everything is passed through as it came.
+    const q = c.query.bind(c) as (...args: unknown[]) => Promise<pg.QueryResult>;
+    (c as unknown as { query: typeof q }).query = (...args: unknown[]) => {
+      const [query, values] = args as [string | { text: string; values?: unknown[] }, unknown];
+      if (typeof query === "string") sent.push({ text: query, values: Array.isArray(values) ? values : [] });
+      else sent.push({ text: query.text, values: query.values ?? [] });
+      return q(...args);
     };
-    return c;
-  }) as typeof pool.connect;
+  });
   try {
     const result = await searchWithPlan(pool, embedder, { tenant: TENANT, query, topK: 3, principals: [], exactMaxChunks });
     return { result, candidateSql: sent.find((s) => s.text.includes("WITH candidates"))! };

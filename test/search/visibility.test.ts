@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { createTestDb, type TestDb } from "../helpers/db";
+import pg from "pg";
+import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
 import { searchWithPlan } from "../../lib/search/search";
 import { vectorSearchSql } from "../../lib/search/sql";
 import { LocalEmbedder } from "../../lib/embedding";
@@ -127,7 +128,7 @@ describe("chunks the caller may not see take no result slots", () => {
       await c.query("SET LOCAL enable_seqscan = off");
       await c.query("SET LOCAL enable_bitmapscan = off");
       await c.query("SET LOCAL enable_sort = off");
-      const plan = (await c.query(`EXPLAIN (COSTS OFF) ${vectorSearchSql(384, false)}`, [TENANT, toVectorLiteral(q), 10, null, ["group:staff"], embedder.model])).rows.map((r) => String(r["QUERY PLAN"]));
+      const plan = (await c.query(`EXPLAIN (COSTS OFF) ${vectorSearchSql(384, false, 10)}`, [TENANT, toVectorLiteral(q), null, ["group:staff"], embedder.model])).rows.map((r) => String(r["QUERY PLAN"]));
       await c.query("ROLLBACK");
       const scan = plan.findIndex((l) => /Index Scan using chunk_vectors_embedding_384_hnsw on chunk_vectors v/.test(l));
       expect(scan, plan.join("\n")).toBeGreaterThan(0);
@@ -136,5 +137,65 @@ describe("chunks the caller may not see take no result slots", () => {
     } finally {
       c.release();
     }
+  });
+});
+
+// On an external PostgreSQL a search is one named statement on a connection whose session already
+// holds the HNSW settings; on the embedded database (one session shared by every connection) the
+// settings stay inside the search's own transaction and nothing is prepared.
+describe("search statements and the session they run in", () => {
+  async function onOneConnection<T>(fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    pool.on("error", () => undefined);
+    try {
+      return await fn(pool);
+    } finally {
+      await pool.end();
+    }
+  }
+  const setting = async (pool: pg.Pool, name: string) => (await pool.query(`SELECT current_setting($1, true) AS v`, [name])).rows[0].v as string | null;
+  const search = (pool: pg.Pool, opts: { efSearch?: number } = {}) =>
+    searchWithPlan(pool, embedder, { tenant: TENANT, query: QUERY, topK: 6, principals: ["group:staff"], exactMaxChunks: 0, ...opts });
+
+  it("keeps each search's own settings, whatever the connection ran before", async () => {
+    await onOneConnection(async (pool) => {
+      const exact = await searchWithPlan(pool, embedder, { tenant: TENANT, query: QUERY, topK: 6, principals: ["group:staff"], exactMaxChunks: 1_000_000 });
+      const first = await search(pool, { efSearch: 10 });
+      if (onRealPostgres) expect(await setting(pool, "hnsw.ef_search")).toBe("10");
+      const second = await search(pool);
+      if (onRealPostgres) {
+        expect(await setting(pool, "hnsw.ef_search")).toBe("100");
+        expect(await setting(pool, "hnsw.iterative_scan")).toBe("relaxed_order");
+        expect(await setting(pool, "hnsw.max_scan_tuples")).toBe("20000");
+      } else {
+        // Nothing outlives the search's transaction in the shared session.
+        expect(await setting(pool, "hnsw.iterative_scan")).not.toBe("relaxed_order");
+      }
+      for (const r of [first, second]) expect(r.hits.map((h) => h.chunkId)).toEqual(exact.hits.map((h) => h.chunkId));
+    });
+  });
+
+  it("is prepared once per connection, and its generic plan walks the HNSW index under the limit", async () => {
+    await onOneConnection(async (pool) => {
+      // A table this small is cheaper to scan and sort whatever the statement; take that away so
+      // the plans compared are the ones a large tenant gets.
+      await pool.query("SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off");
+      for (let i = 0; i < 8; i++) expect((await search(pool)).strategy).toBe("hnsw");
+      const { rows } = await pool.query<{ name: string; calls: number }>(
+        `SELECT name, (generic_plans + custom_plans)::int AS calls FROM pg_prepared_statements WHERE statement LIKE '%WITH candidates%'`,
+      );
+      if (!onRealPostgres) return expect(rows).toEqual([]);
+      expect(rows).toEqual([{ name: expect.stringMatching(/^iw_/), calls: 8 }]);
+      // After five calls the server keeps the generic plan when it costs about what the custom
+      // ones did. It may only when that plan is the walk under the limit: with the limit bound
+      // as a parameter the planner assumed a tenth of the table was wanted and never switched.
+      await pool.query("SET plan_cache_mode = force_generic_plan");
+      const lit = `'${TENANT}', '${toVectorLiteral(q)}', NULL, ARRAY['group:staff'], '${embedder.model}'`;
+      const plan = (await pool.query(`EXPLAIN EXECUTE ${rows[0].name}(${lit})`)).rows.map((r) => String(r["QUERY PLAN"]));
+      const scan = plan.findIndex((l) => /Index Scan using chunk_vectors_embedding_384_hnsw on chunk_vectors v/.test(l));
+      expect(scan, plan.join("\n")).toBeGreaterThan(0);
+      expect(plan[scan - 1]).toMatch(/Limit .*rows=(\d+) /);
+      expect(Number(/rows=(\d+)/.exec(plan[scan - 1])![1])).toBeLessThanOrEqual(6);
+    });
   });
 });
