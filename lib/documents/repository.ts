@@ -57,7 +57,7 @@ type Row = {
  * expressions, and a tagged template numbers its own placeholders. The planner folds the one-row
  * relation away, so the plan is the one the positional form had.
  */
-function select(space?: EmbeddingSpace): Prisma.Sql {
+function select(space?: EmbeddingSpace, from: Prisma.Sql = Prisma.sql`documents d`): Prisma.Sql {
   const spaceJoin = space
     ? Prisma.sql`CROSS JOIN (SELECT ${space.model}::text AS model, ${space.dimensions}::int AS dims) embedding_space
   ${Prisma.raw(pointerJoin("embedding_space.model", "embedding_space.dims"))}`
@@ -65,7 +65,7 @@ function select(space?: EmbeddingSpace): Prisma.Sql {
   return Prisma.sql`SELECT d.id, d.tenant_id, d.key, d.title, d.business_version, d.updated_at,
        sp.version_number AS search_version, sp.in_space, sp.pinned, sp.pinned_by, sp.pinned_reason, lt.status, lt.error_code, lt.error_message,
        lt.progress_done, lt.progress_total, ${Prisma.raw(DOCUMENT_STATE_SQL)} AS state
-  FROM documents d
+  FROM ${from}
   ${spaceJoin}
   ${Prisma.raw(LATEST_TASK_JOIN)}`;
 }
@@ -153,15 +153,23 @@ export async function listDocuments(
   const prefilter = f.state ? statePrefilter(f.state, space) : null;
   if (prefilter) where.push(prefilter);
   const db = prisma(pool);
-  const page = async (conds: Prisma.Sql[], after: [string, string] | null, n: number) => {
+  const page = async (conds: Prisma.Sql[], after: [string, string] | null, n: number, state?: string) => {
     const all = after ? [...conds, Prisma.sql`(d.updated_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`] : conds;
-    return db.$queryRaw<Row[]>`${select(space)} ${all.length ? Prisma.sql`WHERE ${Prisma.join(all, " AND ")}` : Prisma.empty} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
+    const filter = all.length ? Prisma.sql`WHERE ${Prisma.join(all, " AND ")}` : Prisma.empty;
+    if (state) {
+      // A rare state's candidates are few, but the state of each costs two lookups: they are put
+      // in list order first (documents only), and the state is computed in that order until the
+      // page is full. Computing it for every candidate and then sorting took 80 ms for a thousand
+      // FAILED candidates at 100,000 documents, against 14 ms this way.
+      const candidates = Prisma.sql`(SELECT * FROM documents d ${filter} ORDER BY d.updated_at DESC, d.id DESC OFFSET 0) d`;
+      return db.$queryRaw<Row[]>`${select(space, candidates)} WHERE (${Prisma.raw(DOCUMENT_STATE_SQL)}) = ${state} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
+    }
+    return db.$queryRaw<Row[]>`${select(space)} ${filter} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
   };
   const start = f.cursor ? decodeCursor(f.cursor) : null;
   let rows: Row[];
   if (!f.state || prefilter) {
-    // A rare state's candidates are few: the state of each is computed and the page sorted from them.
-    rows = await page(f.state ? [...where, Prisma.sql`(${Prisma.raw(DOCUMENT_STATE_SQL)}) = ${f.state}`] : where, start, f.limit + 1);
+    rows = await page(where, start, f.limit + 1, f.state);
   } else {
     // A common state (SEARCHABLE) has no narrowing condition, and as a filter on the state
     // expression the planner guesses it keeps one row in two hundred: it then computed the state of
