@@ -26,7 +26,7 @@ export const HNSW_SEARCH = { efSearch: 100, maxScanTuples: 20_000 } as const;
  */
 const PREPARED_SETTING: PreparedSetting = (["auto", "true", "false"] as const).find((v) => v === process.env.SEARCH_PREPARED_STATEMENTS?.trim()) ?? "auto";
 
-async function usePrepared(pool: pg.Pool, override?: boolean): Promise<boolean> {
+async function preparedFor(pool: pg.Pool, override?: boolean): Promise<boolean> {
   if (override !== undefined) return override && !(await poolIsEmbedded(pool));
   if (PREPARED_SETTING !== "auto") return PREPARED_SETTING === "true";
   return preparedStatementsFor("auto", await poolIsEmbedded(pool));
@@ -89,7 +89,7 @@ export function hybridDepth(topK: number): number {
  * down.
  */
 export async function textSearch(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
-  const [language, named] = await Promise.all([tenantLanguage(pool, q.tenant), usePrepared(pool, q.prepared)]);
+  const [language, named] = await Promise.all([tenantLanguage(pool, q.tenant), preparedFor(pool, q.prepared)]);
   const { rows } = await runNamed<HitRow>(pool, { text: textSearchSql(embedder.dimensions, q.topK), values: [q.tenant, q.query, q.level ?? null, q.principals, embedder.model, language] }, named);
   return rows.map((r) => toHit(r, Number(r.score)));
 }
@@ -138,7 +138,7 @@ export function fuse(lists: SearchHit[][], topK: number): SearchHit[] {
  * stops short (the caller sees only a sliver of a large tenant), the exact ranking answers.
  */
 export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchPlan> {
-  const [[vec], named] = await Promise.all([embedder.embed([q.query], AbortSignal.timeout(30_000)), usePrepared(pool, q.prepared)]);
+  const [[vec], named] = await Promise.all([embedder.embed([q.query], AbortSignal.timeout(30_000)), preparedFor(pool, q.prepared)]);
   const dims = embedder.dimensions;
   const params = [q.tenant, toVectorLiteral(vec), q.level ?? null, q.principals, embedder.model];
   const client = await pool.connect();
