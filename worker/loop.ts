@@ -8,7 +8,7 @@ import { NOTIFY_CHANNEL } from "../lib/queue/sql";
 import { executeTasks, collectGarbage, type executeTask, type PipelineHooks } from "../lib/pipeline/run";
 import type { CompleteStats } from "../lib/queue/sql";
 import type { Embedder } from "../lib/embedding/types";
-import { takeBacklogSnapshot } from "../lib/queue/snapshots";
+import { rollUpTaskOutcomes, takeBacklogSnapshot } from "../lib/queue/snapshots";
 import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
 import { recordTask } from "../lib/pipeline/metrics";
@@ -318,6 +318,8 @@ export class Worker {
   private async maintain(): Promise<void> {
     try {
       await takeBacklogSnapshot(this.o.pool);
+      // Seals a 15-minute bucket a few minutes after it ends; one worker does it, the rest skip.
+      await rollUpTaskOutcomes(this.o.pool);
       // Retention is counted in hours; a sweep once a minute is plenty.
       if (this.maintenanceTicks++ % 6 === 0) {
         const gc = await collectGarbage(this.o.pool, this.o.cfg.RETENTION_HOURS);

@@ -9,6 +9,7 @@ import { ApiError } from "../http/errors";
 import { writeAudit } from "../audit/repository";
 import { CANCELLABLE_STATUSES, REVIVABLE_STATUSES } from "../domain/constants";
 import { OUTCOMES, type Outcome } from "./range";
+import { OUTCOME_BUCKET_SECONDS } from "../queue/snapshots";
 
 // Tasks, the fleet overview and workers for the dashboard, the operator actions on tasks (retry,
 // bulk retry, force-done, cancel) and on the queue (pause, resume). Model queries where a read is
@@ -283,15 +284,45 @@ type ThroughputRow = { bucket: Date; status: Outcome; n: number };
  * newest backlog snapshot per history step. Buckets are aligned to their size on the database
  * clock, so the caller can lay out empty ones on the same grid.
  *
- * Cost: tasks are found by finished_at, which no index covers, so this reads the task table once
- * per call; the page asks every 30 s, not at the overview's 5 s.
+ * Cost: a range whose bucket is a multiple of OUTCOME_BUCKET_SECONDS (24 h, 7 d) reads the counts
+ * rolled up per sealed 15-minute bucket (rollUpTaskOutcomes) and counts tasks only where no sealed
+ * bucket covers: the partial 15 minutes at the range's start and the unsealed tail (about 20
+ * minutes while workers run; all of it if none has rolled up). The 1-hour range counts its tasks,
+ * through index_tasks_finished_at_idx. A sealed bucket counts each task as it finished then (see
+ * rollUpTaskOutcomes).
  */
 export async function activityRows(pool: pg.Pool, opts: { seconds: number; bucketSeconds: number; historyStepSeconds: number; tenants: string[] | null }) {
   const db = prisma(pool);
-  const bin = Prisma.sql`date_bin(make_interval(secs => ${opts.bucketSeconds}::double precision), finished_at, TIMESTAMPTZ '2000-01-01 00:00:00+00')`;
+  const binOf = (column: Prisma.Sql) => Prisma.sql`date_bin(make_interval(secs => ${opts.bucketSeconds}::double precision), ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')`;
+  const bin = binOf(Prisma.sql`finished_at`);
   const [[{ now }], buckets, history] = await Promise.all([
     db.$queryRaw<{ now: Date }[]>`SELECT now() AS now`,
-    db.$queryRaw<ThroughputRow[]>`SELECT ${bin} AS bucket, status, count(*)::int AS n
+    opts.bucketSeconds % OUTCOME_BUCKET_SECONDS === 0
+      ? db.$queryRaw<ThroughputRow[]>`WITH w AS MATERIALIZED (
+           SELECT start, lo, greatest(lo, coalesce((SELECT sealed_until FROM task_outcome_rollup WHERE id), lo)) AS hi
+             FROM (SELECT start, date_bin(make_interval(secs => ${OUTCOME_BUCKET_SECONDS}::double precision), start - interval '1 millisecond', TIMESTAMPTZ '2000-01-01 00:00:00+00')
+                                   + make_interval(secs => ${OUTCOME_BUCKET_SECONDS}::double precision) AS lo
+                     FROM (SELECT now() - make_interval(secs => ${opts.seconds}::double precision) AS start) s) b)
+        SELECT bucket, status, sum(n)::int AS n FROM (
+          SELECT ${bin} AS bucket, status, count(*) AS n
+            FROM index_tasks
+           WHERE finished_at > (SELECT start FROM w) AND finished_at < (SELECT lo FROM w)
+             AND status = ANY(${[...OUTCOMES]}::text[]) AND (${opts.tenants}::text[] IS NULL OR tenant_id = ANY(${opts.tenants}::text[]))
+           GROUP BY 1, 2
+          UNION ALL
+          SELECT ${binOf(Prisma.sql`bucket_start`)}, status, sum(n)
+            FROM task_outcome_counts
+           WHERE bucket_start >= (SELECT lo FROM w) AND bucket_start < (SELECT hi FROM w)
+             AND status = ANY(${[...OUTCOMES]}::text[]) AND (${opts.tenants}::text[] IS NULL OR tenant_id = ANY(${opts.tenants}::text[]))
+           GROUP BY 1, 2
+          UNION ALL
+          SELECT ${bin}, status, count(*)
+            FROM index_tasks
+           WHERE finished_at >= (SELECT hi FROM w)
+             AND status = ANY(${[...OUTCOMES]}::text[]) AND (${opts.tenants}::text[] IS NULL OR tenant_id = ANY(${opts.tenants}::text[]))
+           GROUP BY 1, 2) x
+         GROUP BY 1, 2`
+      : db.$queryRaw<ThroughputRow[]>`SELECT ${bin} AS bucket, status, count(*)::int AS n
         FROM index_tasks
        WHERE finished_at > now() - make_interval(secs => ${opts.seconds}::double precision)
          AND status = ANY(${[...OUTCOMES]}::text[])

@@ -40,3 +40,61 @@ export async function takeBacklogSnapshot(pool: pg.Pool, minIntervalSeconds = 55
   );
   return (r.rowCount ?? 0) > 0;
 }
+
+/** Granularity of task_outcome_counts; activity ranges whose bucket is a multiple of it read them. */
+export const OUTCOME_BUCKET_SECONDS = 900;
+/**
+ * A bucket is sealed this long after it ends. finished_at is the finishing transaction's start
+ * time, so a task is counted only if that transaction has committed by then: completions and
+ * switches take milliseconds to seconds, five minutes covers a stalled commit as well.
+ */
+export const OUTCOME_SEAL_LAG_SECONDS = 300;
+/** How far back the first roll-up (or one after a long stop) starts: the longest range plus a day. */
+export const OUTCOME_KEEP_SECONDS = 8 * 86_400;
+/** Counts older than this are deleted by the roll-up. */
+export const OUTCOME_RETAIN_SECONDS = 35 * 86_400;
+
+const BIN = `make_interval(secs => ${OUTCOME_BUCKET_SECONDS})`;
+const ORIGIN = `TIMESTAMPTZ '2000-01-01 00:00:00+00'`;
+
+/**
+ * Counts the tasks finished in the buckets sealed since the last roll-up into task_outcome_counts,
+ * per bucket, tenant and status, and moves the watermark past them: one transaction holding the
+ * watermark row, so a bucket is counted exactly once however many workers try (the others skip).
+ * A sealed bucket keeps the outcome each task had when it was counted: a DEAD task retried later
+ * stays a death in its bucket and its success is counted where it finishes, both things that
+ * happened. Returns the new watermark, or null when another worker holds it or nothing was sealed.
+ */
+export async function rollUpTaskOutcomes(pool: pg.Pool): Promise<Date | null> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const { rows } = await client.query<{ lo: Date; hi: Date }>(
+      `SELECT greatest(coalesce(sealed_until, '-infinity'), date_bin(${BIN}, now() - make_interval(secs => $1), ${ORIGIN})) AS lo,
+              date_bin(${BIN}, now() - make_interval(secs => $2), ${ORIGIN}) AS hi
+         FROM task_outcome_rollup WHERE id FOR UPDATE SKIP LOCKED`,
+      [OUTCOME_KEEP_SECONDS, OUTCOME_SEAL_LAG_SECONDS],
+    );
+    const w = rows[0];
+    if (!w || w.hi <= w.lo) {
+      await client.query("ROLLBACK");
+      return null;
+    }
+    await client.query(
+      `INSERT INTO task_outcome_counts (bucket_start, tenant_id, status, n)
+       SELECT date_bin(${BIN}, finished_at, ${ORIGIN}), tenant_id, status, count(*)
+         FROM index_tasks WHERE finished_at >= $1 AND finished_at < $2
+        GROUP BY 1, 2, 3`,
+      [w.lo, w.hi],
+    );
+    await client.query(`UPDATE task_outcome_rollup SET sealed_until = $1 WHERE id`, [w.hi]);
+    await client.query(`DELETE FROM task_outcome_counts WHERE bucket_start < now() - make_interval(secs => $1)`, [OUTCOME_RETAIN_SECONDS]);
+    await client.query("COMMIT");
+    return w.hi;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
