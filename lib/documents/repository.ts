@@ -106,30 +106,50 @@ function decodeCursor(c: string): [string, string] {
  * A cheap necessary condition per rare state, each answered by an index (partial indexes on tasks
  * and documents, index versions by embedding space), so the state is only computed for plausible
  * documents. The candidates are looked up by primary key (`= ANY(ARRAY(…))`): as a semi-join the
- * planner read every document to match a thousand ids. NOT_INDEXED means no served search version:
- * none at all (search_version is the pointer's version, kept by a trigger), or a pointer at an index
- * built in another embedding space, written as ranges around the current space so the index on
- * (model, dimensions) answers it.
+ * planner read every document to match a thousand ids.
  */
 function statePrefilter(state: string, space?: EmbeddingSpace): Prisma.Sql | null {
-  switch (state) {
-    case "FAILED":
-      return Prisma.sql`d.id = ANY(ARRAY(SELECT document_id FROM index_tasks WHERE status IN ('DEAD', 'CANCELLED')))`;
-    case "INDEXING":
-    case "UPDATING":
-      // Two arms, each implying one partial index's predicate (the status index holds no RUNNING
-      // rows, index_tasks_lease_idx only those): as one IN list no index matched it.
-      return Prisma.sql`d.id = ANY(ARRAY(SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') OR status = 'RUNNING'))`;
-    case "NOT_INDEXED":
-      return space
-        ? Prisma.sql`d.id = ANY(ARRAY(SELECT id FROM documents WHERE search_version IS NULL
+  if (state === "DELETED") return Prisma.sql`d.deleted_at IS NOT NULL`;
+  if (state === "NOT_INDEXED" && !space) return Prisma.sql`d.search_version IS NULL`;
+  const ids = candidateIds(state, space);
+  return ids ? Prisma.sql`d.id = ANY(ARRAY(${ids}))` : null;
+}
+
+/**
+ * Documents with an unfinished task. Two arms, each implying one partial index's predicate (the
+ * status index holds no RUNNING rows, index_tasks_lease_idx only those): as one IN list no index
+ * matched it.
+ */
+const WORKING_IDS = Prisma.sql`SELECT document_id FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') OR status = 'RUNNING'`;
+
+/**
+ * NOT_INDEXED means no served search version: none at all (search_version is the pointer's version,
+ * kept by a trigger), or a pointer at an index built in another embedding space, written as ranges
+ * around the current space so the index on (model, dimensions) answers it.
+ */
+function unservedIds(space?: EmbeddingSpace): Prisma.Sql {
+  const unsearchable = Prisma.sql`SELECT id FROM documents WHERE search_version IS NULL`;
+  if (!space) return unsearchable;
+  return Prisma.sql`${unsearchable}
             UNION ALL
             SELECT p.document_id FROM index_versions iv JOIN search_pointers p ON p.index_version_id = iv.id
              WHERE iv.embedding_model < ${space.model} OR iv.embedding_model > ${space.model}
-                OR (iv.embedding_model = ${space.model} AND (iv.embedding_dimensions < ${space.dimensions}::int OR iv.embedding_dimensions > ${space.dimensions}::int))))`
-        : Prisma.sql`d.search_version IS NULL`;
-    case "DELETED":
-      return Prisma.sql`d.deleted_at IS NOT NULL`;
+                OR (iv.embedding_model = ${space.model} AND (iv.embedding_dimensions < ${space.dimensions}::int OR iv.embedding_dimensions > ${space.dimensions}::int))`;
+}
+
+function candidateIds(state: string, space?: EmbeddingSpace): Prisma.Sql | null {
+  switch (state) {
+    case "FAILED":
+      return Prisma.sql`SELECT document_id FROM index_tasks WHERE status IN ('DEAD', 'CANCELLED')`;
+    case "UPDATING":
+      return WORKING_IDS;
+    case "INDEXING":
+      // Working and not served. Most working documents are served (UPDATING), so the set is the
+      // intersection, taken before any document is read (two id arrays matched against the
+      // primary key cost 14 ms at a thousand working documents; the intersection costs none).
+      return Prisma.sql`${WORKING_IDS} INTERSECT (${unservedIds(space)})`;
+    case "NOT_INDEXED":
+      return unservedIds(space);
     default:
       return null;
   }
