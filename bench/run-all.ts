@@ -28,6 +28,8 @@ export type Outcome = {
   lastLineJson: boolean;
   /** A section carried over verbatim from the previous RESULTS.md (no raw result on this machine). */
   kept?: { lines: string[]; measured: string };
+  /** When a raw result read from bench/results/ was written (results without a date of their own). */
+  measured?: string;
 };
 
 /** The sections of an earlier RESULTS.md by bench name, with the "measured" cell of its status row. */
@@ -172,7 +174,8 @@ function queueSection(r: Json): string[] {
 
 export function render(outcomes: Outcome[], started: Date): string {
   const L: string[] = [];
-  const machine = (outcomes.find((o) => o.result?.machine)?.result?.machine ?? {}) as Json;
+  // The machine of a bench measured by this run: kept sections and earlier raw results carry their own.
+  const machine = (outcomes.find((o) => o.result?.machine && !o.problem)?.result?.machine ?? outcomes.find((o) => o.result?.machine)?.result?.machine ?? {}) as Json;
   L.push("# Benchmark results", "");
   L.push(`Written by \`npm run bench\` (bench/run-all.ts) on ${started.toISOString().slice(0, 10)} at ${started.toISOString().slice(11, 16)} UTC; do not edit by hand.`, "");
   L.push("## Method", "");
@@ -180,11 +183,11 @@ export function render(outcomes: Outcome[], started: Date): string {
     "Each bench creates its own database on `BENCH_DATABASE_URL` (default `postgresql://postgres@127.0.0.1:5432/postgres`), applies the migrations, seeds what it measures, prints one JSON object as the last line of its output and drops the database. The runner starts them one after another and reads that line; the raw objects are in `bench/results/` after a run. Figures are wall-clock on the machine below. It may be shared with other work while a bench runs, so read a figure together with its spread, and compare systems only within one run (the queue bench alternates them for that reason).",
     "",
   );
-  L.push(`Machine: ${cell(machine.cpus ?? os.cpus().length)} CPUs (${cell(machine.cpuModel ?? os.cpus()[0]?.model)}), ${cell(machine.memoryGiB ?? Math.round(os.totalmem() / 2 ** 30))} GiB memory, load ${cell(machine.loadAverage1m ?? os.loadavg()[0])} when the queue bench started; Node ${cell(machine.node ?? process.version)}; PostgreSQL ${cell(machine.postgres)}.`, "");
+  L.push(`Machine: ${cell(machine.cpus ?? os.cpus().length)} CPUs (${cell(machine.cpuModel ?? os.cpus()[0]?.model)}), ${cell(machine.memoryGiB ?? Math.round(os.totalmem() / 2 ** 30))} GiB memory, load ${cell(machine.loadAverage1m ?? os.loadavg()[0])} when its bench started (a section kept from an earlier run names its own machine where its bench records one); Node ${cell(machine.node ?? process.version)}; PostgreSQL ${cell(machine.postgres)}.`, "");
   L.push("| bench | result | measured | seconds |", "|---|---|---|---|");
   for (const o of outcomes) {
     const when = typeof o.result?.date === "string" ? o.result.date.slice(0, 16).replace("T", " ") + " UTC" : "";
-    L.push(`| ${o.name} | ${o.ok ? (o.problem ? `ok (${o.problem})` : "ok") : `failed: ${o.problem}`} | ${when || o.kept?.measured || ""} | ${o.seconds || ""} |`);
+    L.push(`| ${o.name} | ${o.ok ? (o.problem ? `ok (${o.problem})` : "ok") : `failed: ${o.problem}`} | ${when || o.measured || o.kept?.measured || ""} | ${o.seconds || ""} |`);
   }
   for (const o of outcomes) {
     L.push("", `## ${o.name}`, "");
@@ -229,7 +232,10 @@ async function main() {
   const oldSections = fs.existsSync(resultsMd) ? previousSections(fs.readFileSync(resultsMd, "utf8")) : new Map();
   for (const n of previous) {
     const file = path.join(ROOT, "bench", "results", `${n}.json`);
-    if (fs.existsSync(file)) outcomes.push({ name: n, ok: true, seconds: 0, exitCode: 0, result: JSON.parse(fs.readFileSync(file, "utf8")), problem: "from an earlier run", lastLineJson: true });
+    if (fs.existsSync(file)) {
+      const measured = fs.statSync(file).mtime.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+      outcomes.push({ name: n, ok: true, seconds: 0, exitCode: 0, result: JSON.parse(fs.readFileSync(file, "utf8")), problem: "from an earlier run", lastLineJson: true, measured });
+    }
     else if (oldSections.has(n)) outcomes.push({ name: n, ok: true, seconds: 0, exitCode: 0, result: null, problem: "kept from the previous RESULTS.md", lastLineJson: true, kept: oldSections.get(n) });
   }
   outcomes.sort((a, b) => ALL.indexOf(a.name as (typeof ALL)[number]) - ALL.indexOf(b.name as (typeof ALL)[number]));

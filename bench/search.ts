@@ -610,6 +610,7 @@ async function main() {
     await pool.end();
     return {
       bench: "search",
+      date: new Date().toISOString(),
       method:
         "lib/search/search.ts searchWithPlan (query vector given, tenant + ACL principals, topK 10) timed per call after warm-up, as named statements (the default on PostgreSQL) for the even queries and unnamed (unpreparedMs) for the odd ones; recall@10 against an exact ranking (no HNSW) of the chunks the caller may see: same tenant, active index version, ACL, model",
       machine: { ...machine, pgvector: ext, note: "2-core machine shared with other work: latencies are noisy" },
