@@ -32,7 +32,8 @@ const schema = z.object({
   // Read by lib/search/search.ts; parsed here so a bad value stops start instead of sending every search to HNSW.
   SEARCH_EXACT_MAX_CHUNKS: int(5000, 0),
   // Read by lib/search/search.ts: search statements named and the HNSW settings kept per session;
-  // "auto" is on for an external PostgreSQL and off on the embedded database.
+  // "auto" is on for an external PostgreSQL and off on the embedded database (always off there);
+  // "false" behind a transaction-mode pooler, which does not keep session settings.
   SEARCH_PREPARED_STATEMENTS: z.enum(["auto", "true", "false"]).default("auto"),
   LOG_LEVEL: z.string().default("info"),
   INDEXWRIGHT_DATA_DIR: z.string().default(".indexwright"),

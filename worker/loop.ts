@@ -319,7 +319,8 @@ export class Worker {
     try {
       await takeBacklogSnapshot(this.o.pool);
       // Seals a 15-minute bucket a few minutes after it ends; one worker does it, the rest skip.
-      await rollUpTaskOutcomes(this.o.pool);
+      // Its own failure is logged and must not cost this tick its GC and reconciler pass.
+      await rollUpTaskOutcomes(this.o.pool).catch((err: Error) => log.warn({ err: err.message }, "task outcome roll-up failed; the activity charts count from the task table meanwhile"));
       // Retention is counted in hours; a sweep once a minute is plenty.
       if (this.maintenanceTicks++ % 6 === 0) {
         const gc = await collectGarbage(this.o.pool, this.o.cfg.RETENTION_HOURS);

@@ -300,7 +300,7 @@ export async function activityRows(pool: pg.Pool, opts: { seconds: number; bucke
     opts.bucketSeconds % OUTCOME_BUCKET_SECONDS === 0
       ? db.$queryRaw<ThroughputRow[]>`WITH w AS MATERIALIZED (
            SELECT start, lo, greatest(lo, coalesce((SELECT sealed_until FROM task_outcome_rollup WHERE id), lo)) AS hi
-             FROM (SELECT start, date_bin(make_interval(secs => ${OUTCOME_BUCKET_SECONDS}::double precision), start - interval '1 millisecond', TIMESTAMPTZ '2000-01-01 00:00:00+00')
+             FROM (SELECT start, date_bin(make_interval(secs => ${OUTCOME_BUCKET_SECONDS}::double precision), start - interval '1 microsecond', TIMESTAMPTZ '2000-01-01 00:00:00+00')
                                    + make_interval(secs => ${OUTCOME_BUCKET_SECONDS}::double precision) AS lo
                      FROM (SELECT now() - make_interval(secs => ${opts.seconds}::double precision) AS start) s) b)
         SELECT bucket, status, sum(n)::int AS n FROM (

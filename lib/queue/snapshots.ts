@@ -44,9 +44,11 @@ export async function takeBacklogSnapshot(pool: pg.Pool, minIntervalSeconds = 55
 /** Granularity of task_outcome_counts; activity ranges whose bucket is a multiple of it read them. */
 export const OUTCOME_BUCKET_SECONDS = 900;
 /**
- * A bucket is sealed this long after it ends. finished_at is the finishing transaction's start
- * time, so a task is counted only if that transaction has committed by then: completions and
- * switches take milliseconds to seconds, five minutes covers a stalled commit as well.
+ * A bucket is sealed this long after it ends, and never while a transaction that started in it (or
+ * before) is still open: finished_at is the finishing transaction's start time, so a task is
+ * counted only if that transaction has committed by then. The open transactions are read from
+ * pg_stat_activity (this database's client backends; those of another role are visible only with
+ * pg_read_all_stats or the same role, which a deployment with one application role has).
  */
 export const OUTCOME_SEAL_LAG_SECONDS = 300;
 /** How far back the first roll-up (or one after a long stop) starts: the longest range plus a day. */
@@ -65,15 +67,18 @@ const ORIGIN = `TIMESTAMPTZ '2000-01-01 00:00:00+00'`;
  * stays a death in its bucket and its success is counted where it finishes, both things that
  * happened. Returns the new watermark, or null when another worker holds it or nothing was sealed.
  */
-export async function rollUpTaskOutcomes(pool: pg.Pool): Promise<Date | null> {
+export async function rollUpTaskOutcomes(pool: pg.Pool, opts: { asOf?: Date } = {}): Promise<Date | null> {
+  // asOf stands in for the clock (tests that need buckets to have ended); otherwise the database's.
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
     const { rows } = await client.query<{ lo: Date; hi: Date }>(
-      `SELECT greatest(coalesce(sealed_until, '-infinity'), date_bin(${BIN}, now() - make_interval(secs => $1), ${ORIGIN})) AS lo,
-              date_bin(${BIN}, now() - make_interval(secs => $2), ${ORIGIN}) AS hi
+      `SELECT greatest(coalesce(sealed_until, '-infinity'), date_bin(${BIN}, coalesce($3, now()) - make_interval(secs => $1), ${ORIGIN})) AS lo,
+              least(date_bin(${BIN}, coalesce($3, now()) - make_interval(secs => $2), ${ORIGIN}),
+                    date_bin(${BIN}, (SELECT min(xact_start) FROM pg_stat_activity
+                                       WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()), ${ORIGIN})) AS hi
          FROM task_outcome_rollup WHERE id FOR UPDATE SKIP LOCKED`,
-      [OUTCOME_KEEP_SECONDS, OUTCOME_SEAL_LAG_SECONDS],
+      [OUTCOME_KEEP_SECONDS, OUTCOME_SEAL_LAG_SECONDS, opts.asOf ?? null],
     );
     const w = rows[0];
     if (!w || w.hi <= w.lo) {
@@ -84,7 +89,10 @@ export async function rollUpTaskOutcomes(pool: pg.Pool): Promise<Date | null> {
       `INSERT INTO task_outcome_counts (bucket_start, tenant_id, status, n)
        SELECT date_bin(${BIN}, finished_at, ${ORIGIN}), tenant_id, status, count(*)
          FROM index_tasks WHERE finished_at >= $1 AND finished_at < $2
-        GROUP BY 1, 2, 3`,
+        GROUP BY 1, 2, 3
+       -- Buckets are whole and aligned, so a bucket counted again (a watermark restored from a
+       -- backup) is counted whole again: the new count replaces the old.
+       ON CONFLICT (bucket_start, tenant_id, status) DO UPDATE SET n = excluded.n`,
       [w.lo, w.hi],
     );
     await client.query(`UPDATE task_outcome_rollup SET sealed_until = $1 WHERE id`, [w.hi]);

@@ -21,14 +21,17 @@ export const HNSW_SEARCH = { efSearch: 100, maxScanTuples: 20_000 } as const;
 /**
  * SEARCH_PREPARED_STATEMENTS (auto | true | false, parsed by lib/config.ts): search statements as
  * named statements, with the HNSW settings kept in the connection's session, so a search is one
- * round trip that the server neither parses nor, once it keeps a generic plan, plans again. "auto"
- * is on for an external PostgreSQL and off on the embedded database (see lib/db/prepared.ts).
+ * round trip that the server neither parses nor, once it keeps a generic plan, plans again. On for
+ * an external PostgreSQL unless "false", never on the embedded database (see lib/db/prepared.ts).
+ * Session settings need session pooling: "false" behind a transaction-mode pooler.
  */
 const PREPARED_SETTING: PreparedSetting = (["auto", "true", "false"] as const).find((v) => v === process.env.SEARCH_PREPARED_STATEMENTS?.trim()) ?? "auto";
 
 async function preparedFor(pool: pg.Pool, override?: boolean): Promise<boolean> {
-  if (override !== undefined) return override && !(await poolIsEmbedded(pool));
-  if (PREPARED_SETTING !== "auto") return PREPARED_SETTING === "true";
+  const wanted = override ?? PREPARED_SETTING !== "false";
+  if (!wanted) return false;
+  // Never on the embedded database, whatever is asked: its connections share one session, so
+  // names collide and one connection's settings would be every connection's.
   return preparedStatementsFor("auto", await poolIsEmbedded(pool));
 }
 
@@ -89,9 +92,11 @@ export function hybridDepth(topK: number): number {
  * down.
  */
 export async function textSearch(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
-  const [language, named] = await Promise.all([tenantLanguage(pool, q.tenant), preparedFor(pool, q.prepared)]);
-  const { rows } = await runNamed<HitRow>(pool, { text: textSearchSql(embedder.dimensions, q.topK), values: [q.tenant, q.query, q.level ?? null, q.principals, embedder.model, language] }, named);
-  return rows.map((r) => toHit(r, Number(r.score)));
+  const language = await tenantLanguage(pool, q.tenant);
+  // Unnamed on purpose: the query's words are a parameter, and how many chunks match them decides
+  // the plan (the GIN index for a rare term); a generic plan cannot see that.
+  const { rows } = await pool.query<HitRow>(textSearchSql(embedder.dimensions, limitClass(q.topK)), [q.tenant, q.query, q.level ?? null, q.principals, embedder.model, language]);
+  return rows.slice(0, q.topK).map((r) => toHit(r, Number(r.score)));
 }
 
 /**
@@ -164,8 +169,8 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
       return { strategy: "hnsw+exact", hits: await rank(client, dims, true, q.topK, params, true) };
     }
     // The embedded database's connections share one session: the settings stay inside a transaction.
-    await client.query(`BEGIN READ ONLY; ${settings.replaceAll("SET ", "SET LOCAL ")}`);
     try {
+      await client.query(`BEGIN READ ONLY; ${settings.replaceAll("SET ", "SET LOCAL ")}`);
       let hits = await rank(client, dims, false, q.topK, params, false);
       const strategy = hits.length >= q.topK ? "hnsw" : "hnsw+exact";
       if (strategy === "hnsw+exact") hits = await rank(client, dims, true, q.topK, params, false);
@@ -202,9 +207,20 @@ async function isExact(client: pg.PoolClient, pool: pg.Pool, tenant: string, dim
 }
 
 async function rank(client: pg.PoolClient, dims: number, exact: boolean, limit: number, params: unknown[], named: boolean): Promise<SearchHit[]> {
-  const { rows } = await runNamed<HitRow>(client, { text: vectorSearchSql(dims, exact, limit), values: params }, named);
-  return rows.map((r) => toHit(r, 1 - Number(r.score)));
+  const { rows } = await runNamed<HitRow>(client, { text: vectorSearchSql(dims, exact, limitClass(limit)), values: params }, named);
+  return rows.slice(0, limit).map((r) => toHit(r, 1 - Number(r.score)));
 }
+
+/**
+ * The limit a statement is written with: the next of a few sizes at or above the one asked, and the
+ * answer cut to what was asked (the ranking is total: distance, then chunk id). A handful of
+ * statements per connection instead of one per topK and hybrid depth, each reaching its five calls
+ * (and its generic plan) sooner.
+ */
+export function limitClass(limit: number): number {
+  return LIMIT_CLASSES.find((c) => c >= limit) ?? limit;
+}
+const LIMIT_CLASSES = [10, 20, 50, 100, 200, 300];
 
 function toHit(r: HitRow, score: number): SearchHit {
   return { documentKey: r.key, versionNumber: r.version_number, chunkId: r.chunk_id, sectionPath: r.section_path, text: r.text, level: r.level, score };

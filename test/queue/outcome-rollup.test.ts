@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { createTestDb, type TestDb } from "../helpers/db";
+import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
 import { activityRows } from "../../lib/operations/repository";
 import { ACTIVITY_RANGES, OUTCOMES } from "../../lib/operations/range";
 import { OUTCOME_SEAL_LAG_SECONDS, rollUpTaskOutcomes } from "../../lib/queue/snapshots";
@@ -94,5 +94,37 @@ describe("activity over rolled-up task outcomes", () => {
     );
     expect(rows[0].rolled).toBe(rows[0].finished);
     await expectSameAnswers();
+  });
+
+  // A finishing transaction still open when its bucket would be sealed: finished_at is its start,
+  // so counting the bucket then would miss the task for good. Needs a second real session.
+  it.runIf(onRealPostgres)("does not seal the bucket of a transaction still open, and counts its task once it commits", async () => {
+    await t.pool.query(`TRUNCATE task_outcome_counts; UPDATE task_outcome_rollup SET sealed_until = NULL`);
+    const open = await t.pool.connect();
+    try {
+      await open.query("BEGIN");
+      const { rows } = await open.query<{ id: string; at: Date }>(
+        `UPDATE index_tasks SET status = 'SUCCEEDED', finished_at = now() WHERE task_id = (SELECT min(task_id) FROM index_tasks WHERE status = 'PENDING') RETURNING task_id::text AS id, finished_at AS at`,
+      );
+      // An hour later by the roll-up's clock, the transaction's bucket has long ended.
+      const asOf = new Date(Date.now() + 3_600_000);
+      const sealed = await rollUpTaskOutcomes(t.pool, { asOf });
+      expect(sealed).not.toBeNull();
+      expect(sealed!.getTime()).toBeLessThanOrEqual(rows[0].at.getTime());
+      await open.query("COMMIT");
+      await rollUpTaskOutcomes(t.pool, { asOf });
+      const { rows: n } = await t.pool.query<{ rolled: number; finished: number }>(
+        `SELECT (SELECT coalesce(sum(n), 0)::int FROM task_outcome_counts) AS rolled,
+                (SELECT count(*)::int FROM index_tasks, task_outcome_rollup r
+                  WHERE finished_at < r.sealed_until AND finished_at >= date_bin(interval '15 minutes', $1::timestamptz - interval '8 days', TIMESTAMPTZ '2000-01-01 00:00:00+00')) AS finished`,
+        [asOf],
+      );
+      expect(n[0].rolled).toBe(n[0].finished);
+      const task = await t.pool.query(`SELECT 1 FROM index_tasks, task_outcome_rollup r WHERE task_id = $1 AND finished_at < r.sealed_until`, [rows[0].id]);
+      expect(task.rowCount).toBe(1);
+    } finally {
+      await open.query("ROLLBACK").catch(() => undefined);
+      open.release();
+    }
   });
 });

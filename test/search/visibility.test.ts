@@ -195,7 +195,7 @@ describe("search statements and the session they run in", () => {
       const scan = plan.findIndex((l) => /Index Scan using chunk_vectors_embedding_384_hnsw on chunk_vectors v/.test(l));
       expect(scan, plan.join("\n")).toBeGreaterThan(0);
       expect(plan[scan - 1]).toMatch(/Limit .*rows=(\d+) /);
-      expect(Number(/rows=(\d+)/.exec(plan[scan - 1])![1])).toBeLessThanOrEqual(6);
+      expect(Number(/rows=(\d+)/.exec(plan[scan - 1])![1])).toBeLessThanOrEqual(10);
     });
   });
 });
