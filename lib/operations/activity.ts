@@ -53,9 +53,9 @@ export async function activity(pool: pg.Pool, opts: { range: ActivityRange; tena
   };
 }
 
-/** Snapshot spacing kept per range: every snapshot for an hour and a day, one per 15 minutes for a week. */
+/** Snapshot spacing kept per range before its newest hour (which keeps every snapshot): 5 minutes for a day, 15 for a week. */
 function historyStep(range: ActivityRange): number {
-  return range === "7d" ? 900 : 1;
+  return range === "7d" ? 900 : range === "24h" ? 300 : 1;
 }
 
 /** Four significant digits: one task in a 2-hour bucket is 0.008333 per minute, not 0.008. */

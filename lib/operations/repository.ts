@@ -193,8 +193,9 @@ export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; hear
        ${
          fleet
            ? Prisma.sql`(SELECT coalesce(json_agg(h ORDER BY h.taken_at), '[]'::json) FROM (
-          SELECT taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds
-            FROM backlog_snapshots WHERE taken_at > now() - interval '24 hours' ORDER BY taken_at LIMIT 1500) h)`
+          SELECT DISTINCT ON (b) taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds
+            FROM (SELECT s.*, ${historyPoint(OVERVIEW_HISTORY_STEP_SECONDS)} AS b FROM backlog_snapshots s WHERE taken_at > now() - interval '24 hours') w
+           ORDER BY b, taken_at DESC) h)`
            : Prisma.sql`'[]'::json`
        } AS history
      FROM (SELECT
@@ -278,6 +279,20 @@ export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; hear
 
 type ThroughputRow = { bucket: Date; status: Outcome; n: number };
 
+/** The overview's day of backlog history: one snapshot per 5 minutes before its newest hour. */
+export const OVERVIEW_HISTORY_STEP_SECONDS = 300;
+
+/**
+ * Which backlog snapshots a history keeps: every one of the newest hour (so a fresh install draws a
+ * line within a minute and the right edge is live), then the newest per `stepSeconds`. A chart
+ * cannot draw more points than it has pixels, and a day of snapshots every 55 s (1,571) was 267 KB
+ * of overview polled every 5 s; the charts' time axis places the points where they were taken.
+ */
+function historyPoint(stepSeconds: number): Prisma.Sql {
+  return Prisma.sql`CASE WHEN taken_at > now() - interval '1 hour' THEN taken_at
+            ELSE date_bin(make_interval(secs => ${stepSeconds}::double precision), taken_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') END`;
+}
+
 /**
  * The rows behind the overview's activity range (lib/operations/activity.ts shapes them): the
  * database clock, finished tasks counted per bucket and outcome, and for all-tenant callers the
@@ -330,7 +345,7 @@ export async function activityRows(pool: pg.Pool, opts: { seconds: number; bucke
        GROUP BY 1, 2`,
     opts.tenants === null
       ? db.$queryRaw<SnapshotRow[]>`SELECT DISTINCT ON (b) taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds
-          FROM (SELECT s.*, date_bin(make_interval(secs => ${opts.historyStepSeconds}::double precision), taken_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS b
+          FROM (SELECT s.*, ${historyPoint(opts.historyStepSeconds)} AS b
                   FROM backlog_snapshots s
                  WHERE taken_at > now() - make_interval(secs => ${opts.seconds}::double precision)) w
          ORDER BY b, taken_at DESC`
