@@ -318,11 +318,11 @@ export class Worker {
   private async maintain(): Promise<void> {
     try {
       await takeBacklogSnapshot(this.o.pool);
-      // Seals a 15-minute bucket a few minutes after it ends; one worker does it, the rest skip.
-      // Its own failure is logged and must not cost this tick its GC and reconciler pass.
-      await rollUpTaskOutcomes(this.o.pool).catch((err: Error) => log.warn({ err: err.message }, "task outcome roll-up failed; the activity charts count from the task table meanwhile"));
-      // Retention is counted in hours; a sweep once a minute is plenty.
+      // Retention is counted in hours and buckets in 15 minutes; once a minute is plenty for both.
       if (this.maintenanceTicks++ % 6 === 0) {
+        // Seals a 15-minute bucket a few minutes after it ends; one worker does it, the rest skip.
+        // Its own failure is logged and must not cost this tick its GC and reconciler pass.
+        await rollUpTaskOutcomes(this.o.pool).catch((err: Error) => log.warn({ err: err.message }, "task outcome roll-up failed; the activity charts count from the task table meanwhile"));
         const gc = await collectGarbage(this.o.pool, this.o.cfg.RETENTION_HOURS);
         if (gc > 0) log.info({ removed: gc }, "garbage-collected retired index versions");
       }

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { withTransaction } from "../db/pool";
 
 /** Each snapshot's latency percentiles cover index tasks that finished in this window before it. */
 export const LATENCY_WINDOW_SECONDS = 15 * 60;
@@ -69,9 +70,7 @@ const ORIGIN = `TIMESTAMPTZ '2000-01-01 00:00:00+00'`;
  */
 export async function rollUpTaskOutcomes(pool: pg.Pool, opts: { asOf?: Date } = {}): Promise<Date | null> {
   // asOf stands in for the clock (tests that need buckets to have ended); otherwise the database's.
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return withTransaction(pool, async (client) => {
     const { rows } = await client.query<{ lo: Date; hi: Date }>(
       `SELECT greatest(coalesce(sealed_until, '-infinity'), date_bin(${BIN}, coalesce($3, now()) - make_interval(secs => $1), ${ORIGIN})) AS lo,
               least(date_bin(${BIN}, coalesce($3, now()) - make_interval(secs => $2), ${ORIGIN}),
@@ -81,10 +80,7 @@ export async function rollUpTaskOutcomes(pool: pg.Pool, opts: { asOf?: Date } = 
       [OUTCOME_KEEP_SECONDS, OUTCOME_SEAL_LAG_SECONDS, opts.asOf ?? null],
     );
     const w = rows[0];
-    if (!w || w.hi <= w.lo) {
-      await client.query("ROLLBACK");
-      return null;
-    }
+    if (!w || w.hi <= w.lo) return null;
     await client.query(
       `INSERT INTO task_outcome_counts (bucket_start, tenant_id, status, n)
        SELECT date_bin(${BIN}, finished_at, ${ORIGIN}), tenant_id, status, count(*)
@@ -97,12 +93,6 @@ export async function rollUpTaskOutcomes(pool: pg.Pool, opts: { asOf?: Date } = 
     );
     await client.query(`UPDATE task_outcome_rollup SET sealed_until = $1 WHERE id`, [w.hi]);
     await client.query(`DELETE FROM task_outcome_counts WHERE bucket_start < now() - make_interval(secs => $1)`, [OUTCOME_RETAIN_SECONDS]);
-    await client.query("COMMIT");
     return w.hi;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
