@@ -155,6 +155,11 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
     const maxTuples = positiveInt(q.maxScanTuples ?? HNSW_SEARCH.maxScanTuples);
     // Simple protocol (several statements in one round trip); the integers are checked above.
     const settings = `SET hnsw.ef_search = ${ef}; SET hnsw.iterative_scan = relaxed_order; SET hnsw.max_scan_tuples = ${maxTuples}`;
+    // The walk, then the exact ranking where the walk stopped short of topK.
+    const walk = async (): Promise<SearchPlan> => {
+      const hits = await rank(client, dims, false, q.topK, params, named);
+      return hits.length >= q.topK ? { strategy: "hnsw", hits } : { strategy: "hnsw+exact", hits: await rank(client, dims, true, q.topK, params, named) };
+    };
     if (named) {
       // Session settings, sent only when this connection's differ: the search is then its one
       // statement. Nothing else reads hnsw.* (only search walks an HNSW index), and every search
@@ -164,18 +169,14 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
         await client.query(settings);
         sessionSettings.set(client, settings);
       }
-      const hits = await rank(client, dims, false, q.topK, params, true);
-      if (hits.length >= q.topK) return { strategy: "hnsw", hits };
-      return { strategy: "hnsw+exact", hits: await rank(client, dims, true, q.topK, params, true) };
+      return await walk();
     }
     // The embedded database's connections share one session: the settings stay inside a transaction.
     try {
       await client.query(`BEGIN READ ONLY; ${settings.replaceAll("SET ", "SET LOCAL ")}`);
-      let hits = await rank(client, dims, false, q.topK, params, false);
-      const strategy = hits.length >= q.topK ? "hnsw" : "hnsw+exact";
-      if (strategy === "hnsw+exact") hits = await rank(client, dims, true, q.topK, params, false);
+      const plan = await walk();
       await client.query("COMMIT");
-      return { strategy, hits };
+      return plan;
     } catch (err) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw err;
