@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
-import { withTransaction, run } from "../db/pool";
+import { withTransaction } from "../db/pool";
+import { poolIsEmbedded, runNamed, type PreparedSetting } from "../db/prepared";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import { ApiError } from "../http/errors";
@@ -62,6 +63,21 @@ function sameArray(a: string[], b: string[]): boolean {
 }
 
 /**
+ * PUBLISH_PREPARED_STATEMENTS (auto | true | false, parsed by lib/config.ts): a publish's
+ * statements as named statements, parsed and planned once per connection. A publish is about ten
+ * short statements; parsing and planning them was half of the database CPU a publish costs
+ * (bench/index.ts, the re-publish). Never on the embedded database, whose connections share one
+ * session; set false behind PgBouncer in transaction mode without max_prepared_statements.
+ */
+const PREPARED_SETTING: PreparedSetting = (["auto", "true", "false"] as const).find((v) => v === process.env.PUBLISH_PREPARED_STATEMENTS?.trim()) ?? "auto";
+
+async function namedStatements(pool: pg.Pool): Promise<boolean> {
+  return PREPARED_SETTING !== "false" && !(await poolIsEmbedded(pool));
+}
+
+type Q = <T extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<T>>;
+
+/**
  * Publish = one transaction: immutable version + ACL + PENDING task (+ NOTIFY). Republishing what
  * the business version already holds returns it unchanged; a newer version supersedes older
  * unfinished tasks and unpins an operator rollback.
@@ -69,13 +85,15 @@ function sameArray(a: string[], b: string[]): boolean {
 export async function publish(pool: pg.Pool, input: PublishInput): Promise<PublishResult> {
   const checksum = checksumOf(input.content);
   const acl = [...new Set(input.acl)].sort();
+  const named = await namedStatements(pool);
   return withTransaction(pool, async (tx) => {
+    const q: Q = (text, values) => runNamed(tx, { text, values }, named);
     const idem = input.idempotency;
     if (idem) {
       // One request per key at a time, so a retry racing the original waits and then replays it.
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, [`idempotency/${input.tenant}/${idem.key}`]);
+      await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, [`idempotency/${input.tenant}/${idem.key}`]);
       const prior = (
-        await tx.query<{ request_hash: string; response: PublishResult }>(
+        await q<{ request_hash: string; response: PublishResult }>(
           `SELECT request_hash, response FROM idempotency_keys WHERE tenant_id = $1 AND key = $2 AND created_at > now() - interval '24 hours'`,
           [input.tenant, idem.key],
         )
@@ -85,9 +103,9 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
         return { ...prior.response, replayed: true };
       }
     }
-    const result = await publishInTx(tx, input, checksum, acl);
+    const result = await publishInTx(tx, q, input, checksum, acl);
     if (idem) {
-      await tx.query(
+      await q(
         `INSERT INTO idempotency_keys (tenant_id, key, request_hash, status_code, response) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code, response = EXCLUDED.response, created_at = now()`,
         [input.tenant, idem.key, idem.requestHash, result.created ? 202 : 200, JSON.stringify(result)],
@@ -97,82 +115,93 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
   });
 }
 
-async function publishInTx(tx: pg.PoolClient, input: PublishInput, checksum: string, acl: string[]): Promise<PublishResult> {
-  {
-    await tx.query(`INSERT INTO tenants (id, name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING`, [input.tenant]);
-    await tx.query(
-      `INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, key) DO NOTHING`,
-      [randomUUID(), input.tenant, input.key, input.title],
-    );
-    // The row lock serialises concurrent publishes of one document, so version numbers are dense.
-    const doc = (
-      await tx.query<{ id: string; business_version: number; deleted_at: Date | null }>(
-        `SELECT id, business_version, deleted_at FROM documents WHERE tenant_id = $1 AND key = $2 FOR UPDATE`,
-        [input.tenant, input.key],
-      )
-    ).rows[0];
+type LockedForPublish = {
+  id: string;
+  business_version: number;
+  deleted_at: Date | null;
+  /** The business version's row (null before the first publish). */
+  checksum: string | null;
+  title: string | null;
+  content_type: string | null;
+  acl: string[] | null;
+  abstract: string | null;
+  overview: string | null;
+};
 
-    if (doc.business_version > 0 && doc.deleted_at === null) {
-      const cur = (
-        await tx.query<{ checksum: string; title: string; content_type: string; acl: string[]; abstract: string | null; overview: string | null }>(
-          `SELECT checksum, title, content_type, acl, abstract, overview FROM document_versions WHERE document_id = $1 AND version_number = $2`,
-          [doc.id, doc.business_version],
-        )
-      ).rows[0];
-      if (
-        cur &&
-        cur.checksum === checksum &&
-        cur.title === input.title &&
-        cur.content_type === input.contentType &&
-        sameArray([...cur.acl].sort(), acl) &&
-        cur.abstract === input.abstract &&
-        cur.overview === input.overview
-      ) {
-        const cur = await currentState(tx, doc.id);
-        return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: cur.taskId, state: cur.state };
-      }
-    }
+async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksum: string, acl: string[]): Promise<PublishResult> {
+  // The tenant's row is inserted first in the same statement, so the document's foreign key finds it.
+  await q(
+    `WITH tenant AS (INSERT INTO tenants (id, name) VALUES ($2, $2) ON CONFLICT (id) DO NOTHING)
+     INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, key) DO NOTHING`,
+    [randomUUID(), input.tenant, input.key, input.title],
+  );
+  // The row lock serialises concurrent publishes of one document, so version numbers are dense;
+  // the business version's row comes with it, to tell an identical re-publish.
+  const doc = (
+    await q<LockedForPublish>(
+      `SELECT d.id, d.business_version, d.deleted_at, v.checksum, v.title, v.content_type, v.acl, v.abstract, v.overview
+         FROM documents d
+         LEFT JOIN document_versions v ON v.document_id = d.id AND v.version_number = d.business_version
+        WHERE d.tenant_id = $1 AND d.key = $2
+          FOR UPDATE OF d`,
+      [input.tenant, input.key],
+    )
+  ).rows[0];
 
-    const versionNumber = doc.business_version + 1;
-    await tx.query(
-      `INSERT INTO document_versions (id, tenant_id, document_id, version_number, title, content_type, content, content_bytes, checksum, acl, abstract, overview, published_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [randomUUID(), input.tenant, doc.id, versionNumber, input.title, input.contentType, input.content, input.content.length, checksum, acl, input.abstract, input.overview, input.actor],
-    );
-    await tx.query(`UPDATE documents SET business_version = $2, title = $3, deleted_at = NULL, updated_at = now() WHERE id = $1`, [doc.id, versionNumber, input.title]);
-    if (doc.deleted_at !== null) {
-      // Publishing after a delete supersedes the DELETE (below), so do its work here: the deleted
-      // version must not become visible again while the new one is being indexed.
-      await removeFromSearch(tx, doc.id);
-    }
-    // A re-publish wins over everything older, a pending DELETE included.
-    await run(tx, supersedeOlderTasks(doc.id, versionNumber, input.actor, TASK_TYPES));
-    await tx.query(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1 AND pinned`, [doc.id]);
-    const task = (
-      await tx.query<{ task_id: string }>(
-        `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
+  if (
+    doc.business_version > 0 &&
+    doc.deleted_at === null &&
+    doc.checksum === checksum &&
+    doc.title === input.title &&
+    doc.content_type === input.contentType &&
+    sameArray([...(doc.acl ?? [])].sort(), acl) &&
+    doc.abstract === input.abstract &&
+    doc.overview === input.overview
+  ) {
+    const cur = await currentState(q, doc.id);
+    return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: cur.taskId, state: cur.state };
+  }
+
+  const versionNumber = doc.business_version + 1;
+  await q(
+    `INSERT INTO document_versions (id, tenant_id, document_id, version_number, title, content_type, content, content_bytes, checksum, acl, abstract, overview, published_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [randomUUID(), input.tenant, doc.id, versionNumber, input.title, input.contentType, input.content, input.content.length, checksum, acl, input.abstract, input.overview, input.actor],
+  );
+  await q(`UPDATE documents SET business_version = $2, title = $3, deleted_at = NULL, updated_at = now() WHERE id = $1`, [doc.id, versionNumber, input.title]);
+  if (doc.deleted_at !== null) {
+    // Publishing after a delete supersedes the DELETE (below), so do its work here: the deleted
+    // version must not become visible again while the new one is being indexed.
+    await removeFromSearch(tx, doc.id);
+  }
+  // A re-publish wins over everything older, a pending DELETE included.
+  const supersede = supersedeOlderTasks(doc.id, versionNumber, input.actor, TASK_TYPES);
+  await q(supersede.text, supersede.values);
+  await q(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1 AND pinned`, [doc.id]);
+  const task = (
+    await q<{ task_id: string }>(
+      `WITH task AS (
+         INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
          VALUES ($1, $2, $3, 'INDEX', $4)
          ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE SET updated_at = index_tasks.updated_at
-         RETURNING task_id::text`,
-        [input.tenant, doc.id, versionNumber, input.maxAttempts],
-      )
-    ).rows[0];
-    await tx.query(`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail) VALUES ($1, $2, 'CREATED', $3, $4)`, [
-      task.task_id,
-      input.tenant,
-      input.actor,
-      { versionNumber, checksum },
-    ]);
-    await run(tx, notifyTasks());
-    const { state } = await currentState(tx, doc.id);
-    return { created: true, documentId: doc.id, versionNumber, taskId: task.task_id, state };
-  }
+         RETURNING task_id
+       )
+       INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+       SELECT task_id, $1, 'CREATED', $5, $6 FROM task
+       RETURNING task_id::text`,
+      [input.tenant, doc.id, versionNumber, input.maxAttempts, input.actor, { versionNumber, checksum }],
+    )
+  ).rows[0];
+  const notify = notifyTasks();
+  await q(notify.text, notify.values);
+  const { state } = await currentState(q, doc.id);
+  return { created: true, documentId: doc.id, versionNumber, taskId: task.task_id, state };
 }
 
 /** The document's state and newest business-version task, by the shared state rule. */
-async function currentState(db: pg.PoolClient, documentId: string): Promise<{ state: DocumentState; taskId: string | null }> {
+async function currentState(q: Q, documentId: string): Promise<{ state: DocumentState; taskId: string | null }> {
   const r = (
-    await db.query<{ state: DocumentState; task_id: string | null }>(
+    await q<{ state: DocumentState; task_id: string | null }>(
       `SELECT ${DOCUMENT_STATE_SQL} AS state, lt.task_id::text AS task_id
          FROM documents d
          ${pointerJoin()}

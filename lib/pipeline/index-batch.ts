@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { run, withTransaction } from "../db/pool";
-import type { Lease } from "../queue/engine";
+import { withTransaction } from "../db/pool";
+import { runHot, type Lease } from "../queue/engine";
 import { LeaseLostError, TaskError } from "../queue/errors";
 import * as qsql from "../queue/sql";
 import type { CompleteStats } from "../queue/sql";
@@ -66,7 +66,7 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
   try {
     let t = performance.now();
     // 1. The immutable versions, one statement for the batch.
-    const loaded = await run<LoadedVersion & { document_id: string; version_number: number }>(pool, sql.loadVersions(members.map((m) => m.lease)));
+    const loaded = await runHot<LoadedVersion & { document_id: string; version_number: number }>(pool, sql.loadVersions(members.map((m) => m.lease)));
     const versionOf = new Map(loaded.rows.map((r) => [`${r.document_id}#${r.version_number}`, r]));
     t = stepDoneFor(STEP.LOAD, t, members.length);
 
@@ -97,7 +97,7 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
     // 4. Which content hashes each document has stored in this space: one statement.
     const space = { model: embedder.model, dimensions: embedder.dimensions, chunkerVersion: CHUNKER_VERSION };
     const pairs = live.flatMap((l) => [...new Set(l.chunks.map((c) => c.contentHash))].map((contentHash) => ({ documentId: l.member.lease.documentId, contentHash })));
-    for (const r of (await run<{ document_id: string; content_hash: string }>(pool, sql.findReusableHashesMany(pairs, space))).rows) {
+    for (const r of (await runHot<{ document_id: string; content_hash: string }>(pool, sql.findReusableHashesMany(pairs, space))).rows) {
       live.find((l) => l.member.lease.documentId === r.document_id)?.stored.add(r.content_hash);
     }
 
@@ -126,7 +126,7 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
       // embedding batch for every task still in the batch, each against its own lease.
       const holders = live.filter(isLive);
       if (holders.length === 0) break;
-      const held = new Set((await run<{ task_id: string }>(pool, qsql.leasesHeld(workerId, holders.map((l) => l.member.lease)))).rows.map((r) => r.task_id));
+      const held = new Set((await runHot<{ task_id: string }>(pool, qsql.leasesHeld(workerId, holders.map((l) => l.member.lease)))).rows.map((r) => r.task_id));
       for (const l of holders) if (!held.has(l.member.lease.taskId)) reject(l.index, new LeaseLostError(l.member.lease.taskId, "fence check"));
       const batch: string[] = [];
       let bytes = 0;
@@ -167,9 +167,9 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
     const outcome = new Map<Live, { stats: CompleteStats } | { superseded: string } | { error: unknown }>();
     await withTransaction(pool, async (tx) => {
       const docs = new Map(
-        (await run<{ id: string; business_version: number; deleted_at: Date | null }>(tx, qsql.lockDocuments(writers.map((l) => l.member.lease.documentId)))).rows.map((d) => [d.id, d]),
+        (await runHot<{ id: string; business_version: number; deleted_at: Date | null }>(tx, qsql.lockDocuments(writers.map((l) => l.member.lease.documentId)))).rows.map((d) => [d.id, d]),
       );
-      const held = new Set((await run<{ task_id: string }>(tx, qsql.lockHeldTasks(workerId, writers.map((l) => l.member.lease)))).rows.map((r) => r.task_id));
+      const held = new Set((await runHot<{ task_id: string }>(tx, qsql.lockHeldTasks(workerId, writers.map((l) => l.member.lease)))).rows.map((r) => r.task_id));
       const superseding: { live: Live; reason: string; businessVersion: number }[] = [];
       const writing: Live[] = [];
       for (const l of writers) {
@@ -188,21 +188,27 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
         }
       }
       if (superseding.length > 0) {
-        const ended = await run(tx, qsql.supersedeHeldTasks(workerId, superseding.map((s) => ({ ...s.live.member.lease, reason: s.reason, businessVersion: s.businessVersion }))));
+        const ended = await runHot(tx, qsql.supersedeHeldTasks(workerId, superseding.map((s) => ({ ...s.live.member.lease, reason: s.reason, businessVersion: s.businessVersion }))));
         if (ended.rowCount !== superseding.length) throw new Error(`superseded ${ended.rowCount} of ${superseding.length} held tasks`);
         for (const s of superseding) outcome.set(s.live, { superseded: s.reason });
       }
       if (writing.length === 0) return;
 
       const ivOf = new Map(writing.map((l) => [l, randomUUID()]));
+      // A record that reuses a stored vector takes the text stored with it (same content hash), so
+      // the statement carries only the new texts: a 5 % edit sends a fraction of the document.
       const rows = writing.flatMap((l) =>
-        l.chunks.map((c) => ({
-          ...c,
-          indexVersionId: ivOf.get(l)!,
-          documentId: l.member.lease.documentId,
-          tenantId: l.member.lease.tenantId,
-          embedding: vectors.get(c.contentHash) ?? null,
-        })),
+        l.chunks.map((c) => {
+          const embedding = vectors.get(c.contentHash) ?? null;
+          return {
+            ...c,
+            text: embedding === null ? null : c.text,
+            indexVersionId: ivOf.get(l)!,
+            documentId: l.member.lease.documentId,
+            tenantId: l.member.lease.tenantId,
+            embedding,
+          };
+        }),
       );
       const ivs = writing.map((l) => ({
         id: ivOf.get(l)!,
@@ -212,7 +218,7 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
         taskId: l.member.lease.taskId,
         expectedChunkCount: l.manifest.count,
       }));
-      const written = new Map((await run<{ index_version_id: string; missing: number }>(tx, sql.insertIndexVersions(ivs, space, rows))).rows.map((r) => [r.index_version_id, r.missing]));
+      const written = new Map((await runHot<{ index_version_id: string; missing: number }>(tx, sql.insertIndexVersions(ivs, space, rows))).rows.map((r) => [r.index_version_id, r.missing]));
       // A stored vector this task counted on was collected since step 4: its version is dropped
       // and it starts over on its own (runIndexTask embeds what went missing).
       const complete = writing.filter((l) => {
@@ -233,11 +239,11 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
       });
       const dropped = writing.filter((l) => !verified.includes(l)).map((l) => ivOf.get(l)!);
       // Removing a version this transaction created is what its rollback would have done.
-      if (dropped.length > 0) await run(tx, sql.dropBuildingVersions(dropped));
+      if (dropped.length > 0) await runHot(tx, sql.dropBuildingVersions(dropped));
       if (verified.length === 0) return;
       const pointers = new Map(
         (
-          await run<{ document_id: string; index_version_id: string; version_number: number; pinned: boolean }>(
+          await runHot<{ document_id: string; index_version_id: string; version_number: number; pinned: boolean }>(
             tx,
             sql.markReadyAndLockPointers(
               verified.map((l) => ({ indexVersionId: ivOf.get(l)!, storedCount: (checked.get(ivOf.get(l)!) as { count: number }).count })),
@@ -261,7 +267,7 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
       const stats = new Map(
         verified.map((l) => [l, { chunksTotal: l.chunks.length, chunksReused: l.chunks.filter((c) => l.stored.has(c.contentHash)).length, batchesSent: l.batches }]),
       );
-      const done = await run(tx, qsql.completeTasks(workerId, verified.map((l) => ({ ...l.member.lease, stats: stats.get(l)! }))));
+      const done = await runHot(tx, qsql.completeTasks(workerId, verified.map((l) => ({ ...l.member.lease, stats: stats.get(l)! }))));
       // Every task row is locked under its fence in this transaction and now() is the transaction's
       // start, so all complete; anything else is a bug, and the whole switch rolls back.
       if (done.rowCount !== verified.length) throw new Error(`completed ${done.rowCount} of ${verified.length} held tasks`);

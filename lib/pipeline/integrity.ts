@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../db/pool";
 import { TaskError } from "../queue/errors";
+import { runHot } from "../queue/engine";
 
 /**
  * What an index version must hold, fixed right after chunking and before any embedding or write:
@@ -65,12 +66,12 @@ export async function verifyIndexVersions(
 ): Promise<Map<string, { count: number } | { error: TaskError }>> {
   const ids = versions.map((v) => v.indexVersionId);
   const rows = (
-    await db.query<Stored & { id: string }>(
-      `SELECT wanted.id::text, s.*
+    await runHot<Stored & { id: string }>(db, {
+      text: `SELECT wanted.id::text, s.*
          FROM unnest($1::uuid[]) AS wanted(id)
          CROSS JOIN LATERAL (SELECT ${CHECK_COLUMNS} FROM ${CHECKED_ROWS} WHERE c.index_version_id = wanted.id) s`,
-      [ids, dimensions],
-    )
+      values: [ids, dimensions],
+    })
   ).rows;
   const byId = new Map(rows.map((r) => [r.id, r]));
   const out = new Map<string, { count: number } | { error: TaskError }>();

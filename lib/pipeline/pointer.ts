@@ -1,5 +1,6 @@
 import type { Queryable } from "../db/pool";
 import { run } from "../db/pool";
+import { runHot } from "../queue/engine";
 import * as sql from "../queue/sql";
 
 // The search pointer's two moves, shared by the worker's switch, publish, rollback, unpin and the
@@ -22,7 +23,7 @@ export async function movePointer(
 /** movePointer for several documents (a task batch's switch), still one statement; each document once. */
 export async function movePointers(db: Queryable, moves: sql.PointerMove[]): Promise<void> {
   if (moves.length === 0) return;
-  await run(db, sql.moveSearchPointers(moves));
+  await runHot(db, sql.moveSearchPointers(moves));
 }
 
 /** The document leaves search: no pointer, every index version retired. */

@@ -38,8 +38,13 @@ export type IndexVersionRow = {
   expectedChunkCount: number;
 };
 
-/** One record of the new version. `embedding` is a vector literal, or null to reference the stored vector of the same content. */
-export type ChunkRow = { ordinal: number; chunkId: string; level: number; sectionPath: string; text: string; contentHash: string; embedding: string | null };
+/**
+ * One record of the new version. `embedding` is a vector literal, or null to reference the stored
+ * vector of the same content. `text` may be null when `embedding` is: the record then takes the
+ * text stored with that vector, which has the same content hash (the integrity check recomputes
+ * the hash from what was stored either way), so a re-publish sends only its new texts.
+ */
+export type ChunkRow = { ordinal: number; chunkId: string; level: number; sectionPath: string; text: string | null; contentHash: string; embedding: string | null };
 
 // The new vectors of a statement go into chunk_vectors with their text (the only rows that enter
 // the HNSW graph and the full-text GIN index; the text search terms are generated there),
@@ -56,15 +61,15 @@ function writeVectorsAndRecords(records: string, versionOf: string): string {
    WHERE u.embedding IS NOT NULL
    ORDER BY u.document_id, u.content_hash
   ON CONFLICT (document_id, content_hash, embedding_model, dims, chunker_version) DO NOTHING
-  RETURNING id, document_id, content_hash
+  RETURNING id, document_id, content_hash, text
 ), records AS (
-  SELECT u.*, coalesce(nv.id, v.id) AS vector_id
+  SELECT u.*, coalesce(nv.id, v.id) AS vector_id, coalesce(u.text, nv.text, v.text) AS stored_text
     FROM ${records} u
     LEFT JOIN new_vectors nv ON nv.document_id = u.document_id AND nv.content_hash = u.content_hash
     LEFT JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE}
 ), inserted AS (
   INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, vector_id)
-  SELECT ${versionOf}, r.ordinal, r.chunk_id, r.tenant_id, r.document_id, r.level, r.section_path, r.text, r.content_hash, $4, r.vector_id
+  SELECT ${versionOf}, r.ordinal, r.chunk_id, r.tenant_id, r.document_id, r.level, r.section_path, r.stored_text, r.content_hash, $4, r.vector_id
     FROM records r
    WHERE r.vector_id IS NOT NULL
   RETURNING index_version_id

@@ -34,9 +34,15 @@ export function setPreparedStatements(on: boolean): void {
   preparedStatements = on;
 }
 
-function hot<T extends pg.QueryResultRow>(db: Queryable, stmt: Statement): Promise<pg.QueryResult<T>> {
+/**
+ * A statement of the worker's hot path (claim, complete, and the index pipeline's statements, whose
+ * text never varies): named when the worker turned named statements on, unnamed otherwise and in
+ * every other process.
+ */
+export function runHot<T extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, stmt: Statement): Promise<pg.QueryResult<T>> {
   return runNamed<T>(db, stmt, preparedStatements);
 }
+const hot = runHot;
 
 export async function claim(db: Queryable, workerId: string, leaseSeconds: number, limit: number): Promise<Lease[]> {
   const { rows } = await hot<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit));

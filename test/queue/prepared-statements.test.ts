@@ -5,6 +5,11 @@ import { claim, complete, isEmbeddedServer, preparedStatementsFor, setPreparedSt
 import { loadConfig } from "../../lib/config";
 import { LeaseLostError } from "../../lib/queue/errors";
 import { withTransaction } from "../../lib/db/pool";
+import pg from "pg";
+import { Worker } from "../../worker/loop";
+import { LocalEmbedder } from "../../lib/embedding";
+import { publish } from "../../lib/documents/publish";
+import { longDocument, waitFor } from "../helpers/worker";
 
 // Named statements need one server session per connection, which the embedded database does not
 // give (all connections share one session), so this runs on real PostgreSQL only.
@@ -57,6 +62,61 @@ describe.runIf(onRealPostgres)("claim and complete as named statements", () => {
       expect((await c.query(`SELECT count(*)::int AS n FROM pg_prepared_statements`)).rows[0].n).toBe(0);
     } finally {
       c.release();
+    }
+  });
+});
+
+describe.runIf(onRealPostgres)("the index pipeline and publish as named statements", () => {
+  const doc = (key: string, text: string) => ({
+    tenant: "named-pipeline", key, title: key, contentType: "text/markdown", content: Buffer.from(text), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3,
+  });
+
+  it("index a batch of documents as the unnamed ones do, each statement prepared once on its connection", async () => {
+    // One connection each, so pg_prepared_statements (per session) shows everything that ran there.
+    const publisher = new pg.Pool({ connectionString: t.url, max: 1 });
+    const workerPool = new pg.Pool({ connectionString: t.url, max: 1 });
+    const worker = new Worker({
+      pool: workerPool, databaseUrl: t.url, workerId: "named-pipeline", concurrency: 1,
+      cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "10", LOG_LEVEL: "silent" }), embedder: new LocalEmbedder(384), preparedStatements: true,
+    });
+    try {
+      // A first publish, a re-publish with one paragraph changed, and an identical re-publish.
+      for (const k of ["a", "b", "c"]) await publish(publisher, doc(k, longDocument(6, k)));
+      await publish(publisher, doc("a", longDocument(6, "a") + "\n\nOne more paragraph."));
+      const same = await publish(publisher, doc("b", longDocument(6, "b")));
+      expect(same.created).toBe(false);
+      const publishStatements = (await publisher.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements`)).rows.map((r) => r.statement);
+      expect(publishStatements.some((s) => s.includes("INSERT INTO document_versions"))).toBe(true);
+      expect(publishStatements.some((s) => s.includes("FOR UPDATE OF d"))).toBe(true);
+
+      await worker.start();
+      await waitFor(async () => {
+        const r = await t.pool.query(
+          `SELECT count(*)::int AS n FROM documents d JOIN search_pointers sp ON sp.document_id = d.id
+            WHERE d.tenant_id = 'named-pipeline' AND sp.version_number = d.business_version`,
+        );
+        return r.rows[0].n === 3;
+      });
+      await worker.stop(1000);
+      const statements = (await workerPool.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements`)).rows;
+      for (const part of ["INSERT INTO index_versions", "CROSS JOIN LATERAL", "WITH m AS", "INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)"]) {
+        expect(statements.some((s) => s.statement.includes(part)), part).toBe(true);
+      }
+      expect(new Set(statements.map((s) => s.name)).size).toBe(statements.length);
+      // Each document serves its business version, every record checked as the unnamed path checks it.
+      const served = (
+        await t.pool.query(
+          `SELECT d.key, sp.version_number, iv.status, iv.chunk_count, (SELECT count(*)::int FROM chunks c WHERE c.index_version_id = iv.id) AS records
+             FROM documents d JOIN search_pointers sp ON sp.document_id = d.id JOIN index_versions iv ON iv.id = sp.index_version_id
+            WHERE d.tenant_id = 'named-pipeline' ORDER BY d.key`,
+        )
+      ).rows;
+      expect(served.map((r) => [r.key, r.version_number, r.status])).toEqual([["a", 2, "ACTIVE"], ["b", 1, "ACTIVE"], ["c", 1, "ACTIVE"]]);
+      for (const r of served) expect(r.records).toBe(r.chunk_count);
+    } finally {
+      await worker.stop(1000);
+      await publisher.end();
+      await workerPool.end();
     }
   });
 });
