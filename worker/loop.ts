@@ -38,6 +38,13 @@ export type WorkerOptions = {
  */
 export const TASKS_PER_SLOT = 8;
 
+/**
+ * While every claim comes back full, at most this long between claims that also look for expired
+ * leases (lib/queue/sql.ts claimTasks, takeOver); a claim that came back short is always followed
+ * by one. So a crashed worker's task waits at most about this long past its lease's expiry.
+ */
+export const TAKE_OVER_EVERY_MS = 1000;
+
 type InFlight = {
   lease: Lease;
   controller: AbortController;
@@ -65,6 +72,9 @@ export class Worker {
    */
   private inflight = new Map<string, InFlight>();
   private claimNumber = 0;
+  /** When this worker last claimed with the look for expired leases; whether its last claim came back short. */
+  private lastTakeOverAt = 0;
+  private lastClaimShort = true;
   /** Slots running a claimed group of tasks; a slot is free again once each of its tasks has an outcome. */
   private busySlots = 0;
   private wakeUp: (() => void) | null = null;
@@ -161,10 +171,14 @@ export class Worker {
         continue;
       }
       let leases: Lease[];
+      const takeOver = this.lastClaimShort || Date.now() - this.lastTakeOverAt >= TAKE_OVER_EVERY_MS;
       try {
-        leases = await claim(this.o.pool, this.o.workerId, cfg.LEASE_SECONDS, free * this.perSlot);
+        if (takeOver) this.lastTakeOverAt = Date.now();
+        leases = await claim(this.o.pool, this.o.workerId, cfg.LEASE_SECONDS, free * this.perSlot, { takeOver });
+        this.lastClaimShort = leases.length < free * this.perSlot;
         failures = 0;
       } catch (err) {
+        this.lastClaimShort = true;
         // Not swallowed: logged with stack at error level, then retried with back-off, because a
         // worker that exits on a database blip would strand its slots.
         failures++;

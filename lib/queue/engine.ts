@@ -44,8 +44,9 @@ export function runHot<T extends pg.QueryResultRow = pg.QueryResultRow>(db: Quer
 }
 const hot = runHot;
 
-export async function claim(db: Queryable, workerId: string, leaseSeconds: number, limit: number): Promise<Lease[]> {
-  const { rows } = await hot<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit));
+/** `takeOver: false` claims due tasks only, without looking for expired leases (sql.claimTasks). */
+export async function claim(db: Queryable, workerId: string, leaseSeconds: number, limit: number, opts: { takeOver?: boolean } = {}): Promise<Lease[]> {
+  const { rows } = await hot<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit, opts));
   return rows.map((r) => ({
     taskId: r.task_id,
     tenantId: r.tenant_id,

@@ -5,7 +5,7 @@ import * as sql from "../../lib/queue/sql";
 describe("hot-path SQL", () => {
   it("renders every statement", () => {
     const rendered = {
-      claimTasks: sql.claimTasks("worker-a", 60, 4),
+      claimTasks: { takeOver: sql.claimTasks("worker-a", 60, 4), dueOnly: sql.claimTasks("worker-a", 60, 4, { takeOver: false }) },
       renewLease: sql.renewLease("42", "worker-a", 3, 60, 5, 10),
       lockDocument: sql.lockDocument("doc-id"),
       lockHeldTask: sql.lockHeldTask("42", "worker-a", 3),
