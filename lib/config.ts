@@ -36,8 +36,9 @@ const schema = z.object({
   // "false" behind a transaction-mode pooler, which does not keep session settings.
   SEARCH_PREPARED_STATEMENTS: z.enum(["auto", "true", "false"]).default("auto"),
   // Read by lib/documents/publish.ts: a publish's statements named, parsed and planned once per
-  // connection; "auto" is on for an external PostgreSQL, never on the embedded database.
-  PUBLISH_PREPARED_STATEMENTS: z.enum(["auto", "true", "false"]).default("auto"),
+  // connection; "auto" is on for an external PostgreSQL, never on the embedded database; unset, it
+  // follows SEARCH_PREPARED_STATEMENTS (the same web process's connections).
+  PUBLISH_PREPARED_STATEMENTS: z.enum(["auto", "true", "false"]).optional(),
   LOG_LEVEL: z.string().default("info"),
   INDEXWRIGHT_DATA_DIR: z.string().default(".indexwright"),
   INDEXWRIGHT_BOOTSTRAP_TOKEN: z.string().min(16).optional(),

@@ -190,6 +190,9 @@ export class Worker {
       const groups = Array.from({ length: Math.min(free, leases.length) }, (_, g) => leases.filter((_, k) => k % free === g));
       for (const group of groups) this.startSlot(group);
       if (leases.length === free * this.perSlot) continue; // more may be due: claim again at once
+      // A short due-only claim is followed at once by a full one (lastClaimShort), not by a sleep:
+      // an expired lease must not wait out an idle back-off because the backlog just drained.
+      if (!takeOver) continue;
       if (leases.length === 0) {
         await this.sleep(this.idleMs);
         // Idle back-off: an empty queue is polled less often, up to 4× the interval; NOTIFY resets it.

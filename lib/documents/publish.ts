@@ -69,7 +69,10 @@ function sameArray(a: string[], b: string[]): boolean {
  * (bench/index.ts, the re-publish). Never on the embedded database, whose connections share one
  * session; set false behind PgBouncer in transaction mode without max_prepared_statements.
  */
-const PREPARED_SETTING: PreparedSetting = (["auto", "true", "false"] as const).find((v) => v === process.env.PUBLISH_PREPARED_STATEMENTS?.trim()) ?? "auto";
+// Unset, it follows SEARCH_PREPARED_STATEMENTS: a deployment behind a transaction-mode pooler has
+// already turned that off for the same web process, and must not find publishes failing.
+const PREPARED_SETTING: PreparedSetting =
+  (["auto", "true", "false"] as const).find((v) => v === (process.env.PUBLISH_PREPARED_STATEMENTS?.trim() || process.env.SEARCH_PREPARED_STATEMENTS?.trim())) ?? "auto";
 
 async function namedStatements(pool: pg.Pool): Promise<boolean> {
   return PREPARED_SETTING !== "false" && !(await poolIsEmbedded(pool));
@@ -115,11 +118,7 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
   });
 }
 
-type LockedForPublish = {
-  id: string;
-  business_version: number;
-  deleted_at: Date | null;
-  /** The business version's row (null before the first publish). */
+type CurrentVersion = {
   checksum: string | null;
   title: string | null;
   content_type: string | null;
@@ -127,7 +126,13 @@ type LockedForPublish = {
   abstract: string | null;
   overview: string | null;
 };
-
+type LockedForPublish = CurrentVersion & {
+  id: string;
+  business_version: number;
+  deleted_at: Date | null;
+  /** The business version's row, read with the lock (null before the first publish); see below. */
+  version_number: number | null;
+};
 async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksum: string, acl: string[]): Promise<PublishResult> {
   // The tenant's row is inserted first in the same statement, so the document's foreign key finds it.
   await q(
@@ -139,7 +144,7 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
   // the business version's row comes with it, to tell an identical re-publish.
   const doc = (
     await q<LockedForPublish>(
-      `SELECT d.id, d.business_version, d.deleted_at, v.checksum, v.title, v.content_type, v.acl, v.abstract, v.overview
+      `SELECT d.id, d.business_version, d.deleted_at, v.version_number, v.checksum, v.title, v.content_type, v.acl, v.abstract, v.overview
          FROM documents d
          LEFT JOIN document_versions v ON v.document_id = d.id AND v.version_number = d.business_version
         WHERE d.tenant_id = $1 AND d.key = $2
@@ -147,19 +152,32 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
       [input.tenant, input.key],
     )
   ).rows[0];
+  // A lock that waited for another publish's commit re-reads the document row only (READ
+  // COMMITTED re-checks the locked row; the joined version row is the one seen before the wait),
+  // so the business version it now names is read on its own: otherwise an identical publish
+  // racing this one would not be recognised and would make a duplicate version.
+  let cur: CurrentVersion = doc;
+  if (doc.business_version > 0 && doc.version_number !== doc.business_version) {
+    cur = (
+      await q<CurrentVersion>(
+        `SELECT checksum, title, content_type, acl, abstract, overview FROM document_versions WHERE document_id = $1 AND version_number = $2`,
+        [doc.id, doc.business_version],
+      )
+    ).rows[0] ?? { checksum: null, title: null, content_type: null, acl: null, abstract: null, overview: null };
+  }
 
   if (
     doc.business_version > 0 &&
     doc.deleted_at === null &&
-    doc.checksum === checksum &&
-    doc.title === input.title &&
-    doc.content_type === input.contentType &&
-    sameArray([...(doc.acl ?? [])].sort(), acl) &&
-    doc.abstract === input.abstract &&
-    doc.overview === input.overview
+    cur.checksum === checksum &&
+    cur.title === input.title &&
+    cur.content_type === input.contentType &&
+    sameArray([...(cur.acl ?? [])].sort(), acl) &&
+    cur.abstract === input.abstract &&
+    cur.overview === input.overview
   ) {
-    const cur = await currentState(q, doc.id);
-    return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: cur.taskId, state: cur.state };
+    const now = await currentState(q, doc.id);
+    return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: now.taskId, state: now.state };
   }
 
   const versionNumber = doc.business_version + 1;

@@ -79,9 +79,10 @@ function writeVectorsAndRecords(records: string, versionOf: string): string {
 /**
  * The new index version (BUILDING) and all of its records in one statement. Records embedded by
  * this task store their vector (unless the same content already has one); every other record
- * references the vector stored for its content hash in this space. The text always comes from
- * this task's own parse, so the integrity check (content hash recomputed from the stored text,
- * the manifest digest, the referenced vector's content and dimension) judges every record alike.
+ * references the vector stored for its content hash in this space. A record's text comes from
+ * this task's own parse, or (sent as null) from the stored vector of the same content hash; the
+ * integrity check (content hash recomputed from the stored text and the parse's section path, the
+ * manifest digest, the referenced vector's content and dimension) judges every record alike.
  * Returns `missing`, the records whose stored vector is gone (not written; the caller must not
  * switch), and `inserted`, what the table took.
  */
@@ -165,7 +166,8 @@ export type BatchChunkRow = ChunkRow & { indexVersionId: string; documentId: str
 
 /**
  * insertIndexVersion for several documents in one statement: every new index version (BUILDING),
- * every new vector and every record, exactly as insertIndexVersion does for one. Returns one row
+ * every new vector and every record, as insertIndexVersion does for one (records that reuse a
+ * stored vector are sent without their text, which they take from it). Returns one row
  * per version with its `missing` records (stored vectors gone; not written) and `inserted`.
  */
 export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, rows: BatchChunkRow[]): Statement {

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
+import { publish, type PublishInput } from "../../lib/documents/publish";
+import { waitFor } from "../helpers/worker";
+
+// Two publishes of one document wait for each other on the document's row lock. The one that waits
+// must judge "identical?" against the version the other just committed, not the one it saw before
+// the wait. Blocking locks need separate server sessions, so this runs on real PostgreSQL.
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb();
+});
+afterAll(async () => t?.close());
+
+const input = (content: string): PublishInput => ({
+  tenant: "race", key: "policy", title: "Policy", contentType: "text/markdown", content: Buffer.from(content), acl: ["staff"], abstract: null, overview: null, actor: "test", maxAttempts: 3,
+});
+
+describe.runIf(onRealPostgres)("identical publishes racing on one document", () => {
+  it("the second, having waited for the first's commit, returns the version it made instead of a duplicate", async () => {
+    const v1 = await publish(t.pool, input("# Policy\n\nFirst."));
+    expect(v1).toMatchObject({ created: true, versionNumber: 1 });
+
+    // Hold the document's row lock so both publishes queue up behind it with the same view.
+    const holder = await t.pool.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM documents WHERE id = $1 FOR UPDATE`, [v1.documentId]);
+      const racing = [publish(t.pool, input("# Policy\n\nSecond.")), publish(t.pool, input("# Policy\n\nSecond."))];
+      await waitFor(async () => {
+        const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF d%'`);
+        return r.rows[0].n === 2;
+      }, 10_000, 10);
+      await holder.query("COMMIT");
+      const results = await Promise.all(racing);
+      expect(results.map((r) => [r.created, r.versionNumber]).sort()).toEqual([
+        [false, 2],
+        [true, 2],
+      ]);
+    } finally {
+      holder.release();
+    }
+    const versions = (await t.pool.query(`SELECT version_number FROM document_versions WHERE document_id = $1 ORDER BY 1`, [v1.documentId])).rows;
+    expect(versions.map((v) => v.version_number)).toEqual([1, 2]);
+    const tasks = (await t.pool.query(`SELECT version_number, status FROM index_tasks WHERE document_id = $1 ORDER BY version_number`, [v1.documentId])).rows;
+    expect(tasks).toEqual([
+      { version_number: 1, status: "SUPERSEDED" },
+      { version_number: 2, status: "PENDING" },
+    ]);
+  });
+});
