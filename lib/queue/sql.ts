@@ -22,6 +22,48 @@ const NOT_PAUSED = `(NOT EXISTS (SELECT 1 FROM task_pauses)
           OR NOT (tenant_id = ANY (ARRAY(SELECT tenant_id FROM task_pauses WHERE tenant_id IS NOT NULL))
                   OR task_type = ANY (ARRAY(SELECT task_type FROM task_pauses WHERE task_type IS NOT NULL))))`;
 
+/** Due PENDING/RETRY_WAIT tasks, oldest first, locked with SKIP LOCKED: the scan both claims share. */
+function dueScan(n: string): string {
+  return `  SELECT task_id, status, lease_owner, next_attempt_at, created_at
+    FROM index_tasks
+   WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()
+     -- Never claim past the budget: one such row (left by an older release) would otherwise fail
+     -- every claim on the attempts <= max_attempts constraint and stall the whole queue.
+     AND attempts < max_attempts
+     AND ${NOT_PAUSED}
+   ORDER BY next_attempt_at, created_at, task_id
+   LIMIT ${n}
+   FOR UPDATE SKIP LOCKED
+`;
+}
+
+/** The claim's update, its timeline events and its answer, over the picked rows `source`. */
+function claimAndReturn(source: string): string {
+  return `), claimed AS (
+  UPDATE index_tasks t
+     SET status = 'RUNNING', attempts = t.attempts + 1, lease_owner = $1,
+         lease_until = now() + make_interval(secs => $2::double precision),
+         started_at = coalesce(t.started_at, now()), updated_at = now()
+    FROM ${source} p
+   WHERE t.task_id = p.task_id
+  RETURNING t.task_id, t.tenant_id, t.document_id, t.version_number, t.task_type, t.attempts,
+            t.max_attempts, t.lease_until, p.status AS previous_status, p.lease_owner AS previous_owner
+), claim_events AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+  SELECT task_id, tenant_id,
+         CASE WHEN previous_status = 'RUNNING' THEN 'LEASE_TAKEN_OVER' ELSE 'CLAIMED' END,
+         $1, attempts,
+         CASE WHEN previous_status = 'RUNNING' THEN jsonb_build_object('previousOwner', previous_owner) END
+    FROM claimed
+), async_commit AS (
+  SELECT set_config('synchronous_commit', 'off', true)
+)
+SELECT c.task_id::text, c.tenant_id, c.document_id::text, c.version_number, c.task_type, c.attempts,
+       c.max_attempts, c.lease_until, c.previous_status
+  FROM claimed c CROSS JOIN async_commit
+ ORDER BY c.task_id`;
+}
+
 export type ClaimedRow = {
   task_id: string;
   tenant_id: string;
@@ -77,17 +119,7 @@ function claimDueOrExpiredTasks(workerId: string, leaseSeconds: number, limit: n
          jsonb_build_object('previousOwner', lease_owner)
     FROM exhausted
 ), due AS (
-  SELECT task_id, status, lease_owner, next_attempt_at, created_at
-    FROM index_tasks
-   WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()
-     -- Never claim past the budget: one such row (left by an older release) would otherwise fail
-     -- every claim on the attempts <= max_attempts constraint and stall the whole queue.
-     AND attempts < max_attempts
-     AND ${NOT_PAUSED}
-   ORDER BY next_attempt_at, created_at, task_id
-   LIMIT ${n}
-   FOR UPDATE SKIP LOCKED
-), expired AS (
+${dueScan(n)}), expired AS (
   SELECT task_id, status, lease_owner, next_attempt_at, created_at
     FROM index_tasks
    WHERE status = 'RUNNING' AND lease_until <= now() AND attempts < max_attempts
@@ -99,29 +131,7 @@ function claimDueOrExpiredTasks(workerId: string, leaseSeconds: number, limit: n
   SELECT * FROM (SELECT * FROM due UNION ALL SELECT * FROM expired) c
    ORDER BY next_attempt_at, created_at, task_id
    LIMIT ${n}
-), claimed AS (
-  UPDATE index_tasks t
-     SET status = 'RUNNING', attempts = t.attempts + 1, lease_owner = $1,
-         lease_until = now() + make_interval(secs => $2::double precision),
-         started_at = coalesce(t.started_at, now()), updated_at = now()
-    FROM picked p
-   WHERE t.task_id = p.task_id
-  RETURNING t.task_id, t.tenant_id, t.document_id, t.version_number, t.task_type, t.attempts,
-            t.max_attempts, t.lease_until, p.status AS previous_status, p.lease_owner AS previous_owner
-), claim_events AS (
-  INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
-  SELECT task_id, tenant_id,
-         CASE WHEN previous_status = 'RUNNING' THEN 'LEASE_TAKEN_OVER' ELSE 'CLAIMED' END,
-         $1, attempts,
-         CASE WHEN previous_status = 'RUNNING' THEN jsonb_build_object('previousOwner', previous_owner) END
-    FROM claimed
-), async_commit AS (
-  SELECT set_config('synchronous_commit', 'off', true)
-)
-SELECT c.task_id::text, c.tenant_id, c.document_id::text, c.version_number, c.task_type, c.attempts,
-       c.max_attempts, c.lease_until, c.previous_status
-  FROM claimed c CROSS JOIN async_commit
- ORDER BY c.task_id`,
+${claimAndReturn("picked")}`,
     values: [workerId, leaseSeconds],
   };
 }
@@ -137,33 +147,7 @@ function claimDueTasks(workerId: string, leaseSeconds: number, limit: number): S
   const n = String(limit);
   return {
     text: `WITH due AS (
-  SELECT task_id, status, lease_owner, next_attempt_at, created_at
-    FROM index_tasks
-   WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()
-     AND attempts < max_attempts
-     AND ${NOT_PAUSED}
-   ORDER BY next_attempt_at, created_at, task_id
-   LIMIT ${n}
-   FOR UPDATE SKIP LOCKED
-), claimed AS (
-  UPDATE index_tasks t
-     SET status = 'RUNNING', attempts = t.attempts + 1, lease_owner = $1,
-         lease_until = now() + make_interval(secs => $2::double precision),
-         started_at = coalesce(t.started_at, now()), updated_at = now()
-    FROM due p
-   WHERE t.task_id = p.task_id
-  RETURNING t.task_id, t.tenant_id, t.document_id, t.version_number, t.task_type, t.attempts,
-            t.max_attempts, t.lease_until, p.status AS previous_status
-), claim_events AS (
-  INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt)
-  SELECT task_id, tenant_id, 'CLAIMED', $1, attempts FROM claimed
-), async_commit AS (
-  SELECT set_config('synchronous_commit', 'off', true)
-)
-SELECT c.task_id::text, c.tenant_id, c.document_id::text, c.version_number, c.task_type, c.attempts,
-       c.max_attempts, c.lease_until, c.previous_status
-  FROM claimed c CROSS JOIN async_commit
- ORDER BY c.task_id`,
+${dueScan(n)}${claimAndReturn("due")}`,
     values: [workerId, leaseSeconds],
   };
 }
