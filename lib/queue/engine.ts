@@ -42,11 +42,10 @@ export function setPreparedStatements(on: boolean): void {
 export function runHot<T extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, stmt: Statement): Promise<pg.QueryResult<T>> {
   return runNamed<T>(db, stmt, preparedStatements);
 }
-const hot = runHot;
 
 /** `takeOver: false` claims due tasks only, without looking for expired leases (sql.claimTasks). */
 export async function claim(db: Queryable, workerId: string, leaseSeconds: number, limit: number, opts: { takeOver?: boolean } = {}): Promise<Lease[]> {
-  const { rows } = await hot<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit, opts));
+  const { rows } = await runHot<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit, opts));
   return rows.map((r) => ({
     taskId: r.task_id,
     tenantId: r.tenant_id,
@@ -66,7 +65,7 @@ export async function renew(db: Queryable, lease: Lease, leaseSeconds: number, p
 }
 
 export async function complete(db: Queryable, lease: Lease, stats: sql.CompleteStats | null = null): Promise<void> {
-  const r = await hot(db, sql.completeTask(lease.taskId, lease.workerId, lease.leaseAttempt, stats));
+  const r = await runHot(db, sql.completeTask(lease.taskId, lease.workerId, lease.leaseAttempt, stats));
   if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "complete");
 }
 
