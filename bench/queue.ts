@@ -236,12 +236,29 @@ async function backendCpuMs(pool: pg.Pool): Promise<number | null> {
   return ticks * 10;
 }
 
+/**
+ * A backend reports its row and commit counters when it goes idle at most once a second, else
+ * within 10 s: the enqueue's inserts could land in the next read of pg_stat_database and be
+ * counted as the run's writes (one row per task). Every connection of the parent's pool is made to
+ * report now, before the run's first reading.
+ */
+async function flushStatistics(pool: pg.Pool): Promise<void> {
+  const clients = await Promise.all(Array.from({ length: Math.max(1, pool.totalCount) }, () => pool.connect()));
+  try {
+    await Promise.all(clients.map((c) => c.query(`SELECT pg_stat_force_next_flush()`)));
+  } finally {
+    for (const c of clients) c.release();
+  }
+  await sleep(50);
+}
+
 async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number, roundNo: number): Promise<RunResult> {
   await a.enqueue(pool, S.tasks);
   // Every system starts from the same state: no dead rows left by the previous run, fresh
   // statistics, and no checkpoint pending from the enqueue.
   await pool.query(`VACUUM (ANALYZE) index_tasks, task_events, graphile_worker._private_jobs, pgboss.job`);
   await pool.query(`CHECKPOINT`);
+  await flushStatistics(pool);
   const runId = `${a.name}-${processes}p-r${roundNo}-${Date.now().toString(36)}`;
   const children: ChildProcess[] = [];
   const done = new Array<number>(processes).fill(0);
