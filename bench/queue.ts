@@ -178,7 +178,10 @@ function pgBossAdapter(boss: PgBoss): Adapter {
     async enqueue(pool, n) {
       completedBefore = await completed(pool);
       for (let i = 0; i < n; i += 10_000) {
-        await boss.insert(Array.from({ length: Math.min(10_000, n - i) }, () => ({ name: PGBOSS_QUEUE, data: {} })));
+        // On the bench's own pool, whose counters are reported before each run (flushStatistics).
+        await boss.insert(Array.from({ length: Math.min(10_000, n - i) }, () => ({ name: PGBOSS_QUEUE, data: {} })), {
+          db: { executeSql: (text, values) => pool.query(text, values) },
+        });
       }
     },
     async remaining(pool) {
@@ -243,7 +246,7 @@ async function backendCpuMs(pool: pg.Pool): Promise<number | null> {
  * report now, before the run's first reading.
  */
 async function flushStatistics(pool: pg.Pool): Promise<void> {
-  const clients = await Promise.all(Array.from({ length: Math.max(1, pool.totalCount) }, () => pool.connect()));
+  const clients = await Promise.all(Array.from({ length: Math.max(1, pool.idleCount) }, () => pool.connect()));
   try {
     await Promise.all(clients.map((c) => c.query(`SELECT pg_stat_force_next_flush()`)));
   } finally {

@@ -3948,7 +3948,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED, KEY_CHANGED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3957,7 +3957,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "IDEMPOTENCY_KEY_REUSED";
+                            code: "IDEMPOTENCY_KEY_REUSED" | "KEY_CHANGED";
                             message: string;
                         };
                     };

@@ -133,25 +133,37 @@ type LockedForPublish = CurrentVersion & {
   /** The business version's row, read with the lock (null before the first publish); see below. */
   version_number: number | null;
 };
+/** The document at the publish's key, created if missing, locked; its business version's row with it. */
+async function lockForPublish(q: Q, input: PublishInput): Promise<LockedForPublish> {
+  // A rename that commits while this publish waits for the row lock takes the row away from the
+  // key: the lock then finds nothing (the row no longer matches), and the key is free again, so
+  // the insert is tried once more and makes the new document a publish to that key should make.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    // The tenant's row is inserted first in the same statement, so the document's foreign key finds it.
+    await q(
+      `WITH tenant AS (INSERT INTO tenants (id, name) VALUES ($2, $2) ON CONFLICT (id) DO NOTHING)
+       INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, key) DO NOTHING`,
+      [randomUUID(), input.tenant, input.key, input.title],
+    );
+    // The row lock serialises concurrent publishes of one document, so version numbers are dense;
+    // the business version's row comes with it, to tell an identical re-publish.
+    const doc = (
+      await q<LockedForPublish>(
+        `SELECT d.id, d.business_version, d.deleted_at, v.version_number, v.checksum, v.title, v.content_type, v.acl, v.abstract, v.overview
+           FROM documents d
+           LEFT JOIN document_versions v ON v.document_id = d.id AND v.version_number = d.business_version
+          WHERE d.tenant_id = $1 AND d.key = $2
+            FOR UPDATE OF d`,
+        [input.tenant, input.key],
+      )
+    ).rows[0];
+    if (doc) return doc;
+  }
+  throw new ApiError(409, "KEY_CHANGED", "the document at this key was renamed three times while this publish waited for it; publish again");
+}
+
 async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksum: string, acl: string[]): Promise<PublishResult> {
-  // The tenant's row is inserted first in the same statement, so the document's foreign key finds it.
-  await q(
-    `WITH tenant AS (INSERT INTO tenants (id, name) VALUES ($2, $2) ON CONFLICT (id) DO NOTHING)
-     INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, key) DO NOTHING`,
-    [randomUUID(), input.tenant, input.key, input.title],
-  );
-  // The row lock serialises concurrent publishes of one document, so version numbers are dense;
-  // the business version's row comes with it, to tell an identical re-publish.
-  const doc = (
-    await q<LockedForPublish>(
-      `SELECT d.id, d.business_version, d.deleted_at, v.version_number, v.checksum, v.title, v.content_type, v.acl, v.abstract, v.overview
-         FROM documents d
-         LEFT JOIN document_versions v ON v.document_id = d.id AND v.version_number = d.business_version
-        WHERE d.tenant_id = $1 AND d.key = $2
-          FOR UPDATE OF d`,
-      [input.tenant, input.key],
-    )
-  ).rows[0];
+  const doc = await lockForPublish(q, input);
   // A lock that waited for another publish's commit re-reads the document row only (READ
   // COMMITTED re-checks the locked row; the joined version row is the one seen before the wait),
   // so the business version it now names is read on its own: otherwise an identical publish

@@ -49,3 +49,33 @@ describe.runIf(onRealPostgres)("identical publishes racing on one document", () 
     ]);
   });
 });
+
+describe.runIf(onRealPostgres)("a publish racing a rename of its document", () => {
+  it("finds the key free once the rename commits and publishes a new document there instead of failing", async () => {
+    const first = await publish(t.pool, { ...input("# Handbook\n\nOld."), key: "handbook" });
+    // The rename holds the row lock (as lib/documents/repository.ts rename does) while a publish to
+    // the old key finds the row there, skips its insert and queues for the lock.
+    const renamer = await t.pool.connect();
+    try {
+      await renamer.query("BEGIN");
+      await renamer.query(`SELECT 1 FROM documents WHERE id = $1 FOR UPDATE`, [first.documentId]);
+      const racing = publish(t.pool, { ...input("# Handbook\n\nNew."), key: "handbook" });
+      await waitFor(async () => {
+        const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF d%'`);
+        return r.rows[0].n === 1;
+      }, 10_000, 10);
+      await renamer.query(`UPDATE documents SET key = 'handbook-2019' WHERE id = $1`, [first.documentId]);
+      await renamer.query("COMMIT");
+      const r = await racing;
+      expect(r).toMatchObject({ created: true, versionNumber: 1 });
+      expect(r.documentId).not.toBe(first.documentId);
+    } finally {
+      renamer.release();
+    }
+    const docs = (await t.pool.query(`SELECT key, business_version FROM documents WHERE tenant_id = 'race' AND key LIKE 'handbook%' ORDER BY key`)).rows;
+    expect(docs).toEqual([
+      { key: "handbook", business_version: 1 },
+      { key: "handbook-2019", business_version: 1 },
+    ]);
+  });
+});
