@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createTestDb, type TestDb } from "../helpers/db";
+import { createTestDb, type TestDb, extraPool } from "../helpers/db";
 import { SignInThrottle, addressBucket, delayAfter, ADDRESS_BLOCK_SECONDS, FAILURES_PER_ADDRESS, FREE_ATTEMPTS, type Admission, type Ticket } from "../../lib/auth/throttle";
 
 // Sign-in throttling kept in PostgreSQL: two pools stand for two web processes, which must see
@@ -12,7 +12,7 @@ let a: SignInThrottle;
 let b: SignInThrottle;
 beforeAll(async () => {
   t = await createTestDb();
-  other = new pg.Pool({ connectionString: t.url, max: 4 });
+  other = extraPool(t.url, { max: 4 });
   a = new SignInThrottle(t.pool);
   b = new SignInThrottle(other);
 });

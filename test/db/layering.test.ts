@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync, readdirSync, statSync, existsSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
-import pg from "pg";
-import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
+import { createTestDb, onRealPostgres, type TestDb, extraPool } from "../helpers/db";
 
 // The data layer's boundaries, read from the source: Prisma Client only in lib/**/repository.ts,
 // never reachable from the worker or the task engine, and route handlers that reach the database
@@ -141,7 +140,7 @@ describe("one pool per process", () => {
 
   it("Prisma runs on the pg pool it is given: one connection serves both, and the pool counts it", async () => {
     const { prisma, transaction } = await import("../../lib/db/repository");
-    const pool = new pg.Pool({ connectionString: t.url, max: 1, application_name: "iw-layering" });
+    const pool = extraPool(t.url, { max: 1, application_name: "iw-layering" });
     try {
       const client = prisma(pool);
       expect(prisma(pool)).toBe(client); // one client per pool

@@ -24,6 +24,17 @@ export async function freePort(): Promise<number> {
  * A fresh, migrated database for one test file: a new database on the server named by
  * TEST_DATABASE_URL, or an in-memory PGlite served on a free local port.
  */
+/**
+ * A pool of its own on a test database. Its idle connections are ended by the server when the
+ * file's database is dropped (WITH FORCE): without a listener that 57P01 would surface as an
+ * uncaught error of whichever test file runs at that moment.
+ */
+export function extraPool(url: string, config: Omit<pg.PoolConfig, "connectionString"> = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, ...config });
+  pool.on("error", () => undefined);
+  return pool;
+}
+
 export async function createTestDb(opts: { migrate?: boolean; poolMax?: number } = {}): Promise<TestDb> {
   const base = process.env.TEST_DATABASE_URL;
   let url: string;

@@ -1,11 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
+import { createTestDb, onRealPostgres, type TestDb, extraPool } from "../helpers/db";
 import { seedTasks, expireLease } from "../helpers/seed";
 import { claim, complete, isEmbeddedServer, preparedStatementsFor, setPreparedStatements } from "../../lib/queue/engine";
 import { loadConfig } from "../../lib/config";
 import { LeaseLostError } from "../../lib/queue/errors";
 import { withTransaction } from "../../lib/db/pool";
-import pg from "pg";
 import { Worker } from "../../worker/loop";
 import { LocalEmbedder } from "../../lib/embedding";
 import { publish } from "../../lib/documents/publish";
@@ -73,8 +72,8 @@ describe.runIf(onRealPostgres)("the index pipeline and publish as named statemen
 
   it("index a batch of documents as the unnamed ones do, each statement prepared once on its connection", async () => {
     // One connection each, so pg_prepared_statements (per session) shows everything that ran there.
-    const publisher = new pg.Pool({ connectionString: t.url, max: 1 });
-    const workerPool = new pg.Pool({ connectionString: t.url, max: 1 });
+    const publisher = extraPool(t.url, { max: 1 });
+    const workerPool = extraPool(t.url, { max: 1 });
     const worker = new Worker({
       pool: workerPool, databaseUrl: t.url, workerId: "named-pipeline", concurrency: 1,
       cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "10", LOG_LEVEL: "silent" }), embedder: new LocalEmbedder(384), preparedStatements: true,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createTestDb, type TestDb } from "../helpers/db";
+import { createTestDb, type TestDb, extraPool } from "../helpers/db";
 import { longDocument, testWorker, waitFor } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
 import { searchWithPlan } from "../../lib/search/search";
@@ -37,7 +37,7 @@ afterAll(async () => t?.close());
 
 /** The SQL a search sends, captured from a pool of its own. */
 async function capturedSearch(exactMaxChunks: number, query: string) {
-  const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+  const pool = extraPool(t.url, { max: 1 });
   // The test database is dropped (its backends terminated) right after; a connection still closing
   // then reports that, which is expected and must not surface as an uncaught error.
   pool.on("error", () => undefined);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
+import { createTestDb, onRealPostgres, type TestDb, extraPool } from "../helpers/db";
 import { searchWithPlan } from "../../lib/search/search";
 import { vectorSearchSql } from "../../lib/search/sql";
 import { LocalEmbedder } from "../../lib/embedding";
@@ -145,7 +145,7 @@ describe("chunks the caller may not see take no result slots", () => {
 // settings stay inside the search's own transaction and nothing is prepared.
 describe("search statements and the session they run in", () => {
   async function onOneConnection<T>(fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
-    const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    const pool = extraPool(t.url, { max: 1 });
     pool.on("error", () => undefined);
     try {
       return await fn(pool);
