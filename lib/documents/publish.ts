@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { withTransaction } from "../db/pool";
-import { poolIsEmbedded, runNamed, type PreparedSetting } from "../db/prepared";
+import { namedStatementsOn, preparedSettingFromEnv, runNamed } from "../db/prepared";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import { ApiError } from "../http/errors";
@@ -71,12 +71,7 @@ function sameArray(a: string[], b: string[]): boolean {
  */
 // Unset, it follows SEARCH_PREPARED_STATEMENTS: a deployment behind a transaction-mode pooler has
 // already turned that off for the same web process, and must not find publishes failing.
-const PREPARED_SETTING: PreparedSetting =
-  (["auto", "true", "false"] as const).find((v) => v === (process.env.PUBLISH_PREPARED_STATEMENTS?.trim() || process.env.SEARCH_PREPARED_STATEMENTS?.trim())) ?? "auto";
-
-async function namedStatements(pool: pg.Pool): Promise<boolean> {
-  return PREPARED_SETTING !== "false" && !(await poolIsEmbedded(pool));
-}
+const PREPARED_SETTING = preparedSettingFromEnv("PUBLISH_PREPARED_STATEMENTS", "SEARCH_PREPARED_STATEMENTS");
 
 type Q = <T extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<T>>;
 
@@ -88,7 +83,7 @@ type Q = <T extends pg.QueryResultRow>(text: string, values: unknown[]) => Promi
 export async function publish(pool: pg.Pool, input: PublishInput): Promise<PublishResult> {
   const checksum = checksumOf(input.content);
   const acl = [...new Set(input.acl)].sort();
-  const named = await namedStatements(pool);
+  const named = await namedStatementsOn(pool, PREPARED_SETTING);
   return withTransaction(pool, async (tx) => {
     const q: Q = (text, values) => runNamed(tx, { text, values }, named);
     const idem = input.idempotency;
@@ -118,23 +113,10 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
   });
 }
 
-type CurrentVersion = {
-  checksum: string | null;
-  title: string | null;
-  content_type: string | null;
-  acl: string[] | null;
-  abstract: string | null;
-  overview: string | null;
-};
-type LockedForPublish = CurrentVersion & {
-  id: string;
-  business_version: number;
-  deleted_at: Date | null;
-  /** The business version's row, read with the lock (null before the first publish); see below. */
-  version_number: number | null;
-};
-/** The document at the publish's key, created if missing, locked; its business version's row with it. */
-async function lockForPublish(q: Q, input: PublishInput): Promise<LockedForPublish> {
+type LockedDocument = { id: string; business_version: number; deleted_at: Date | null };
+
+/** The document at the publish's key, created if missing, and locked. */
+async function lockForPublish(q: Q, input: PublishInput): Promise<LockedDocument> {
   // A rename that commits while this publish waits for the row lock takes the row away from the
   // key: the lock then finds nothing (the row no longer matches), and the key is free again, so
   // the insert is tried once more and makes the new document a publish to that key should make.
@@ -145,18 +127,8 @@ async function lockForPublish(q: Q, input: PublishInput): Promise<LockedForPubli
        INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, key) DO NOTHING`,
       [randomUUID(), input.tenant, input.key, input.title],
     );
-    // The row lock serialises concurrent publishes of one document, so version numbers are dense;
-    // the business version's row comes with it, to tell an identical re-publish.
-    const doc = (
-      await q<LockedForPublish>(
-        `SELECT d.id, d.business_version, d.deleted_at, v.version_number, v.checksum, v.title, v.content_type, v.acl, v.abstract, v.overview
-           FROM documents d
-           LEFT JOIN document_versions v ON v.document_id = d.id AND v.version_number = d.business_version
-          WHERE d.tenant_id = $1 AND d.key = $2
-            FOR UPDATE OF d`,
-        [input.tenant, input.key],
-      )
-    ).rows[0];
+    // The row lock serialises concurrent publishes of one document, so version numbers are dense.
+    const doc = (await q<LockedDocument>(`SELECT d.id, d.business_version, d.deleted_at FROM documents d WHERE d.tenant_id = $1 AND d.key = $2 FOR UPDATE OF d`, [input.tenant, input.key])).rows[0];
     if (doc) return doc;
   }
   throw new ApiError(409, "KEY_CHANGED", "the document at this key was renamed three times while this publish waited for it; publish again");
@@ -164,32 +136,26 @@ async function lockForPublish(q: Q, input: PublishInput): Promise<LockedForPubli
 
 async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksum: string, acl: string[]): Promise<PublishResult> {
   const doc = await lockForPublish(q, input);
-  // A lock that waited for another publish's commit re-reads the document row only (READ
-  // COMMITTED re-checks the locked row; the joined version row is the one seen before the wait),
-  // so the business version it now names is read on its own: otherwise an identical publish
-  // racing this one would not be recognised and would make a duplicate version.
-  let cur: CurrentVersion = doc;
-  if (doc.business_version > 0 && doc.version_number !== doc.business_version) {
-    cur = (
-      await q<CurrentVersion>(
+  if (doc.business_version > 0 && doc.deleted_at === null) {
+    // Read after the lock, so a publish that waited for another one judges the version it committed.
+    const cur = (
+      await q<{ checksum: string; title: string; content_type: string; acl: string[]; abstract: string | null; overview: string | null }>(
         `SELECT checksum, title, content_type, acl, abstract, overview FROM document_versions WHERE document_id = $1 AND version_number = $2`,
         [doc.id, doc.business_version],
       )
-    ).rows[0] ?? { checksum: null, title: null, content_type: null, acl: null, abstract: null, overview: null };
-  }
-
-  if (
-    doc.business_version > 0 &&
-    doc.deleted_at === null &&
-    cur.checksum === checksum &&
-    cur.title === input.title &&
-    cur.content_type === input.contentType &&
-    sameArray([...(cur.acl ?? [])].sort(), acl) &&
-    cur.abstract === input.abstract &&
-    cur.overview === input.overview
-  ) {
-    const now = await currentState(q, doc.id);
-    return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: now.taskId, state: now.state };
+    ).rows[0];
+    if (
+      cur &&
+      cur.checksum === checksum &&
+      cur.title === input.title &&
+      cur.content_type === input.contentType &&
+      sameArray([...cur.acl].sort(), acl) &&
+      cur.abstract === input.abstract &&
+      cur.overview === input.overview
+    ) {
+      const now = await currentState(q, doc.id);
+      return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: now.taskId, state: now.state };
+    }
   }
 
   const versionNumber = doc.business_version + 1;
