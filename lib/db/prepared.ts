@@ -54,3 +54,20 @@ export function poolIsEmbedded(pool: pg.Pool): Promise<boolean> {
   }
   return known;
 }
+
+/** A PreparedSetting from the first of these environment variables that is set ("auto" if none). */
+export function preparedSettingFromEnv(...names: string[]): PreparedSetting {
+  const raw = names.map((n) => process.env[n]?.trim()).find((v) => v);
+  return (["auto", "true", "false"] as const).find((v) => v === raw) ?? "auto";
+}
+
+/**
+ * Whether a web-process feature names its statements on this pool: unless its setting (or the
+ * caller's override) says no, and never on the embedded database, whatever is asked, since its
+ * connections share one session (names would collide, session settings would be everyone's).
+ */
+export async function namedStatementsOn(pool: pg.Pool, setting: PreparedSetting, override?: boolean): Promise<boolean> {
+  if (!(override ?? setting !== "false")) return false;
+  return preparedStatementsFor("auto", await poolIsEmbedded(pool));
+}
+

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { poolIsEmbedded, preparedStatementsFor, runNamed, type PreparedSetting } from "../db/prepared";
+import { namedStatementsOn, preparedSettingFromEnv, runNamed } from "../db/prepared";
 import type { Embedder } from "../embedding/types";
 import { toVectorLiteral } from "../embedding/types";
 import { TENANT_LANGUAGE_SQL, tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
@@ -25,15 +25,7 @@ export const HNSW_SEARCH = { efSearch: 100, maxScanTuples: 20_000 } as const;
  * an external PostgreSQL unless "false", never on the embedded database (see lib/db/prepared.ts).
  * Session settings need session pooling: "false" behind a transaction-mode pooler.
  */
-const PREPARED_SETTING: PreparedSetting = (["auto", "true", "false"] as const).find((v) => v === process.env.SEARCH_PREPARED_STATEMENTS?.trim()) ?? "auto";
-
-async function preparedFor(pool: pg.Pool, override?: boolean): Promise<boolean> {
-  const wanted = override ?? PREPARED_SETTING !== "false";
-  if (!wanted) return false;
-  // Never on the embedded database, whatever is asked: its connections share one session, so
-  // names collide and one connection's settings would be every connection's.
-  return preparedStatementsFor("auto", await poolIsEmbedded(pool));
-}
+const PREPARED_SETTING = preparedSettingFromEnv("SEARCH_PREPARED_STATEMENTS");
 
 /** The HNSW settings a connection's session holds (set by this module, outside any transaction). */
 const sessionSettings = new WeakMap<pg.ClientBase, string>();
@@ -143,7 +135,7 @@ export function fuse(lists: SearchHit[][], topK: number): SearchHit[] {
  * stops short (the caller sees only a sliver of a large tenant), the exact ranking answers.
  */
 export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchPlan> {
-  const [[vec], named] = await Promise.all([embedder.embed([q.query], AbortSignal.timeout(30_000)), preparedFor(pool, q.prepared)]);
+  const [[vec], named] = await Promise.all([embedder.embed([q.query], AbortSignal.timeout(30_000)), namedStatementsOn(pool, PREPARED_SETTING, q.prepared)]);
   const dims = embedder.dimensions;
   const params = [q.tenant, toVectorLiteral(vec), q.level ?? null, q.principals, embedder.model];
   const client = await pool.connect();
