@@ -18,17 +18,23 @@ export function databaseUrl(): string {
 export function getPool(url = databaseUrl(), max = Number(process.env.PG_POOL_MAX ?? 10)): pg.Pool {
   let pool = pools.get(url);
   if (!pool) {
-    pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, application_name: "indexwright" });
-    // A dropped idle connection must not crash the process; the next checkout reconnects.
-    pool.on("error", (err) => log.warn({ err: err.message }, "idle database connection lost; the next checkout reconnects"));
-    // pg-pool listens for a client's 'error' only while it is idle. A connection that dies while
-    // checked out (a transaction in progress; the database restarted or pg_terminate_backend) emits
-    // 'error' on the client, and with no listener Node exits the whole process. Nothing is lost by
-    // listening: the statement in flight (or the next one) rejects with the error, and the pool
-    // discards the broken client when it is released.
-    pool.on("connect", (client) => client.on("error", () => undefined));
+    pool = newPool({ connectionString: url, max, idleTimeoutMillis: 30_000, application_name: "indexwright" });
     pools.set(url, pool);
   }
+  return pool;
+}
+
+/** A pool of its own (not shared through getPool), with the same handling of lost connections. */
+export function newPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  // A dropped idle connection must not crash the process; the next checkout reconnects.
+  pool.on("error", (err) => log.warn({ err: err.message }, "idle database connection lost; the next checkout reconnects"));
+  // pg-pool listens for a client's 'error' only while it is idle. A connection that dies while
+  // checked out (a transaction in progress; the database restarted or pg_terminate_backend) emits
+  // 'error' on the client, and with no listener Node exits the whole process. Nothing is lost by
+  // listening: the statement in flight (or the next one) rejects with the error, and the pool
+  // discards the broken client when it is released.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
 }
 

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type pg from "pg";
+import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
+import { resetContent, seedTasks } from "../helpers/seed";
+import { waitFor } from "../helpers/worker";
+import { complete } from "../../lib/queue/engine";
+import { loadConfig } from "../../lib/config";
+import { LocalEmbedder } from "../../lib/embedding";
+import { Worker } from "../../worker/loop";
+
+// A worker claims through one connection of its own (worker/loop.ts, claimPool): the claim's batch
+// size is part of its text, and a named statement is planned afresh on its first five runs on each
+// connection, so claims spread over the shared pool were mostly planned rather than run from a
+// kept plan. This file checks where the claims go, not how fast they are (bench:queue measures that).
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb();
+});
+afterAll(async () => t?.close());
+beforeEach(async () => resetContent(t.pool));
+
+/** The statement texts a pool is asked to run, in whichever form the caller passes them. */
+function recordTexts(pool: pg.Pool): { texts: string[]; restore: () => void } {
+  const texts: string[] = [];
+  const original = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const first = args[0];
+    texts.push(typeof first === "string" ? first : ((first as { text?: string })?.text ?? ""));
+    return original(...args);
+  };
+  return { texts, restore: () => void ((pool as unknown as { query: unknown }).query = original) };
+}
+
+const isClaim = (text: string) => text.includes("FOR UPDATE SKIP LOCKED") && text.includes("claim_events");
+
+describe("a worker's claims", () => {
+  it("go through a connection of their own, never through the shared pool, and that connection ends with the worker", async () => {
+    await seedTasks(t.pool, 300, { tenant: "claims" });
+    const shared = recordTexts(t.pool);
+    const worker = new Worker({
+      pool: t.pool,
+      databaseUrl: t.url,
+      workerId: "claim-connection",
+      concurrency: 4,
+      cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "30", LOG_LEVEL: "silent" }),
+      embedder: new LocalEmbedder(384),
+      execute: async (p, _e, lease) => {
+        await complete(p, lease, null);
+        return null;
+      },
+    });
+    let claimBackends: number | null = null;
+    await worker.start();
+    try {
+      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'claims' AND status <> 'SUCCEEDED' LIMIT 1`)).rowCount === 0, 30_000);
+      if (onRealPostgres) {
+        claimBackends = (
+          await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`)
+        ).rows[0].n;
+      }
+    } finally {
+      await worker.stop(1000);
+      shared.restore();
+    }
+    expect(worker.stats.succeeded).toBe(300);
+    // Many claims were made (4 slots, 300 tasks), none of them on the shared pool.
+    expect(worker.stats.claimed).toBe(300);
+    expect(shared.texts.filter(isClaim)).toEqual([]);
+    expect(shared.texts.some((text) => text.includes("SUCCEEDED"))).toBe(true);
+    if (onRealPostgres) {
+      expect(claimBackends).toBe(1);
+      await waitFor(
+        async () =>
+          (await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`)).rows[0].n === 0,
+        5_000,
+      );
+    }
+  });
+});
