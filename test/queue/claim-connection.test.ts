@@ -76,4 +76,44 @@ describe("a worker's claims", () => {
       );
     }
   });
+
+  it.runIf(onRealPostgres)("survive the claim connection being terminated mid-run: the next claim reconnects and every task still succeeds", async () => {
+    await seedTasks(t.pool, 600, { tenant: "claims" });
+    let done = 0;
+    const worker = new Worker({
+      pool: t.pool,
+      databaseUrl: t.url,
+      workerId: "claim-connection-killed",
+      concurrency: 4,
+      // A short lease: a claim that committed but whose answer died with the connection is taken
+      // over (by this worker) a few seconds later rather than after a minute.
+      cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "3", LOG_LEVEL: "silent" }),
+      embedder: new LocalEmbedder(384),
+      execute: async (p, _e, lease) => {
+        await new Promise((r) => setTimeout(r, 2));
+        await complete(p, lease, null);
+        done++;
+        return null;
+      },
+    });
+    await worker.start();
+    try {
+      await waitFor(async () => done >= 100, 20_000, 5);
+      const killed = await t.pool.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`,
+      );
+      expect(killed.rowCount).toBe(1);
+      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'claims' AND status <> 'SUCCEEDED' LIMIT 1`)).rowCount === 0, 30_000);
+      // A new claim connection took over from the terminated one.
+      const backends = (
+        await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`)
+      ).rows[0].n;
+      expect(backends).toBe(1);
+    } finally {
+      await worker.stop(1000);
+    }
+    expect(done).toBeGreaterThanOrEqual(600);
+    const states = (await t.pool.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM index_tasks WHERE tenant_id = 'claims' GROUP BY status`)).rows;
+    expect(states).toEqual([{ status: "SUCCEEDED", n: 600 }]);
+  });
 });
