@@ -93,7 +93,8 @@ export class Worker {
   private registryTimer: NodeJS.Timeout | null = null;
   private maintenanceTimer: NodeJS.Timeout | null = null;
   private idleMs: number;
-  readonly stats = { claimed: 0, succeeded: 0, superseded: 0, failed: 0, lost: 0 };
+  /** `emptyClaims`: claims that found nothing due (an idle worker's polls and wake-ups). */
+  readonly stats = { claimed: 0, succeeded: 0, superseded: 0, failed: 0, lost: 0, emptyClaims: 0 };
 
   constructor(private readonly o: WorkerOptions) {
     this.idleMs = o.cfg.POLL_INTERVAL_MS;
@@ -187,6 +188,7 @@ export class Worker {
         if (takeOver) this.lastTakeOverAt = Date.now();
         leases = await claim(this.claimPool!, this.o.workerId, cfg.LEASE_SECONDS, free * this.perSlot, { takeOver });
         this.lastClaimShort = leases.length < free * this.perSlot;
+        if (leases.length === 0) this.stats.emptyClaims++;
         failures = 0;
       } catch (err) {
         this.lastClaimShort = true;
