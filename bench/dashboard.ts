@@ -16,7 +16,7 @@ import path from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { spawn, type ChildProcess } from "node:child_process";
-import { withBenchDatabase, percentile, round3, machineFacts } from "./db";
+import { withBenchDatabase, percentile, round3, machineFacts, procCpuMs } from "./db";
 import { ROUTES } from "../lib/http/routes";
 import { rollUpTaskOutcomes } from "../lib/queue/snapshots";
 import { LOCAL_MODEL } from "../lib/pipeline/local-embedder";
@@ -242,13 +242,8 @@ async function stopServer(s: Server): Promise<void> {
 
 /** CPU seconds (user + system) a process has used, from /proc (Linux); null elsewhere. */
 function cpuSeconds(pid: number): number | null {
-  try {
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return null;
-  }
+  const ms = procCpuMs(pid);
+  return ms === null ? null : ms / 1000;
 }
 
 /** CPU of the web process and of its database backends (the pool's connections, application_name indexwright). */

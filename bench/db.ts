@@ -1,4 +1,5 @@
 import os from "node:os";
+import { readFileSync } from "node:fs";
 import pg from "pg";
 import { migrate } from "../lib/db/migrate";
 
@@ -27,6 +28,78 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 export const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/**
+ * CPU time (ms, user + system) a process has used since it started, from /proc (Linux); null when
+ * the process is gone or there is no /proc. utime and stime are the 12th and 13th fields after the
+ * command name (which is in parentheses and may hold spaces), in clock ticks of 1/100 s.
+ */
+export function procCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** Sum of procCpuMs over `pids`; null if any is unreadable. */
+export function procsCpuMs(pids: number[]): number | null {
+  let sum = 0;
+  for (const pid of pids) {
+    const ms = procCpuMs(pid);
+    if (ms === null) return null;
+    sum += ms;
+  }
+  return sum;
+}
+
+/** Anything with pg's query(text, values): a pool or client, also of another copy of pg (a peer's). */
+type Queryish = { query(text: string, values: unknown[]): Promise<{ rows: unknown[] }> };
+
+/** The server processes of this database's client sessions, optionally without one application's. */
+export async function sessionBackendPids(db: Queryish, exceptApplication?: string): Promise<number[]> {
+  const r = await db.query(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND application_name IS DISTINCT FROM $1`,
+    [exceptApplication ?? null],
+  );
+  return (r.rows as { pid: number }[]).map((x) => x.pid);
+}
+
+/**
+ * CPU (ms) used between start() and stop() by some client processes and by every backend of this
+ * database: a backend that connected in between counts from zero; one that ended in between is
+ * lost (the benches keep their pools open through a phase). Needs the server on this machine;
+ * null figures elsewhere.
+ */
+export async function startCpuMeter(db: Queryish, clientPids: number[], selfToo = true) {
+  const self0 = process.cpuUsage();
+  const clients0 = procsCpuMs(clientPids);
+  const backends0 = new Map<number, number>();
+  for (const pid of await sessionBackendPids(db)) {
+    const ms = procCpuMs(pid);
+    if (ms !== null) backends0.set(pid, ms);
+  }
+  return {
+    async stop(): Promise<{ clientMs: number | null; databaseMs: number | null }> {
+      let databaseMs: number | null = 0;
+      for (const pid of await sessionBackendPids(db)) {
+        const ms = procCpuMs(pid);
+        if (ms === null) {
+          databaseMs = null;
+          break;
+        }
+        databaseMs += ms - (backends0.get(pid) ?? 0);
+      }
+      const clients1 = procsCpuMs(clientPids);
+      const self = process.cpuUsage(self0);
+      const children = clients0 === null || clients1 === null ? null : clients1 - clients0;
+      const clientMs = children === null ? null : children + (selfToo ? (self.user + self.system) / 1000 : 0);
+      return { clientMs, databaseMs };
+    },
+  };
+}
 
 export async function serverVersion(pool: pg.Pool): Promise<string> {
   return (await pool.query(`SELECT current_setting('server_version') AS v`)).rows[0].v;

@@ -37,7 +37,7 @@ import net from "node:net";
 import path from "node:path";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { withBenchDatabase, round3, serverVersion, prng, percentile } from "./db";
+import { withBenchDatabase, round3, serverVersion, prng, percentile, startCpuMeter } from "./db";
 import { publish } from "../lib/documents/publish";
 import { reindex } from "../lib/operations/actions";
 import { migrate } from "../lib/db/migrate";
@@ -208,6 +208,30 @@ function perDoc(counts: Counts, docs: number) {
   };
 }
 
+/**
+ * CPU seconds of a phase: `node` is the client side (ours: the bench process, whose publish calls
+ * are the publishers, and the worker processes; LangChain: its one process), `database` the
+ * PostgreSQL backends of the phase's database (bench/db.ts startCpuMeter). Wall time alone hides
+ * what each side spends: ours works on both cores at once (slots, publishers, backends), LangChain
+ * on one connection and one Node thread. null where /proc or the server is not local.
+ */
+type Cpu = { node: number | null; database: number | null; total: number | null };
+function cpuSeconds(m: { clientMs: number | null; databaseMs: number | null }): Cpu {
+  const s = (ms: number | null) => (ms === null ? null : round3(ms / 1000));
+  return { node: s(m.clientMs), database: s(m.databaseMs), total: m.clientMs === null || m.databaseMs === null ? null : round3((m.clientMs + m.databaseMs) / 1000) };
+}
+/** Medians of each part over repeats (null if any repeat could not be read). */
+function cpuMedian(cs: Cpu[]): Cpu & { totalRuns: (number | null)[] } {
+  const m = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : round3(median(xs as number[])));
+  return { node: m(cs.map((c) => c.node)), database: m(cs.map((c) => c.database)), total: m(cs.map((c) => c.total)), totalRuns: cs.map((c) => c.total) };
+}
+/** Median over repeats of a[i].total ÷ b[i].total; null without figures. */
+function cpuRatio(a: Cpu[], b: Cpu[]): number | null {
+  if (a.length === 0 || a.length !== b.length || [...a, ...b].some((c) => !c.total)) return null;
+  return round3(median(a.map((x, i) => x.total! / b[i].total!)));
+}
+const fmtCpu = (c: Cpu) => (c.total === null ? "n/a" : `${c.total.toFixed(1)} core-s (node ${c.node!.toFixed(1)}, database ${c.database!.toFixed(1)})`);
+
 // ---------------------------------------------------------------------------------------------
 // Ours
 
@@ -217,10 +241,12 @@ async function runOurs(url: string) {
   const phase = async (name: string, env: Record<string, string>, dims: number, work: () => Promise<void>) => {
     const workers = await Promise.all(Array.from({ length: WORKERS }, (_, k) => startWorker(db, url, `bench-${name}-${k}`, env)));
     const since = await maxTaskId(db);
+    const meter = await startCpuMeter(db, workers.map((w) => w.child.pid!));
     const t0 = performance.now();
     await work();
     await drain(db, since);
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = cpuSeconds(await meter.stop());
     const stopped = await Promise.all(workers.map(stopWorker));
     const counts = stopped.map((s) => s.counts).reduce(sumCounts);
     const steps: Steps = {};
@@ -229,8 +255,8 @@ async function runOurs(url: string) {
     const tasks = (
       await db.query(`SELECT count(*)::int AS n, coalesce(sum(chunks_total), 0)::int AS total, coalesce(sum(chunks_reused), 0)::int AS reused FROM index_tasks WHERE task_id > $1 AND status = 'SUCCEEDED'`, [since])
     ).rows[0];
-    log(`ours ${name}: ${seconds.toFixed(1)} s, ${tasks.n} tasks, ${counts.texts} texts embedded`);
-    return { seconds, counts, steps, serving, tasks };
+    log(`ours ${name}: ${seconds.toFixed(1)} s, ${tasks.n} tasks, ${counts.texts} texts embedded, CPU ${fmtCpu(cpu)}`);
+    return { seconds, cpu, counts, steps, serving, tasks };
   };
   const full = await phase("full", {}, DIMS, () => pool(v1, PUBLISHERS, (d) => publishDoc(db, d)));
   const republish = await phase("republish", {}, DIMS, () => pool(v2, PUBLISHERS, (d) => publishDoc(db, d)));
@@ -262,7 +288,7 @@ function sumCounts(a: Counts, b: Counts): Counts {
 // ---------------------------------------------------------------------------------------------
 // LangChain.js
 
-type LcPhase = { seconds: number; chunkSeconds: number; documents: number; chunks: number; textsEmbedded: number; embedCalls: number; rowsAfter: number; result: Record<string, number> };
+type LcPhase = { seconds: number; cpu: Cpu; chunkSeconds: number; documents: number; chunks: number; textsEmbedded: number; embedCalls: number; rowsAfter: number; result: Record<string, number> };
 
 function ensureLangChain(): void {
   if (existsSync(path.join(LC_PEER, "node_modules/@langchain/community/package.json"))) return;
@@ -277,7 +303,10 @@ async function runLangChain(url: string, hnsw: boolean): Promise<{ full: LcPhase
   const r = spawnSync(process.execPath, [...nodeArgs(path.join(LC_PEER, "run.ts"), false), input], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`LangChain run failed (${r.status}):\n${r.stderr.slice(-4000)}`);
   const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as { phases: { full: LcPhase; republish: LcPhase } };
-  log(`langchain${hnsw ? " (hnsw)" : ""}: full ${out.phases.full.seconds.toFixed(1)} s, republish ${out.phases.republish.seconds.toFixed(1)} s, ${out.phases.republish.textsEmbedded} texts`);
+  for (const p of [out.phases.full, out.phases.republish]) p.cpu = cpuSeconds(p.cpu as unknown as { clientMs: number | null; databaseMs: number | null });
+  log(
+    `langchain${hnsw ? " (hnsw)" : ""}: full ${out.phases.full.seconds.toFixed(1)} s, republish ${out.phases.republish.seconds.toFixed(1)} s (CPU ${fmtCpu(out.phases.republish.cpu)}), ${out.phases.republish.textsEmbedded} texts`,
+  );
   return out.phases;
 }
 
@@ -398,7 +427,7 @@ async function main() {
   const result = {
     bench: "index",
     method:
-      "ours: real worker process(es), local embedder, library publish() path, PostgreSQL; wall time from the first publish/reindex until every task SUCCEEDED. LangChain.js: index() + PostgresRecordManager + PGVectorStore (cleanup incremental, batchSize 50), fed our chunker's chunks, the same embedder wrapped as Embeddings; parse+chunk inside the timed region on both sides. Medians over repeats; ratios paired per repeat",
+      "ours: real worker process(es), local embedder, library publish() path, PostgreSQL; wall time from the first publish/reindex until every task SUCCEEDED. LangChain.js: index() + PostgresRecordManager + PGVectorStore (cleanup incremental, batchSize 50), fed our chunker's chunks, the same embedder wrapped as Embeddings; parse+chunk inside the timed region on both sides. Medians over repeats; ratios paired per repeat. CPU: user+system time from /proc of the client processes (ours: bench process with the publishers, worker; LangChain: its process) and of the phase database's backends, start to end of each phase",
     machine: { cpus: os.cpus().length, load1: round3(os.loadavg()[0]), node: process.version, postgres: ours[0].postgres },
     corpus: { documents: DOCS, paragraphsPerDocument: PARAS, chunks, editPercent: EDIT_PCT, paragraphsEdited: edits, documentsRepublished: v2.length },
     setup: { workerProcesses: WORKERS, slotsPerWorker: CONCURRENCY, tasksPerSlot: TASKS_PER_SLOT, publishers: PUBLISHERS, repeats: REPEAT, langchainBatchSize: LC_BATCH },
@@ -417,6 +446,16 @@ async function main() {
       ours: { fullIndex: spread(oursFull), republish: spread(oursRe), fullReindex: spread(oursReindex) },
       langchain: lcFull.length ? { fullIndex: spread(lcFull), republish: spread(lcRe) } : null,
       langchainNoHnsw: lcPlainFull.length ? { fullIndex: spread(lcPlainFull), republish: spread(lcPlainRe) } : null,
+    },
+    // The same comparison in CPU (core-seconds, client processes + database backends): what each
+    // side spends, beside the wall time it takes; ratios again paired per repeat.
+    cpuRatioVsLangChain: cpuRatio(lcHnsw.map((l) => l.republish.cpu), ours.map((o) => o.republish.cpu)),
+    fullIndexCpuRatioVsLangChain: cpuRatio(lcHnsw.map((l) => l.full.cpu), ours.map((o) => o.full.cpu)),
+    republishCpuVsOwnFullReindex: cpuRatio(ours.map((o) => o.republish.cpu), ours.map((o) => o.reindexAll.cpu)),
+    cpuSeconds: {
+      ours: { fullIndex: cpuMedian(ours.map((o) => o.full.cpu)), republish: cpuMedian(ours.map((o) => o.republish.cpu)), fullReindex: cpuMedian(ours.map((o) => o.reindexAll.cpu)) },
+      langchain: lcHnsw.length ? { fullIndex: cpuMedian(lcHnsw.map((l) => l.full.cpu)), republish: cpuMedian(lcHnsw.map((l) => l.republish.cpu)) } : null,
+      langchainNoHnsw: lcPlain.length ? { fullIndex: cpuMedian(lcPlain.map((l) => l.full.cpu)), republish: cpuMedian(lcPlain.map((l) => l.republish.cpu)) } : null,
     },
     publishToSearchableP95Ms: latencyResult ? { postgres: (latencyResult.postgres as { p95: number }).p95, pglite: (latencyResult.pglite as { p95: number }).p95 } : null,
     publishToSearchable: latencyResult,

@@ -15,10 +15,9 @@
 // run makes the full-page images of the first touch of each page part of the figure, as they are
 // in production between checkpoints.
 import pg from "pg";
-import fs from "node:fs";
 import { migrate } from "../lib/db/migrate";
 import { claim, complete, setPreparedStatements } from "../lib/queue/engine";
-import { round3, seedFinishedTasks } from "./db";
+import { procsCpuMs, round3, seedFinishedTasks } from "./db";
 
 const base = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const num = (name: string, fallback: number) => {
@@ -31,13 +30,9 @@ const kept = process.env.QUEUE_COST_DATABASE?.trim() || null;
 const say = (msg: string) => process.stderr.write(`[bench:queue-cost] ${msg}\n`);
 
 function backendCpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    ticks += Number(f[11]) + Number(f[12]);
-  }
-  return ticks * 10;
+  const ms = procsCpuMs(pids);
+  if (ms === null) throw new Error("a claimer's backend is gone (or no /proc): cannot read its CPU");
+  return ms;
 }
 
 async function main() {

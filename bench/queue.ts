@@ -25,7 +25,7 @@ import path from "node:path";
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { runMigrations, Logger } from "graphile-worker";
 import PgBoss from "pg-boss";
-import { withBenchDatabase, percentile, round3, machineFacts, median, seedFinishedTasks } from "./db";
+import { withBenchDatabase, percentile, round3, machineFacts, median, seedFinishedTasks, procsCpuMs, sessionBackendPids } from "./db";
 import { claim, complete, setPreparedStatements } from "../lib/queue/engine";
 import { PGBOSS_QUEUE, type FromChild } from "./peers/child";
 
@@ -222,21 +222,7 @@ async function dbCounters(pool: pg.Pool) {
  * only where the server runs on this machine (null otherwise).
  */
 async function backendCpuMs(pool: pg.Pool): Promise<number | null> {
-  const pids = (await pool.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND application_name <> 'bench-parent'`,
-  )).rows.map((r) => r.pid);
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      // Fields after the command name: utime and stime are the 12th and 13th (man 5 proc).
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      return null;
-    }
-  }
-  return ticks * 10;
+  return procsCpuMs(await sessionBackendPids(pool, "bench-parent"));
 }
 
 /**

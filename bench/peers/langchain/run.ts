@@ -17,6 +17,7 @@ import pg from "pg";
 import { parseDocumentAsync } from "../../../lib/pipeline/parse";
 import { chunkSections } from "../../../lib/pipeline/chunker";
 import { LocalEmbedder } from "../../../lib/embedding";
+import { startCpuMeter } from "../../db";
 
 type Input = {
   url: string;
@@ -90,6 +91,8 @@ async function main() {
   const phases: Record<string, unknown> = {};
   for (const phase of input.phases) {
     const before = { ...counter };
+    // This process and the backends of its pool: the same meter as ours (bench/db.ts).
+    const meter = await startCpuMeter(pool, []);
     const t0 = performance.now();
     const docs: LcDocument[] = [];
     for (const d of phase.docs) docs.push(...(await chunksOf(d.key, d.text, lc.Document, local.model)));
@@ -101,9 +104,11 @@ async function main() {
       options: { cleanup: "incremental", sourceIdKey: "source", batchSize: input.batchSize },
     });
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = await meter.stop();
     const rows = Number((await pool.query(`SELECT count(*) AS n FROM langchain_pg_embedding`)).rows[0].n);
     phases[phase.name] = {
       seconds,
+      cpu,
       chunkSeconds,
       documents: phase.docs.length,
       chunks: docs.length,
