@@ -82,11 +82,12 @@ export class Worker {
   private listener: pg.Client | null = null;
   /**
    * Claims go through one connection of their own. The claim's batch size is part of its text, so
-   * a worker has up to twenty claim statements, and the server plans a named statement afresh for
-   * its first five runs on each connection: spread over the shared pool, most claims were being
-   * planned (bench:queue, 4 processes: planning was a tenth of the database's CPU). On one
-   * connection each text is planned five times per process, and a claim never waits behind
-   * completions for a pooled connection. Claims are sequential in the loop, so one is enough.
+   * a worker has two claim statements per possible number of free slots, and the server plans a
+   * named statement afresh for its first five runs on each connection: spread over the shared
+   * pool, most claims were being planned (bench:queue, 4 processes: planning was a tenth of the
+   * database's CPU). On one connection each text gets its five custom plans once per connection,
+   * and a claim never waits behind completions for a pooled connection. Claims are sequential in
+   * the loop, so one connection is enough.
    */
   private claimPool: pg.Pool | null = null;
   private loopDone: Promise<void> | null = null;
@@ -114,13 +115,23 @@ export class Worker {
       [workerId, os.hostname(), process.pid, concurrency],
     );
     await this.listen();
-    this.claimPool = newPool({ connectionString: this.o.databaseUrl, max: 1, idleTimeoutMillis: 0, application_name: "indexwright-claim" });
     if (this.o.preparedStatements === "auto") {
       // Asked of the server itself, not of how the process was started: a worker pointed at an
       // embedded database by hand must not name statements its one shared session cannot hold.
       const { rows } = await pool.query<{ v: string }>(`SELECT version() AS v`);
       setPreparedStatements(preparedStatementsFor("auto", isEmbeddedServer(rows[0].v)));
     } else if (this.o.preparedStatements !== undefined) setPreparedStatements(this.o.preparedStatements);
+    // Closed after 30 s unused, as the shared pool's are: while every slot is busy no claim is
+    // made, and a connection left idle that long can be dropped silently by a NAT or balancer on
+    // the way, which would hang the next claim; keep-alive probes cover shorter idle spells.
+    this.claimPool = newPool({
+      connectionString: this.o.databaseUrl,
+      max: 1,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      application_name: "indexwright-claim",
+    });
     this.running = true;
     this.registryTimer = setInterval(() => void this.beat(), this.o.cfg.heartbeatSeconds * 1000);
     // Every 10 s: the snapshot's own guard decides whether one is due (warm-up or steady cadence).
@@ -369,6 +380,8 @@ export class Worker {
     this.running = false;
     this.wake();
     await this.loopDone;
+    // No claim is in flight once the loop has ended; the in-flight tasks use the shared pool.
+    await this.claimPool?.end().catch(() => undefined);
     const all = Promise.all([...this.inflight.values()].map((e) => e.promise));
     const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref())]);
     if (timedOut) {
@@ -378,7 +391,6 @@ export class Worker {
     if (this.registryTimer) clearInterval(this.registryTimer);
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
     await this.listener?.end().catch(() => undefined);
-    await this.claimPool?.end().catch(() => undefined);
     await this.o.pool
       .query(`UPDATE workers SET stopped_at = now(), current_tasks = '{}' WHERE id = $1`, [this.o.workerId])
       .catch((err) => log.warn({ err: err.message }, "deregister failed"));

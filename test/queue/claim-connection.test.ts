@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type pg from "pg";
 import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
 import { resetContent, seedTasks } from "../helpers/seed";
 import { waitFor } from "../helpers/worker";
-import { complete } from "../../lib/queue/engine";
+import { complete, setPreparedStatements } from "../../lib/queue/engine";
 import { loadConfig } from "../../lib/config";
 import { LocalEmbedder } from "../../lib/embedding";
 import { Worker } from "../../worker/loop";
@@ -18,6 +18,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 beforeEach(async () => resetContent(t.pool));
+// The worker's "auto" turns named statements on for PostgreSQL (the case the claim connection is
+// for) and off on the embedded database; the setting is module-wide, so it is put back after.
+afterEach(() => setPreparedStatements(false));
+
+const claimBackends = async () =>
+  (await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`)).rows[0].n;
 
 /** The statement texts a pool is asked to run, in whichever form the caller passes them. */
 function recordTexts(pool: pg.Pool): { texts: string[]; restore: () => void } {
@@ -42,6 +48,7 @@ describe("a worker's claims", () => {
       databaseUrl: t.url,
       workerId: "claim-connection",
       concurrency: 4,
+      preparedStatements: "auto",
       cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "30", LOG_LEVEL: "silent" }),
       embedder: new LocalEmbedder(384),
       execute: async (p, _e, lease) => {
@@ -49,15 +56,11 @@ describe("a worker's claims", () => {
         return null;
       },
     });
-    let claimBackends: number | null = null;
+    let backendsWhileRunning: number | null = null;
     await worker.start();
     try {
       await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'claims' AND status <> 'SUCCEEDED' LIMIT 1`)).rowCount === 0, 30_000);
-      if (onRealPostgres) {
-        claimBackends = (
-          await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`)
-        ).rows[0].n;
-      }
+      if (onRealPostgres) backendsWhileRunning = await claimBackends();
     } finally {
       await worker.stop(1000);
       shared.restore();
@@ -66,14 +69,11 @@ describe("a worker's claims", () => {
     // Many claims were made (4 slots, 300 tasks), none of them on the shared pool.
     expect(worker.stats.claimed).toBe(300);
     expect(shared.texts.filter(isClaim)).toEqual([]);
-    expect(shared.texts.some((text) => text.includes("SUCCEEDED"))).toBe(true);
+    // The completions did go through the shared pool (the recorder saw the worker's statements).
+    expect(shared.texts.filter((text) => text.includes("SET status = 'SUCCEEDED'")).length).toBeGreaterThanOrEqual(300);
     if (onRealPostgres) {
-      expect(claimBackends).toBe(1);
-      await waitFor(
-        async () =>
-          (await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`)).rows[0].n === 0,
-        5_000,
-      );
+      expect(backendsWhileRunning).toBe(1);
+      await waitFor(async () => (await claimBackends()) === 0, 5_000);
     }
   });
 
@@ -85,6 +85,7 @@ describe("a worker's claims", () => {
       databaseUrl: t.url,
       workerId: "claim-connection-killed",
       concurrency: 4,
+      preparedStatements: "auto",
       // A short lease: a claim that committed but whose answer died with the connection is taken
       // over (by this worker) a few seconds later rather than after a minute.
       cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "3", LOG_LEVEL: "silent" }),
@@ -99,16 +100,21 @@ describe("a worker's claims", () => {
     await worker.start();
     try {
       await waitFor(async () => done >= 100, 20_000, 5);
-      const killed = await t.pool.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`,
+      const killed = await waitFor(
+        async () =>
+          (
+            await t.pool.query(
+              `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`,
+            )
+          ).rowCount,
+        5_000,
+        5,
       );
-      expect(killed.rowCount).toBe(1);
+      expect(killed).toBe(1);
       await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'claims' AND status <> 'SUCCEEDED' LIMIT 1`)).rowCount === 0, 30_000);
-      // A new claim connection took over from the terminated one.
-      const backends = (
-        await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`)
-      ).rows[0].n;
-      expect(backends).toBe(1);
+      // A new claim connection took over from the terminated one (it exists between claims; right
+      // after a failed claim it may be missing for the loop's back-off, hence the wait).
+      await waitFor(async () => (await claimBackends()) === 1, 5_000);
     } finally {
       await worker.stop(1000);
     }
