@@ -221,9 +221,9 @@ function cpuSeconds(m: { clientMs: number | null; databaseMs: number | null }): 
   return { node: s(m.clientMs), database: s(m.databaseMs), total: m.clientMs === null || m.databaseMs === null ? null : round3((m.clientMs + m.databaseMs) / 1000) };
 }
 /** Medians of each part over repeats (null if any repeat could not be read). */
-function cpuMedian(cs: Cpu[]): Cpu & { totalRuns: (number | null)[] } {
+function cpuMedian(cs: Cpu[]): Cpu {
   const m = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : round3(median(xs as number[])));
-  return { node: m(cs.map((c) => c.node)), database: m(cs.map((c) => c.database)), total: m(cs.map((c) => c.total)), totalRuns: cs.map((c) => c.total) };
+  return { node: m(cs.map((c) => c.node)), database: m(cs.map((c) => c.database)), total: m(cs.map((c) => c.total)) };
 }
 /** Median over repeats of a[i].total ÷ b[i].total; null without figures. */
 function cpuRatio(a: Cpu[], b: Cpu[]): number | null {
@@ -436,28 +436,28 @@ async function main() {
     fullIndexRatioVsLangChain: lcFull.length ? round3(median(pairs(oursFull, lcFull, (o, t) => t / o))) : null,
     fullIndexRatioVsLangChainNoHnsw: lcPlainFull.length ? round3(median(pairs(oursFull, lcPlainFull, (o, t) => t / o))) : null,
     republishVsOwnFullReindex: round3(median(pairs(oursRe, oursReindex, (r, f) => r / f))),
+    // The same comparison in CPU (core-seconds, client processes + database backends): what each
+    // side spends, beside the wall time it takes; ratios again paired per repeat.
+    cpuRatioVsLangChain: cpuRatio(lcHnsw.map((l) => l.republish.cpu), ours.map((o) => o.republish.cpu)),
+    fullIndexCpuRatioVsLangChain: cpuRatio(lcHnsw.map((l) => l.full.cpu), ours.map((o) => o.full.cpu)),
+    republishCpuVsOwnFullReindex: cpuRatio(ours.map((o) => o.republish.cpu), ours.map((o) => o.reindexAll.cpu)),
     textsEmbedded: { ours: last.republish.counts.texts, langchain: lcHnsw.length ? lcHnsw[lcHnsw.length - 1].republish.textsEmbedded : null },
     chunksPerSecond: {
       ours: Math.round(chunks / median(oursFull)),
       langchain: lcFull.length ? Math.round(lcHnsw[0].full.chunks / median(lcFull)) : null,
       langchainNoHnsw: lcPlainFull.length ? Math.round(lcPlain[0].full.chunks / median(lcPlainFull)) : null,
     },
+    publishToSearchableP95Ms: latencyResult ? { postgres: (latencyResult.postgres as { p95: number }).p95, pglite: (latencyResult.pglite as { p95: number }).p95 } : null,
     seconds: {
       ours: { fullIndex: spread(oursFull), republish: spread(oursRe), fullReindex: spread(oursReindex) },
       langchain: lcFull.length ? { fullIndex: spread(lcFull), republish: spread(lcRe) } : null,
       langchainNoHnsw: lcPlainFull.length ? { fullIndex: spread(lcPlainFull), republish: spread(lcPlainRe) } : null,
     },
-    // The same comparison in CPU (core-seconds, client processes + database backends): what each
-    // side spends, beside the wall time it takes; ratios again paired per repeat.
-    cpuRatioVsLangChain: cpuRatio(lcHnsw.map((l) => l.republish.cpu), ours.map((o) => o.republish.cpu)),
-    fullIndexCpuRatioVsLangChain: cpuRatio(lcHnsw.map((l) => l.full.cpu), ours.map((o) => o.full.cpu)),
-    republishCpuVsOwnFullReindex: cpuRatio(ours.map((o) => o.republish.cpu), ours.map((o) => o.reindexAll.cpu)),
     cpuSeconds: {
       ours: { fullIndex: cpuMedian(ours.map((o) => o.full.cpu)), republish: cpuMedian(ours.map((o) => o.republish.cpu)), fullReindex: cpuMedian(ours.map((o) => o.reindexAll.cpu)) },
       langchain: lcHnsw.length ? { fullIndex: cpuMedian(lcHnsw.map((l) => l.full.cpu)), republish: cpuMedian(lcHnsw.map((l) => l.republish.cpu)) } : null,
       langchainNoHnsw: lcPlain.length ? { fullIndex: cpuMedian(lcPlain.map((l) => l.full.cpu)), republish: cpuMedian(lcPlain.map((l) => l.republish.cpu)) } : null,
     },
-    publishToSearchableP95Ms: latencyResult ? { postgres: (latencyResult.postgres as { p95: number }).p95, pglite: (latencyResult.pglite as { p95: number }).p95 } : null,
     publishToSearchable: latencyResult,
     ours: {
       fullIndex: { texts: last.full.counts.texts, tasks: last.full.tasks.n, steps: last.full.steps, ...perDoc(last.full.counts, DOCS) },
