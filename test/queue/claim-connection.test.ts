@@ -39,27 +39,36 @@ function recordTexts(pool: pg.Pool): { texts: string[]; restore: () => void } {
 
 const isClaim = (text: string) => text.includes("FOR UPDATE SKIP LOCKED") && text.includes("claim_events");
 
+/** A worker of 4 slots whose tasks complete their lease and nothing else (named statements as `auto` sets them). */
+function noopWorker(id: string, leaseSeconds: number, onDone: () => void = () => undefined, paceMs = 0): Worker {
+  return new Worker({
+    pool: t.pool,
+    databaseUrl: t.url,
+    workerId: id,
+    concurrency: 4,
+    preparedStatements: "auto",
+    cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: String(leaseSeconds), LOG_LEVEL: "silent" }),
+    embedder: new LocalEmbedder(384),
+    execute: async (p, _e, lease) => {
+      if (paceMs > 0) await new Promise((r) => setTimeout(r, paceMs));
+      await complete(p, lease, null);
+      onDone();
+      return null;
+    },
+  });
+}
+
+const allSucceeded = async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'claims' AND status <> 'SUCCEEDED' LIMIT 1`)).rowCount === 0;
+
 describe("a worker's claims", () => {
   it("go through a connection of their own, never through the shared pool, and that connection ends with the worker", async () => {
     await seedTasks(t.pool, 300, { tenant: "claims" });
     const shared = recordTexts(t.pool);
-    const worker = new Worker({
-      pool: t.pool,
-      databaseUrl: t.url,
-      workerId: "claim-connection",
-      concurrency: 4,
-      preparedStatements: "auto",
-      cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "30", LOG_LEVEL: "silent" }),
-      embedder: new LocalEmbedder(384),
-      execute: async (p, _e, lease) => {
-        await complete(p, lease, null);
-        return null;
-      },
-    });
+    const worker = noopWorker("claim-connection", 30);
     let backendsWhileRunning: number | null = null;
     await worker.start();
     try {
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'claims' AND status <> 'SUCCEEDED' LIMIT 1`)).rowCount === 0, 30_000);
+      await waitFor(allSucceeded, 30_000);
       if (onRealPostgres) backendsWhileRunning = await claimBackends();
     } finally {
       await worker.stop(1000);
@@ -80,23 +89,9 @@ describe("a worker's claims", () => {
   it.runIf(onRealPostgres)("survive the claim connection being terminated mid-run: the next claim reconnects and every task still succeeds", async () => {
     await seedTasks(t.pool, 600, { tenant: "claims" });
     let done = 0;
-    const worker = new Worker({
-      pool: t.pool,
-      databaseUrl: t.url,
-      workerId: "claim-connection-killed",
-      concurrency: 4,
-      preparedStatements: "auto",
-      // A short lease: a claim that committed but whose answer died with the connection is taken
-      // over (by this worker) a few seconds later rather than after a minute.
-      cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "3", LOG_LEVEL: "silent" }),
-      embedder: new LocalEmbedder(384),
-      execute: async (p, _e, lease) => {
-        await new Promise((r) => setTimeout(r, 2));
-        await complete(p, lease, null);
-        done++;
-        return null;
-      },
-    });
+    // A short lease: a claim that committed but whose answer died with the connection is taken
+    // over (by this worker) a few seconds later rather than after a minute.
+    const worker = noopWorker("claim-connection-killed", 3, () => done++, 2);
     await worker.start();
     try {
       await waitFor(async () => done >= 100, 20_000, 5);
@@ -111,7 +106,7 @@ describe("a worker's claims", () => {
         5,
       );
       expect(killed).toBe(1);
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'claims' AND status <> 'SUCCEEDED' LIMIT 1`)).rowCount === 0, 30_000);
+      await waitFor(allSucceeded, 30_000);
       // A new claim connection took over from the terminated one (it exists between claims; right
       // after a failed claim it may be missing for the loop's back-off, hence the wait).
       await waitFor(async () => (await claimBackends()) === 1, 5_000);
