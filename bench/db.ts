@@ -67,13 +67,16 @@ export async function sessionBackendPids(db: Queryish, exceptApplication?: strin
   return (r.rows as { pid: number }[]).map((x) => x.pid);
 }
 
+/** CPU seconds of a phase: the client processes (`node`), the database's backends, and both. */
+export type Cpu = { node: number | null; database: number | null; total: number | null };
+
 /**
- * CPU (ms) used between start() and stop() by some client processes and by every backend of this
- * database: a backend that connected in between counts from zero; one that ended in between is
- * lost (the benches keep their pools open through a phase). Needs the server on this machine;
- * null figures elsewhere.
+ * CPU used between start and stop() by this process, some other client processes and every
+ * backend of this database: a backend that connected in between counts from zero; one that ended
+ * in between is lost (the benches keep their pools open through a phase). Needs the server on
+ * this machine; null figures elsewhere.
  */
-export async function startCpuMeter(db: Queryish, clientPids: number[], selfToo = true) {
+export async function startCpuMeter(db: Queryish, clientPids: number[]) {
   const self0 = process.cpuUsage();
   const clients0 = procsCpuMs(clientPids);
   const backends0 = new Map<number, number>();
@@ -82,7 +85,7 @@ export async function startCpuMeter(db: Queryish, clientPids: number[], selfToo 
     if (ms !== null) backends0.set(pid, ms);
   }
   return {
-    async stop(): Promise<{ clientMs: number | null; databaseMs: number | null }> {
+    async stop(): Promise<Cpu> {
       let databaseMs: number | null = 0;
       for (const pid of await sessionBackendPids(db)) {
         const ms = procCpuMs(pid);
@@ -94,9 +97,9 @@ export async function startCpuMeter(db: Queryish, clientPids: number[], selfToo 
       }
       const clients1 = procsCpuMs(clientPids);
       const self = process.cpuUsage(self0);
-      const children = clients0 === null || clients1 === null ? null : clients1 - clients0;
-      const clientMs = children === null ? null : children + (selfToo ? (self.user + self.system) / 1000 : 0);
-      return { clientMs, databaseMs };
+      const clientMs = clients0 === null || clients1 === null ? null : clients1 - clients0 + (self.user + self.system) / 1000;
+      const s = (ms: number | null) => (ms === null ? null : round3(ms / 1000));
+      return { node: s(clientMs), database: s(databaseMs), total: clientMs === null || databaseMs === null ? null : s(clientMs + databaseMs) };
     },
   };
 }

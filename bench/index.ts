@@ -37,7 +37,7 @@ import net from "node:net";
 import path from "node:path";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { withBenchDatabase, round3, serverVersion, prng, percentile, startCpuMeter } from "./db";
+import { withBenchDatabase, round3, serverVersion, prng, percentile, startCpuMeter, type Cpu } from "./db";
 import { publish } from "../lib/documents/publish";
 import { reindex } from "../lib/operations/actions";
 import { migrate } from "../lib/db/migrate";
@@ -208,18 +208,12 @@ function perDoc(counts: Counts, docs: number) {
   };
 }
 
-/**
- * CPU seconds of a phase: `node` is the client side (ours: the bench process, whose publish calls
- * are the publishers, and the worker processes; LangChain: its one process), `database` the
- * PostgreSQL backends of the phase's database (bench/db.ts startCpuMeter). Wall time alone hides
- * what each side spends: ours works on both cores at once (slots, publishers, backends), LangChain
- * on one connection and one Node thread. null where /proc or the server is not local.
- */
-type Cpu = { node: number | null; database: number | null; total: number | null };
-function cpuSeconds(m: { clientMs: number | null; databaseMs: number | null }): Cpu {
-  const s = (ms: number | null) => (ms === null ? null : round3(ms / 1000));
-  return { node: s(m.clientMs), database: s(m.databaseMs), total: m.clientMs === null || m.databaseMs === null ? null : round3((m.clientMs + m.databaseMs) / 1000) };
-}
+// CPU of a phase (bench/db.ts startCpuMeter): `node` is the client side (ours: the bench process,
+// whose publish calls are the publishers, and the worker processes; LangChain: its one process),
+// `database` the PostgreSQL backends of the phase's database. Wall time alone hides what each side
+// spends: ours works on both cores at once (slots, publishers, backends), LangChain on one
+// connection and one Node thread.
+
 /** Medians of each part over repeats (null if any repeat could not be read). */
 function cpuMedian(cs: Cpu[]): Cpu {
   const m = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : round3(median(xs as number[])));
@@ -246,7 +240,7 @@ async function runOurs(url: string) {
     await work();
     await drain(db, since);
     const seconds = (performance.now() - t0) / 1000;
-    const cpu = cpuSeconds(await meter.stop());
+    const cpu = await meter.stop();
     const stopped = await Promise.all(workers.map(stopWorker));
     const counts = stopped.map((s) => s.counts).reduce(sumCounts);
     const steps: Steps = {};
@@ -303,7 +297,6 @@ async function runLangChain(url: string, hnsw: boolean): Promise<{ full: LcPhase
   const r = spawnSync(process.execPath, [...nodeArgs(path.join(LC_PEER, "run.ts"), false), input], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`LangChain run failed (${r.status}):\n${r.stderr.slice(-4000)}`);
   const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as { phases: { full: LcPhase; republish: LcPhase } };
-  for (const p of [out.phases.full, out.phases.republish]) p.cpu = cpuSeconds(p.cpu as unknown as { clientMs: number | null; databaseMs: number | null });
   log(
     `langchain${hnsw ? " (hnsw)" : ""}: full ${out.phases.full.seconds.toFixed(1)} s, republish ${out.phases.republish.seconds.toFixed(1)} s (CPU ${fmtCpu(out.phases.republish.cpu)}), ${out.phases.republish.textsEmbedded} texts`,
   );
