@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { unwrap, type Schemas } from "../lib/client";
-import { expect, saveScreenshot, signIn, signInWithPassword, signOut, test, uniqueKey } from "./fixtures";
+import { expect, saveScreenshot, signIn, signInWithPassword, signOut, switchTheme, test, uniqueKey } from "./fixtures";
 import { apiClient, publishVersion, readDocument, type PublishBody } from "./support/api";
 
 const TENANT = "e2e";
@@ -55,9 +55,8 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
     audited += 1;
     const slug = name.replace(/[^a-z0-9]+/gi, "-");
     for (const scheme of ["light", "dark"] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      // Buttons fade their colours (0.12 s): axe must measure, and the shot show, the settled ones.
-      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
+      // axe must measure, and the shot show, the settled colours, not a fade between themes.
+      await switchTheme(page, scheme);
       const label = scheme === "light" ? name : `${name} (dark)`;
       const file = scheme === "light" ? slug : `${slug}-dark`;
       const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
@@ -78,7 +77,7 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
       });
       await saveScreenshot(page, test.info().outputPath(`a11y-${String(audited).padStart(2, "0")}-${file}.png`));
     }
-    await page.emulateMedia({ colorScheme: "light" });
+    await switchTheme(page, "light");
   }
 
   async function visit(name: string, url: string, heading: string | RegExp): Promise<void> {

@@ -47,7 +47,6 @@ export async function signOut(page: Page): Promise<void> {
   await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
 }
 
-/** Takes a full-page screenshot into the test's output directory and attaches it to the report. */
 /**
  * A full-page screenshot, or the viewport if that does not finish in time: headless Chromium was
  * seen (once, in CI) to hang forever in a full-page capture of the live-updating overview, and a
@@ -60,6 +59,20 @@ export async function saveScreenshot(page: Page, path: string): Promise<void> {
     if (!(err instanceof Error && err.name === "TimeoutError")) throw err;
     await page.screenshot({ path, timeout: 15_000 });
   }
+}
+
+/**
+ * Switches the emulated colour scheme and waits until every transition the switch started has
+ * finished. Buttons and the file drop fade their colours (0.12 s): axe or a screenshot taken mid-fade
+ * sees colours between the two themes. A fixed 300 ms wait was not enough on a loaded CI machine
+ * (color-contrast failed in the dark publish dialog); reading the document's animations is.
+ * Animations that never end (spinners, the live dot) are not waited for.
+ */
+export async function switchTheme(page: Page, scheme: "light" | "dark"): Promise<void> {
+  await page.emulateMedia({ colorScheme: scheme });
+  await page.waitForFunction(() =>
+    document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getComputedTiming().endTime === Infinity),
+  );
 }
 
 export async function attachShot(page: Page, name: string): Promise<void> {

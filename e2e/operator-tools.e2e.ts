@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Page } from "@playwright/test";
 import { unwrap } from "../lib/client";
-import { expect, shooter, test, uniqueKey } from "./fixtures";
+import { expect, shooter, switchTheme, test, uniqueKey } from "./fixtures";
 import { apiClient, publishVersion, readDocument } from "./support/api";
 
 // Operator tools, each as a journey with screenshots: an export downloaded and read back, the
@@ -23,18 +23,11 @@ async function searchVersion(tenant: string, key: string, version: number): Prom
     .toBe(`SEARCHABLE@v${version}`);
 }
 
-/** Buttons fade their colours (0.12 s): after a theme switch, wait for the fade, or the shot catches it halfway. */
-async function themeSwitched(page: Page): Promise<void> {
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
-}
-
 async function bothThemes(page: Page, shot: (name: string) => Promise<void>, name: string): Promise<void> {
   await shot(`${name}.png`);
-  await page.emulateMedia({ colorScheme: "dark" });
-  await themeSwitched(page);
+  await switchTheme(page, "dark");
   await shot(`${name}-dark.png`);
-  await page.emulateMedia({ colorScheme: "light" });
-  await themeSwitched(page);
+  await switchTheme(page, "light");
 }
 
 test("export: the filtered documents list downloads as CSV with the same rows; JSON too", async ({ signedIn: page }) => {

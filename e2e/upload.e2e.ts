@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page } from "@playwright/test";
 import { makeDocx } from "../test/helpers/make-docx";
 import { makePdf } from "../test/helpers/make-pdf";
-import { expect, saveScreenshot, shooter, test, uniqueKey } from "./fixtures";
+import { expect, saveScreenshot, shooter, switchTheme, test, uniqueKey } from "./fixtures";
 
 const TENANT = "e2e";
 const PDF = "application/pdf";
@@ -42,15 +42,14 @@ async function searchFor(page: Page, query: string, key: string, shot: (n: strin
 /** axe on the open dialog, light then dark; serious and critical findings fail the test. */
 async function auditDialog(page: Page, name: string): Promise<void> {
   for (const scheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
+    await switchTheme(page, scheme);
     const results = await new AxeBuilder({ page }).include("dialog[open]").withTags(TAGS).analyze();
     const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
     await test.info().attach(`axe-${name}-${scheme}.json`, { body: JSON.stringify(results.violations, null, 2), contentType: "application/json" });
     await saveScreenshot(page, test.info().outputPath(`${name}-${scheme}.png`));
     expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
   }
-  await page.emulateMedia({ colorScheme: "light" });
+  await switchTheme(page, "light");
 }
 
 test("choose a PDF with the file button: type, size and key shown, upload progress, searchable, found; the dialog passes axe", async ({ signedIn: page }) => {

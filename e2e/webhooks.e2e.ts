@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import AxeBuilder from "@axe-core/playwright";
 import { Webhook } from "standardwebhooks";
 import { unwrap } from "../lib/client";
-import { expect, saveScreenshot, shooter, test, uniqueKey } from "./fixtures";
+import { expect, saveScreenshot, shooter, switchTheme, test, uniqueKey } from "./fixtures";
 import { apiClient, publishVersion } from "./support/api";
 
 // A webhook delivered, failed and redelivered, against a receiver this spec runs on the machine:
@@ -121,13 +121,13 @@ test("webhooks: an endpoint added in the dashboard gets a signed delivery, a fai
 
     await test.step("the page with its delivery log passes axe (WCAG 2.1 A/AA) in the light and the dark theme", async () => {
       for (const scheme of ["light", "dark"] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
+        await switchTheme(page, scheme);
         const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
         const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
         expect(serious, `${scheme} theme`).toEqual([]);
         if (scheme === "dark") await saveScreenshot(page, test.info().outputPath("w7-dark.png"));
       }
-      await page.emulateMedia({ colorScheme: "light" });
+      await switchTheme(page, "light");
     });
 
     await test.step("the redelivery is in the audit log", async () => {
