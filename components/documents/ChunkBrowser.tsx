@@ -88,7 +88,9 @@ export function ChunkBrowser({ tenant, docKey }: { tenant: string; docKey: strin
           </form>
           {first?.textHidden ? (
             <p className="note note--info chunk-browser__note" role="note" data-testid="chunks-text-hidden">
-              This version&rsquo;s ACL does not include you, so its text is hidden here as it is in search; sections and sizes are shown.
+              {first.textHiddenReason === "DELETED"
+                ? "This document is deleted, so its text and headings are hidden here as they are in search; levels and sizes are shown."
+                : "An ACL of this document does not include you (this version's, the served one's or the latest one's), so its text and headings are hidden here as they are in search; levels and sizes are shown."}
             </p>
           ) : null}
           <StaleDataBanner query={chunks} />
@@ -127,12 +129,16 @@ function ChunkItem({ chunk }: { chunk: Chunk }) {
         <span className={`pill ${chunk.reused ? "pill--ok" : "pill--info"}`} data-testid="chunk-origin">
           {chunk.reused ? "Reused" : "Embedded"}
         </span>
-        <span className="chunk__section" title={chunk.sectionPath || "(no section)"}>
-          {chunk.sectionPath || <span className="muted">(no section)</span>}
-        </span>
+        {chunk.sectionPath === null ? (
+          <span className="chunk__section muted">(section hidden)</span>
+        ) : (
+          <span className="chunk__section" title={chunk.sectionPath || "(no section)"}>
+            {chunk.sectionPath || <span className="muted">(no section)</span>}
+          </span>
+        )}
         <span className="chunk__size muted">{chunk.chars.toLocaleString("en")} chars</span>
       </div>
-      {chunk.text !== null ? <p className="chunk__text">{chunk.text}</p> : <p className="chunk__text muted">Text hidden by the version&rsquo;s ACL.</p>}
+      {chunk.text !== null ? <p className="chunk__text">{chunk.text}</p> : <p className="chunk__text muted">Text hidden.</p>}
     </li>
   );
 }

@@ -1471,17 +1471,24 @@ export type components = {
              * @description The index version these chunks belong to: the one asked for, else the one search serves, else the newest.
              */
             indexVersionId: string | null;
-            /** @description True when the version's ACL does not include the caller: texts are then null, as search would not show them. */
+            /** @description True when search would not show the caller this version's text: the document is deleted, or the version's own ACL, the served version's or the latest published version's does not include the caller. Texts, section headings and content hashes are then null. */
             textHidden: boolean;
+            /**
+             * @description Why the text is hidden: an ACL that does not include the caller, or a deleted document. Null when shown.
+             * @enum {string|null}
+             */
+            textHiddenReason: "ACL" | "DELETED" | null;
             items: {
                 ordinal: number;
                 chunkId: string;
                 /** @description 0 abstract, 1 overview, 2 a chunk of the body. */
                 level: number;
-                sectionPath: string;
+                /** @description The heading path; null where the text is hidden. */
+                sectionPath: string | null;
                 text: string | null;
                 chars: number;
-                contentHash: string;
+                /** @description sha256 of the section path and text; null where the text is hidden. */
+                contentHash: string | null;
                 /** @description An earlier stored index version of the document in the same embedding space holds the same text. */
                 reused: boolean;
             }[];

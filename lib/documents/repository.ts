@@ -531,15 +531,19 @@ export async function rename(pool: pg.Pool, tenant: string, key: string, newKey:
 // The chunk browser of one document: which index versions it has, and the chunks of one of them
 // (section, level, text, whether the vector was reused), a page at a time in reading order.
 
-type ChunkBrowserDocRow = { id: string; served_id: string | null };
+type ChunkBrowserDocRow = { id: string; served_id: string | null; deleted: boolean; current_readable: boolean };
 type ChunkBrowserVersionRow = Omit<IndexVersionRow, "activated_at" | "retired_at"> & { serving: boolean; readable: boolean; chunks_reused: number | null };
 type ChunkBrowserRow = { ordinal: number; chunk_id: string; level: number; section_path: string; text: string; chars: number; content_hash: string; reused: boolean };
 
 /**
- * `principals` are the caller's own (a person's email and groups; an application has none). Text
- * is shown only where the version's ACL lets those principals read it, by the same rule search
- * applies (an empty ACL is the whole tenant), so browsing chunks shows no more than searching
- * would; the structure (sections, levels, sizes, reuse) is shown either way.
+ * `principals` are the caller's own (a person's email and groups; an application has none). A
+ * version's text is shown only where search would let those principals read it, by search's rule
+ * (an empty ACL is the whole tenant): the document is not deleted, and the version's own ACL, the
+ * served version's (the one search applies now) and the latest published version's all admit the
+ * caller. So an ACL tightened by a re-publish also hides the retained versions it replaced, and a
+ * deleted document's versions, kept for garbage collection, are not readable here either. Where
+ * the text is hidden, so are the section headings and content hashes (a hash confirms a guessed
+ * short text); levels, sizes and reuse are shown either way.
  *
  * `reused` says whether a complete, still stored, earlier index version of this document in the
  * same embedding space (model, dimensions, chunker version) holds the same text: the rule the
@@ -548,7 +552,10 @@ type ChunkBrowserRow = { ordinal: number; chunk_id: string; level: number; secti
  */
 export async function listChunks(pool: pg.Pool, tenant: string, key: string, principals: string[], q: ChunkListQuery) {
   const db = prisma(pool);
-  const [doc] = await db.$queryRaw<ChunkBrowserDocRow[]>`SELECT d.id, sp.index_version_id AS served_id
+  const [doc] = await db.$queryRaw<ChunkBrowserDocRow[]>`SELECT d.id, sp.index_version_id AS served_id, d.deleted_at IS NOT NULL AS deleted,
+           NOT EXISTS (SELECT 1 FROM document_versions cur
+                        WHERE cur.document_id = d.id AND cur.version_number IN (d.business_version, sp.version_number)
+                          AND NOT (cardinality(cur.acl) = 0 OR cur.acl && ${principals}::text[])) AS current_readable
       FROM documents d LEFT JOIN search_pointers sp ON sp.document_id = d.id
      WHERE d.tenant_id = ${tenant} AND d.key = ${key}`;
   if (!doc) throw notFound(`document ${tenant}/${key}`);
@@ -579,7 +586,7 @@ export async function listChunks(pool: pg.Pool, tenant: string, key: string, pri
   }
   const more = chunks.length > q.limit;
   const page = chunks.slice(0, q.limit);
-  const readable = chosen?.readable ?? false;
+  const readable = (chosen?.readable ?? false) && doc.current_readable && !doc.deleted;
 
   return {
     indexVersions: versions.map((v) => ({
@@ -596,14 +603,15 @@ export async function listChunks(pool: pg.Pool, tenant: string, key: string, pri
     })),
     indexVersionId: chosen?.id ?? null,
     textHidden: chosen ? !readable : false,
+    textHiddenReason: !chosen || readable ? null : doc.deleted ? ("DELETED" as const) : ("ACL" as const),
     items: page.map((c) => ({
       ordinal: c.ordinal,
       chunkId: c.chunk_id,
       level: c.level,
-      sectionPath: c.section_path,
+      sectionPath: readable ? c.section_path : null,
       text: readable ? c.text : null,
       chars: c.chars,
-      contentHash: c.content_hash,
+      contentHash: readable ? c.content_hash : null,
       reused: c.reused,
     })),
     nextCursor: more ? String(page[page.length - 1].ordinal) : null,

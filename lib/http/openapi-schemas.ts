@@ -402,16 +402,20 @@ export const chunkPage = z
       }),
     ),
     indexVersionId: uuid.nullable().meta({ description: "The index version these chunks belong to: the one asked for, else the one search serves, else the newest." }),
-    textHidden: z.boolean().meta({ description: "True when the version's ACL does not include the caller: texts are then null, as search would not show them." }),
+    textHidden: z.boolean().meta({
+      description:
+        "True when search would not show the caller this version's text: the document is deleted, or the version's own ACL, the served version's or the latest published version's does not include the caller. Texts, section headings and content hashes are then null.",
+    }),
+    textHiddenReason: z.enum(["ACL", "DELETED"]).nullable().meta({ description: "Why the text is hidden: an ACL that does not include the caller, or a deleted document. Null when shown." }),
     items: z.array(
       z.strictObject({
         ordinal: count,
         chunkId: z.string(),
         level: z.int().min(0).max(2).meta({ description: "0 abstract, 1 overview, 2 a chunk of the body." }),
-        sectionPath: z.string(),
+        sectionPath: z.string().nullable().meta({ description: "The heading path; null where the text is hidden." }),
         text: z.string().nullable(),
         chars: count,
-        contentHash: z.string(),
+        contentHash: z.string().nullable().meta({ description: "sha256 of the section path and text; null where the text is hidden." }),
         reused: z.boolean().meta({ description: "An earlier stored index version of the document in the same embedding space holds the same text." }),
       }),
     ),

@@ -87,10 +87,10 @@ export const chunkSchema = z.object({
   ordinal: z.number(),
   chunkId: z.string(),
   level: z.number(),
-  sectionPath: z.string(),
+  sectionPath: z.string().nullable(),
   text: z.string().nullable(),
   chars: z.number(),
-  contentHash: z.string(),
+  contentHash: z.string().nullable(),
   reused: z.boolean(),
 });
 export type Chunk = z.infer<typeof chunkSchema>;
@@ -111,6 +111,7 @@ export const chunkPageSchema = z.object({
   indexVersions: z.array(chunkIndexVersionSchema),
   indexVersionId: z.string().nullable(),
   textHidden: z.boolean(),
+  textHiddenReason: z.enum(["ACL", "DELETED"]).nullable(),
   items: z.array(chunkSchema),
   nextCursor: z.string().nullable(),
 });

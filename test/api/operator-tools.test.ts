@@ -369,8 +369,44 @@ describe("chunk browser", () => {
     // The bootstrap token is an application: it has no principals, like a search without any.
     const body = (await json(R.chunks, { tenant: "tools-a", key: "secret" })).body;
     expect(body.textHidden).toBe(true);
+    expect(body.textHiddenReason).toBe("ACL");
     expect(body.items.length).toBeGreaterThan(0);
     expect(body.items.every((c: any) => c.text === null && c.chars > 0)).toBe(true);
+    // The heading ("Secret") and the content hash (which confirms a guessed text) are hidden too.
+    expect(body.items.every((c: any) => c.sectionPath === null && c.contentHash === null)).toBe(true);
+  });
+
+  it("an ACL tightened by a re-publish hides the retained older version too", async () => {
+    const open = "# Payroll\n\nBands are reviewed every spring.";
+    await publish("tools-a", "payroll", "Payroll", open);
+    await until("tools-a", "payroll", "SEARCHABLE");
+    const before = (await json(R.chunks, { tenant: "tools-a", key: "payroll" })).body;
+    expect(before.textHidden).toBe(false);
+    const v1 = before.indexVersionId;
+
+    // The same text, now for group:hr only. The caller (no principals) may no longer search it.
+    await publish("tools-a", "payroll", "Payroll", open, { acl: ["group:hr"] });
+    await waitFor(async () => ((await json(R.doc, { tenant: "tools-a", key: "payroll" })).body.searchVersion === 2 ? true : null), 30_000);
+    for (const query of ["", `?indexVersion=${v1}`]) {
+      const body = (await json(R.chunks, { tenant: "tools-a", key: "payroll" }, query)).body;
+      expect(body.textHidden, query || "served version").toBe(true);
+      expect(body.textHiddenReason).toBe("ACL");
+      expect(body.items.every((c: any) => c.text === null && c.sectionPath === null)).toBe(true);
+    }
+  });
+
+  it("a deleted document's kept versions are not readable", async () => {
+    await publish("tools-a", "gone", "Gone", "# Gone\n\nThe old ferry timetable.");
+    await until("tools-a", "gone", "SEARCHABLE");
+    const v1 = (await json(R.chunks, { tenant: "tools-a", key: "gone" })).body.indexVersionId;
+    expect((await send(R.doc, "DELETE", { tenant: "tools-a", key: "gone" })).status).toBe(202);
+    for (const query of ["", `?indexVersion=${v1}`]) {
+      const { status, body } = await json(R.chunks, { tenant: "tools-a", key: "gone" }, query);
+      expect(status).toBe(200);
+      expect(body.textHidden, query || "default version").toBe(true);
+      expect(body.textHiddenReason).toBe("DELETED");
+      expect(body.items.every((c: any) => c.text === null && c.contentHash === null)).toBe(true);
+    }
   });
 
   it("an unknown document or index version is a 404; another tenant's document is a 403; a bad query is a 400", async () => {
