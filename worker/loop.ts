@@ -295,6 +295,9 @@ export class Worker {
       beforeSwitch: () => {
         entry.switching = true;
       },
+      switchUndone: () => {
+        entry.switching = false;
+      },
       superseded: (reason) => {
         supersededBy = reason;
       },

@@ -294,6 +294,8 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
   return finish();
 
   async function alone(i: number): Promise<MemberResult> {
+    // Its place in the batch's switch (if it had one) decided nothing: it runs again, renewing.
+    members[i].hooks.switchUndone?.();
     try {
       return { status: "fulfilled", value: await runIndexTask({ pool, embedder, lease: members[i].lease, hooks: members[i].hooks, opts }) };
     } catch (reason) {

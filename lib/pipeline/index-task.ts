@@ -79,6 +79,7 @@ export async function runIndexTask(ctx: TaskContext): Promise<CompleteStats | nu
     } catch (err) {
       if (!(err instanceof StoredVectorsGone)) throw err;
       if (round >= MAX_ROUNDS) throw new TaskError("INDEX_INTEGRITY_FAILED", `${err.message} (${round} rounds)`);
+      ctx.hooks.switchUndone?.();
       log.warn({ taskId: ctx.lease.taskId, missing: err.missing, round }, "reused embeddings were collected before the switch; starting over");
     }
   }

@@ -24,6 +24,12 @@ export type PipelineHooks = {
    * decides; a heartbeat racing with it (and losing to its commit) must not count as lease loss.
    */
   beforeSwitch?: () => void;
+  /**
+   * The switch that beforeSwitch announced did not decide the task (its transaction rolled back or
+   * left the task RUNNING) and the task runs on, a new round or on its own: renewals must resume,
+   * or a second round longer than the lease lets it lapse under a live worker.
+   */
+  switchUndone?: () => void;
   /** The task ended as a recorded no-op (SUPERSEDED under the document lock), with the reason. */
   superseded?: (reason: string) => void;
 };

@@ -1,0 +1,86 @@
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { resetContent } from "../helpers/seed";
+import { createTestDb, type TestDb } from "../helpers/db";
+import { waitFor } from "../helpers/worker";
+import { publish } from "../../lib/documents/publish";
+import { rollback } from "../../lib/operations/actions";
+import { collectGarbage } from "../../lib/pipeline/run";
+import { LocalEmbedder } from "../../lib/embedding";
+import { loadConfig } from "../../lib/config";
+import { Worker } from "../../worker/loop";
+
+// A task whose switch rolls back (a reused vector was collected in between) starts a second round.
+// That round must keep renewing its lease: the heartbeat stops at the switch, and before the fix it
+// never came back, so a second round longer than the lease let the lease lapse under a live worker.
+
+let t: TestDb;
+let worker: Worker | null = null;
+beforeAll(async () => {
+  t = await createTestDb();
+});
+afterAll(async () => t?.close());
+beforeEach(async () => resetContent(t.pool));
+afterEach(async () => {
+  await worker?.stop(10_000);
+  worker = null;
+});
+
+const TENANT = "hb";
+const doc = (sections: string[]) => ["# Guide", ...sections.map((s, i) => `## Part ${i}\n\n${s}`)].join("\n\n");
+const para = (name: string) => `The ${name} rule says that requests about ${name} go to the ${name} desk and are answered within two working days by the duty team.`;
+const pub = (sections: string[]) =>
+  publish(t.pool, { tenant: TENANT, key: "guide", title: "guide", contentType: "text/markdown", content: Buffer.from(doc(sections)), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
+
+/** The local embedder; `once` runs before its next call, and `delayMs` slows every later call. */
+class ScriptedEmbedder extends LocalEmbedder {
+  once: (() => Promise<void>) | null = null;
+  delayMs = 0;
+  constructor() {
+    super(384);
+  }
+  override async embed(texts: string[], signal: AbortSignal): Promise<number[][]> {
+    const once = this.once;
+    this.once = null;
+    if (once) await once();
+    else if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    return super.embed(texts, signal);
+  }
+}
+
+const taskOf = async (version: number) =>
+  (await t.pool.query<{ status: string; attempts: number }>(`SELECT status, attempts FROM index_tasks WHERE version_number = $1 AND task_type = 'INDEX'`, [version])).rows[0];
+
+it("a task that starts over after its switch rolled back keeps renewing its lease through the second round", async () => {
+  const embedder = new ScriptedEmbedder();
+  const cfg = loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "1.5", LOG_LEVEL: "silent" });
+  worker = new Worker({ pool: t.pool, databaseUrl: t.url, workerId: "hb-worker", concurrency: 2, cfg, embedder });
+  await worker.start();
+
+  // v1: A B C; v2: A B D (D is stored only in v2); a rollback pins v1 and retires v2.
+  await pub([para("alpha"), para("beta"), para("gamma")]);
+  await waitFor(async () => (await taskOf(1))?.status === "SUCCEEDED");
+  await pub([para("alpha"), para("beta"), para("delta")]);
+  await waitFor(async () => (await taskOf(2))?.status === "SUCCEEDED");
+  await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24, { model: "indexwright-local-hash-v1", dimensions: 384 });
+
+  // v3: A B D E. Round 1 counts D as stored and embeds E; while it does, v2 passes its retention
+  // and is collected, so the switch finds D gone and rolls back. Round 2 embeds D and E slowly:
+  // 4.5 s, three lease lengths.
+  let collected = -1;
+  embedder.once = async () => {
+    await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE version_number = 2`);
+    collected = await collectGarbage(t.pool, 1);
+    embedder.delayMs = 4_500;
+  };
+  await pub([para("alpha"), para("beta"), para("delta"), para("epsilon")]);
+  await waitFor(async () => ["SUCCEEDED", "DEAD"].includes((await taskOf(3))?.status ?? ""), 30_000);
+
+  expect(collected).toBe(1);
+  // Done by the lease it was claimed with: the lease never lapsed, nobody took the task over.
+  expect(await taskOf(3)).toEqual({ status: "SUCCEEDED", attempts: 1 });
+  const events = await t.pool.query<{ kind: string }>(
+    `SELECT e.kind FROM task_events e JOIN index_tasks k ON k.task_id = e.task_id WHERE k.version_number = 3 ORDER BY e.id`,
+  );
+  expect(events.rows.map((r) => r.kind)).toEqual(["CREATED", "CLAIMED", "SUCCEEDED"]);
+  expect(worker.stats.lost).toBe(0);
+}, 60_000);
