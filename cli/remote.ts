@@ -58,7 +58,9 @@ export async function publishCmd(argv: string[]): Promise<void> {
   const r = await publishFile(client, target.tenant, target.key, values.file!, { title: values.title, contentType: values["content-type"], acl });
   const waited = values.wait ? await follow(client, values, target, { kind: "searchable", versionNumber: r.versionNumber, taskId: r.taskId }) : null;
   out(values, waited ? { ...r, wait: waited } : r, () => [
-    `${target.tenant}/${target.key}: version ${r.versionNumber}, ${r.state}${r.taskId ? ` (task ${r.taskId})` : ""}`,
+    `${target.tenant}/${target.key}: version ${r.versionNumber}, ${r.state}${r.taskId ? ` (task ${r.taskId})` : ""}${
+      r.searchVersion !== null && r.searchVersion < r.versionNumber ? `; search answers from version ${r.searchVersion}${r.pinned ? " (pinned)" : ""}` : ""
+    }`,
     ...(waited ? [describeWait(waited)] : []),
   ]);
 }

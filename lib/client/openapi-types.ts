@@ -1504,6 +1504,10 @@ export type components = {
             versionNumber: number;
             taskId: string | null;
             state: components["schemas"]["DocumentState"];
+            /** @description The version search answers from now (null: none). Below versionNumber while the new version is indexed, and also when an unchanged publish meets a build an operator force-done or a rollback pinned: state then reads SEARCHABLE for the older version, and nothing is queued (unpin or reindex builds it). */
+            searchVersion: number | null;
+            /** @description Search is held at searchVersion by a rollback. A publish that creates a version lifts the pin; an unchanged one does not. */
+            pinned: boolean;
         };
         PublishUpload: {
             /** @description The document's bytes; its type is the contentType field, else the part's own type. */

@@ -33,6 +33,13 @@ export type PublishResult = {
   versionNumber: number;
   taskId: string | null;
   state: DocumentState;
+  /**
+   * The version search answers from now (null: none), and whether a rollback pins it there. An
+   * unchanged publish over a pinned or force-done build reads SEARCHABLE while an older version
+   * serves; these say so, rather than leave the caller to think its version is served.
+   */
+  searchVersion: number | null;
+  pinned: boolean;
 };
 
 /**
@@ -91,14 +98,15 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
       // One request per key at a time, so a retry racing the original waits and then replays it.
       await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, [`idempotency/${input.tenant}/${idem.key}`]);
       const prior = (
-        await q<{ request_hash: string; response: PublishResult }>(
+        // Answers stored before searchVersion and pinned existed lack them.
+        await q<{ request_hash: string; response: Omit<PublishResult, "searchVersion" | "pinned"> & Partial<Pick<PublishResult, "searchVersion" | "pinned">> }>(
           `SELECT request_hash, response FROM idempotency_keys WHERE tenant_id = $1 AND key = $2 AND created_at > now() - interval '24 hours'`,
           [input.tenant, idem.key],
         )
       ).rows[0];
       if (prior) {
         if (prior.request_hash !== idem.requestHash) throw new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request in the last 24 hours");
-        return { ...prior.response, replayed: true };
+        return { ...prior.response, searchVersion: prior.response.searchVersion ?? null, pinned: prior.response.pinned ?? false, replayed: true };
       }
     }
     const result = await publishInTx(tx, q, input, checksum, acl);
@@ -154,7 +162,7 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
       cur.overview === input.overview
     ) {
       const now = await currentState(q, doc.id);
-      return { created: false, documentId: doc.id, versionNumber: doc.business_version, taskId: now.taskId, state: now.state };
+      return { created: false, documentId: doc.id, versionNumber: doc.business_version, ...now };
     }
   }
 
@@ -190,15 +198,15 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
   ).rows[0];
   const notify = notifyTasks();
   await q(notify.text, notify.values);
-  const { state } = await currentState(q, doc.id);
-  return { created: true, documentId: doc.id, versionNumber, taskId: task.task_id, state };
+  const now = await currentState(q, doc.id);
+  return { created: true, documentId: doc.id, versionNumber, ...now, taskId: task.task_id };
 }
 
 /** The document's state and newest business-version task, by the shared state rule. */
-async function currentState(q: Q, documentId: string): Promise<{ state: DocumentState; taskId: string | null }> {
+async function currentState(q: Q, documentId: string): Promise<{ state: DocumentState; taskId: string | null; searchVersion: number | null; pinned: boolean }> {
   const r = (
-    await q<{ state: DocumentState; task_id: string | null }>(
-      `SELECT ${DOCUMENT_STATE_SQL} AS state, lt.task_id::text AS task_id
+    await q<{ state: DocumentState; task_id: string | null; search_version: number | null; pinned: boolean | null }>(
+      `SELECT ${DOCUMENT_STATE_SQL} AS state, lt.task_id::text AS task_id, sp.version_number AS search_version, sp.pinned
          FROM documents d
          ${pointerJoin()}
          ${LATEST_TASK_JOIN}
@@ -206,5 +214,5 @@ async function currentState(q: Q, documentId: string): Promise<{ state: Document
       [documentId],
     )
   ).rows[0];
-  return { state: r.state, taskId: r.task_id };
+  return { state: r.state, taskId: r.task_id, searchVersion: r.search_version, pinned: r.pinned === true };
 }

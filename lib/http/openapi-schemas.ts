@@ -119,7 +119,17 @@ export const documentDetail = z
   .meta({ id: "DocumentDetail" });
 
 export const publishResult = z
-  .strictObject({ documentId: uuid, versionNumber: z.int().min(1), taskId: bigintId.nullable(), state: documentState })
+  .strictObject({
+    documentId: uuid,
+    versionNumber: z.int().min(1),
+    taskId: bigintId.nullable(),
+    state: documentState,
+    searchVersion: z.int().min(1).nullable().meta({
+      description:
+        "The version search answers from now (null: none). Below versionNumber while the new version is indexed, and also when an unchanged publish meets a build an operator force-done or a rollback pinned: state then reads SEARCHABLE for the older version, and nothing is queued (unpin or reindex builds it).",
+    }),
+    pinned: z.boolean().meta({ description: "Search is held at searchVersion by a rollback. A publish that creates a version lifts the pin; an unchanged one does not." }),
+  })
   .meta({ id: "PublishResult", description: "202 when a new version was created; 200 when the content equals the current version." });
 
 export const taskCreated = z.strictObject({ taskId: bigintId }).meta({ id: "TaskCreated" });

@@ -175,6 +175,8 @@ export const publishResultSchema = z.object({
   versionNumber: num,
   taskId: z.coerce.string().nullish().transform((v) => v ?? null),
   state: z.string().nullish(),
+  searchVersion: num.nullish().transform((v) => v ?? null),
+  pinned: z.boolean().nullish().transform((v) => v ?? false),
 });
 export type PublishResult = z.infer<typeof publishResultSchema> & { unchanged: boolean };
 

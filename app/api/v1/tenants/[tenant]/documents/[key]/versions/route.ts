@@ -121,7 +121,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     process.stderr.write("[fault] FAULT_AFTER_PUBLISH_COMMIT: dying after commit, before answering\n");
     process.exit(137);
   }
-  return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
+  return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state, searchVersion: r.searchVersion, pinned: r.pinned }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
 });
 
 export * from "@/lib/http/method-fallback";
