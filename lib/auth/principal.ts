@@ -16,6 +16,11 @@ export type Principal = {
   /** The ACL principals the caller is: a person's `user:<email>` and `group:<name>`s; none for an application. */
   principals: string[];
   capabilities: Capability[];
+  /**
+   * An application token's answerable person: the user who minted it, directly or through other
+   * tokens (null: the bootstrap token, or unknown). Nobody grants themselves, through a token either.
+   */
+  mintedByUserId?: string | null;
 };
 
 /** Stored grant → principal tenants: ["*"] is every tenant, any other list (empty too) is literal. */
@@ -102,6 +107,7 @@ export type TokenRow = {
   user_tenants: string[] | null;
   user_groups: string[] | null;
   user_disabled: boolean | null;
+  minted_by_user_id: string | null;
 };
 
 /**
@@ -110,7 +116,7 @@ export type TokenRow = {
  * the owner is gone or disabled.
  */
 export function tokenPrincipal(t: TokenRow): Principal | null {
-  if (t.user_id === null) return applicationPrincipal(t.name, t.role, t.tenants, t.capabilities);
+  if (t.user_id === null) return { ...applicationPrincipal(t.name, t.role, t.tenants, t.capabilities), mintedByUserId: t.minted_by_user_id };
   if (!t.user_email || !t.user_role || t.user_disabled) return null;
   const p = personPrincipal(t.user_email, lowerRole(t.role, t.user_role), null, t.user_groups ?? []);
   p.tenants = intersectTenants(tenantsOf(t.tenants), tenantsOf(t.user_tenants));
@@ -119,4 +125,4 @@ export function tokenPrincipal(t: TokenRow): Principal | null {
 
 /** SQL select list for TokenRow, given api_tokens aliased t and users aliased u (LEFT JOIN u ON u.id = t.user_id). */
 export const TOKEN_ROW_COLUMNS = `t.name, t.role, t.tenants, t.capabilities, t.user_id, u.email AS user_email, u.role AS user_role,
-  u.tenants AS user_tenants, (u.groups || u.sso_groups) AS user_groups, (u.disabled_at IS NOT NULL) AS user_disabled`;
+  u.tenants AS user_tenants, (u.groups || u.sso_groups) AS user_groups, (u.disabled_at IS NOT NULL) AS user_disabled, t.minted_by_user_id`;

@@ -255,6 +255,27 @@ describe("review: ways around the audit and the scope are closed", () => {
     expect((await call(R.user, "PATCH", { id: gil.id }, { password: "another long password" }, as)).status).toBe(200);
   });
 
+  it("nor through an application token of their own minting, or one that token minted", async () => {
+    const gil = (await t.pool.query(`SELECT id FROM users WHERE email = 'gil@globex.example'`)).rows[0].id;
+    const cookie = /iw_session=([^;]+)/.exec(
+      (await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": "10.77.0.4" }, body: JSON.stringify({ email: "gil@globex.example", password: "another long password" }) }), ctx())).headers.get("set-cookie")!,
+    )![1];
+    const minted = await call(R.tokens, "POST", {}, { name: "gil-automation", role: "admin", tenants: ["globex"] }, { cookie });
+    expect(minted.status).toBe(201);
+    const first = { bearer: minted.body.token };
+    const grant = await call(R.user, "PATCH", { id: gil }, { groups: ["exec"] }, first);
+    expect([grant.status, grant.body.error?.code]).toEqual([403, "SELF_GRANT"]);
+    // A token the first one minted answers for the same person.
+    const second = await call(R.tokens, "POST", {}, { name: "gil-automation-2", role: "admin", tenants: ["globex"] }, first);
+    expect(second.status).toBe(201);
+    const again = await call(R.user, "PATCH", { id: gil }, { tenants: ["globex"], groups: ["exec"] }, { bearer: second.body.token });
+    expect([again.status, again.body.error?.code]).toEqual([403, "SELF_GRANT"]);
+    expect((await t.pool.query(`SELECT groups FROM users WHERE id = $1`, [gil])).rows[0].groups).toEqual([]);
+    // The same token may still change someone else in its scope.
+    const other = await person("otto@globex.example", "viewer", ["globex"]);
+    expect((await call(R.user, "PATCH", { id: other.id }, { groups: ["support"] }, first)).status).toBe(200);
+  });
+
   it("people with no tenants yet are only an all-tenant admin's to see and place", async () => {
     const loose = (await t.pool.query(`INSERT INTO users (id, email, role, tenants) VALUES (gen_random_uuid(), 'unplaced@example.com', 'viewer', '{}') RETURNING id`)).rows[0].id;
     const gilCookie = (await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": "10.77.0.1" }, body: JSON.stringify({ email: "gil@globex.example", password: "another long password" }) }), ctx())).headers.get("set-cookie")!;
