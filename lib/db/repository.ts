@@ -77,4 +77,16 @@ export async function queryRows<T>(tx: Tx, stmt: Statement): Promise<T[]> {
 }
 
 /** ISO string of a timestamp column that may be null. */
+/**
+ * Whether `err` is a unique violation (SQLSTATE 23505) on `constraint`: from pg directly, or from a
+ * Prisma raw query, which wraps the driver's error (P2010, meta.driverAdapterError.cause).
+ */
+export function isUniqueViolation(err: unknown, constraint: string): boolean {
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { code?: unknown; constraint?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; constraint?: { index?: unknown } } } } };
+  if (e.code === "23505") return e.constraint === constraint;
+  const cause = e.meta?.driverAdapterError?.cause;
+  return e.code === "P2010" && cause?.originalCode === "23505" && cause.constraint?.index === constraint;
+}
+
 export const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;

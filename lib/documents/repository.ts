@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { prisma, transaction, asQueryable, execute, iso, Prisma, type Tx } from "../db/repository";
+import { prisma, transaction, asQueryable, execute, iso, isUniqueViolation, Prisma, type Tx } from "../db/repository";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import type { EmbeddingSpace } from "../embedding/types";
 import { ApiError, badRequest, notFound } from "../http/errors";
@@ -522,7 +522,11 @@ export async function rename(pool: pg.Pool, tenant: string, key: string, newKey:
     if (key === newKey) return { tenant, key: newKey, renamed: false };
     const taken = await tx.document.findUnique({ where: { tenantId_key: { tenantId: tenant, key: newKey } }, select: { id: true } });
     if (taken) throw new ApiError(409, "KEY_TAKEN", `${tenant}/${newKey} already exists`);
-    await tx.$executeRaw`UPDATE documents SET key = ${newKey}, updated_at = now() WHERE id = ${d.id}::uuid`;
+    // A publish to newKey that committed after the check above still takes the key first: the
+    // update then fails on the unique key, and that is the same answer as the check's.
+    await tx.$executeRaw`UPDATE documents SET key = ${newKey}, updated_at = now() WHERE id = ${d.id}::uuid`.catch((err: unknown) => {
+      throw isUniqueViolation(err, "documents_tenant_id_key_key") ? new ApiError(409, "KEY_TAKEN", `${tenant}/${newKey} already exists`) : err;
+    });
     await writeAudit(tx, { actor: actor.subject, action: "document.rename", tenant, targetType: "document", targetId: `${tenant}/${newKey}`, detail: { from: key, to: newKey, documentId: d.id } });
     return { tenant, key: newKey, renamed: true };
   });

@@ -79,3 +79,31 @@ describe.runIf(onRealPostgres)("a publish racing a rename of its document", () =
     ]);
   });
 });
+
+describe.runIf(onRealPostgres)("a rename racing a publish to its new key", () => {
+  it("answers 409 KEY_TAKEN, not a database error, when the new key is taken between its check and its update", async () => {
+    const { rename } = await import("../../lib/documents/repository");
+    await publish(t.pool, { ...input("# Notes\n\nKept."), key: "notes" });
+    // A publish to the new key has inserted its document and not committed: the rename's check
+    // does not see it, and the rename's update then waits for it on the unique key.
+    const publisher = await t.pool.connect();
+    try {
+      await publisher.query("BEGIN");
+      await publisher.query(`INSERT INTO documents (id, tenant_id, key, title) VALUES (gen_random_uuid(), 'race', 'minutes', 'Minutes')`);
+      const renaming = rename(t.pool, "race", "notes", "minutes", { subject: "test" }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      await waitFor(async () => {
+        const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE documents SET key%'`);
+        return r.rows[0].n === 1;
+      }, 10_000, 10);
+      await publisher.query("COMMIT");
+      expect(await renaming).toMatchObject({ status: 409, code: "KEY_TAKEN" });
+    } finally {
+      publisher.release();
+    }
+    const keys = (await t.pool.query(`SELECT key FROM documents WHERE tenant_id = 'race' AND key IN ('notes', 'minutes') ORDER BY key`)).rows;
+    expect(keys.map((k) => k.key)).toEqual(["minutes", "notes"]);
+  });
+});
