@@ -469,10 +469,13 @@ export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: A
 
 /** Upsert the REINDEX task of `version`: an unfinished one is kept, a finished one starts over with a fresh budget. */
 async function enqueueReindex(tx: Tx, tenant: string, documentId: string, version: number, actor: Actor, maxAttempts: number): Promise<string> {
-  const before = await tx.indexTask.findUnique({
-    where: { tenantId_documentId_versionNumber_taskType: { tenantId: tenant, documentId, versionNumber: version, taskType: TASK_TYPE.REINDEX } },
-    select: { status: true },
-  });
+  // Locked (lock order: the caller holds the document, then the task row): a worker may fail the
+  // task or the claim may exhaust it without the document lock, and the event below must be
+  // decided on the status the upsert then meets, or a DEAD task revives with no CREATED event.
+  const [before] = await tx.$queryRaw<{ status: string }[]>`
+    SELECT status FROM index_tasks
+     WHERE tenant_id = ${tenant} AND document_id = ${documentId}::uuid AND version_number = ${version}::int AND task_type = ${TASK_TYPE.REINDEX}
+       FOR UPDATE`;
   const [r] = await tx.$queryRaw<{ task_id: string; status: string }[]>`
     INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
     VALUES (${tenant}, ${documentId}::uuid, ${version}::int, 'REINDEX', ${maxAttempts}::int)

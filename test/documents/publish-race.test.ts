@@ -107,3 +107,33 @@ describe.runIf(onRealPostgres)("a rename racing a publish to its new key", () =>
     expect(keys.map((k) => k.key)).toEqual(["minutes", "notes"]);
   });
 });
+
+describe.runIf(onRealPostgres)("a reindex racing its REINDEX task going DEAD", () => {
+  it("judges the task by the status it locks: the revived DEAD task gets its CREATED event and a wake-up", async () => {
+    const { reindex } = await import("../../lib/documents/repository");
+    const doc = await publish(t.pool, { ...input("# Atlas\n\nMaps."), key: "atlas" });
+    const { taskId } = await reindex(t.pool, "race", "atlas", { subject: "test" }, 3);
+    await t.pool.query(`UPDATE index_tasks SET status = 'RUNNING', attempts = 1, lease_owner = 'w1', lease_until = now() + interval '1 minute' WHERE task_id = $1`, [taskId]);
+    // The worker's failure of the task (it takes no document lock) holds the task row, uncommitted.
+    const worker = await t.pool.connect();
+    try {
+      await worker.query("BEGIN");
+      await worker.query(`UPDATE index_tasks SET status = 'DEAD', lease_owner = NULL, lease_until = NULL, finished_at = now(), error_code = 'PARSE_ERROR' WHERE task_id = $1`, [taskId]);
+      const again = reindex(t.pool, "race", "atlas", { subject: "op" }, 3);
+      await waitFor(async () => {
+        const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%index_tasks%' AND pid <> pg_backend_pid()`);
+        return r.rows[0].n === 1;
+      }, 10_000, 10);
+      await worker.query("COMMIT");
+      expect((await again).taskId).toBe(taskId);
+    } finally {
+      worker.release();
+    }
+    const task = (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0];
+    expect(task.status).toBe("PENDING");
+    // The timeline says it came back from DEAD, as a reindex of a DEAD task always says.
+    const events = await t.pool.query(`SELECT kind, actor, detail FROM task_events WHERE task_id = $1 ORDER BY id`, [taskId]);
+    expect(events.rows.at(-1)).toMatchObject({ kind: "CREATED", actor: "op", detail: { restartedFrom: "DEAD" } });
+    expect(doc.created).toBe(true);
+  });
+});
