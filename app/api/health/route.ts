@@ -1,5 +1,6 @@
 import { ping } from "@/lib/db/repository";
 import { json } from "@/lib/http/handler";
+import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
@@ -8,7 +9,10 @@ export async function GET(): Promise<Response> {
     await ping();
     return json({ ok: true, database: "ok" });
   } catch (err) {
-    return json({ ok: false, database: "unreachable", error: { code: "DATABASE_UNAVAILABLE", message: (err as Error).message } }, 503);
+    // Anyone may ask, so the driver's message (host, port, user, why the login failed) goes to the
+    // server log only.
+    log.error({ err }, "health check: the database did not answer");
+    return json({ ok: false, database: "unreachable", error: { code: "DATABASE_UNAVAILABLE", message: "the database did not answer; the server log has the reason" } }, 503);
   }
 }
 
