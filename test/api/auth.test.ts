@@ -198,7 +198,7 @@ describe("sessions live in the database", () => {
   it("revoking a token ends the dashboard sessions opened with it", async () => {
     const { id, token } = await (await R.tokens.POST(req("POST", { name: "ops-laptop", role: "operator", tenants: ["*"] }, bearer(BOOT)), ctx())).json();
     const c = cookieOf(await R.signin.POST(req("POST", { token }, { "x-forwarded-for": "10.6.0.1" }), ctx()));
-    expect(await principalForSession(t.pool, c)).toEqual({ subject: "token:ops-laptop", kind: "application", role: "operator", tenants: null, principals: [], capabilities: [] });
+    expect(await principalForSession(t.pool, c)).toEqual({ subject: "token:ops-laptop", kind: "application", role: "operator", tenants: null, principals: [], capabilities: [], mintedByUserId: null });
     await R.token.DELETE(req("DELETE", undefined, bearer(BOOT)), ctx({ id }));
     expect(await docsWith(c)).toBe(401);
   });
