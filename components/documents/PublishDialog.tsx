@@ -364,7 +364,7 @@ function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: 
             aria-describedby={describedBy("acl", true)}
           />
           <p id={`${fid("acl")}-hint`} className="field__hint">
-            Comma-separated principals allowed to find this document in search.
+            Comma-separated principals allowed to find this document in search. Left empty, a new document is open to the whole tenant and an existing one keeps its ACL.
           </p>
           {fieldError("acl")}
         </div>

@@ -3888,6 +3888,7 @@ export interface operations {
                     content: string;
                     /** @enum {string} */
                     contentEncoding?: "utf8" | "base64";
+                    /** @description Principals that may find the document in search. Absent: the latest version's ACL is kept (a new document: the whole tenant), so a re-publish never opens a restricted document by leaving the field out. [] opens it to the whole tenant. */
                     acl?: string[];
                     abstract?: string | null;
                     overview?: string | null;

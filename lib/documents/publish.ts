@@ -16,7 +16,8 @@ export type PublishInput = {
   title: string;
   contentType: string;
   content: Buffer;
-  acl: string[];
+  /** Null: keep the latest version's ACL (the whole tenant for a new document). */
+  acl: string[] | null;
   abstract: string | null;
   overview: string | null;
   actor: string;
@@ -89,7 +90,7 @@ type Q = <T extends pg.QueryResultRow>(text: string, values: unknown[]) => Promi
  */
 export async function publish(pool: pg.Pool, input: PublishInput): Promise<PublishResult> {
   const checksum = checksumOf(input.content);
-  const acl = [...new Set(input.acl)].sort();
+  const acl = input.acl === null ? null : [...new Set(input.acl)].sort();
   const named = await namedStatementsOn(pool, PREPARED_SETTING);
   return withTransaction(pool, async (tx) => {
     const q: Q = (text, values) => runNamed(tx, { text, values }, named);
@@ -142,16 +143,22 @@ async function lockForPublish(q: Q, input: PublishInput): Promise<LockedDocument
   throw new ApiError(409, "KEY_CHANGED", "the document at this key was renamed three times while this publish waited for it; publish again");
 }
 
-async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksum: string, acl: string[]): Promise<PublishResult> {
+async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksum: string, aclIn: string[] | null): Promise<PublishResult> {
   const doc = await lockForPublish(q, input);
-  if (doc.business_version > 0 && doc.deleted_at === null) {
-    // Read after the lock, so a publish that waited for another one judges the version it committed.
-    const cur = (
-      await q<{ checksum: string; title: string; content_type: string; acl: string[]; abstract: string | null; overview: string | null }>(
-        `SELECT checksum, title, content_type, acl, abstract, overview FROM document_versions WHERE document_id = $1 AND version_number = $2`,
-        [doc.id, doc.business_version],
-      )
-    ).rows[0];
+  // Read after the lock, so a publish that waited for another one judges the version it committed.
+  const cur =
+    doc.business_version > 0
+      ? (
+          await q<{ checksum: string; title: string; content_type: string; acl: string[]; abstract: string | null; overview: string | null }>(
+            `SELECT checksum, title, content_type, acl, abstract, overview FROM document_versions WHERE document_id = $1 AND version_number = $2`,
+            [doc.id, doc.business_version],
+          )
+        ).rows[0]
+      : undefined;
+  // No ACL given: the latest version's stays (after a delete too), so leaving the field out never
+  // opens a restricted document to the whole tenant.
+  const acl = aclIn ?? (cur ? [...cur.acl].sort() : []);
+  if (doc.deleted_at === null) {
     if (
       cur &&
       cur.checksum === checksum &&

@@ -25,7 +25,14 @@ export const publishBody = z
     content: z.string(),
     /** Binary formats (PDF, DOCX) travel as base64 in JSON, or as a multipart file. */
     contentEncoding: z.enum(["utf8", "base64"]).optional(),
-    acl: z.array(aclPrincipal).max(100).optional(),
+    acl: z
+      .array(aclPrincipal)
+      .max(100)
+      .optional()
+      .meta({
+        description:
+          "Principals that may find the document in search. Absent: the latest version's ACL is kept (a new document: the whole tenant), so a re-publish never opens a restricted document by leaving the field out. [] opens it to the whole tenant.",
+      }),
     abstract: z.string().max(20_000).refine(readableText, TEXT_CONTROL).nullish(),
     overview: z.string().max(50_000).refine(readableText, TEXT_CONTROL).nullish(),
   })

@@ -333,3 +333,39 @@ describe("review: ways around the audit and the scope are closed", () => {
     expect(rows.map((r) => r.tenant_id).sort()).toEqual(["acme", "globex"]);
   });
 });
+
+describe("a re-publish that leaves out the ACL keeps it", () => {
+  const aclOf = async (key: string, version: number) =>
+    (await t.pool.query(`SELECT v.acl FROM document_versions v JOIN documents d ON d.id = v.document_id WHERE d.tenant_id = 'acme' AND d.key = $1 AND v.version_number = $2`, [key, version])).rows[0]?.acl;
+
+  it("an edit sent without `acl` stays restricted; `acl: []` is what opens it; a re-publish after a delete keeps it too", async () => {
+    const content = "# Bonus\n\nThe bonus pool for the quarter is set by the board.";
+    expect((await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content, acl: ["group:hr"] })).status).toBe(202);
+    // The same content without the field is the same document: nothing new, still restricted.
+    const same = await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content });
+    expect([same.status, same.body.versionNumber]).toEqual([200, 1]);
+    const edited = await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content: `${content}\n\nPaid in April.` });
+    expect([edited.status, edited.body.versionNumber]).toEqual([202, 2]);
+    expect(await aclOf("bonus", 2)).toEqual(["group:hr"]);
+    // A multipart upload without the field keeps it as well.
+    const form = new FormData();
+    form.set("file", new File([`${content}\n\nPaid in May.`], "bonus.md", { type: "text/markdown" }));
+    form.set("title", "bonus");
+    const res: Response = await R.publish.POST(new Request("http://localhost/x", { method: "POST", headers: { authorization: `Bearer ${BOOT}` }, body: form }), ctx({ tenant: "acme", key: "bonus" }));
+    expect(res.status).toBe(202);
+    expect(await aclOf("bonus", 3)).toEqual(["group:hr"]);
+    await waitFor(async () => ((await call(R.doc, "GET", { tenant: "acme", key: "bonus" })).body.searchVersion === 3 ? true : null));
+    // A viewer outside group:hr does not find it.
+    const viewer = await person("vic@acme.example", "viewer", ["acme"]);
+    const hits = await call(R.search, "POST", { tenant: "acme" }, { query: "bonus pool quarter board", mode: "text" }, { cookie: viewer.cookie });
+    expect(hits.body.hits.map((h: any) => h.documentKey)).not.toContain("bonus");
+
+    expect((await call(R.doc, "DELETE", { tenant: "acme", key: "bonus" })).status).toBe(202);
+    expect((await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content })).status).toBe(202);
+    expect(await aclOf("bonus", 4)).toEqual(["group:hr"]);
+
+    const opened = await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content, acl: [] });
+    expect([opened.status, opened.body.versionNumber]).toEqual([202, 5]);
+    expect(await aclOf("bonus", 5)).toEqual([]);
+  });
+});

@@ -100,7 +100,8 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   }
 
   const requestHash = createHash("sha256")
-    .update(JSON.stringify([tenant, key, body.title, storedType, body.acl ?? [], body.abstract ?? null, body.overview ?? null]))
+    // An absent ACL (keep the latest) is not the same request as an empty one (open to the tenant).
+    .update(JSON.stringify([tenant, key, body.title, storedType, body.acl ?? null, body.abstract ?? null, body.overview ?? null]))
     .update(content)
     .digest("hex");
   const r = await publish(db(), {
@@ -109,7 +110,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     title: body.title,
     contentType: storedType,
     content,
-    acl: body.acl ?? [],
+    acl: body.acl ?? null,
     abstract: body.abstract ?? null,
     overview: body.overview ?? null,
     actor: principal.subject,
