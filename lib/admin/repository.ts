@@ -96,11 +96,11 @@ export async function createToken(pool: pg.Pool, actor: Principal, b: z.infer<ty
       if (!atMost(b.role, u.role)) throw new ApiError(403, "GRANT_EXCEEDS_OWN", `${u.email} is ${u.role}; their token cannot be ${b.role}`);
       if (!tenantsWithin(tenantsOf(b.tenants), tenantsOf(u.tenants))) throw new ApiError(403, "GRANT_EXCEEDS_OWN", `${u.email} does not hold every tenant named`);
     }
-    // The person answerable for it: the minting person, or the minting token's person.
-    const mintedBy = actor.kind === "person" ? actor.subject.replace(/^user:/, "") : null;
+    // The person answerable for it: the minting token's person, else the minting person.
+    const mintedBy = actor.mintedByUserId === undefined && actor.kind === "person" ? actor.subject.replace(/^user:/, "") : null;
     await tx.$executeRaw`INSERT INTO api_tokens (id, name, token_hash, role, tenants, user_id, capabilities, created_by, minted_by_user_id)
       VALUES (${id}::uuid, ${b.name}, ${hashToken(token)}, ${b.role}, ${b.tenants}::text[], ${b.userId ?? null}::uuid, ${capabilities}::text[], ${actor.subject},
-              coalesce((SELECT id FROM users WHERE email = ${mintedBy}), ${actor.mintedByUserId ?? null}::uuid))`;
+              coalesce(${actor.mintedByUserId ?? null}::uuid, (SELECT id FROM users WHERE email = ${mintedBy})))`;
     await writeAudit(tx, adminAudit(actor.subject, "token.create", "token", id, { name: b.name, kind: b.kind, userId: b.userId ?? null, role: b.role, tenants: b.tenants, capabilities }));
     return { id, name: b.name, kind: b.kind, userId: b.userId ?? null, role: b.role, tenants: b.tenants, capabilities, token };
   });
@@ -179,7 +179,7 @@ export async function updateUser(pool: pg.Pool, actor: Principal, id: string, b:
     // Nobody grants themselves: an admin adding a group to their own account would search as that
     // group without the audit row a search-as leaves. Another admin makes such a change.
     // A token answers for the person who minted it, so one minted for the purpose changes nothing.
-    const self = actor.kind === "person" ? actor.subject === `user:${before.email}` : actor.mintedByUserId === id;
+    const self = (actor.kind === "person" && actor.subject === `user:${before.email}`) || actor.mintedByUserId === id;
     if (grants && self) throw new ApiError(403, "SELF_GRANT", "ask another admin to change your own role, tenants or groups");
     if (b.role !== undefined && !hasRole(actor, b.role)) throw new ApiError(403, "GRANT_EXCEEDS_OWN", `you cannot grant role ${b.role}`);
     const disabled = b.disabled ?? null;

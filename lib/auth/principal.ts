@@ -17,8 +17,9 @@ export type Principal = {
   principals: string[];
   capabilities: Capability[];
   /**
-   * An application token's answerable person: the user who minted it, directly or through other
-   * tokens (null: the bootstrap token, or unknown). Nobody grants themselves, through a token either.
+   * A token's answerable person: the user who minted it, directly or through other tokens (null:
+   * the bootstrap token, or unknown; absent for a session). Nobody grants themselves, through a
+   * token either, a personal token minted for someone else included.
    */
   mintedByUserId?: string | null;
 };
@@ -120,6 +121,9 @@ export function tokenPrincipal(t: TokenRow): Principal | null {
   if (!t.user_email || !t.user_role || t.user_disabled) return null;
   const p = personPrincipal(t.user_email, lowerRole(t.role, t.user_role), null, t.user_groups ?? []);
   p.tenants = intersectTenants(tenantsOf(t.tenants), tenantsOf(t.user_tenants));
+  // An admin may mint a person's token for someone else: it still answers for the admin. One with
+  // no known minter (the bootstrap token's) answers for its owner.
+  p.mintedByUserId = t.minted_by_user_id ?? t.user_id;
   return p;
 }
 

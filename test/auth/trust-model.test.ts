@@ -272,8 +272,19 @@ describe("review: ways around the audit and the scope are closed", () => {
     expect([again.status, again.body.error?.code]).toEqual([403, "SELF_GRANT"]);
     expect((await t.pool.query(`SELECT groups FROM users WHERE id = $1`, [gil])).rows[0].groups).toEqual([]);
     // The same token may still change someone else in its scope.
-    const other = await person("otto@globex.example", "viewer", ["globex"]);
+    const other = await person("otto@globex.example", "admin", ["globex"]);
     expect((await call(R.user, "PATCH", { id: other.id }, { groups: ["support"] }, first)).status).toBe(200);
+    // A personal token Gil mints for another admin acts as that admin, and still answers for Gil.
+    const ottos = await call(R.tokens, "POST", {}, { name: "otto-by-gil", role: "admin", tenants: ["globex"], kind: "person", userId: other.id }, { cookie });
+    expect(ottos.status).toBe(201);
+    const viaOtto = await call(R.user, "PATCH", { id: gil }, { groups: ["exec"] }, { bearer: ottos.body.token });
+    expect([viaOtto.status, viaOtto.body.error?.code]).toEqual([403, "SELF_GRANT"]);
+    // And so does an application token that personal token mints.
+    const third = await call(R.tokens, "POST", {}, { name: "gil-automation-3", role: "admin", tenants: ["globex"] }, { bearer: ottos.body.token });
+    expect(third.status).toBe(201);
+    const viaThird = await call(R.user, "PATCH", { id: gil }, { groups: ["exec"] }, { bearer: third.body.token });
+    expect([viaThird.status, viaThird.body.error?.code]).toEqual([403, "SELF_GRANT"]);
+    expect((await t.pool.query(`SELECT groups FROM users WHERE id = $1`, [gil])).rows[0].groups).toEqual([]);
   });
 
   it("people with no tenants yet are only an all-tenant admin's to see and place", async () => {
