@@ -286,6 +286,8 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
         reject(l.index, o.error);
       }
     }
+    // They run one after another: every one renews from now, not only from its own turn.
+    for (const l of restart) l.member.hooks.switchUndone?.();
     for (const l of restart) results[l.index] = await alone(l.index);
   } catch {
     // Not one task's failure (the embedder, the database): nobody's outcome is decided by it.
@@ -304,7 +306,10 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
   }
 
   async function finish(): Promise<MemberResult[]> {
-    for (const i of open()) results[i] = await alone(i);
+    const rest = open();
+    // Run one after another after a batch switch that decided nothing: all renew from now.
+    for (const i of rest) members[i].hooks.switchUndone?.();
+    for (const i of rest) results[i] = await alone(i);
     return results as MemberResult[];
   }
 }

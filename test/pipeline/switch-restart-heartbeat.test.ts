@@ -28,8 +28,8 @@ afterEach(async () => {
 const TENANT = "hb";
 const doc = (sections: string[]) => ["# Guide", ...sections.map((s, i) => `## Part ${i}\n\n${s}`)].join("\n\n");
 const para = (name: string) => `The ${name} rule says that requests about ${name} go to the ${name} desk and are answered within two working days by the duty team.`;
-const pub = (sections: string[]) =>
-  publish(t.pool, { tenant: TENANT, key: "guide", title: "guide", contentType: "text/markdown", content: Buffer.from(doc(sections)), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
+const pub = (sections: string[], key = "guide") =>
+  publish(t.pool, { tenant: TENANT, key, title: "guide", contentType: "text/markdown", content: Buffer.from(doc(sections)), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
 
 /** The local embedder; `once` runs before its next call, and `delayMs` slows every later call. */
 class ScriptedEmbedder extends LocalEmbedder {
@@ -47,8 +47,13 @@ class ScriptedEmbedder extends LocalEmbedder {
   }
 }
 
-const taskOf = async (version: number) =>
-  (await t.pool.query<{ status: string; attempts: number }>(`SELECT status, attempts FROM index_tasks WHERE version_number = $1 AND task_type = 'INDEX'`, [version])).rows[0];
+const taskOf = async (version: number, key = "guide") =>
+  (
+    await t.pool.query<{ status: string; attempts: number }>(
+      `SELECT k.status, k.attempts FROM index_tasks k JOIN documents d ON d.id = k.document_id WHERE d.key = $2 AND k.version_number = $1 AND k.task_type = 'INDEX'`,
+      [version, key],
+    )
+  ).rows[0];
 
 it("a task that starts over after its switch rolled back keeps renewing its lease through the second round", async () => {
   const embedder = new ScriptedEmbedder();
@@ -84,3 +89,38 @@ it("a task that starts over after its switch rolled back keeps renewing its leas
   expect(events.rows.map((r) => r.kind)).toEqual(["CREATED", "CLAIMED", "SUCCEEDED"]);
   expect(worker.stats.lost).toBe(0);
 }, 60_000);
+
+it("in a batch, every member sent to run again on its own renews from the failed switch on, not from its turn", async () => {
+  const embedder = new ScriptedEmbedder();
+  // One slot takes both documents' tasks in one batch.
+  const cfg = loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "1.5", LOG_LEVEL: "silent" });
+  worker = new Worker({ pool: t.pool, databaseUrl: t.url, workerId: "hb-batch", concurrency: 1, cfg, embedder, tasksPerSlot: 8 });
+  await worker.start();
+  const keys = ["guide", "manual"];
+  for (const key of keys) {
+    await pub([para("alpha"), para("beta"), para("gamma")], key);
+    await waitFor(async () => (await taskOf(1, key))?.status === "SUCCEEDED");
+    await pub([para("alpha"), para("beta"), para(`delta-${key}`)], key);
+    await waitFor(async () => (await taskOf(2, key))?.status === "SUCCEEDED");
+    await rollback(t.pool, TENANT, key, 1, "test", { subject: "test" }, 24, { model: "indexwright-local-hash-v1", dimensions: 384 });
+  }
+  let collected = -1;
+  embedder.once = async () => {
+    await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE version_number = 2`);
+    collected = await collectGarbage(t.pool, 1);
+    embedder.delayMs = 3_000;
+  };
+  // Both v3 wait behind a pause of the tenant, so one claim takes them together.
+  await t.pool.query(`INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ($1, 'test', 'batch them')`, [TENANT]);
+  for (const key of keys) await pub([para("alpha"), para("beta"), para(`delta-${key}`), para(`epsilon-${key}`)], key);
+  await t.pool.query(`DELETE FROM task_pauses WHERE tenant_id = $1`, [TENANT]);
+  await waitFor(async () => {
+    const s = await Promise.all(keys.map(async (k) => (await taskOf(3, k))?.status ?? ""));
+    return s.every((x) => ["SUCCEEDED", "DEAD"].includes(x));
+  }, 40_000);
+
+  expect(collected).toBe(2);
+  // The second to run again waited through the first one's slow round (3 s, two lease lengths).
+  for (const key of keys) expect(await taskOf(3, key), key).toEqual({ status: "SUCCEEDED", attempts: 1 });
+  expect(worker.stats.lost).toBe(0);
+}, 90_000);
