@@ -44,7 +44,13 @@ async function follow(client: IndexwrightClient, values: Values & { timeout?: st
 }
 
 const describeWait = (r: WaitResult) =>
-  r.outcome === "failed" ? `failed: ${r.lastError ? `${r.lastError.code} ${r.lastError.message}` : r.state}` : r.outcome === "timeout" ? `timed out (state ${r.state})` : r.outcome;
+  r.outcome === "failed"
+    ? `failed: ${r.lastError ? `${r.lastError.code} ${r.lastError.message}` : r.state}`
+    : r.outcome === "timeout"
+      ? `timed out (state ${r.state})`
+      : r.outcome === "held"
+        ? "held: search stays on an older version (pinned by a rollback, or the build was force-done); unpin or reindex to serve this one"
+        : r.outcome;
 
 export async function publishCmd(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -265,7 +271,7 @@ export async function syncCmd(argv: string[]): Promise<void> {
   if (values.wait && goals.size) {
     report.wait = await waitForAll(client, tenant, goals, timeoutMs(values.timeout));
     const outcomes = Object.values(report.wait);
-    if (outcomes.includes("failed")) process.exitCode = 1;
+    if (outcomes.includes("failed") || outcomes.includes("held")) process.exitCode = 1;
     else if (outcomes.includes("timeout")) process.exitCode ??= 2;
   }
   out(values, report, () => [

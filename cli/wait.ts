@@ -12,11 +12,12 @@ export type Goal =
   /** The document is out of search. */
   | { kind: "deleted"; taskId: string };
 
-export type WaitOutcome = "searchable" | "deleted" | "failed" | "timeout";
+/** `held`: the version is built or closed, but search stays on an older one (a rollback's pin, a force-done) and nothing is building it. */
+export type WaitOutcome = "searchable" | "deleted" | "held" | "failed" | "timeout";
 export type WaitResult = { outcome: WaitOutcome; state: string | null; lastError: { code: string; message: string } | null };
 
 /** The process exit code for an outcome: 0 done, 1 failed, 2 timed out. */
-export const exitCodeOf = (o: WaitOutcome) => (o === "failed" ? 1 : o === "timeout" ? 2 : 0);
+export const exitCodeOf = (o: WaitOutcome) => (o === "failed" || o === "held" ? 1 : o === "timeout" ? 2 : 0);
 
 type Doc = Schemas["DocumentDetail"];
 
@@ -34,6 +35,9 @@ export function judge(doc: Doc, goal: Goal): WaitOutcome | null {
   if (task && task.status !== "SUCCEEDED" && task.status !== "SUPERSEDED" && task.status !== "RESOLVED") return null;
   if (doc.state === "SEARCHABLE" && (doc.searchVersion ?? 0) >= goal.versionNumber) return "searchable";
   if (doc.state === "FAILED") return "failed";
+  // Its build is done or closed and search stays on an older version: waiting longer changes
+  // nothing (an unpin or a reindex would).
+  if (doc.state === "SEARCHABLE" && (doc.pinned || task?.status === "RESOLVED")) return "held";
   return null;
 }
 

@@ -179,7 +179,7 @@ function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: 
           title: res.unchanged ? `No change: ${input.key} is already v${res.versionNumber}` : `Published ${input.key} v${res.versionNumber}`,
           body: !res.unchanged
             ? "Indexing has started; the state updates live."
-            : res.searchVersion !== null && res.searchVersion < Number(res.versionNumber)
+            : res.state === "SEARCHABLE" && res.searchVersion !== null && res.searchVersion < Number(res.versionNumber)
               ? `The content matches the latest version, so nothing new was indexed. Search still answers from v${res.searchVersion}${res.pinned ? ", pinned by a rollback: unpin to serve" : "; reindex to build"} v${res.versionNumber}.`
               : "The content matches the latest version, so nothing new was indexed.",
           link: { href: documentHref(input.tenant, input.key), label: "Open document" },

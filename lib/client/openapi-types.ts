@@ -1515,7 +1515,7 @@ export type components = {
             /** @description Defaults to the file name without its extension. */
             title?: string;
             contentType?: string;
-            /** @description Principals, comma-separated. */
+            /** @description Principals, comma-separated. Absent: the latest version's ACL is kept (a new document: the whole tenant); an empty value opens the document to the whole tenant. */
             acl?: string;
             abstract?: string;
             overview?: string;

@@ -49,7 +49,7 @@ const multipartPublish = z
     file: z.string().meta({ description: "The document's bytes; its type is the contentType field, else the part's own type.", contentMediaType: "application/octet-stream" }),
     title: z.string().optional().meta({ description: "Defaults to the file name without its extension." }),
     contentType: z.string().optional(),
-    acl: z.string().optional().meta({ description: "Principals, comma-separated." }),
+    acl: z.string().optional().meta({ description: "Principals, comma-separated. Absent: the latest version's ACL is kept (a new document: the whole tenant); an empty value opens the document to the whole tenant." }),
     abstract: z.string().optional(),
     overview: z.string().optional(),
   })

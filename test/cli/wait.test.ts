@@ -6,8 +6,8 @@ import type { Schemas } from "../../lib/client";
 
 type Doc = Schemas["DocumentDetail"];
 const task = (taskId: string, status: string) => ({ taskId, status }) as Doc["tasks"][number];
-const doc = (state: string, searchVersion: number | null, tasks: Doc["tasks"] = [], progress: Doc["progress"] = null) =>
-  ({ state, searchVersion, tasks, progress, lastError: state === "FAILED" ? { code: "PARSE_ERROR", message: "bad" } : null }) as Doc;
+const doc = (state: string, searchVersion: number | null, tasks: Doc["tasks"] = [], progress: Doc["progress"] = null, pinned = false) =>
+  ({ state, searchVersion, tasks, progress, pinned, lastError: state === "FAILED" ? { code: "PARSE_ERROR", message: "bad" } : null }) as Doc;
 
 describe("judge", () => {
   it("a published version: searchable once search answers from it, failed when its task is DEAD or the document FAILED", () => {
@@ -18,6 +18,16 @@ describe("judge", () => {
     expect(judge(doc("SEARCHABLE", 2, [task("7", "SUCCEEDED")]), goal)).toBe("searchable");
     expect(judge(doc("SEARCHABLE", 1, [task("7", "DEAD")]), goal)).toBe("failed");
     expect(judge(doc("FAILED", null, [task("7", "SUCCEEDED")]), goal)).toBe("failed");
+  });
+
+  it("held, not waited on until the timeout, when search stays on an older version by a pin or a force-done", () => {
+    const goal = { kind: "searchable", versionNumber: 2, taskId: "7" } as const;
+    // A build finished under a rollback's pin stays READY: nothing will move search to it.
+    expect(judge(doc("SEARCHABLE", 1, [task("7", "SUCCEEDED")], null, true), goal)).toBe("held");
+    expect(judge(doc("SEARCHABLE", 1, [task("7", "RESOLVED")]), goal)).toBe("held");
+    // Still being built under the pin: wait.
+    expect(judge(doc("UPDATING", 1, [task("7", "RUNNING")], null, true), goal)).toBeNull();
+    expect(exitCodeOf("held")).toBe(1);
   });
 
   it("a reindex is done when its task is, even with search pinned to another version; a delete when the document is DELETED", () => {
