@@ -286,30 +286,30 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
         reject(l.index, o.error);
       }
     }
-    // They run one after another: every one renews from now, not only from its own turn.
-    for (const l of restart) l.member.hooks.switchUndone?.();
-    for (const l of restart) results[l.index] = await alone(l.index);
+    await alone(restart.map((l) => l.index));
   } catch {
     // Not one task's failure (the embedder, the database): nobody's outcome is decided by it.
     // Every task still unsettled runs again on its own, where a failure is its own.
   }
   return finish();
 
-  async function alone(i: number): Promise<MemberResult> {
-    // Its place in the batch's switch (if it had one) decided nothing: it runs again, renewing.
-    members[i].hooks.switchUndone?.();
-    try {
-      return { status: "fulfilled", value: await runIndexTask({ pool, embedder, lease: members[i].lease, hooks: members[i].hooks, opts }) };
-    } catch (reason) {
-      return { status: "rejected", reason };
+  /**
+   * Runs these members on their own, one after another. Their place in the batch's switch (if
+   * they had one) decided nothing, so all of them renew their leases from now, not from their turn.
+   */
+  async function alone(indices: number[]): Promise<void> {
+    for (const i of indices) members[i].hooks.switchUndone?.();
+    for (const i of indices) {
+      try {
+        results[i] = { status: "fulfilled", value: await runIndexTask({ pool, embedder, lease: members[i].lease, hooks: members[i].hooks, opts }) };
+      } catch (reason) {
+        results[i] = { status: "rejected", reason };
+      }
     }
   }
 
   async function finish(): Promise<MemberResult[]> {
-    const rest = open();
-    // Run one after another after a batch switch that decided nothing: all renew from now.
-    for (const i of rest) members[i].hooks.switchUndone?.();
-    for (const i of rest) results[i] = await alone(i);
+    await alone(open());
     return results as MemberResult[];
   }
 }
