@@ -76,7 +76,6 @@ export async function queryRows<T>(tx: Tx, stmt: Statement): Promise<T[]> {
   return tx.$queryRawUnsafe<T[]>(stmt.text, ...stmt.values);
 }
 
-/** ISO string of a timestamp column that may be null. */
 /**
  * Whether `err` is a unique violation (SQLSTATE 23505) on `constraint`: from pg directly, or from a
  * Prisma raw query, which wraps the driver's error (P2010, meta.driverAdapterError.cause).
@@ -89,4 +88,5 @@ export function isUniqueViolation(err: unknown, constraint: string): boolean {
   return e.code === "P2010" && cause?.originalCode === "23505" && cause.constraint?.index === constraint;
 }
 
+/** ISO string of a timestamp column that may be null. */
 export const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
