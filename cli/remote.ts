@@ -43,14 +43,18 @@ async function follow(client: IndexwrightClient, values: Values & { timeout?: st
   return r;
 }
 
-const describeWait = (r: WaitResult) =>
-  r.outcome === "failed"
-    ? `failed: ${r.lastError ? `${r.lastError.code} ${r.lastError.message}` : r.state}`
-    : r.outcome === "timeout"
-      ? `timed out (state ${r.state})`
-      : r.outcome === "held"
-        ? "held: search stays on an older version (pinned by a rollback, or the build was force-done); unpin or reindex to serve this one"
-        : r.outcome;
+function describeWait(r: WaitResult): string {
+  switch (r.outcome) {
+    case "failed":
+      return `failed: ${r.lastError ? `${r.lastError.code} ${r.lastError.message}` : r.state}`;
+    case "timeout":
+      return `timed out (state ${r.state})`;
+    case "held":
+      return "held: search stays on an older version (pinned by a rollback, or the build was force-done); unpin or reindex to serve this one";
+    default:
+      return r.outcome;
+  }
+}
 
 export async function publishCmd(argv: string[]): Promise<void> {
   const { values } = parseArgs({

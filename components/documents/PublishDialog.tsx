@@ -98,6 +98,13 @@ export function PublishDialog({ open, onClose, defaultTenant, knownTenants }: Pr
 
 type FormProps = Omit<Props, "open"> & { publish: ReturnType<typeof usePublish>; upload: ReturnType<typeof useUpload> };
 
+/** What an unchanged publish did, and where search stands if an older version still serves. */
+function unchangedNote(res: PublishResult): string {
+  const note = "The content matches the latest version, so nothing new was indexed.";
+  if (res.state !== "SEARCHABLE" || res.searchVersion === null || res.searchVersion >= Number(res.versionNumber)) return note;
+  return `${note} Search still answers from v${res.searchVersion}${res.pinned ? ", pinned by a rollback: unpin to serve" : "; reindex to build"} v${res.versionNumber}.`;
+}
+
 function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: FormProps) {
   const toast = useToast();
   const [form, setForm] = useState<Form>(() => emptyForm(defaultTenant));
@@ -177,11 +184,7 @@ function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: 
         toast.push({
           tone: "success",
           title: res.unchanged ? `No change: ${input.key} is already v${res.versionNumber}` : `Published ${input.key} v${res.versionNumber}`,
-          body: !res.unchanged
-            ? "Indexing has started; the state updates live."
-            : res.state === "SEARCHABLE" && res.searchVersion !== null && res.searchVersion < Number(res.versionNumber)
-              ? `The content matches the latest version, so nothing new was indexed. Search still answers from v${res.searchVersion}${res.pinned ? ", pinned by a rollback: unpin to serve" : "; reindex to build"} v${res.versionNumber}.`
-              : "The content matches the latest version, so nothing new was indexed.",
+          body: res.unchanged ? unchangedNote(res) : "Indexing has started; the state updates live.",
           link: { href: documentHref(input.tenant, input.key), label: "Open document" },
         });
       },
