@@ -55,32 +55,50 @@ const taskOf = async (version: number, key = "guide") =>
     )
   ).rows[0];
 
-it("a task that starts over after its switch rolled back keeps renewing its lease through the second round", async () => {
-  const embedder = new ScriptedEmbedder();
+/** A worker with 1.5 s leases (renewed every 0.5 s) over `embedder`. */
+async function startWorker(id: string, embedder: ScriptedEmbedder, concurrency: number): Promise<Worker> {
   const cfg = loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "1.5", LOG_LEVEL: "silent" });
-  worker = new Worker({ pool: t.pool, databaseUrl: t.url, workerId: "hb-worker", concurrency: 2, cfg, embedder });
-  await worker.start();
+  const w = new Worker({ pool: t.pool, databaseUrl: t.url, workerId: id, concurrency, cfg, embedder, tasksPerSlot: 8 });
+  await w.start();
+  return w;
+}
 
-  // v1: A B C; v2: A B D (D is stored only in v2); a rollback pins v1 and retires v2.
-  await pub([para("alpha"), para("beta"), para("gamma")]);
-  await waitFor(async () => (await taskOf(1))?.status === "SUCCEEDED");
-  await pub([para("alpha"), para("beta"), para("delta")]);
-  await waitFor(async () => (await taskOf(2))?.status === "SUCCEEDED");
-  await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24, { model: "indexwright-local-hash-v1", dimensions: 384 });
+/** v1: A B C; v2: A B D (D is stored only in v2); a rollback pins v1 and retires v2. */
+async function pinV1OverV2(key: string, delta: string): Promise<void> {
+  await pub([para("alpha"), para("beta"), para("gamma")], key);
+  await waitFor(async () => (await taskOf(1, key))?.status === "SUCCEEDED");
+  await pub([para("alpha"), para("beta"), para(delta)], key);
+  await waitFor(async () => (await taskOf(2, key))?.status === "SUCCEEDED");
+  await rollback(t.pool, TENANT, key, 1, "test", { subject: "test" }, 24, { model: "indexwright-local-hash-v1", dimensions: 384 });
+}
 
-  // v3: A B D E. Round 1 counts D as stored and embeds E; while it does, v2 passes its retention
-  // and is collected, so the switch finds D gone and rolls back. Round 2 embeds D and E slowly:
-  // 4.5 s, three lease lengths.
+/**
+ * On the embedder's next call, every v2 passes its retention and is collected, and every later
+ * call takes `delayMs`. Returns how many versions were collected (-1 until then).
+ */
+function collectV2OnNextEmbed(embedder: ScriptedEmbedder, delayMs: number): () => number {
   let collected = -1;
   embedder.once = async () => {
     await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE version_number = 2`);
     collected = await collectGarbage(t.pool, 1);
-    embedder.delayMs = 4_500;
+    embedder.delayMs = delayMs;
   };
+  return () => collected;
+}
+
+it("a task that starts over after its switch rolled back keeps renewing its lease through the second round", async () => {
+  const embedder = new ScriptedEmbedder();
+  worker = await startWorker("hb-worker", embedder, 2);
+  await pinV1OverV2("guide", "delta");
+
+  // v3: A B D E. Round 1 counts D as stored and embeds E; while it does, v2 passes its retention
+  // and is collected, so the switch finds D gone and rolls back. Round 2 embeds D and E slowly:
+  // 4.5 s, three lease lengths.
+  const collected = collectV2OnNextEmbed(embedder, 4_500);
   await pub([para("alpha"), para("beta"), para("delta"), para("epsilon")]);
   await waitFor(async () => ["SUCCEEDED", "DEAD"].includes((await taskOf(3))?.status ?? ""), 30_000);
 
-  expect(collected).toBe(1);
+  expect(collected()).toBe(1);
   // Done by the lease it was claimed with: the lease never lapsed, nobody took the task over.
   expect(await taskOf(3)).toEqual({ status: "SUCCEEDED", attempts: 1 });
   const events = await t.pool.query<{ kind: string }>(
@@ -93,23 +111,10 @@ it("a task that starts over after its switch rolled back keeps renewing its leas
 it("in a batch, every member sent to run again on its own renews from the failed switch on, not from its turn", async () => {
   const embedder = new ScriptedEmbedder();
   // One slot takes both documents' tasks in one batch.
-  const cfg = loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "1.5", LOG_LEVEL: "silent" });
-  worker = new Worker({ pool: t.pool, databaseUrl: t.url, workerId: "hb-batch", concurrency: 1, cfg, embedder, tasksPerSlot: 8 });
-  await worker.start();
+  worker = await startWorker("hb-batch", embedder, 1);
   const keys = ["guide", "manual"];
-  for (const key of keys) {
-    await pub([para("alpha"), para("beta"), para("gamma")], key);
-    await waitFor(async () => (await taskOf(1, key))?.status === "SUCCEEDED");
-    await pub([para("alpha"), para("beta"), para(`delta-${key}`)], key);
-    await waitFor(async () => (await taskOf(2, key))?.status === "SUCCEEDED");
-    await rollback(t.pool, TENANT, key, 1, "test", { subject: "test" }, 24, { model: "indexwright-local-hash-v1", dimensions: 384 });
-  }
-  let collected = -1;
-  embedder.once = async () => {
-    await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE version_number = 2`);
-    collected = await collectGarbage(t.pool, 1);
-    embedder.delayMs = 3_000;
-  };
+  for (const key of keys) await pinV1OverV2(key, `delta-${key}`);
+  const collected = collectV2OnNextEmbed(embedder, 3_000);
   // Both v3 wait behind a pause of the tenant, so one claim takes them together.
   await t.pool.query(`INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ($1, 'test', 'batch them')`, [TENANT]);
   for (const key of keys) await pub([para("alpha"), para("beta"), para(`delta-${key}`), para(`epsilon-${key}`)], key);
@@ -119,7 +124,7 @@ it("in a batch, every member sent to run again on its own renews from the failed
     return s.every((x) => ["SUCCEEDED", "DEAD"].includes(x));
   }, 40_000);
 
-  expect(collected).toBe(2);
+  expect(collected()).toBe(2);
   // The second to run again waited through the first one's slow round (3 s, two lease lengths).
   for (const key of keys) expect(await taskOf(3, key), key).toEqual({ status: "SUCCEEDED", attempts: 1 });
   expect(worker.stats.lost).toBe(0);
