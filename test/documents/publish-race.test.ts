@@ -16,6 +16,13 @@ const input = (content: string): PublishInput => ({
   tenant: "race", key: "policy", title: "Policy", contentType: "text/markdown", content: Buffer.from(content), acl: ["staff"], abstract: null, overview: null, actor: "test", maxAttempts: 3,
 });
 
+/** Waits until `n` sessions wait on a lock in a statement whose text matches the LIKE `pattern`. */
+const lockWaiters = (pattern: string, n: number) =>
+  waitFor(async () => {
+    const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE $1 AND pid <> pg_backend_pid()`, [pattern]);
+    return r.rows[0].n === n;
+  }, 10_000, 10);
+
 describe.runIf(onRealPostgres)("identical publishes racing on one document", () => {
   it("the second, having waited for the first's commit, returns the version it made instead of a duplicate", async () => {
     const v1 = await publish(t.pool, input("# Policy\n\nFirst."));
@@ -27,10 +34,7 @@ describe.runIf(onRealPostgres)("identical publishes racing on one document", () 
       await holder.query("BEGIN");
       await holder.query(`SELECT 1 FROM documents WHERE id = $1 FOR UPDATE`, [v1.documentId]);
       const racing = [publish(t.pool, input("# Policy\n\nSecond.")), publish(t.pool, input("# Policy\n\nSecond."))];
-      await waitFor(async () => {
-        const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF d%'`);
-        return r.rows[0].n === 2;
-      }, 10_000, 10);
+      await lockWaiters("%FOR UPDATE OF d%", 2);
       await holder.query("COMMIT");
       const results = await Promise.all(racing);
       expect(results.map((r) => [r.created, r.versionNumber]).sort()).toEqual([
@@ -60,10 +64,7 @@ describe.runIf(onRealPostgres)("a publish racing a rename of its document", () =
       await renamer.query("BEGIN");
       await renamer.query(`SELECT 1 FROM documents WHERE id = $1 FOR UPDATE`, [first.documentId]);
       const racing = publish(t.pool, { ...input("# Handbook\n\nNew."), key: "handbook" });
-      await waitFor(async () => {
-        const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF d%'`);
-        return r.rows[0].n === 1;
-      }, 10_000, 10);
+      await lockWaiters("%FOR UPDATE OF d%", 1);
       await renamer.query(`UPDATE documents SET key = 'handbook-2019' WHERE id = $1`, [first.documentId]);
       await renamer.query("COMMIT");
       const r = await racing;
@@ -94,10 +95,7 @@ describe.runIf(onRealPostgres)("a rename racing a publish to its new key", () =>
         () => null,
         (e: unknown) => e,
       );
-      await waitFor(async () => {
-        const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE documents SET key%'`);
-        return r.rows[0].n === 1;
-      }, 10_000, 10);
+      await lockWaiters("UPDATE documents SET key%", 1);
       await publisher.query("COMMIT");
       expect(await renaming).toMatchObject({ status: 409, code: "KEY_TAKEN" });
     } finally {
@@ -120,10 +118,7 @@ describe.runIf(onRealPostgres)("a reindex racing its REINDEX task going DEAD", (
       await worker.query("BEGIN");
       await worker.query(`UPDATE index_tasks SET status = 'DEAD', lease_owner = NULL, lease_until = NULL, finished_at = now(), error_code = 'PARSE_ERROR' WHERE task_id = $1`, [taskId]);
       const again = reindex(t.pool, "race", "atlas", { subject: "op" }, 3);
-      await waitFor(async () => {
-        const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%index_tasks%' AND pid <> pg_backend_pid()`);
-        return r.rows[0].n === 1;
-      }, 10_000, 10);
+      await lockWaiters("%index_tasks%", 1);
       await worker.query("COMMIT");
       expect((await again).taskId).toBe(taskId);
     } finally {
