@@ -538,7 +538,7 @@ export async function rename(pool: pg.Pool, tenant: string, key: string, newKey:
 // The chunk browser of one document: which index versions it has, and the chunks of one of them
 // (section, level, text, whether the vector was reused), a page at a time in reading order.
 
-type ChunkBrowserDocRow = { id: string; served_id: string | null; deleted: boolean; current_readable: boolean };
+type ChunkBrowserDocRow = { id: string; served_id: string | null; served_version: number | null; business_version: number; deleted: boolean };
 type ChunkBrowserVersionRow = Omit<IndexVersionRow, "activated_at" | "retired_at"> & { serving: boolean; readable: boolean; chunks_reused: number | null };
 type ChunkBrowserRow = { ordinal: number; chunk_id: string; level: number; section_path: string; text: string; chars: number; content_hash: string; reused: boolean };
 
@@ -559,19 +559,20 @@ type ChunkBrowserRow = { ordinal: number; chunk_id: string; level: number; secti
  */
 export async function listChunks(pool: pg.Pool, tenant: string, key: string, principals: string[], q: ChunkListQuery) {
   const db = prisma(pool);
-  const [doc] = await db.$queryRaw<ChunkBrowserDocRow[]>`SELECT d.id, sp.index_version_id AS served_id, d.deleted_at IS NOT NULL AS deleted,
-           NOT EXISTS (SELECT 1 FROM document_versions cur
-                        WHERE cur.document_id = d.id AND cur.version_number IN (d.business_version, sp.version_number)
-                          AND NOT (cardinality(cur.acl) = 0 OR cur.acl && ${principals}::text[])) AS current_readable
+  const [doc] = await db.$queryRaw<ChunkBrowserDocRow[]>`SELECT d.id, sp.index_version_id AS served_id, sp.version_number AS served_version, d.business_version,
+           d.deleted_at IS NOT NULL AS deleted
       FROM documents d LEFT JOIN search_pointers sp ON sp.document_id = d.id
      WHERE d.tenant_id = ${tenant} AND d.key = ${key}`;
   if (!doc) throw notFound(`document ${tenant}/${key}`);
 
+  // readable: no ACL that governs the version (its own, the served one's, the latest one's) shuts the caller out.
   const versions = await db.$queryRaw<ChunkBrowserVersionRow[]>`SELECT iv.id, iv.version_number, iv.status, iv.chunker_version, iv.embedding_model, iv.embedding_dimensions,
            iv.chunk_count, iv.created_at, iv.id = ${doc.served_id}::uuid AS serving,
-           (cardinality(dv.acl) = 0 OR dv.acl && ${principals}::text[]) AS readable, t.chunks_reused
+           NOT EXISTS (SELECT 1 FROM document_versions dv
+                        WHERE dv.document_id = iv.document_id AND dv.version_number IN (iv.version_number, ${doc.business_version}::int, ${doc.served_version}::int)
+                          AND NOT (cardinality(dv.acl) = 0 OR dv.acl && ${principals}::text[])) AS readable,
+           t.chunks_reused
       FROM index_versions iv
-      JOIN document_versions dv ON dv.document_id = iv.document_id AND dv.version_number = iv.version_number
       LEFT JOIN index_tasks t ON t.task_id = iv.task_id
      WHERE iv.document_id = ${doc.id}::uuid
      ORDER BY iv.created_at DESC LIMIT 50`;
@@ -593,7 +594,7 @@ export async function listChunks(pool: pg.Pool, tenant: string, key: string, pri
   }
   const more = chunks.length > q.limit;
   const page = chunks.slice(0, q.limit);
-  const readable = (chosen?.readable ?? false) && doc.current_readable && !doc.deleted;
+  const readable = (chosen?.readable ?? false) && !doc.deleted;
 
   return {
     indexVersions: versions.map((v) => ({
