@@ -68,11 +68,17 @@ export async function publishCmd(argv: string[]): Promise<void> {
   const r = await publishFile(client, target.tenant, target.key, values.file!, { title: values.title, contentType: values["content-type"], acl });
   const waited = values.wait ? await follow(client, values, target, { kind: "searchable", versionNumber: r.versionNumber, taskId: r.taskId }) : null;
   out(values, waited ? { ...r, wait: waited } : r, () => [
-    `${target.tenant}/${target.key}: version ${r.versionNumber}, ${r.state}${r.taskId ? ` (task ${r.taskId})` : ""}${
-      r.searchVersion !== null && r.searchVersion < r.versionNumber ? `; search answers from version ${r.searchVersion}${r.pinned ? " (pinned)" : ""}` : ""
-    }`,
+    `${target.tenant}/${target.key}: version ${r.versionNumber}, ${r.state}${r.taskId ? ` (task ${r.taskId})` : ""}${searchNote(r)}`,
     ...(waited ? [describeWait(waited)] : []),
   ]);
+}
+
+/** Where search stands when it does not answer from the version just published. */
+function searchNote(r: Schemas["PublishResult"]): string {
+  if (r.searchVersion === null) return "";
+  if (!r.searchVersionServed) return `; version ${r.searchVersion} was built with another embedding model, so search does not find it until it is re-indexed`;
+  if (r.searchVersion < r.versionNumber) return `; search answers from version ${r.searchVersion}${r.pinned ? " (pinned)" : ""}`;
+  return "";
 }
 
 export async function statusCmd(argv: string[]): Promise<void> {

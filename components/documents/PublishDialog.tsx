@@ -101,6 +101,10 @@ type FormProps = Omit<Props, "open"> & { publish: ReturnType<typeof usePublish>;
 /** What an unchanged publish did, and where search stands if an older version still serves. */
 function unchangedNote(res: PublishResult): string {
   const note = "The content matches the latest version, so nothing new was indexed.";
+  if (!res.searchVersionServed && res.searchVersion !== null) {
+    const rebuild = res.state === "INDEXING" ? "a rebuild is under way" : "reindex to rebuild it";
+    return `${note} v${res.searchVersion} was built with another embedding model, so search does not find it: ${rebuild}.`;
+  }
   if (res.state !== "SEARCHABLE" || res.searchVersion === null || res.searchVersion >= Number(res.versionNumber)) return note;
   return `${note} Search still answers from v${res.searchVersion}${res.pinned ? ", pinned by a rollback: unpin to serve" : "; reindex to build"} v${res.versionNumber}.`;
 }

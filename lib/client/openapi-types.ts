@@ -1506,6 +1506,8 @@ export type components = {
             state: components["schemas"]["DocumentState"];
             /** @description The version search answers from now (null: none). Below versionNumber while the new version is indexed, and also when an unchanged publish meets a build an operator force-done or a rollback pinned: state then reads SEARCHABLE for the older version, and nothing is queued (unpin or reindex builds it). */
             searchVersion: number | null;
+            /** @description False when searchVersion was built with another embedding model than search uses now: search finds nothing of it, and state reads NOT_INDEXED (INDEXING while a rebuild runs), as in the document's detail. */
+            searchVersionServed: boolean;
             /** @description Search is held at searchVersion by a rollback. A publish that creates a version lifts the pin; an unchanged one does not. */
             pinned: boolean;
         };

@@ -9,6 +9,7 @@ import { removeFromSearch } from "../pipeline/pointer";
 import { prepareTextContent } from "../pipeline/charset";
 import { PipelineError } from "../pipeline/parsers/common";
 import { TASK_TYPES, type DocumentState } from "../domain/constants";
+import type { EmbeddingSpace } from "../embedding/types";
 
 export type PublishInput = {
   tenant: string;
@@ -24,6 +25,12 @@ export type PublishInput = {
   maxAttempts: number;
   /** Idempotency-Key header and a hash of the request it came with. */
   idempotency?: { key: string; requestHash: string };
+  /**
+   * The embedding space search queries in now, so the answer's state is the one the documents
+   * view shows: after a model change an old-model version serves nothing. Absent: not known
+   * (the version is taken as served).
+   */
+  space?: EmbeddingSpace;
 };
 
 export type PublishResult = {
@@ -40,6 +47,8 @@ export type PublishResult = {
    * serves; these say so, rather than leave the caller to think its version is served.
    */
   searchVersion: number | null;
+  /** False when searchVersion was built in another embedding space than search uses now: it serves nothing. */
+  searchVersionServed: boolean;
   pinned: boolean;
 };
 
@@ -99,15 +108,21 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
       // One request per key at a time, so a retry racing the original waits and then replays it.
       await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, [`idempotency/${input.tenant}/${idem.key}`]);
       const prior = (
-        // Answers stored before searchVersion and pinned existed lack them.
-        await q<{ request_hash: string; response: Omit<PublishResult, "searchVersion" | "pinned"> & Partial<Pick<PublishResult, "searchVersion" | "pinned">> }>(
+        // Answers stored before searchVersion, searchVersionServed and pinned existed lack them.
+        await q<{ request_hash: string; response: Omit<PublishResult, "searchVersion" | "searchVersionServed" | "pinned"> & Partial<Pick<PublishResult, "searchVersion" | "searchVersionServed" | "pinned">> }>(
           `SELECT request_hash, response FROM idempotency_keys WHERE tenant_id = $1 AND key = $2 AND created_at > now() - interval '24 hours'`,
           [input.tenant, idem.key],
         )
       ).rows[0];
       if (prior) {
         if (prior.request_hash !== idem.requestHash) throw new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request in the last 24 hours");
-        return { ...prior.response, searchVersion: prior.response.searchVersion ?? null, pinned: prior.response.pinned ?? false, replayed: true };
+        return {
+          ...prior.response,
+          searchVersion: prior.response.searchVersion ?? null,
+          searchVersionServed: prior.response.searchVersionServed ?? true,
+          pinned: prior.response.pinned ?? false,
+          replayed: true,
+        };
       }
     }
     const result = await publishInTx(tx, q, input, checksum, acl);
@@ -168,7 +183,7 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
       cur.abstract === input.abstract &&
       cur.overview === input.overview
     ) {
-      const now = await currentState(q, doc.id);
+      const now = await currentState(q, doc.id, input.space);
       return { created: false, documentId: doc.id, versionNumber: doc.business_version, ...now };
     }
   }
@@ -205,21 +220,25 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
   ).rows[0];
   const notify = notifyTasks();
   await q(notify.text, notify.values);
-  const now = await currentState(q, doc.id);
+  const now = await currentState(q, doc.id, input.space);
   return { created: true, documentId: doc.id, versionNumber, ...now, taskId: task.task_id };
 }
 
-/** The document's state and newest business-version task, by the shared state rule. */
-async function currentState(q: Q, documentId: string): Promise<{ state: DocumentState; taskId: string | null; searchVersion: number | null; pinned: boolean }> {
+/** The document's state and newest business-version task, by the shared state rule, in the space search uses. */
+async function currentState(
+  q: Q,
+  documentId: string,
+  space: EmbeddingSpace | undefined,
+): Promise<{ state: DocumentState; taskId: string | null; searchVersion: number | null; searchVersionServed: boolean; pinned: boolean }> {
   const r = (
-    await q<{ state: DocumentState; task_id: string | null; search_version: number | null; pinned: boolean | null }>(
-      `SELECT ${DOCUMENT_STATE_SQL} AS state, lt.task_id::text AS task_id, sp.version_number AS search_version, sp.pinned
+    await q<{ state: DocumentState; task_id: string | null; search_version: number | null; in_space: boolean | null; pinned: boolean | null }>(
+      `SELECT ${DOCUMENT_STATE_SQL} AS state, lt.task_id::text AS task_id, sp.version_number AS search_version, sp.in_space, sp.pinned
          FROM documents d
-         ${pointerJoin()}
+         ${space ? pointerJoin("$2", "$3") : pointerJoin()}
          ${LATEST_TASK_JOIN}
         WHERE d.id = $1`,
-      [documentId],
+      space ? [documentId, space.model, space.dimensions] : [documentId],
     )
   ).rows[0];
-  return { state: r.state, taskId: r.task_id, searchVersion: r.search_version, pinned: r.pinned === true };
+  return { state: r.state, taskId: r.task_id, searchVersion: r.search_version, searchVersionServed: r.in_space !== false, pinned: r.pinned === true };
 }

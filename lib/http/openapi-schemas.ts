@@ -128,6 +128,9 @@ export const publishResult = z
       description:
         "The version search answers from now (null: none). Below versionNumber while the new version is indexed, and also when an unchanged publish meets a build an operator force-done or a rollback pinned: state then reads SEARCHABLE for the older version, and nothing is queued (unpin or reindex builds it).",
     }),
+    searchVersionServed: z.boolean().meta({
+      description: "False when searchVersion was built with another embedding model than search uses now: search finds nothing of it, and state reads NOT_INDEXED (INDEXING while a rebuild runs), as in the document's detail.",
+    }),
     pinned: z.boolean().meta({ description: "Search is held at searchVersion by a rollback. A publish that creates a version lifts the pin; an unchanged one does not." }),
   })
   .meta({ id: "PublishResult", description: "202 when a new version was created; 200 when the content equals the current version." });

@@ -176,6 +176,7 @@ export const publishResultSchema = z.object({
   taskId: z.coerce.string().nullish().transform((v) => v ?? null),
   state: z.string().nullish(),
   searchVersion: num.nullish().transform((v) => v ?? null),
+  searchVersionServed: z.boolean().nullish().transform((v) => v ?? true),
   pinned: z.boolean().nullish().transform((v) => v ?? false),
 });
 export type PublishResult = z.infer<typeof publishResultSchema> & { unchanged: boolean };

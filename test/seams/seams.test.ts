@@ -253,6 +253,21 @@ describe("search and rollback bound to the embedding space", () => {
     expect((await hitsFor("quarterly numbers memo", other))[0]).toMatchObject({ documentKey: "memo" });
   });
 
+  it("after a model change an unchanged publish answers with the state the documents view shows, not SEARCHABLE", async () => {
+    const content = "# Memo\n\nquarterly numbers memo";
+    await pub("memo", content);
+    await drain();
+    const otherSpace = { model: other.model, dimensions: 384 };
+    const again = () =>
+      publish(t.pool, { tenant: TENANT, key: "memo", title: "memo", contentType: "text/markdown", content: Buffer.from(content), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3, space: otherSpace });
+    expect(await again()).toMatchObject({ created: false, versionNumber: 1, state: "NOT_INDEXED", searchVersion: 1, searchVersionServed: false });
+    expect((await getDocument(t.pool, TENANT, "memo", otherSpace))!.state).toBe("NOT_INDEXED");
+    await reindex(t.pool, TENANT, "memo", actor, 3);
+    expect(await again()).toMatchObject({ created: false, state: "INDEXING", searchVersionServed: false });
+    await drain(other);
+    expect(await again()).toMatchObject({ created: false, state: "SEARCHABLE", searchVersion: 1, searchVersionServed: true });
+  });
+
   it("rollback refuses an index version built with another model", async () => {
     await pub("memo", "# Memo\n\nfirst memo text");
     await drain();

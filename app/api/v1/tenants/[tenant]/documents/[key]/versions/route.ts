@@ -5,7 +5,7 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { publishBody, tenantParam, keyParam, SUPPORTED_TYPES, type PublishBody } from "@/lib/documents/schemas";
 import { publish, readTextContent } from "@/lib/documents/publish";
 import { isBinaryContentType, normaliseContentType } from "@/lib/pipeline/parse";
-import { db, serverConfig, serverEmbedder } from "@/lib/server";
+import { db, embeddingSpace, serverConfig, serverEmbedder } from "@/lib/server";
 import { tokenCounterFor } from "@/lib/pipeline/tokens";
 import { faultOn } from "@/lib/config";
 
@@ -116,13 +116,14 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     actor: principal.subject,
     maxAttempts: cfg.MAX_ATTEMPTS,
     idempotency: idemKey ? { key: idemKey, requestHash } : undefined,
+    space: embeddingSpace(),
   });
   if (faultOn(cfg.FAULT_AFTER_PUBLISH_COMMIT) && !r.replayed) {
     // Straight to stderr: the fault's one line must be seen whatever LOG_LEVEL silences.
     process.stderr.write("[fault] FAULT_AFTER_PUBLISH_COMMIT: dying after commit, before answering\n");
     process.exit(137);
   }
-  return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state, searchVersion: r.searchVersion, pinned: r.pinned }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
+  return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state, searchVersion: r.searchVersion, searchVersionServed: r.searchVersionServed, pinned: r.pinned }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
 });
 
 export * from "@/lib/http/method-fallback";
