@@ -86,6 +86,20 @@ type LockedDocument = { id: string; tenant_id: string; business_version: number;
  */
 const BLOCKING = `('PENDING', 'RUNNING', 'RETRY_WAIT', 'DEAD', 'RESOLVED', 'CANCELLED')`;
 
+/**
+ * Whether the business version ($1 document, $2 version) is in someone's hands now: a task of it
+ * unfinished, a DELETE of it in BLOCKING, or the build the state rule reads (the newest INDEX or
+ * REINDEX) DEAD, RESOLVED or CANCELLED. An older build an operator's reindex has since replaced
+ * does not count: after a model change it held the rebuild back on every pass while the
+ * document read NOT_INDEXED with no error to act on.
+ */
+const VERSION_IN_HAND = `SELECT 1 FROM index_tasks
+   WHERE document_id = $1 AND version_number = $2 AND (status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') OR (task_type = 'DELETE' AND status IN ${BLOCKING}))
+  UNION ALL
+  SELECT 1 FROM (SELECT status FROM index_tasks WHERE document_id = $1 AND version_number = $2 AND task_type IN ('INDEX', 'REINDEX') ORDER BY task_id DESC LIMIT 1) newest
+   WHERE newest.status IN ('DEAD', 'RESOLVED', 'CANCELLED')
+  LIMIT 1`;
+
 function emptyCounts(): PassCounts {
   return Object.fromEntries(ANOMALY_KINDS.map((k) => [k, { found: 0, recorded: 0, repaired: 0, skippedCap: 0, deferred: 0, truncated: false }])) as PassCounts;
 }
@@ -293,11 +307,12 @@ class Pass {
   /**
    * Queue work for the business version: an INDEX if that version never had one, else a REINDEX,
    * reusing a finished REINDEX row as the operator's reindex does (the business key allows one task
-   * per type and version). Never touches an unfinished, DEAD or RESOLVED task.
+   * per type and version). Never touches an unfinished task, nor the business version's newest
+   * build when it is DEAD, RESOLVED or CANCELLED (VERSION_IN_HAND).
    */
   private async enqueue(doc: LockedDocument, kind: AnomalyKind): Promise<{ taskId: string; taskType: "INDEX" | "REINDEX" } | null> {
     const tx = this.tx;
-    const blocked = await tx.query(`SELECT 1 FROM index_tasks WHERE document_id = $1 AND version_number = $2 AND status IN ${BLOCKING} LIMIT 1`, [doc.id, doc.business_version]);
+    const blocked = await tx.query(VERSION_IN_HAND, [doc.id, doc.business_version]);
     if (blocked.rows.length > 0) return null;
     const version = await tx.query(`SELECT 1 FROM document_versions WHERE document_id = $1 AND version_number = $2`, [doc.id, doc.business_version]);
     if (version.rows.length === 0) return null;

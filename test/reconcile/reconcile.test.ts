@@ -255,6 +255,26 @@ describe("findings and repairs", () => {
     expect((await ran()).counts.STALE_MODEL).toMatchObject({ found: 1, repaired: 0 });
   });
 
+  it("STALE_MODEL: an older build an operator's reindex replaced does not hold the rebuild back; a newest build that is DEAD does", async () => {
+    const old = new LocalEmbedder(384, "retired-model");
+    const healed = await pub("healed", "# Healed\n\nPenguins waddle across the ice shelf.");
+    const dead = await pub("dead", "# Dead\n\nOstriches sprint across the savanna.");
+    // healed: its INDEX was cancelled, then an operator's reindex built the version (old model).
+    await t.pool.query(`UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', finished_at = now() WHERE task_id = $1`, [healed.taskId]);
+    await t.pool.query(`INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type) VALUES ($1, $2, 1, 'REINDEX')`, [TENANT, healed.documentId]);
+    await drain(old);
+    // dead: built, then a reindex of it died; the operator has it.
+    await t.pool.query(`INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, error_code, finished_at) VALUES ($1, $2, 1, 'REINDEX', 'DEAD', 'PARSE_ERROR', now())`, [TENANT, dead.documentId]);
+    expect((await tasksOf(healed.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:CANCELLED", "REINDEX:SUCCEEDED"]);
+    expect((await tasksOf(dead.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:SUCCEEDED", "REINDEX:DEAD"]);
+
+    expect((await ran()).counts.STALE_MODEL).toMatchObject({ found: 2, repaired: 1, deferred: 1 });
+    expect((await tasksOf(healed.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:CANCELLED", "REINDEX:PENDING"]);
+    expect((await tasksOf(dead.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:SUCCEEDED", "REINDEX:DEAD"]);
+    await drain();
+    expect((await search(t.pool, embedder, { tenant: TENANT, query: "penguins ice", topK: 3, principals: [] }))[0]).toMatchObject({ documentKey: "healed" });
+  });
+
   it("ORPHANED_CHUNKS: a BUILDING version of a deleted document is handed to GC; one GC is overdue on is reported; a fresh retired one is not a finding", async () => {
     const a = await indexed("gone-a", "# Gone A\n\ntext");
     const b = await indexed("gone-b", "# Gone B\n\ntext");
