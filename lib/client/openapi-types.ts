@@ -1471,7 +1471,7 @@ export type components = {
              * @description The index version these chunks belong to: the one asked for, else the one search serves, else the newest.
              */
             indexVersionId: string | null;
-            /** @description True when search would not show the caller this version's text: the document is deleted, or the version's own ACL, the served version's or the latest published version's does not include the caller. Texts, section headings and content hashes are then null. */
+            /** @description True when search would not show the caller this version's text: the document is deleted, or the version's own ACL, the served version's or the latest published version's does not include the caller. Texts, section headings, content hashes and chunk ids (derived from the hash) are then null. */
             textHidden: boolean;
             /**
              * @description Why the text is hidden: an ACL that does not include the caller, or a deleted document. Null when shown.
@@ -1480,7 +1480,8 @@ export type components = {
             textHiddenReason: "ACL" | "DELETED" | null;
             items: {
                 ordinal: number;
-                chunkId: string;
+                /** @description Null where the text is hidden: it is derived from the content hash. */
+                chunkId: string | null;
                 /** @description 0 abstract, 1 overview, 2 a chunk of the body. */
                 level: number;
                 /** @description The heading path; null where the text is hidden. */

@@ -614,7 +614,8 @@ export async function listChunks(pool: pg.Pool, tenant: string, key: string, pri
     textHiddenReason: !chosen || readable ? null : doc.deleted ? ("DELETED" as const) : ("ACL" as const),
     items: page.map((c) => ({
       ordinal: c.ordinal,
-      chunkId: c.chunk_id,
+      // Derived from the content hash, so it would confirm a guessed text just as the hash would.
+      chunkId: readable ? c.chunk_id : null,
       level: c.level,
       sectionPath: readable ? c.section_path : null,
       text: readable ? c.text : null,

@@ -417,13 +417,13 @@ export const chunkPage = z
     indexVersionId: uuid.nullable().meta({ description: "The index version these chunks belong to: the one asked for, else the one search serves, else the newest." }),
     textHidden: z.boolean().meta({
       description:
-        "True when search would not show the caller this version's text: the document is deleted, or the version's own ACL, the served version's or the latest published version's does not include the caller. Texts, section headings and content hashes are then null.",
+        "True when search would not show the caller this version's text: the document is deleted, or the version's own ACL, the served version's or the latest published version's does not include the caller. Texts, section headings, content hashes and chunk ids (derived from the hash) are then null.",
     }),
     textHiddenReason: z.enum(["ACL", "DELETED"]).nullable().meta({ description: "Why the text is hidden: an ACL that does not include the caller, or a deleted document. Null when shown." }),
     items: z.array(
       z.strictObject({
         ordinal: count,
-        chunkId: z.string(),
+        chunkId: z.string().nullable().meta({ description: "Null where the text is hidden: it is derived from the content hash." }),
         level: z.int().min(0).max(2).meta({ description: "0 abstract, 1 overview, 2 a chunk of the body." }),
         sectionPath: z.string().nullable().meta({ description: "The heading path; null where the text is hidden." }),
         text: z.string().nullable(),

@@ -85,7 +85,7 @@ export function useActivity(range: ActivityRange) {
 
 export const chunkSchema = z.object({
   ordinal: z.number(),
-  chunkId: z.string(),
+  chunkId: z.string().nullable(),
   level: z.number(),
   sectionPath: z.string().nullable(),
   text: z.string().nullable(),

@@ -372,8 +372,9 @@ describe("chunk browser", () => {
     expect(body.textHiddenReason).toBe("ACL");
     expect(body.items.length).toBeGreaterThan(0);
     expect(body.items.every((c: any) => c.text === null && c.chars > 0)).toBe(true);
-    // The heading ("Secret") and the content hash (which confirms a guessed text) are hidden too.
-    expect(body.items.every((c: any) => c.sectionPath === null && c.contentHash === null)).toBe(true);
+    // The heading ("Secret"), the content hash (which confirms a guessed text) and the chunk id
+    // (derived from that hash) are hidden too.
+    expect(body.items.every((c: any) => c.sectionPath === null && c.contentHash === null && c.chunkId === null)).toBe(true);
   });
 
   it("an ACL tightened by a re-publish hides the retained older version too", async () => {
