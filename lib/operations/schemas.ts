@@ -31,7 +31,7 @@ export const bulkRetryBody = z
     reason: reason.optional(),
   })
   .strict();
-export const rollbackBody = z.object({ toVersion: z.number().int().min(1), reason: reason.pipe(z.string().min(3)) }).strict();
+export const rollbackBody = z.object({ toVersion: z.number().int().min(1).max(2147483647, "toVersion is a version number (at most 2147483647)"), reason: reason.pipe(z.string().min(3)) }).strict();
 export const renameBody = z.object({ newKey: z.string().regex(KEY_PATTERN, "newKey must match [a-z0-9][a-z0-9._-]{0,127}") }).strict();
 /** Pause one tenant or one task type (exactly one of the two), with the reason people will read. */
 export const pauseBody = z

@@ -103,6 +103,12 @@ describe("ids, cursors and reasons that used to reach PostgreSQL unchecked", () 
     expect(await postTo("tasks/[taskId]/retry", { taskId: "0x10" }, {})).toEqual({ status: 400, code: "VALIDATION_FAILED" });
   });
 
+  it("a rollback to a version number past PostgreSQL's int is a 400, not a cast error (500)", async () => {
+    for (const toVersion of [2147483648, Number.MAX_SAFE_INTEGER]) {
+      expect(await postTo("tenants/[tenant]/documents/[key]/rollback", { tenant: "hostile", key: "doc" }, { toVersion, reason: "back to it" }), String(toVersion)).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+    }
+  });
+
   it("a documents cursor must be one this server wrote: a bad timestamp or id is 400 INVALID_CURSOR, not a cast error", async () => {
     const cursor = (v: unknown) => `?cursor=${Buffer.from(JSON.stringify(v)).toString("base64url")}`;
     for (const c of [cursor(["1", "00000000-0000-0000-0000-000000000000"]), cursor(["2026-11-30T00:00:00.000Z", "' OR 1=1 --"]), cursor(["2026-11-30T00:00:00.000Z", "a", "b"]), "?cursor=' OR 1=1 --"]) {
