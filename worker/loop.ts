@@ -243,11 +243,28 @@ export class Worker {
       faultBeforeIndexSwitch: cfg.FAULT_BEFORE_INDEX_SWITCH,
     };
     const execute = this.o.execute;
-    const results: Promise<PromiseSettledResult<CompleteStats | null>[]> = execute
-      ? Promise.allSettled(tracked.map((t) => execute(pool, embedder, t.lease, t.hooks, opts)))
-      : executeTasks(pool, embedder, tracked.map((t) => ({ lease: t.lease, hooks: t.hooks })), opts);
-    const ended = tracked.map((t, i) => t.finish(results.then((r) => (r[i].status === "fulfilled" ? r[i].value : Promise.reject(r[i].reason)))));
-    void Promise.all(ended).then(() => {
+    // Each task ends (its outcome recorded, its heartbeat stopped) when its own result is known,
+    // not when the slot's last task is: a task stops renewing at its switch, so a failure there
+    // waiting for its siblings' work could outlive the lease and go unrecorded.
+    const outcomes = tracked.map(() => {
+      let settle!: (r: PromiseSettledResult<CompleteStats | null>) => void;
+      const promise = new Promise<CompleteStats | null>((resolve, reject) => (settle = (r) => (r.status === "fulfilled" ? resolve(r.value) : reject(r.reason))));
+      return { promise, settle };
+    });
+    const settle = (i: number, r: PromiseSettledResult<CompleteStats | null>) => outcomes[i].settle(r);
+    const run = (t: (typeof tracked)[number], i: number) =>
+      execute!(pool, embedder, t.lease, t.hooks, opts).then(
+        (value) => settle(i, { status: "fulfilled", value }),
+        (reason) => settle(i, { status: "rejected", reason }),
+      );
+    const all: Promise<unknown> = execute
+      ? Promise.all(tracked.map(run))
+      : executeTasks(pool, embedder, tracked.map((t, i) => ({ lease: t.lease, hooks: t.hooks, settled: (r) => settle(i, r) })), opts).then((rs) => rs.forEach((r, i) => settle(i, r)));
+    // Settling twice is a no-op, so this only reaches tasks the run ended without deciding.
+    const done = all.catch((reason) => outcomes.forEach((o) => o.settle({ status: "rejected", reason })));
+    const ended = tracked.map((t, i) => t.finish(outcomes[i].promise));
+    // The slot is free when its run is over too, so a slot never holds more work than it claimed.
+    void Promise.all([...ended, done]).then(() => {
       this.busySlots--;
       this.wake();
     });

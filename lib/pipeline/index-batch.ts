@@ -29,7 +29,16 @@ import * as sql from "./sql";
 // task's (an embedder call, an unexpected database error) does not decide anyone's outcome: each
 // task still unsettled runs again on its own through runIndexTask.
 
-export type BatchMember = { lease: Lease; hooks: PipelineHooks };
+export type BatchMember = {
+  lease: Lease;
+  hooks: PipelineHooks;
+  /**
+   * Told the member's outcome the moment it is decided, before the batch's other members end: the
+   * worker records a failure then, while the lease still holds (the run stops renewing a task at its
+   * switch, and the rest of the slot may outlast the lease).
+   */
+  settled?: (result: MemberResult) => void;
+};
 export type MemberResult = PromiseSettledResult<CompleteStats | null>;
 
 type Live = {
@@ -43,8 +52,12 @@ type Live = {
 
 export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: BatchMember[], opts: PipelineOptions): Promise<MemberResult[]> {
   const results: (MemberResult | undefined)[] = new Array(members.length);
-  const reject = (i: number, reason: unknown) => (results[i] = { status: "rejected", reason });
-  const fulfil = (i: number, value: CompleteStats | null) => (results[i] = { status: "fulfilled", value });
+  const settle = (i: number, result: MemberResult) => {
+    results[i] = result;
+    members[i].settled?.(result);
+  };
+  const reject = (i: number, reason: unknown) => settle(i, { status: "rejected", reason });
+  const fulfil = (i: number, value: CompleteStats | null) => settle(i, { status: "fulfilled", value });
   const workerId = members[0]?.lease.workerId;
   if (new Set(members.map((m) => m.lease.documentId)).size !== members.length || members.some((m) => m.lease.workerId !== workerId)) {
     throw new Error("a task batch holds each document once, all under one worker's leases");
@@ -301,9 +314,9 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
     for (const i of indices) members[i].hooks.switchUndone?.();
     for (const i of indices) {
       try {
-        results[i] = { status: "fulfilled", value: await runIndexTask({ pool, embedder, lease: members[i].lease, hooks: members[i].hooks, opts }) };
+        fulfil(i, await runIndexTask({ pool, embedder, lease: members[i].lease, hooks: members[i].hooks, opts }));
       } catch (reason) {
-        results[i] = { status: "rejected", reason };
+        reject(i, reason);
       }
     }
   }

@@ -57,7 +57,8 @@ export async function executeTask(pool: pg.Pool, embedder: Embedder, lease: Leas
  * Run several held tasks (one worker slot's batch). INDEX and REINDEX tasks of distinct documents
  * run together (runIndexBatch); the rest (DELETE, a second task of a document already in the
  * batch, a batch of one) run one at a time through executeTask. Resolves with one settled result
- * per task, in order: each task's outcome is its own.
+ * per task, in order: each task's outcome is its own, and is handed to the member's `settled` as
+ * soon as it is decided.
  */
 export async function executeTasks(pool: pg.Pool, embedder: Embedder, members: BatchMember[], opts: PipelineOptions): Promise<MemberResult[]> {
   const results: MemberResult[] = new Array(members.length);
@@ -84,6 +85,7 @@ export async function executeTasks(pool: pg.Pool, embedder: Embedder, members: B
     } catch (reason) {
       results[i] = { status: "rejected", reason };
     }
+    members[i].settled?.(results[i]);
   }
   return results;
 }
