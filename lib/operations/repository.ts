@@ -4,6 +4,7 @@ import { prisma, transaction, asQueryable, execute, iso, Prisma, type Tx } from 
 import type { TaskEvent } from "../generated/prisma/client";
 import { notifyTasks } from "../queue/sql";
 import { lockDocument as lockDocumentRow } from "../queue/engine";
+import { removeFromSearch } from "../pipeline/pointer";
 import { latestPass } from "../reconcile/overview";
 import { ApiError } from "../http/errors";
 import { writeAudit } from "../audit/repository";
@@ -491,16 +492,27 @@ export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; ten
   });
 }
 
-/** DEAD or CANCELLED → RESOLVED with a reason. Not a success: the drift it leaves shows as acknowledged. */
+/**
+ * DEAD or CANCELLED → RESOLVED with a reason. Not a success: the drift it leaves shows as
+ * acknowledged. A DELETE is the exception, since closing it must not keep the document's chunks
+ * for good: when the document still stands deleted at the task's version, the force-done does the
+ * DELETE's work itself (pointer dropped, versions retired for garbage collection) under the
+ * document lock it holds, as the worker's DELETE would have.
+ */
 export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, reason: string, tenants: string[] | null) {
   return transaction(pool, async (tx) => {
-    if (!(await lockTaskDocument(tx, taskId, tenants))) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
-    const [done] = await tx.$queryRaw<{ tenant_id: string }[]>`
-      UPDATE index_tasks SET status = 'RESOLVED', finished_at = now(), updated_at = now()
-       WHERE task_id = ${taskId}::bigint AND status IN ('DEAD', 'CANCELLED') AND (${tenants}::text[] IS NULL OR tenant_id = ANY(${tenants}::text[])) RETURNING tenant_id`;
+    const owner = await lockTaskDocument(tx, taskId, tenants);
+    if (!owner) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
+    const [done] = await tx.$queryRaw<{ tenant_id: string; removes: boolean }[]>`
+      UPDATE index_tasks t SET status = 'RESOLVED', finished_at = now(), updated_at = now()
+        FROM documents d
+       WHERE t.task_id = ${taskId}::bigint AND d.id = t.document_id AND t.status IN ('DEAD', 'CANCELLED') AND (${tenants}::text[] IS NULL OR t.tenant_id = ANY(${tenants}::text[]))
+       RETURNING t.tenant_id, (t.task_type = 'DELETE' AND NOT ${OBSOLETE_SQL}) AS removes`;
     if (!done) return notDead(tx, taskId, tenants, "force-closed");
-    await writeTaskEvent(tx, { taskId, tenantId: done.tenant_id, kind: "OPERATOR_FORCE_DONE", actor: actor.subject, detail: { reason } });
-    await writeAudit(tx, { actor: actor.subject, action: "task.force_done", tenant: done.tenant_id, targetType: "task", targetId: taskId, reason });
+    if (done.removes) await removeFromSearch(asQueryable(tx), owner.documentId);
+    const detail = done.removes ? { reason, removedFromSearch: true } : { reason };
+    await writeTaskEvent(tx, { taskId, tenantId: done.tenant_id, kind: "OPERATOR_FORCE_DONE", actor: actor.subject, detail });
+    await writeAudit(tx, { actor: actor.subject, action: "task.force_done", tenant: done.tenant_id, targetType: "task", targetId: taskId, reason, detail: done.removes ? { removedFromSearch: true } : undefined });
     return { taskId, status: "RESOLVED" };
   });
 }

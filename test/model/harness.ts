@@ -621,7 +621,8 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
       const del = tasksOf.filter((t) => t.task_type === "DELETE").at(-1);
       if (!del) violation(s, m, `${d.key}: deleted without a DELETE task for v${d.business}`);
       s.count(`at rest: deleted, DELETE ${del.status}${p ? ", pointer kept" : ""}`);
-      if (p && !["DEAD", "RESOLVED"].includes(del.status)) violation(s, m, `${d.key}: deleted, its DELETE is ${del.status}, yet a search pointer remains`, p);
+      // Only a DEAD DELETE may leave the pointer: a force-done does the delete's work itself.
+      if (p && del.status !== "DEAD") violation(s, m, `${d.key}: deleted, its DELETE is ${del.status}, yet a search pointer remains`, p);
       continue;
     }
     if (d.pin !== null) {

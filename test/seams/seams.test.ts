@@ -71,6 +71,36 @@ describe("DELETE bound to the version it deletes", () => {
     expect((await hitsFor("refunds within sixty days"))[0]).toMatchObject({ documentKey: "policy", versionNumber: 2 });
   });
 
+  it("force-done of a DEAD DELETE does the delete's work (the chunks go to garbage collection); of an obsolete one, nothing", async () => {
+    const statuses = async (key: string) =>
+      (await t.pool.query(`SELECT iv.status FROM index_versions iv JOIN documents d ON d.id = iv.document_id WHERE d.key = $1 ORDER BY iv.version_number`, [key])).rows.map((r) => r.status);
+    await pub("policy", "# Policy\n\nrefunds within thirty days");
+    await pub("memo", "# Memo\n\nquarterly numbers memo");
+    await drain();
+    const dead = await requestDelete(t.pool, TENANT, "policy", "test", 3);
+    const obsolete = await requestDelete(t.pool, TENANT, "memo", "test", 3);
+    await pub("memo", "# Memo\n\nquarterly numbers memo, revised");
+    await drain();
+    expect(await doc("memo")).toMatchObject({ deleted_at: null, search_version: 2 });
+    // The policy's DELETE died before its transaction committed: the pointer and ACTIVE version stayed.
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR', finished_at = now() WHERE task_id = ANY($1::bigint[])`, [[dead!.taskId]]);
+    await t.pool.query(`INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number)
+      SELECT iv.document_id, d.tenant_id, iv.id, iv.version_number FROM index_versions iv JOIN documents d ON d.id = iv.document_id WHERE d.key = 'policy'`);
+    await t.pool.query(`UPDATE index_versions iv SET status = 'ACTIVE', retired_at = NULL FROM documents d WHERE d.id = iv.document_id AND d.key = 'policy'`);
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR', finished_at = now() WHERE task_id = $1`, [obsolete!.taskId]);
+
+    await forceDone(t.pool, dead!.taskId, actor, "the worker kept dying on it", null);
+    expect(await doc("policy")).toMatchObject({ search_version: null });
+    expect(await statuses("policy")).toEqual(["RETIRED"]);
+    const ev = (await t.pool.query(`SELECT detail FROM task_events WHERE task_id = $1 AND kind = 'OPERATOR_FORCE_DONE'`, [dead!.taskId])).rows[0];
+    expect(ev.detail).toEqual({ reason: "the worker kept dying on it", removedFromSearch: true });
+
+    await forceDone(t.pool, obsolete!.taskId, actor, "re-published since", null);
+    expect(await doc("memo")).toMatchObject({ deleted_at: null, search_version: 2 });
+    expect(await statuses("memo")).toEqual(["RETIRED", "ACTIVE"]);
+    expect((await hitsFor("quarterly numbers memo revised"))[0]).toMatchObject({ documentKey: "memo", versionNumber: 2 });
+  });
+
   it("a DELETE that runs late (revived after the re-publish) is a recorded no-op", async () => {
     await pub("policy", "# Policy\n\nrefunds within thirty days");
     await drain();
