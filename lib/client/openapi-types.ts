@@ -1363,6 +1363,11 @@ export type components = {
             tasks: components["schemas"]["DocumentTask"][];
             /** @description Newest first, at most 50. */
             indexVersions: components["schemas"]["IndexVersion"][];
+            /** @description The embedding model and dimensions search queries in now. An index version of another space serves nothing, and rollback and unpin only choose versions of this one. */
+            embeddingSpace: {
+                model: string;
+                dimensions: number;
+            } | null;
         };
         DocumentVersion: {
             versionNumber: number;

@@ -326,6 +326,8 @@ export async function getDocument(pool: pg.Pool, tenant: string, key: string, sp
       activatedAt: iso(v.activated_at),
       retiredAt: iso(v.retired_at),
     })),
+    // What "served", rollback and unpin are judged against, so the page judges by the same space.
+    embeddingSpace: space ? { model: space.model, dimensions: space.dimensions } : null,
   };
 }
 

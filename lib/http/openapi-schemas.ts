@@ -115,6 +115,10 @@ export const documentDetail = z
     versions: z.array(documentVersion).meta({ description: "Newest first, at most 100." }),
     tasks: z.array(documentTask).meta({ description: "Newest first, at most 100." }),
     indexVersions: z.array(indexVersion).meta({ description: "Newest first, at most 50." }),
+    embeddingSpace: z
+      .strictObject({ model: z.string(), dimensions: z.int().min(1) })
+      .nullable()
+      .meta({ description: "The embedding model and dimensions search queries in now. An index version of another space serves nothing, and rollback and unpin only choose versions of this one." }),
   })
   .meta({ id: "DocumentDetail" });
 

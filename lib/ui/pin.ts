@@ -14,11 +14,12 @@ export type UnpinForecast =
   | { kind: "waits"; version: number; serving: number | null; task: DocumentTask | null };
 
 export function unpinForecast(doc: DocumentDetail): UnpinForecast {
-  // A pinned pointer was set by a rollback, which only accepts the current embedding space: the
-  // serving index version stands for that space here.
+  // The space the server judges by. Only where it is not known does the serving index version
+  // stand for it: a rollback set the pin in the space of its day, which a model change since has
+  // left behind (unpin then finds nothing to return to, and queues a rebuild).
   const serving = doc.indexVersions.find((iv) => iv.status === "ACTIVE" && iv.versionNumber === doc.searchVersion);
-  const sameSpace = (iv: IndexVersion) =>
-    !serving || (iv.embeddingModel === serving.embeddingModel && iv.embeddingDimensions === serving.embeddingDimensions);
+  const space = doc.embeddingSpace ?? (serving ? { model: serving.embeddingModel, dimensions: serving.embeddingDimensions } : null);
+  const sameSpace = (iv: IndexVersion) => !space || (iv.embeddingModel === space.model && iv.embeddingDimensions === space.dimensions);
   const complete = doc.indexVersions.some(
     (iv) => iv.versionNumber === doc.businessVersion && COMPLETE_INDEX.includes(iv.status) && sameSpace(iv),
   );

@@ -155,6 +155,11 @@ export const documentDetailSchema = documentSummarySchema.omit({ updatedAt: true
     .array(indexVersionSchema)
     .nullish()
     .transform((v) => v ?? []),
+  /** The space search queries in now (null: not known). */
+  embeddingSpace: z
+    .object({ model: z.string(), dimensions: num })
+    .nullish()
+    .transform((v) => v ?? null),
 });
 export type DocumentDetail = z.infer<typeof documentDetailSchema>;
 

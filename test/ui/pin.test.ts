@@ -23,7 +23,7 @@ const task = (taskId: string, versionNumber: number, status: string, taskType = 
 });
 
 /** A v1-pinned document whose latest version is v2, parsed the way the dashboard parses the API. */
-function pinnedDoc(indexVersions: unknown[], tasks: unknown[] = []): DocumentDetail {
+function pinnedDoc(indexVersions: unknown[], tasks: unknown[] = [], embeddingSpace?: { model: string; dimensions: number }): DocumentDetail {
   return documentDetailSchema.parse({
     tenant: "t",
     key: "k",
@@ -36,6 +36,7 @@ function pinnedDoc(indexVersions: unknown[], tasks: unknown[] = []): DocumentDet
     pinnedReason: "wrong figures",
     indexVersions,
     tasks,
+    embeddingSpace,
   });
 }
 
@@ -50,6 +51,13 @@ describe("unpin forecast", () => {
     expect(unpinForecast(pinnedDoc([iv(2, "RETIRED"), iv(1, "ACTIVE")]))).toEqual({ kind: "returns", version: 2 });
     // Built while pinned: left READY for the unpin.
     expect(unpinForecast(pinnedDoc([iv(2, "READY"), iv(1, "ACTIVE")]))).toEqual({ kind: "returns", version: 2 });
+  });
+
+  it("judges by the space the server searches in, not the pinned version's: after a model change nothing of the old model is returned to", () => {
+    // v1 pinned and v2 built under m-1; the server now searches m-2.
+    const doc = pinnedDoc([iv(2, "READY"), iv(1, "ACTIVE")], [task("5", 2, "SUCCEEDED")], { model: "m-2", dimensions: 384 });
+    expect(unpinForecast(doc)).toMatchObject({ kind: "waits", version: 2, serving: 1 });
+    expect(unpinForecast(pinnedDoc([iv(2, "READY", "m-2"), iv(1, "ACTIVE")], [], { model: "m-2", dimensions: 384 }))).toEqual({ kind: "returns", version: 2 });
   });
 
   it("waits for the task that builds the latest version when it has no usable complete index", () => {
