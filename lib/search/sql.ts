@@ -16,13 +16,19 @@ function checkLimit(limit: number): void {
  * What a caller may see of a chunk: it belongs to the index version its document's search
  * pointer names (so never a half-built or a retained rollback version), built with the query's
  * embedding model, of a live document whose pointed-at version's ACL is empty (whole tenant) or
- * names one of the caller's principals. Parameters: $4 principals, $5 embedding model.
+ * names one of the caller's principals, and so does the ACL of the latest published (business)
+ * version when another version serves: a re-publish that restricts a document applies to search
+ * at its commit, not when its build switches (or never, if the build is cancelled, force-closed or
+ * paused, or a rollback pins an older version). Parameters: $4 principals, $5 embedding model.
  */
 const VISIBLE_FROM = `search_pointers sp
       JOIN index_versions iv ON iv.id = sp.index_version_id
       JOIN documents d ON d.id = sp.document_id
       JOIN document_versions dv ON dv.document_id = sp.document_id AND dv.version_number = sp.version_number`;
-const VISIBLE_WHERE = `iv.embedding_model = $5 AND d.deleted_at IS NULL AND (cardinality(dv.acl) = 0 OR dv.acl && $4::text[])`;
+const VISIBLE_WHERE = `iv.embedding_model = $5 AND d.deleted_at IS NULL AND (cardinality(dv.acl) = 0 OR dv.acl && $4::text[])
+                    AND (d.business_version = sp.version_number OR EXISTS (
+                          SELECT 1 FROM document_versions bv WHERE bv.document_id = d.id AND bv.version_number = d.business_version
+                             AND (cardinality(bv.acl) = 0 OR bv.acl && $4::text[])))`;
 
 /**
  * Nearest visible chunks to $2, as rows of `candidates` (document id, chunk, distance).

@@ -584,8 +584,11 @@ async function checkSearch(m: Model, s: Sut, snap: Snapshot, principals: string[
     const got = byDoc.get(d.id) ?? [];
     const p = snap.ptrs.get(d.id);
     const iv = p ? snap.ivs.get(p.index_version_id) : undefined;
+    // The served version's ACL and the latest published one's must both admit the caller.
+    const admits = (acl: readonly string[]) => acl.length === 0 || acl.some((a) => principals.includes(a));
     const acl = p ? d.versions[p.version_number - 1]?.acl ?? [] : [];
-    const visible = !d.deleted && !!p && !!iv && iv.embedding_model === space && (acl.length === 0 || acl.some((a) => principals.includes(a)));
+    const latestAcl = d.versions[d.business - 1]?.acl ?? [];
+    const visible = !d.deleted && !!p && !!iv && iv.embedding_model === space && admits(acl) && admits(latestAcl);
     if (!visible) {
       if (got.length > 0) {
         violation(s, m, `${d.key}: ${got.length} search hits though it should be invisible (${d.deleted ? "deleted" : !p ? "no search version" : iv?.embedding_model !== space ? "other embedding space" : "ACL"})`, got.map((h) => [h.versionNumber, h.text]));

@@ -259,6 +259,41 @@ describe("integrity: lost and swapped records", () => {
   });
 });
 
+describe("an ACL a re-publish restricts applies to search at once", () => {
+  const keys = async (principals: string[], mode: "vector" | "text" | "hybrid") =>
+    new Set((await search(t.pool, local, { tenant: TENANT, query: "salary bands reviewed spring", topK: 10, principals, mode })).map((h) => `${h.documentKey} v${h.versionNumber}`));
+
+  it("before the new version is built, over a cancelled build, and over a rollback to the open version", async () => {
+    const text = "# Pay\n\nSalary bands are reviewed every spring.";
+    await pub("pay", text);
+    await pub("other", "# Other\n\nSpring salary bands for the sales team are reviewed too.");
+    await drain();
+    for (const mode of ["vector", "text", "hybrid"] as const) expect(await keys([], mode), mode).toEqual(new Set(["pay v1", "other v1"]));
+
+    // The same text, now for group:hr only. Its build has not run: v1 (open) still serves.
+    const v2 = await pub("pay", text, ["group:hr"]);
+    expect((await doc("pay")).search_version).toBe(1);
+    for (const mode of ["vector", "text", "hybrid"] as const) {
+      expect(await keys([], mode), mode).toEqual(new Set(["other v1"]));
+      expect(await keys(["group:hr"], mode), mode).toEqual(new Set(["pay v1", "other v1"]));
+    }
+    // Its build cancelled: v1 keeps serving, restricted by v2's ACL.
+    await t.pool.query(`UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', finished_at = now() WHERE task_id = $1`, [v2.taskId]);
+    expect(await keys([], "vector")).toEqual(new Set(["other v1"]));
+
+    // Built, then rolled back to the open v1 (pinned): the latest ACL still applies.
+    await retryTask(t.pool, v2.taskId!, actor, "build it", 3, null);
+    await drain();
+    expect(await keys(["group:hr"], "vector")).toEqual(new Set(["pay v2", "other v1"]));
+    await rollback(t.pool, TENANT, "pay", 1, "figures were wrong", actor, 24, space);
+    expect(await keys(["group:hr"], "vector")).toEqual(new Set(["pay v1", "other v1"]));
+    expect(await keys([], "vector")).toEqual(new Set(["other v1"]));
+    // Opening it again by a publish opens the served version too.
+    await pub("pay", text, []);
+    expect(await keys([], "text")).toEqual(new Set(["pay v1", "other v1"]));
+  });
+});
+
 describe("search and rollback bound to the embedding space", () => {
   const other = new LocalEmbedder(384, "another-model");
 
