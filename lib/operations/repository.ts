@@ -517,6 +517,14 @@ export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, rea
   });
 }
 
+/** Why a task that is not PENDING or RETRY_WAIT cannot be cancelled, in the words of the 409. */
+function notCancellableWhy(t: { status: string; lapsed: boolean }): string {
+  if (t.status !== "RUNNING") return "it has ended";
+  // A lapsed lease is no worker's: the next claim takes it over (a paused one, once resumed).
+  if (t.lapsed) return "its worker's lease has lapsed; the next claim takes it over, or marks it DEAD on its last attempt (in a paused tenant or type, once resumed)";
+  return "a worker holds it; wait for it to finish or fail";
+}
+
 /**
  * PENDING or RETRY_WAIT → CANCELLED, with the operator's reason on the task (its error message,
  * which the document shows as its last error), its timeline and the audit log. Lock order: the
@@ -529,8 +537,8 @@ export async function cancelTask(pool: pg.Pool, taskId: string, actor: Actor, re
   return transaction(pool, async (tx) => {
     const owner = await lockTaskDocument(tx, taskId, tenants);
     if (!owner) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
-    const [cur] = await tx.$queryRaw<{ status: string; task_type: string; version_number: number }[]>`
-      SELECT status, task_type, version_number FROM index_tasks WHERE task_id = ${taskId}::bigint FOR UPDATE`;
+    const [cur] = await tx.$queryRaw<{ status: string; task_type: string; version_number: number; lapsed: boolean }[]>`
+      SELECT status, task_type, version_number, coalesce(lease_until <= now(), false) AS lapsed FROM index_tasks WHERE task_id = ${taskId}::bigint FOR UPDATE`;
     if (cur.task_type === "DELETE") {
       throw new ApiError(
         409,
@@ -539,8 +547,7 @@ export async function cancelTask(pool: pg.Pool, taskId: string, actor: Actor, re
       );
     }
     if (!CANCELLABLE_STATUSES.includes(cur.status as never)) {
-      const why = cur.status === "RUNNING" ? "a worker holds it; wait for it to finish or fail" : "it has ended";
-      throw new ApiError(409, "TASK_NOT_CANCELLABLE", `only PENDING or RETRY_WAIT tasks can be cancelled; task ${taskId} is ${cur.status} (${why})`);
+      throw new ApiError(409, "TASK_NOT_CANCELLABLE", `only PENDING or RETRY_WAIT tasks can be cancelled; task ${taskId} is ${cur.status} (${notCancellableWhy(cur)})`);
     }
     const message = `Cancelled by ${actor.subject}: ${reason}`;
     await tx.$executeRaw`UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', error_message = ${message},

@@ -108,7 +108,12 @@ describe("cancel", () => {
     const r1 = await cancel(running);
     expect(r1.status).toBe(409);
     expect(r1.body.error.code).toBe("TASK_NOT_CANCELLABLE");
-    expect(r1.body.error.message).toMatch(/RUNNING/);
+    expect(r1.body.error.message).toMatch(/RUNNING \(a worker holds it/);
+    // Its lease lapsed (the worker died): no worker holds it, and the answer says what comes next.
+    await t.pool.query(`UPDATE index_tasks SET lease_until = now() - interval '1 second' WHERE task_id = $1`, [running]);
+    const lapsed = await cancel(running);
+    expect([lapsed.status, lapsed.body.error.code]).toEqual([409, "TASK_NOT_CANCELLABLE"]);
+    expect(lapsed.body.error.message).toMatch(/lease has lapsed; the next claim takes it over/);
     // Twice: the second finds a terminal state.
     const r2 = await cancel(waiting);
     expect([r2.status, r2.body.error.code]).toEqual([409, "TASK_NOT_CANCELLABLE"]);
