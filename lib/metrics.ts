@@ -1,6 +1,7 @@
 import "server-only";
 import { Registry, Gauge, Counter, Histogram, collectDefaultMetrics } from "prom-client";
 import { overview } from "./operations/queries";
+import type { EmbeddingSpace } from "./embedding/types";
 import type pg from "pg";
 
 // Labels stay low-cardinality: state, error code, worker pool — never task, document or tenant ids.
@@ -15,6 +16,7 @@ const dead = g("indexwright_tasks_dead", "Tasks DEAD");
 const errors = g("indexwright_task_errors", "DEAD and RETRY_WAIT tasks by error code", ["error_code", "status"]);
 const drift = g("indexwright_documents_drifted", "Documents whose search version differs from the business version", ["acknowledged"]);
 const driftAge = g("indexwright_oldest_drift_age_seconds", "Age of the oldest drift");
+const otherSpace = g("indexwright_documents_other_embedding_space", "Live documents served by an index of another embedding model or dimension: invisible to search until rebuilt");
 // A histogram, so latency can be aggregated and its quantiles computed over any window in
 // Prometheus. Fed from the overview's own sample (the newest 1,000 successful INDEX/REINDEX tasks):
 // each task is observed once per web process, the first time a scrape finds it there.
@@ -57,7 +59,7 @@ async function observeNewLatencies(db: pg.Pool): Promise<void> {
   observedTasks = new Set(rows.map((r) => r.task_id));
 }
 
-export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number }): Promise<{ body: string; contentType: string }> {
+export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number; space?: EmbeddingSpace }): Promise<{ body: string; contentType: string }> {
   const o = await overview(db, opts);
   due.set(o.queue.due);
   oldestDue.set(o.queue.oldestDueAgeSeconds ?? 0);
@@ -70,6 +72,7 @@ export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; h
   drift.set({ acknowledged: "false" }, o.drift.count - o.drift.acknowledged);
   drift.set({ acknowledged: "true" }, o.drift.acknowledged);
   driftAge.set(o.drift.oldestAgeSeconds ?? 0);
+  otherSpace.set(o.otherEmbeddingSpace.count);
   await observeLatency(db);
   if (o.embeddingReuseRate !== null) reuse.set(Number(o.embeddingReuseRate));
   workers.set(o.workers.length);

@@ -89,6 +89,15 @@ export function fleetIssues(o: Overview, fleet = true): Issue[] {
       href: "/tasks?status=PENDING",
     });
   if (q.leasesExpiringSoon > 0) out.push({ tone: "warn", text: `${q.leasesExpiringSoon} lease${q.leasesExpiringSoon === 1 ? " is" : "s are"} about to expire.`, href: "/tasks?status=RUNNING" });
+  const stale = o.otherEmbeddingSpace;
+  if (stale.count > 0) {
+    const model = stale.model ? ` (search uses ${stale.model}${stale.dimensions ? `, ${stale.dimensions} dimensions` : ""})` : "";
+    out.push({
+      tone: "danger",
+      text: `${stale.count} document${stale.count === 1 ? " is" : "s are"} invisible to search: built with another embedding model${model}. They need a rebuild; the reconciler queues it.`,
+      href: "/documents?state=NOT_INDEXED",
+    });
+  }
   const unacked = o.drift.count - o.drift.acknowledged;
   if (unacked > 0 && o.drift.oldestAgeSeconds !== null && o.drift.oldestAgeSeconds > DRIFT_WARN_S)
     out.push({ tone: "warn", text: `${unacked} document${unacked === 1 ? " is" : "s are"} not searchable at the newest version (oldest ${formatDuration(o.drift.oldestAgeSeconds)}).`, href: "/documents" });

@@ -908,6 +908,12 @@ export type components = {
                 acknowledged: number;
                 oldestAgeSeconds: number | null;
             };
+            /** @description Live documents whose search version was built with another embedding model or dimension than search uses now (model, dimensions): search finds nothing of them, and they read NOT_INDEXED until rebuilt (the reconciler's STALE_MODEL queues the rebuilds). */
+            otherEmbeddingSpace: {
+                count: number;
+                model: string | null;
+                dimensions: number | null;
+            };
             publishToSearchableSeconds: {
                 p50: number | null;
                 p95: number | null;

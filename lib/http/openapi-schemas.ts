@@ -246,6 +246,12 @@ export const overview = z
     }),
     errors: z.array(z.strictObject({ errorCode: z.string(), status: taskStatus, count })),
     drift: z.strictObject({ count, acknowledged: count, oldestAgeSeconds: nullableSeconds }),
+    otherEmbeddingSpace: z
+      .strictObject({ count, model: z.string().nullable(), dimensions: z.int().min(1).nullable() })
+      .meta({
+        description:
+          "Live documents whose search version was built with another embedding model or dimension than search uses now (model, dimensions): search finds nothing of them, and they read NOT_INDEXED until rebuilt (the reconciler's STALE_MODEL queues the rebuilds).",
+      }),
     publishToSearchableSeconds: z.strictObject({ p50: nullableSeconds, p95: nullableSeconds, p99: nullableSeconds, samples: count }),
     perTask: z.strictObject({ chunks: z.number().nullable(), embeddingBatches: z.number().nullable() }),
     embeddingReuseRate: z.number().min(0).max(1).nullable(),

@@ -11,6 +11,7 @@ import { writeAudit } from "../audit/repository";
 import { CANCELLABLE_STATUSES, REVIVABLE_STATUSES } from "../domain/constants";
 import { OUTCOMES, type Outcome } from "./range";
 import { OUTCOME_BUCKET_SECONDS } from "../queue/snapshots";
+import type { EmbeddingSpace } from "../embedding/types";
 
 // Tasks, the fleet overview and workers for the dashboard, the operator actions on tasks (retry,
 // bulk retry, force-done, cancel) and on the queue (pause, resume). Model queries where a read is
@@ -158,7 +159,7 @@ export type SnapshotRow = {
   latency_p50_seconds: number | null;
   latency_p95_seconds: number | null;
 };
-type OverviewRow = QueueRow & DriftRow & LatencyRow & { errors: ErrorRow[]; workers: Json<WorkerRow>[]; history: Json<SnapshotRow>[] };
+type OverviewRow = QueueRow & DriftRow & LatencyRow & { other_space: number; errors: ErrorRow[]; workers: Json<WorkerRow>[]; history: Json<SnapshotRow>[] };
 
 /**
  * The overview for a principal: all-tenant principals see the fleet (workers, backlog history, the
@@ -167,8 +168,10 @@ type OverviewRow = QueueRow & DriftRow & LatencyRow & { errors: ErrorRow[]; work
  * (due, running, dead) or a bounded window (the newest 1,000 finished tasks), never an unbounded
  * count over all tasks. Aggregates, percentiles and the database clock: SQL throughout.
  */
-export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null }) {
+export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null; space?: EmbeddingSpace }) {
   const db = prisma(pool);
+  const model = opts.space?.model ?? null;
+  const dims = opts.space?.dimensions ?? null;
   const tenants = opts.tenants ?? null;
   const fleet = tenants === null;
   const scoped = (col: Prisma.Sql) => Prisma.sql`(${tenants}::text[] IS NULL OR ${col} = ANY(${tenants}::text[]))`;
@@ -179,6 +182,15 @@ export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; hear
   // lists (errors, workers, history) come back as JSON arrays.
   const [rows, reconciler] = await Promise.all([
     db.$queryRaw<OverviewRow[]>`SELECT q.*, dr.*, l.*,
+       -- Live documents served by an index of another embedding space: search finds nothing of
+       -- them (they read NOT_INDEXED). Written as ranges around the current space, so the index on
+       -- (model, dimensions) finds the few stale versions rather than every version being read.
+       (SELECT count(*)::int FROM index_versions iv
+          JOIN search_pointers p ON p.index_version_id = iv.id
+          JOIN documents d ON d.id = p.document_id AND d.deleted_at IS NULL
+         WHERE ${model}::text IS NOT NULL AND ${scoped(Prisma.raw("p.tenant_id"))}
+           AND (iv.embedding_model < ${model} OR iv.embedding_model > ${model}
+                OR (iv.embedding_model = ${model} AND (iv.embedding_dimensions < ${dims}::int OR iv.embedding_dimensions > ${dims}::int)))) AS other_space,
        (SELECT coalesce(json_agg(e ORDER BY e.n DESC), '[]'::json) FROM (
           SELECT error_code, status, count(*)::int AS n FROM index_tasks
            WHERE status IN ('DEAD', 'RETRY_WAIT') AND error_code IS NOT NULL AND ${tenantId}
@@ -250,6 +262,7 @@ export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; hear
     },
     errors: r.errors.map((e) => ({ errorCode: e.error_code, status: e.status, count: e.n })),
     drift: { count: r.drift, acknowledged: r.acknowledged, oldestAgeSeconds: r.oldest_drift_age },
+    otherEmbeddingSpace: { count: r.other_space, model, dimensions: dims },
     publishToSearchableSeconds: { p50: r.p50, p95: r.p95, p99: r.p99, samples: r.samples },
     perTask: { chunks: r.chunks_per_task, embeddingBatches: r.batches_per_task },
     embeddingReuseRate: r.reuse_rate,

@@ -346,6 +346,11 @@ export const overviewSchema = z.object({
     .nullish()
     .transform((v) => v ?? []),
   drift: z.object({ count: num, acknowledged: num, oldestAgeSeconds: nullableNum }),
+  /** Live documents served by an index of another embedding space: invisible to search. */
+  otherEmbeddingSpace: z
+    .object({ count: num, model: nullableStr, dimensions: nullableNum })
+    .nullish()
+    .transform((v) => v ?? { count: 0, model: null, dimensions: null }),
   publishToSearchableSeconds: z.object({ p50: nullableNum, p95: nullableNum, p99: nullableNum, samples: num }),
   perTask: z
     .object({ chunks: nullableNum, embeddingBatches: nullableNum })

@@ -111,6 +111,21 @@ describe("overview", () => {
     expect(o.workers.map((w) => w.id)).toEqual(["live"]);
   });
 
+  it("counts the live documents served by an index of another embedding space, and none in the space search uses", async () => {
+    // Every seeded index version is model "m", 3 dimensions.
+    const served = `SELECT count(*)::int FROM search_pointers p JOIN documents d ON d.id = p.document_id AND d.deleted_at IS NULL`;
+    const expected = await one(served);
+    expect(expected).toBeGreaterThan(0);
+    expect((await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, space: { model: "m", dimensions: 3 } })).otherEmbeddingSpace).toEqual({ count: 0, model: "m", dimensions: 3 });
+    for (const space of [{ model: "m2", dimensions: 3 }, { model: "m", dimensions: 4 }, { model: "a", dimensions: 3 }, { model: "m", dimensions: 2 }]) {
+      expect((await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, space })).otherEmbeddingSpace, JSON.stringify(space)).toEqual({ count: expected, ...space });
+    }
+    // Scoped like every other figure.
+    expect((await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, tenants: ["elsewhere"], space: { model: "m2", dimensions: 3 } })).otherEmbeddingSpace.count).toBe(0);
+    // Not known: not counted.
+    expect((await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20 })).otherEmbeddingSpace.count).toBe(0);
+  });
+
   it("serves Prometheus metrics with low-cardinality labels only", async () => {
     const { GET } = await import("../../app/api/metrics/route");
     const res = await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) });

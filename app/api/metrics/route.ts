@@ -3,7 +3,7 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { hasCapability, hasRole } from "@/lib/auth/principal";
 import { ApiError } from "@/lib/http/errors";
 import { renderMetrics } from "@/lib/metrics";
-import { db, serverConfig } from "@/lib/server";
+import { db, embeddingSpace, serverConfig } from "@/lib/server";
 import { singleFlight } from "@/lib/http/single-flight";
 
 export const dynamic = "force-dynamic";
@@ -14,7 +14,7 @@ export const GET = handler(async (req) => {
   if (!hasCapability(p, "metrics:read") && !hasRole(p, "operator")) throw new ApiError(403, "FORBIDDEN", "metrics need role operator or a token with metrics:read");
   const cfg = serverConfig();
   // One fleet-wide rendering: concurrent scrapes share it (the gauges it sets are process-wide).
-  const m = await singleFlight("metrics", () => renderMetrics(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds }));
+  const m = await singleFlight("metrics", () => renderMetrics(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds, space: embeddingSpace() }));
   return new Response(m.body, { status: 200, headers: { "content-type": m.contentType, "cache-control": "no-store" } });
 });
 

@@ -1,7 +1,7 @@
 import { handler, json } from "@/lib/http/handler";
 import { authenticate } from "@/lib/auth/authenticate";
 import { overview } from "@/lib/operations/repository";
-import { db, serverConfig } from "@/lib/server";
+import { db, embeddingSpace, serverConfig } from "@/lib/server";
 import { singleFlight } from "@/lib/http/single-flight";
 
 export const dynamic = "force-dynamic";
@@ -11,7 +11,7 @@ export const GET = handler(async (req) => {
   const cfg = serverConfig();
   // Callers with the same tenant scope see the same figures: concurrent ones share one read.
   const key = `overview:${JSON.stringify(p.tenants === null ? null : [...p.tenants].sort())}`;
-  return json(await singleFlight(key, () => overview(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds, tenants: p.tenants })));
+  return json(await singleFlight(key, () => overview(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds, tenants: p.tenants, space: embeddingSpace() })));
 });
 
 export * from "@/lib/http/method-fallback";
