@@ -155,7 +155,7 @@ describe("operator actions", () => {
     // Publishing version 2's content again changes nothing and queues nothing. The answer says
     // SEARCHABLE, and says that version 1 is what search serves, held there by the pin.
     const same = await publish("rolled", "# Rolled\n\nThe ferry now leaves from pier nine twice an hour.");
-    expect(same).toEqual({ status: 200, body: { documentId: d.documentId, versionNumber: 2, taskId: expect.any(String), state: "SEARCHABLE", searchVersion: 1, pinned: true } });
+    expect(same).toEqual({ status: 200, body: { documentId: d.documentId, versionNumber: 2, taskId: expect.any(String), state: "SEARCHABLE", searchVersion: 1, searchVersionServed: true, pinned: true } });
   });
 
   it("reindex builds a new index version of the business version; rename answers with the new key without re-embedding", async () => {
