@@ -140,29 +140,32 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
   const params = [q.tenant, toVectorLiteral(vec), q.level ?? null, q.principals, embedder.model];
   const client = await pool.connect();
   try {
-    if (await isExact(client, pool, q.tenant, dims, q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS, named)) {
-      return { strategy: "exact", hits: await rank(client, dims, true, q.topK, params, named) };
-    }
     const ef = positiveInt(q.efSearch ?? HNSW_SEARCH.efSearch);
     const maxTuples = positiveInt(q.maxScanTuples ?? HNSW_SEARCH.maxScanTuples);
     // Simple protocol (several statements in one round trip); the integers are checked above.
-    const settings = `SET hnsw.ef_search = ${ef}; SET hnsw.iterative_scan = relaxed_order; SET hnsw.max_scan_tuples = ${maxTuples}`;
+    // jit off: the planner charges the visibility test to every row the walk may read, so a tenant
+    // holding a small share of the table crossed jit_above_cost and each search spent ~55 ms
+    // compiling for a 35 ms query (custom plans; the first five of a named statement too).
+    const settings = `SET jit = off; SET hnsw.ef_search = ${ef}; SET hnsw.iterative_scan = relaxed_order; SET hnsw.max_scan_tuples = ${maxTuples}`;
+    if (named && sessionSettings.get(client) !== settings) {
+      // Session settings, sent only when this connection's differ: the search is then its one
+      // statement. Nothing else reads hnsw.* (only search walks an HNSW index), and every search
+      // sets its own before it runs. jit stays off for the pooled connection's other statements
+      // too: the product's statements are short, and none is worth a compile.
+      await client.query(settings);
+      sessionSettings.set(client, settings);
+    }
+    if (await isExact(client, pool, q.tenant, dims, q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS, named)) {
+      return { strategy: "exact", hits: await rank(client, dims, true, q.topK, params, named) };
+    }
     // The walk, then the exact ranking where the walk stopped short of topK.
     const walk = async (): Promise<SearchPlan> => {
       const hits = await rank(client, dims, false, q.topK, params, named);
       return hits.length >= q.topK ? { strategy: "hnsw", hits } : { strategy: "hnsw+exact", hits: await rank(client, dims, true, q.topK, params, named) };
     };
-    if (named) {
-      // Session settings, sent only when this connection's differ: the search is then its one
-      // statement. Nothing else reads hnsw.* (only search walks an HNSW index), and every search
-      // sets its own before it runs. A fallback to exact ranking reads a newer snapshot than the
-      // walk did; it answers from that one snapshot alone.
-      if (sessionSettings.get(client) !== settings) {
-        await client.query(settings);
-        sessionSettings.set(client, settings);
-      }
-      return await walk();
-    }
+    // A fallback to exact ranking reads a newer snapshot than the walk did; it answers from that
+    // one snapshot alone.
+    if (named) return await walk();
     // The embedded database's connections share one session: the settings stay inside a transaction.
     try {
       await client.query(`BEGIN READ ONLY; ${settings.replaceAll("SET ", "SET LOCAL ")}`);

@@ -167,6 +167,8 @@ describe("search statements and the session they run in", () => {
         expect(await setting(pool, "hnsw.ef_search")).toBe("100");
         expect(await setting(pool, "hnsw.iterative_scan")).toBe("relaxed_order");
         expect(await setting(pool, "hnsw.max_scan_tuples")).toBe("20000");
+        // No JIT compile for a search: its planned cost crossed jit_above_cost on small tenants.
+        expect(await setting(pool, "jit")).toBe("off");
       } else {
         // Nothing outlives the search's transaction in the shared session.
         expect(await setting(pool, "hnsw.iterative_scan")).not.toBe("relaxed_order");
