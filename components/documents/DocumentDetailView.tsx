@@ -180,7 +180,7 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
               </Link>
               <DeadTaskActions
                 size="sm"
-                task={{ taskId: newestDead.taskId, versionNumber: newestDead.versionNumber, errorCode: newestDead.errorCode, documentKey: doc.key }}
+                task={{ taskId: newestDead.taskId, versionNumber: newestDead.versionNumber, errorCode: newestDead.errorCode, documentKey: doc.key, taskType: newestDead.taskType }}
               />
             </div>
           ) : null}

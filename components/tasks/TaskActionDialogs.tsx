@@ -14,6 +14,7 @@ export type TaskRef = {
   versionNumber: number | null;
   errorCode: string | null;
   documentKey?: string | null;
+  taskType?: string | null;
 };
 
 type Props = { task: TaskRef; open: boolean; onClose: () => void };
@@ -100,15 +101,26 @@ function ForceDoneForm({ task, mutation, onClose }: { task: TaskRef; mutation: R
   return (
     <ActionForm
       effect={
-        <>
-          <p>
-            Stops retrying task {describeTask(task)}. The task ends <strong>RESOLVED</strong>; {formatVersion(task.versionNumber)} is{" "}
-            <strong>not</strong> indexed and search keeps serving whatever version it serves now.
-          </p>
-          <p className="effect__warn">
-            This is not a success: the drift stays visible as <em>acknowledged</em> on the document and the overview.
-          </p>
-        </>
+        task.taskType === "DELETE" ? (
+          <>
+            <p>
+              Stops retrying task {describeTask(task)}. The task ends <strong>RESOLVED</strong>, and if the document still stands deleted at{" "}
+              {formatVersion(task.versionNumber)}, this does the delete&apos;s work now: its index versions are retired and their chunks are
+              collected after retention.
+            </p>
+            <p className="effect__warn">Search already hides a deleted document; to keep it, publish it again instead.</p>
+          </>
+        ) : (
+          <>
+            <p>
+              Stops retrying task {describeTask(task)}. The task ends <strong>RESOLVED</strong>; {formatVersion(task.versionNumber)} is{" "}
+              <strong>not</strong> indexed and search keeps serving whatever version it serves now.
+            </p>
+            <p className="effect__warn">
+              This is not a success: the drift stays visible as <em>acknowledged</em> on the document and the overview.
+            </p>
+          </>
+        )
       }
       onSubmit={() => {
         if (!check()) return;

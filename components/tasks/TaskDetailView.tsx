@@ -153,7 +153,7 @@ function TaskBody({ task, fetching }: { task: TaskDetail; fetching: boolean }) {
       <PausedNote paused={task.paused} long />
       <CancelTaskAction task={{ taskId: task.taskId, versionNumber: task.versionNumber, errorCode: task.errorCode, documentKey: task.documentKey, taskType: task.taskType, status: task.status }} />
       {task.status === "DEAD" || task.status === "CANCELLED" ? (
-        <DeadTaskActions task={{ taskId: task.taskId, versionNumber: task.versionNumber, errorCode: task.errorCode, documentKey: task.documentKey }} />
+        <DeadTaskActions task={{ taskId: task.taskId, versionNumber: task.versionNumber, errorCode: task.errorCode, documentKey: task.documentKey, taskType: task.taskType }} />
       ) : null}
 
       {task.errorCode || task.errorMessage ? (

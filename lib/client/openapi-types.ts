@@ -359,7 +359,9 @@ export type paths = {
         put?: never;
         /**
          * Close a DEAD task as RESOLVED
-         * @description Role operator or above. Within the caller's tenants: an id in another tenant is 404.
+         * @description Stops retrying: the task ends RESOLVED and the drift it leaves shows as acknowledged. A DELETE task whose document still stands deleted at its version does the delete's work in the same transaction (the search pointer dropped, the index versions retired for garbage collection), so its chunks are not kept for good.
+         *
+         *     Role operator or above. Within the caller's tenants: an id in another tenant is 404.
          */
         post: operations["forceDoneTask"];
         delete?: never;

@@ -162,6 +162,8 @@ export const OPERATIONS: Record<string, Op> = {
   "POST /api/v1/tasks/[taskId]/force-done": {
     operationId: "forceDoneTask",
     summary: "Close a DEAD task as RESOLVED",
+    description:
+      "Stops retrying: the task ends RESOLVED and the drift it leaves shows as acknowledged. A DELETE task whose document still stands deleted at its version does the delete's work in the same transaction (the search pointer dropped, the index versions retired for garbage collection), so its chunks are not kept for good.",
     tags: ["tasks"],
     request: { params: taskParams, body: body(reasonBody) },
     json: true,

@@ -534,7 +534,7 @@ export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, rea
 function notCancellableWhy(t: { status: string; lapsed: boolean }): string {
   if (t.status !== "RUNNING") return "it has ended";
   // A lapsed lease is no worker's: the next claim takes it over (a paused one, once resumed).
-  if (t.lapsed) return "its worker's lease has lapsed; the next claim takes it over, or marks it DEAD on its last attempt (in a paused tenant or type, once resumed)";
+  if (t.lapsed) return "its worker's lease has lapsed; the next claim takes it over (in a paused tenant or type, once resumed), and on its last attempt the claim or the reconciler marks it DEAD";
   return "a worker holds it; wait for it to finish or fail";
 }
 
