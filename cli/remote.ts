@@ -76,7 +76,11 @@ export async function publishCmd(argv: string[]): Promise<void> {
 /** Where search stands when it does not answer from the version just published. */
 function searchNote(r: Schemas["PublishResult"]): string {
   if (r.searchVersion === null) return "";
-  if (!r.searchVersionServed) return `; version ${r.searchVersion} was built with another embedding model, so search does not find it until it is re-indexed`;
+  if (!r.searchVersionServed) {
+    const built = `; version ${r.searchVersion} was built with another embedding model, so search does not find it`;
+    if (r.pinned) return `${built}, and a rollback pins it: unpin to rebuild and serve version ${r.versionNumber}`;
+    return r.searchVersion < r.versionNumber ? `${built} until version ${r.versionNumber} is built` : `${built} until it is re-indexed`;
+  }
   if (r.searchVersion < r.versionNumber) return `; search answers from version ${r.searchVersion}${r.pinned ? " (pinned)" : ""}`;
   return "";
 }

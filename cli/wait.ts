@@ -38,6 +38,8 @@ export function judge(doc: Doc, goal: Goal): WaitOutcome | null {
   // Its build is done or closed and search stays on an older version: waiting longer changes
   // nothing (an unpin or a reindex would).
   if (doc.state === "SEARCHABLE" && (doc.pinned || task?.status === "RESOLVED")) return "held";
+  // Pinned to a version of another embedding model: it serves nothing, and no build moves a pin.
+  if (doc.pinned && doc.searchVersionServed === false) return "held";
   return null;
 }
 

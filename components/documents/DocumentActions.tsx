@@ -15,12 +15,18 @@ import { useToast } from "../Toast";
 
 type Which = "reindex" | "delete" | "rollback" | "unpin" | null;
 
-/** Index versions search could be pointed back at: complete (READY/RETIRED) and not the one serving now. */
+/**
+ * Index versions search could be pointed back at: complete (READY/RETIRED), not the one serving
+ * now, and built in the embedding space search uses (the server refuses any other with
+ * ROLLBACK_INCOMPATIBLE: it would serve nothing).
+ */
 export function rollbackCandidates(doc: DocumentDetail): { versionNumber: number; iv: IndexVersion }[] {
   const seen = new Map<number, IndexVersion>();
+  const space = doc.embeddingSpace;
   for (const iv of doc.indexVersions) {
     if (iv.status !== "READY" && iv.status !== "RETIRED") continue;
     if (iv.versionNumber === doc.searchVersion) continue;
+    if (space && (iv.embeddingModel !== space.model || iv.embeddingDimensions !== space.dimensions)) continue;
     if (!seen.has(iv.versionNumber)) seen.set(iv.versionNumber, iv); // newest first from the API
   }
   return [...seen.entries()].sort((a, b) => b[0] - a[0]).map(([versionNumber, iv]) => ({ versionNumber, iv }));
@@ -365,9 +371,11 @@ function UnpinForm({ doc, mutation, onClose }: { doc: DocumentDetail; mutation: 
         : t && t.status === "DEAD"
           ? ` Its last task (#${t.taskId}) failed: retry it for search to move.`
           : " A REINDEX task is queued to build it.";
+    // A pinned version of another embedding model serves nothing now: say so, not that it serves.
+    const meanwhile = forecast.serving === null ? `search finds nothing of it until ${b} is indexed` : `${serving} keeps serving until ${b} is indexed`;
     effect = (
       <p data-testid="unpin-effect">
-        Releases the pin{who}. {b} has no complete index, so <strong>{serving} keeps serving until {b} is indexed</strong>.{taskNote}
+        Releases the pin{who}. {b} has no complete index, so <strong>{meanwhile}</strong>.{taskNote}
       </p>
     );
   }

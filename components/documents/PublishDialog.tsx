@@ -102,8 +102,10 @@ type FormProps = Omit<Props, "open"> & { publish: ReturnType<typeof usePublish>;
 function unchangedNote(res: PublishResult): string {
   const note = "The content matches the latest version, so nothing new was indexed.";
   if (!res.searchVersionServed && res.searchVersion !== null) {
-    const rebuild = res.state === "INDEXING" ? "a rebuild is under way" : "reindex to rebuild it";
-    return `${note} v${res.searchVersion} was built with another embedding model, so search does not find it: ${rebuild}.`;
+    const built = `${note} v${res.searchVersion} was built with another embedding model, so search does not find it`;
+    // A pin is never moved by a build: unpinning is what queues and serves the rebuild.
+    if (res.pinned) return `${built}, and a rollback pins it: unpin to rebuild and serve v${res.versionNumber}.`;
+    return `${built}: ${res.state === "INDEXING" ? "a rebuild is under way" : "reindex to rebuild it"}.`;
   }
   if (res.state !== "SEARCHABLE" || res.searchVersion === null || res.searchVersion >= Number(res.versionNumber)) return note;
   return `${note} Search still answers from v${res.searchVersion}${res.pinned ? ", pinned by a rollback: unpin to serve" : "; reindex to build"} v${res.versionNumber}.`;

@@ -25,5 +25,6 @@ export function unpinForecast(doc: DocumentDetail): UnpinForecast {
   );
   if (complete) return { kind: "returns", version: doc.businessVersion };
   const task = doc.tasks.find((t) => t.versionNumber === doc.businessVersion && (t.taskType === "INDEX" || t.taskType === "REINDEX")) ?? null;
-  return { kind: "waits", version: doc.businessVersion, serving: doc.searchVersion, task };
+  // A version built in another space serves nothing, pinned or not.
+  return { kind: "waits", version: doc.businessVersion, serving: doc.searchVersionServed ? doc.searchVersion : null, task };
 }

@@ -27,6 +27,11 @@ describe("judge", () => {
     expect(judge(doc("SEARCHABLE", 1, [task("7", "RESOLVED")]), goal)).toBe("held");
     // Still being built under the pin: wait.
     expect(judge(doc("UPDATING", 1, [task("7", "RUNNING")], null, true), goal)).toBeNull();
+    // Pinned to a version of another embedding model: NOT_INDEXED, and no build will move the pin.
+    const otherModel = (state: string, pinned: boolean) => ({ ...doc(state, 1, [task("7", "SUCCEEDED")], null, pinned), searchVersionServed: false }) as Doc;
+    expect(judge(otherModel("NOT_INDEXED", true), goal)).toBe("held");
+    // Not pinned: the reconciler's rebuild will serve it, so wait.
+    expect(judge(otherModel("NOT_INDEXED", false), goal)).toBeNull();
     expect(exitCodeOf("held")).toBe(1);
   });
 

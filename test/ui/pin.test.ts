@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { unpinForecast } from "../../lib/ui/pin";
+import { rollbackCandidates } from "../../components/documents/DocumentActions";
 import { documentDetailSchema, type DocumentDetail } from "../../lib/ui/schemas";
 
 const iv = (versionNumber: number, status: string, model = "m-1", dims = 384) => ({
@@ -55,8 +56,12 @@ describe("unpin forecast", () => {
 
   it("judges by the space the server searches in, not the pinned version's: after a model change nothing of the old model is returned to", () => {
     // v1 pinned and v2 built under m-1; the server now searches m-2.
-    const doc = pinnedDoc([iv(2, "READY"), iv(1, "ACTIVE")], [task("5", 2, "SUCCEEDED")], { model: "m-2", dimensions: 384 });
-    expect(unpinForecast(doc)).toMatchObject({ kind: "waits", version: 2, serving: 1 });
+    const doc = { ...pinnedDoc([iv(2, "READY"), iv(1, "ACTIVE")], [task("5", 2, "SUCCEEDED")], { model: "m-2", dimensions: 384 }), searchVersionServed: false };
+    // The pinned v1 is of the old model too: it serves nothing meanwhile.
+    expect(unpinForecast(doc)).toMatchObject({ kind: "waits", version: 2, serving: null });
+    // Nor is it offered for a rollback: the server would refuse it (ROLLBACK_INCOMPATIBLE).
+    expect(rollbackCandidates(doc)).toEqual([]);
+    expect(rollbackCandidates({ ...doc, embeddingSpace: { model: "m-1", dimensions: 384 } }).map((c) => c.versionNumber)).toEqual([2]);
     expect(unpinForecast(pinnedDoc([iv(2, "READY", "m-2"), iv(1, "ACTIVE")], [], { model: "m-2", dimensions: 384 }))).toEqual({ kind: "returns", version: 2 });
   });
 
