@@ -259,7 +259,7 @@ function VersionsTable({
               <td>{v.title || <span className="muted">—</span>}</td>
               <td className="mono nowrap">{v.contentType || "—"}</td>
               <td className="col-right nowrap">{formatBytes(v.contentBytes)}</td>
-              <td className="mono" title={v.checksum}>
+              <td className="mono" title={v.checksum ?? "Hidden: the ACL does not include you"}>
                 {v.checksum ? v.checksum.replace(/^sha256:/, "").slice(0, 12) : "—"}
               </td>
               <td>

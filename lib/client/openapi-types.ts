@@ -1382,8 +1382,8 @@ export type components = {
             title: string;
             contentType: string;
             contentBytes: number;
-            /** @description SHA-256 of the published bytes, hex. */
-            checksum: string;
+            /** @description SHA-256 of the published bytes, hex. Null for a caller below maintainer whom search would not show the text (the version's own, the served or the latest version's ACL excludes them, or the document is deleted): it would confirm a guessed text. */
+            checksum: string | null;
             acl: string[];
             hasAbstract: boolean;
             hasOverview: boolean;

@@ -258,7 +258,15 @@ type IndexVersionRow = {
   retired_at: Date | null;
 };
 
-export async function getDocument(pool: pg.Pool, tenant: string, key: string, space?: EmbeddingSpace) {
+/**
+ * Who reads a document's detail, for the version checksums: a SHA-256 of the whole published bytes
+ * confirms a guessed short text, so it is shown where search would show the text (as in the chunk
+ * browser), or to a caller who may publish to the tenant (`cli sync` compares checksums; publishing
+ * a guess would tell such a caller the same). Absent: an internal read, shown in full.
+ */
+export type DetailReader = { principals: string[]; publisher: boolean };
+
+export async function getDocument(pool: pg.Pool, tenant: string, key: string, space?: EmbeddingSpace, reader?: DetailReader) {
   const db = prisma(pool);
   const [r] = await db.$queryRaw<Row[]>`${select(space)} WHERE d.tenant_id = ${tenant} AND d.key = ${key}`;
   if (!r) return null;
@@ -279,6 +287,12 @@ export async function getDocument(pool: pg.Pool, tenant: string, key: string, sp
   // A rollback pin: search stays at searchVersion until an unpin or the next publish. Who and why
   // are shown so the next operator knows whether it is safe to release.
   const pinned = r.pinned === true;
+  const admits = (acl: string[] | undefined) => acl !== undefined && (acl.length === 0 || acl.some((a) => reader!.principals.includes(a)));
+  const aclOf = (n: number | null) => versions.find((v) => v.version_number === n)?.acl;
+  const deleted = r.state === "DELETED";
+  // The three ACLs the chunk browser applies: the version's own, the served one's and the latest one's.
+  const checksumShown = (v: VersionRow) =>
+    !reader || reader.publisher || (!deleted && admits(v.acl) && admits(aclOf(r.business_version)) && (r.search_version === null || admits(aclOf(r.search_version))));
   return {
     documentId: r.id,
     ...summary(r),
@@ -290,7 +304,7 @@ export async function getDocument(pool: pg.Pool, tenant: string, key: string, sp
       title: v.title,
       contentType: v.content_type,
       contentBytes: v.content_bytes,
-      checksum: v.checksum,
+      checksum: checksumShown(v) ? v.checksum : null,
       acl: v.acl,
       hasAbstract: v.has_abstract,
       hasOverview: v.has_overview,

@@ -56,7 +56,14 @@ const documentVersion = z
     title: z.string(),
     contentType: z.string(),
     contentBytes: count,
-    checksum: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: "SHA-256 of the published bytes, hex." }),
+    checksum: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .nullable()
+      .meta({
+        description:
+          "SHA-256 of the published bytes, hex. Null for a caller below maintainer whom search would not show the text (the version's own, the served or the latest version's ACL excludes them, or the document is deleted): it would confirm a guessed text.",
+      }),
     acl: z.array(z.string()),
     hasAbstract: z.boolean(),
     hasOverview: z.boolean(),

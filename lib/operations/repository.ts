@@ -118,17 +118,25 @@ export async function listTasks(pool: pg.Pool, f: { status?: string; errorCode?:
   return { items: page, nextCursor: more ? page[page.length - 1].taskId : null };
 }
 
-function eventView(e: TaskEvent) {
-  return { id: e.id.toString(), at: e.at.toISOString(), kind: e.kind, actor: e.actor, leaseAttempt: e.leaseAttempt, errorCode: e.errorCode, detail: e.detail };
+function eventView(e: TaskEvent, checksums: boolean) {
+  const detail = !checksums && e.detail !== null && typeof e.detail === "object" && !Array.isArray(e.detail) && "checksum" in e.detail
+    ? Object.fromEntries(Object.entries(e.detail).filter(([k]) => k !== "checksum"))
+    : e.detail;
+  return { id: e.id.toString(), at: e.at.toISOString(), kind: e.kind, actor: e.actor, leaseAttempt: e.leaseAttempt, errorCode: e.errorCode, detail };
 }
 
-/** The task with its document's key, and its timeline (a model query: one table, filtered and ordered). */
-export async function getTask(pool: pg.Pool, taskId: string, tenants: string[] | null) {
+/**
+ * The task with its document's key, and its timeline (a model query: one table, filtered and
+ * ordered). A publish's CREATED event carries the version's checksum, which confirms a guessed
+ * text: it is left out unless `checksums` (callers who may publish; the document detail shows it
+ * to the others only where the ACLs let them read the text).
+ */
+export async function getTask(pool: pg.Pool, taskId: string, tenants: string[] | null, checksums = true) {
   const db = prisma(pool);
   const [t] = await db.$queryRaw<TaskRow[]>`${TASK_SELECT} WHERE t.task_id = ${taskId}::bigint AND (${tenants}::text[] IS NULL OR t.tenant_id = ANY(${tenants}::text[]))`;
   if (!t) return null;
   const events = await db.taskEvent.findMany({ where: { taskId: BigInt(taskId) }, orderBy: { id: "asc" }, take: 1000 });
-  return { ...taskView(t), events: events.map(eventView) };
+  return { ...taskView(t), events: events.map((e) => eventView(e, checksums)) };
 }
 
 type QueueRow = { due: number; oldest_due_age: number | null; waiting: number; running: number; leases_expiring: number; leases_expired: number; dead: number };

@@ -84,7 +84,8 @@ export const versionSchema = z.object({
   title: z.string().nullish().transform((v) => v ?? ""),
   contentType: z.string().nullish().transform((v) => v ?? ""),
   contentBytes: nullableNum,
-  checksum: z.string().nullish().transform((v) => v ?? ""),
+  /** Null where the caller may not read the text (it would confirm a guess). */
+  checksum: z.string().nullish().transform((v) => v ?? null),
   acl: z
     .array(z.string())
     .nullish()

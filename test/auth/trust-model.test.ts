@@ -29,6 +29,7 @@ beforeAll(async () => {
     publish: await import(`${v1}/tenants/[tenant]/documents/[key]/versions/route`),
     doc: await import(`${v1}/tenants/[tenant]/documents/[key]/route`),
     search: await import(`${v1}/tenants/[tenant]/search/route`),
+    task: await import(`${v1}/tasks/[taskId]/route`),
     overview: await import(`${v1}/overview/route`),
     workers: await import(`${v1}/workers/route`),
     metrics: await import("../../app/api/metrics/route"),
@@ -87,6 +88,26 @@ async function token(body: object, as: Auth = { bearer: BOOT }): Promise<string>
 }
 const keys = (r: { body: any }) => r.body.hits.map((h: any) => h.documentKey).sort();
 const search = (auth: Auth, body: object, tenant = "acme") => call(R.search, "POST", { tenant }, { query: "cafeteria salary bands parking spot", topK: 10, ...body }, auth);
+
+describe("a version's checksum follows the text it would confirm", () => {
+  it("a viewer outside the ACL gets no checksum, in the document detail or the task timeline; inside it, or as a maintainer, they do", async () => {
+    const sha = (await t.pool.query(`SELECT v.checksum FROM document_versions v JOIN documents d ON d.id = v.document_id WHERE d.key = 'salaries'`)).rows[0].checksum as string;
+    const outsider = await token({ name: "viewer-outside", role: "viewer", tenants: ["acme"] });
+    const maintainer = await token({ name: "maintainer-app", role: "maintainer", tenants: ["acme"] });
+    const hr = await person("hana@acme.example", "viewer", ["acme"], ["hr"]);
+    const detail = async (auth: Auth, key = "salaries") => (await call(R.doc, "GET", { tenant: "acme", key }, undefined, auth)).body;
+    const outsiderView = await detail({ bearer: outsider });
+    expect(outsiderView.versions.map((v: any) => v.checksum)).toEqual([null]);
+    expect((await detail({ bearer: outsider }, "handbook")).versions[0].checksum).toMatch(/^[0-9a-f]{64}$/);
+    expect((await detail({ cookie: hr.cookie })).versions[0].checksum).toBe(sha);
+    expect((await detail({ bearer: maintainer })).versions[0].checksum).toBe(sha);
+    // The publish's CREATED event carried it too.
+    const taskId = outsiderView.tasks[0].taskId;
+    const created = async (auth: Auth) => (await call(R.task, "GET", { taskId }, undefined, auth)).body.events.find((e: any) => e.kind === "CREATED").detail;
+    expect(await created({ bearer: outsider })).toEqual({ versionNumber: 1 });
+    expect(await created({ bearer: maintainer })).toEqual({ versionNumber: 1, checksum: sha });
+  });
+});
 
 describe("search principals come from the identity", () => {
   it("a viewer token cannot name group:hr (403 PRINCIPALS_NOT_ALLOWED, nothing written); without principals it sees only unrestricted documents", async () => {

@@ -1,6 +1,7 @@
 import { handler, json } from "@/lib/http/handler";
 import { notFound } from "@/lib/http/errors";
 import { authenticate } from "@/lib/auth/authenticate";
+import { hasRole } from "@/lib/auth/principal";
 import { taskIdParam } from "@/lib/operations/schemas";
 import { getTask } from "@/lib/operations/repository";
 import { db } from "@/lib/server";
@@ -10,7 +11,7 @@ export const dynamic = "force-dynamic";
 export const GET = handler<{ taskId: string }>(async (req, params) => {
   const p = await authenticate(req);
   const id = taskIdParam.parse(params.taskId);
-  const t = await getTask(db(), id, p.tenants);
+  const t = await getTask(db(), id, p.tenants, hasRole(p, "maintainer"));
   if (!t) throw notFound(`task ${id}`);
   return json(t);
 });

@@ -1,6 +1,7 @@
 import { handler, json } from "@/lib/http/handler";
 import { notFound } from "@/lib/http/errors";
 import { authenticate } from "@/lib/auth/authenticate";
+import { hasRole } from "@/lib/auth/principal";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { getDocument, requestDelete } from "@/lib/documents/repository";
 import { db, embeddingSpace, serverConfig } from "@/lib/server";
@@ -10,8 +11,8 @@ export const dynamic = "force-dynamic";
 export const GET = handler<{ tenant: string; key: string }>(async (req, params) => {
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
-  await authenticate(req, { tenant });
-  const doc = await getDocument(db(), tenant, key, embeddingSpace());
+  const principal = await authenticate(req, { tenant });
+  const doc = await getDocument(db(), tenant, key, embeddingSpace(), { principals: principal.principals, publisher: hasRole(principal, "maintainer") });
   if (!doc) throw notFound(`document ${tenant}/${key}`);
   return json(doc);
 });
