@@ -76,9 +76,11 @@ function explain(doc: DocumentDetail): string {
     case DOCUMENT_STATE.UPDATING:
       return `${s ?? "An older version"} is searchable; ${b} is being indexed and replaces it when done.`;
     case DOCUMENT_STATE.FAILED:
-      return s
-        ? `Indexing ${b} failed. Search still serves ${s}.`
-        : `Not searchable: indexing ${b} failed.`;
+      if (!s) return `Not searchable: indexing ${b} failed.`;
+      if (!doc.searchVersionServed) return `Indexing ${b} failed. ${s} was built with another embedding model, so search finds nothing of this document.`;
+      // A rebuild (reindex) of the version that serves died: search is right, the rebuild is what failed.
+      if (doc.searchVersion === doc.businessVersion) return `Rebuilding ${b} failed. Search still serves ${b}, as built before.`;
+      return `Indexing ${b} failed. Search still serves ${s}.`;
     case DOCUMENT_STATE.NOT_INDEXED:
       return `Not searchable yet: ${b} is waiting to be indexed.`;
     case DOCUMENT_STATE.DELETED:
