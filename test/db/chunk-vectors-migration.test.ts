@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { listMigrations, migrate, migrationsDir } from "../../lib/db/migrate";
+import { migrate } from "../../lib/db/migrate";
+import { migrationsBefore } from "../helpers/migrations";
 
 // Records held their own vector before; the migration stores one vector per (document, content,
 // embedding space), points every record at it, and moves each dimension's HNSW index along.
 const MOVE = "20261130150000_chunk_vectors";
 let t: TestDb;
-let before: string;
+let before: ReturnType<typeof migrationsBefore>;
 beforeAll(async () => {
   t = await createTestDb({ migrate: false });
-  before = mkdtempSync(path.join(tmpdir(), "iw-migrations-"));
-  for (const m of listMigrations().filter((m) => m.name < MOVE)) cpSync(path.join(migrationsDir(), m.name), path.join(before, m.name), { recursive: true });
+  before = migrationsBefore(MOVE);
 });
 afterAll(async () => {
-  rmSync(before, { recursive: true, force: true });
+  before?.remove();
   await t?.close();
 });
 
@@ -25,7 +22,7 @@ const vec = (x: number, dims: number) => `[${Array.from({ length: dims }, (_, i)
 
 describe("chunk vectors migration", () => {
   it("stores each (document, content, space) vector once, prefers the serving version's, and moves every HNSW index", async () => {
-    await migrate(t.url, { dir: before });
+    await migrate(t.url, { dir: before.dir });
     const doc = randomUUID();
     await t.pool.query(`INSERT INTO tenants (id, name) VALUES ('acme', 'Acme')`);
     await t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, 'acme', 'k', 'K', 3)`, [doc]);

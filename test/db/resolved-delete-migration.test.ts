@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { listMigrations, migrate, migrationsDir } from "../../lib/db/migrate";
+import { migrate } from "../../lib/db/migrate";
+import { migrationsBefore } from "../helpers/migrations";
 
 // Before force-done did a DELETE's work, closing a DEAD DELETE kept its deleted document's pointer
 // and ACTIVE index version for good. The migration finishes those deletes, and only those.
 const CLEANUP = "20261201080000_resolved_delete_cleanup";
 let t: TestDb;
-let before: string;
+let before: ReturnType<typeof migrationsBefore>;
 beforeAll(async () => {
   t = await createTestDb({ migrate: false });
-  before = mkdtempSync(path.join(tmpdir(), "iw-migrations-"));
-  for (const m of listMigrations().filter((m) => m.name < CLEANUP)) cpSync(path.join(migrationsDir(), m.name), path.join(before, m.name), { recursive: true });
+  before = migrationsBefore(CLEANUP);
 });
 afterAll(async () => {
-  rmSync(before, { recursive: true, force: true });
+  before?.remove();
   await t?.close();
 });
 
@@ -46,7 +43,7 @@ async function seed(key: string, deleteStatus: "RESOLVED" | "DEAD" | null): Prom
 
 describe("resolved-delete cleanup migration", () => {
   it("drops the pointer and retires the versions of deleted documents whose DELETE was force-closed; leaves DEAD deletes and live documents", async () => {
-    await migrate(t.url, { dir: before });
+    await migrate(t.url, { dir: before.dir });
     await t.pool.query(`INSERT INTO tenants (id, name) VALUES ('mg', 'mg')`);
     const closed = await seed("closed", "RESOLVED");
     const dead = await seed("dead", "DEAD");

@@ -1,29 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { listMigrations, migrate, migrationsDir } from "../../lib/db/migrate";
+import { migrate } from "../../lib/db/migrate";
+import { migrationsBefore } from "../helpers/migrations";
 
 // Before the trust model an empty tenant list meant "all tenants". Accounts written then keep that
 // meaning through the explicit grant; the same empty list written afterwards means none.
 const TRUST = "20261130030000_trust_model";
 let t: TestDb;
-let before: string;
+let before: ReturnType<typeof migrationsBefore>;
 beforeAll(async () => {
   t = await createTestDb({ migrate: false });
-  before = mkdtempSync(path.join(tmpdir(), "iw-migrations-"));
-  for (const m of listMigrations().filter((m) => m.name < TRUST)) cpSync(path.join(migrationsDir(), m.name), path.join(before, m.name), { recursive: true });
+  before = migrationsBefore(TRUST);
 });
 afterAll(async () => {
-  rmSync(before, { recursive: true, force: true });
+  before?.remove();
   await t?.close();
 });
 
 describe("trust-model migration", () => {
   it("turns the old empty 'all tenants' lists into ['*'] and leaves named lists alone", async () => {
-    await migrate(t.url, { dir: before });
+    await migrate(t.url, { dir: before.dir });
     const [all, named, tokAll, tokNamed] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     await t.pool.query(`INSERT INTO users (id, email, role, tenants) VALUES ($1, 'old-all@x.example', 'admin', '{}'), ($2, 'old-named@x.example', 'viewer', '{acme}')`, [all, named]);
     await t.pool.query(`INSERT INTO api_tokens (id, name, token_hash, role, tenants) VALUES ($1, 'old-all', 'h1', 'viewer', '{}'), ($2, 'old-named', 'h2', 'viewer', '{acme,globex}')`, [tokAll, tokNamed]);
