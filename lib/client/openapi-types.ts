@@ -1693,7 +1693,7 @@ export type components = {
             updatedAt: string;
             /**
              * Format: date-time
-             * @description Until when the secret replaced by the last rotation still signs beside the new one.
+             * @description Until when secrets replaced by rotations still sign beside the current one: each for 24 hours after the rotation that replaced it; this is the last of those windows to end.
              */
             previousSecretUntil: string | null;
             deliveries: {
@@ -1722,7 +1722,7 @@ export type components = {
             updatedAt: string;
             /**
              * Format: date-time
-             * @description Until when the secret replaced by the last rotation still signs beside the new one.
+             * @description Until when secrets replaced by rotations still sign beside the current one: each for 24 hours after the rotation that replaced it; this is the last of those windows to end.
              */
             previousSecretUntil: string | null;
             deliveries: {

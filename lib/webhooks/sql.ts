@@ -14,7 +14,12 @@ export type ClaimedDelivery = {
   body: string;
   url: string;
   secret: string;
-  /** The secret a rotation replaced, while it still signs beside the new one. */
+  /**
+   * The secrets rotations replaced that are still inside their window, newest first and separated
+   * by spaces (a whsec_ secret holds none), or null: all of them sign beside `secret`
+   * (signedHeaders splits them). One column, so a sender reading only `secret` and
+   * `previous_secret` signs with every one.
+   */
   previous_secret: string | null;
 };
 
@@ -42,7 +47,9 @@ UPDATE webhook_deliveries d
   FROM due, webhook_events e, webhook_endpoints ep
  WHERE d.id = due.id AND e.id = d.event_id AND ep.id = d.endpoint_id
 RETURNING d.id::text, d.attempts, d.endpoint_id::text, d.tenant_id, e.message_id, e.type, e.payload::text AS body, ep.url, ep.secret,
-          CASE WHEN ep.previous_secret_until > now() THEN ep.previous_secret END AS previous_secret`,
+          (SELECT string_agg(p.s ->> 'secret', ' ' ORDER BY p.n)
+             FROM jsonb_array_elements(ep.previous_secrets) WITH ORDINALITY AS p(s, n)
+            WHERE (p.s ->> 'until')::timestamptz > now()) AS previous_secret`,
     values: [owner, limit, maxAttempts, leaseSeconds],
   };
 }

@@ -142,9 +142,28 @@ describe("webhook endpoints API", () => {
     expect(r.body.secret).not.toBe(c.body.secret);
     const until = Date.parse(r.body.previousSecretUntil as string);
     expect(until - Date.now()).toBeGreaterThan(23 * 3600_000);
-    const row = (await t.pool.query(`SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1`, [c.body.id])).rows[0];
-    expect(row).toEqual({ secret: r.body.secret, previous_secret: c.body.secret });
-    expect((await t.pool.query(`SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id`, [c.body.id])).rows.map((a) => a.action)).toEqual(["webhook.create", "webhook.rotate_secret"]);
+    const row = (await t.pool.query(`SELECT secret, previous_secrets FROM webhook_endpoints WHERE id = $1`, [c.body.id])).rows[0];
+    expect(row).toEqual({ secret: r.body.secret, previous_secrets: [{ secret: c.body.secret, until: r.body.previousSecretUntil }] });
+    const audit = (await t.pool.query(`SELECT action, detail FROM audit_log WHERE target_id = $1 ORDER BY id`, [c.body.id])).rows;
+    expect(audit.map((a) => a.action)).toEqual(["webhook.create", "webhook.rotate_secret"]);
+    expect(audit[1].detail).toEqual({ previousSecretHours: 24, previousSecretsSigning: 1 });
+    expect(JSON.stringify(audit)).not.toContain("whsec_");
+    // A second rotation within the window keeps the first secret too; its own window is unchanged.
+    const r2 = await call(R.rotate, "POST", { params: { id: c.body.id as string } });
+    const row2 = (await t.pool.query(`SELECT secret, previous_secrets FROM webhook_endpoints WHERE id = $1`, [c.body.id])).rows[0];
+    expect(row2).toEqual({
+      secret: r2.body.secret,
+      previous_secrets: [
+        { secret: r.body.secret, until: r2.body.previousSecretUntil },
+        { secret: c.body.secret, until: r.body.previousSecretUntil },
+      ],
+    });
+    // An entry whose window has ended is dropped at the next rotation.
+    await t.pool.query(`UPDATE webhook_endpoints SET previous_secrets = jsonb_set(previous_secrets, '{1,until}', '"2000-01-01T00:00:00.000Z"') WHERE id = $1`, [c.body.id]);
+    const r3 = await call(R.rotate, "POST", { params: { id: c.body.id as string } });
+    const kept = (await t.pool.query(`SELECT previous_secrets FROM webhook_endpoints WHERE id = $1`, [c.body.id])).rows[0].previous_secrets as { secret: string }[];
+    expect(kept.map((p) => p.secret)).toEqual([r2.body.secret, r.body.secret]);
+    expect(r3.body.previousSecretUntil).not.toBeNull();
   });
 
   it("redelivers a dead delivery with a fresh budget and the same message id, audited; refuses one in flight", async () => {
@@ -168,6 +187,56 @@ describe("webhook endpoints API", () => {
     // Through another endpoint's id it does not exist.
     const otherEp = (await call(R.list, "POST", { body: { tenant: "own", url: "https://hooks.example.com/else", eventTypes: ["task.dead"] } })).body.id as string;
     expect((await call(R.redeliver, "POST", { params: { id: otherEp, deliveryId: d.id } })).status).toBe(404);
+  });
+
+  it("answers out-of-range ids and control characters with 400 VALIDATION_FAILED and writes nothing", async () => {
+    const c = await call(R.list, "POST", { body: { tenant: "own", url: "https://hooks.example.com/guards", eventTypes: ["task.dead"], description: "before" } });
+    const id = c.body.id as string;
+    await t.pool.query(`SELECT indexwright_webhook_emit('own', 'task.dead', '{"taskId": "8"}'::jsonb)`);
+    const [d] = (await t.pool.query(`SELECT id::text FROM webhook_deliveries WHERE endpoint_id = $1`, [id])).rows;
+    await t.pool.query(`UPDATE webhook_deliveries SET status = 'DEAD', attempts = 10 WHERE id = $1`, [d.id]);
+    const snapshot = async () => ({
+      endpoints: (await t.pool.query(`SELECT id, description, updated_at FROM webhook_endpoints ORDER BY id`)).rows,
+      deliveries: (await t.pool.query(`SELECT id, status, attempts, updated_at FROM webhook_deliveries ORDER BY id`)).rows,
+      audit: await count("audit_log"),
+    });
+    const before = await snapshot();
+    const refused = async (r: Promise<{ status: number; body: { error?: { code: string; message?: string } } }>) => {
+      const { status, body } = await r;
+      return [status, body.error?.code];
+    };
+    // Past the bigint range: the same check as a task id (9223372036854775807 is the last one).
+    expect(await refused(call(R.redeliver, "POST", { params: { id, deliveryId: "9999999999999999999" }, body: { reason: "x" } }))).toEqual([400, "VALIDATION_FAILED"]);
+    expect(await refused(call(R.log, "GET", { params: { id }, query: "?cursor=9999999999999999999" }))).toEqual([400, "VALIDATION_FAILED"]);
+    expect(await refused(call(R.log, "GET", { params: { id }, query: "?cursor=9223372036854775808" }))).toEqual([400, "VALIDATION_FAILED"]);
+    // U+0000 cannot be stored in text; other control characters have no place in readable text.
+    for (const bad of ["nul \u0000 here", "bell \u0007", "del \u007f"]) {
+      expect(await refused(call(R.list, "POST", { body: { tenant: "own", url: "https://hooks.example.com/nul", eventTypes: ["task.dead"], description: bad } }))).toEqual([400, "VALIDATION_FAILED"]);
+      expect(await refused(call(R.one, "PATCH", { params: { id }, body: { description: bad } }))).toEqual([400, "VALIDATION_FAILED"]);
+      expect(await refused(call(R.redeliver, "POST", { params: { id, deliveryId: d.id }, body: { reason: bad } }))).toEqual([400, "VALIDATION_FAILED"]);
+    }
+    expect(await snapshot()).toEqual(before);
+    // At the edges they still pass: the last bigint as a cursor, tabs and newlines in readable text.
+    const last = await call(R.log, "GET", { params: { id }, query: "?cursor=9223372036854775807" });
+    expect([last.status, (last.body.items as { id: string }[]).map((i) => i.id)]).toEqual([200, [d.id]]);
+    const patched = await call(R.one, "PATCH", { params: { id }, body: { description: "line one\nline two\tend" } });
+    expect([patched.status, patched.body.description]).toEqual([200, "line one\nline two\tend"]);
+    const again = await call(R.redeliver, "POST", { params: { id, deliveryId: d.id }, body: { reason: "fixed:\nreceiver redeployed" } });
+    expect([again.status, again.body.status]).toEqual([200, "PENDING"]);
+  });
+
+  it("guards ids and text exactly as the task routes do", async () => {
+    const W = await import("../../lib/webhooks/schemas");
+    const { taskIdParam } = await import("../../lib/operations/schemas");
+    const D = await import("../../lib/documents/schemas");
+    for (const v of ["0", "1", "42", "9223372036854775807", "9223372036854775808", "9999999999999999999", "10000000000000000000", "", "-1", "1e3", " 1", "0x10", "１"]) {
+      expect([v, W.deliveryIdParam.safeParse(v).success]).toEqual([v, taskIdParam.safeParse(v).success]);
+    }
+    for (let cp = 0; cp <= 0xffff; cp++) {
+      const s = `a${String.fromCharCode(cp)}b`;
+      if (W.readableText(s) !== D.readableText(s)) expect([cp, W.readableText(s)]).toEqual([cp, D.readableText(s)]);
+    }
+    expect(W.TEXT_CONTROL).toBe(D.TEXT_CONTROL);
   });
 
   it("deletes an endpoint with its delivery log; the event stays for other endpoints", async () => {

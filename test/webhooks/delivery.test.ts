@@ -6,7 +6,9 @@ import { Webhook } from "standardwebhooks";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { waitFor } from "../helpers/worker";
 import { WebhookDeliveryLoop, type WebhookSettings } from "../../worker/webhooks";
-import { claimDeliveries, markDelivered, pruneEvents } from "../../lib/webhooks/sql";
+import { claimDeliveries, markDelivered, markFailed, pruneEvents } from "../../lib/webhooks/sql";
+import { redeliver, rotateSecret } from "../../lib/webhooks/repository";
+import { bootstrapPrincipal } from "../../lib/auth/principal";
 import { newSecret } from "../../lib/webhooks/secret";
 import { retryDelaySeconds, parseRetryAfter } from "../../lib/webhooks/backoff";
 
@@ -195,17 +197,55 @@ describe("webhook delivery", () => {
     const { id, secret: old } = await endpoint();
     const fresh = newSecret();
     secrets = [fresh, old];
-    await t.pool.query(`UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = now() + interval '1 hour', secret = $2 WHERE id = $1`, [id, fresh]);
+    await t.pool.query(
+      `UPDATE webhook_endpoints SET previous_secrets = jsonb_build_array(jsonb_build_object('secret', secret, 'until', to_char((now() + interval '1 hour') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))),
+              secret = $2 WHERE id = $1`,
+      [id, fresh],
+    );
     await emit();
     loop("w1");
     await allIn("DELIVERED", 1);
     // A receiver on either secret accepts the request.
     expect(received[0].verifiedWith).toEqual([fresh, old]);
     // Once the overlap has passed, only the new secret signs.
-    await t.pool.query(`UPDATE webhook_endpoints SET previous_secret_until = now() - interval '1 second' WHERE id = $1`, [id]);
+    await t.pool.query(
+      `UPDATE webhook_endpoints SET previous_secrets = jsonb_build_array(previous_secrets -> 0 || jsonb_build_object('until', to_char((now() - interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) WHERE id = $1`,
+      [id],
+    );
     await emit();
     await allIn("DELIVERED", 2);
     expect(received[1].verifiedWith).toEqual([fresh]);
+  });
+
+  it("keeps every rotated-out secret signing until its own window ends, also after a second rotation", async () => {
+    const { id, secret: s0 } = await endpoint();
+    const admin = bootstrapPrincipal();
+    const s1 = (await rotateSecret(t.pool, admin, id)).secret;
+    const s2 = (await rotateSecret(t.pool, admin, id)).secret;
+    secrets = [s2, s1, s0];
+    loop("w1");
+    await emit();
+    await allIn("DELIVERED", 1);
+    // Receivers still on S0 (rotated out less than 24 h ago) and on S1 accept it, as do those on S2.
+    expect(received[0].verifiedWith).toEqual([s2, s1, s0]);
+    expect(received[0].verified).toBe(true);
+    // S0's window ends (it was rotated out first): S1 and S2 sign.
+    const expire = (secret: string) =>
+      t.pool.query(
+        `UPDATE webhook_endpoints SET previous_secrets = (
+           SELECT jsonb_agg(CASE WHEN p->>'secret' = $2 THEN p || jsonb_build_object('until', to_char((now() - interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ELSE p END)
+             FROM jsonb_array_elements(previous_secrets) p) WHERE id = $1`,
+        [id, secret],
+      );
+    await expire(s0);
+    await emit();
+    await allIn("DELIVERED", 2);
+    expect(received[1].verifiedWith).toEqual([s2, s1]);
+    // After both windows, only S2.
+    await expire(s1);
+    await emit();
+    await allIn("DELIVERED", 3);
+    expect(received[2].verifiedWith).toEqual([s2]);
   });
 
   it("keeps a disabled endpoint's deliveries waiting and sends them once it is enabled", async () => {
@@ -230,6 +270,43 @@ describe("webhook delivery", () => {
     expect((await rows())[0]).toMatchObject({ attempts: 2 });
     const late = await t.pool.query(markDelivered(ghost.id, "ghost", 1, 200, 5));
     expect(late.rowCount).toBe(0);
+  });
+
+  it("redelivers a send whose lease lapsed under a disabled endpoint; the dead sender's late outcome is fenced out", async () => {
+    const { id: endpointId } = await endpoint();
+    await emit();
+    const [ghost] = (await t.pool.query(claimDeliveries("ghost", 1, 3, 60))).rows;
+    // The sender died mid-send and the endpoint was disabled meanwhile: no claim takes the row over.
+    await t.pool.query(`UPDATE webhook_endpoints SET enabled = false WHERE id = $1`, [endpointId]);
+    await t.pool.query(`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second'`);
+    const l = loop("w1");
+    for (let i = 0; i < 3; i++) await l.tick();
+    expect((await rows())[0]).toMatchObject({ status: "SENDING", attempts: 1 });
+    const admin = bootstrapPrincipal();
+    const r = await redeliver(t.pool, admin, endpointId, ghost.id, "sender died");
+    expect(r).toMatchObject({ id: ghost.id, status: "PENDING", attempts: 0 });
+    const audit = (await t.pool.query(`SELECT detail FROM audit_log WHERE action = 'webhook.redeliver' AND target_id = $1`, [ghost.id])).rows;
+    expect(audit).toEqual([{ detail: expect.objectContaining({ previousStatus: "SENDING", previousAttempts: 1, previousLeaseOwner: "ghost" }) }]);
+    // The dead sender answers late, either way: nothing changes.
+    expect((await t.pool.query(markDelivered(ghost.id, "ghost", 1, 200, 5))).rowCount).toBe(0);
+    expect((await t.pool.query(markFailed(ghost.id, "ghost", 1, 3, 1, 500, 5, "HTTP 500"))).rowCount).toBe(0);
+    expect((await rows())[0]).toMatchObject({ status: "PENDING", attempts: 0, last_status_code: null });
+    // Enabled again, it goes out with a full budget; the dead sender still cannot write.
+    await t.pool.query(`UPDATE webhook_endpoints SET enabled = true WHERE id = $1`, [endpointId]);
+    await allIn("DELIVERED", 1);
+    expect((await rows())[0]).toMatchObject({ attempts: 1, last_status_code: 204 });
+    expect(received).toHaveLength(1);
+    expect((await t.pool.query(markFailed(ghost.id, "ghost", 1, 3, 1, 500, 5, "HTTP 500"))).rowCount).toBe(0);
+    expect((await rows())[0]).toMatchObject({ status: "DELIVERED", last_status_code: 204 });
+  });
+
+  it("still refuses to redeliver a send whose lease is running", async () => {
+    const { id: endpointId } = await endpoint();
+    await emit();
+    const [held] = (await t.pool.query(claimDeliveries("busy", 1, 3, 60))).rows;
+    await expect(redeliver(t.pool, bootstrapPrincipal(), endpointId, held.id, null)).rejects.toMatchObject({ status: 409, code: "DELIVERY_IN_FLIGHT" });
+    expect((await rows())[0]).toMatchObject({ status: "SENDING", attempts: 1 });
+    expect((await t.pool.query(markDelivered(held.id, "busy", 1, 204, 5))).rowCount).toBe(1);
   });
 });
 
