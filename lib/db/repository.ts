@@ -77,6 +77,16 @@ export async function queryRows<T>(tx: Tx, stmt: Statement): Promise<T[]> {
 }
 
 /**
+ * An index version (alias `iv`) built in another embedding space than `space`, written as ranges
+ * around it rather than `<>`, so the index on (embedding_model, embedding_dimensions) finds the few
+ * stale versions instead of every version being read.
+ */
+export function outsideSpace(space: { model: string; dimensions: number }): Prisma.Sql {
+  return Prisma.sql`(iv.embedding_model < ${space.model} OR iv.embedding_model > ${space.model}
+                OR (iv.embedding_model = ${space.model} AND (iv.embedding_dimensions < ${space.dimensions}::int OR iv.embedding_dimensions > ${space.dimensions}::int)))`;
+}
+
+/**
  * Whether `err` is a unique violation (SQLSTATE 23505) on `constraint`: from pg directly, or from a
  * Prisma raw query, which wraps the driver's error (P2010, meta.driverAdapterError.cause).
  */

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { prisma, transaction, asQueryable, execute, iso, isUniqueViolation, Prisma, type Tx } from "../db/repository";
+import { prisma, transaction, asQueryable, execute, iso, isUniqueViolation, outsideSpace, Prisma, type Tx } from "../db/repository";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import type { EmbeddingSpace } from "../embedding/types";
 import { ApiError, badRequest, notFound } from "../http/errors";
@@ -133,8 +133,7 @@ function unservedIds(space?: EmbeddingSpace): Prisma.Sql {
   return Prisma.sql`${unsearchable}
             UNION ALL
             SELECT p.document_id FROM index_versions iv JOIN search_pointers p ON p.index_version_id = iv.id
-             WHERE iv.embedding_model < ${space.model} OR iv.embedding_model > ${space.model}
-                OR (iv.embedding_model = ${space.model} AND (iv.embedding_dimensions < ${space.dimensions}::int OR iv.embedding_dimensions > ${space.dimensions}::int))`;
+             WHERE ${outsideSpace(space)}`;
 }
 
 function candidateIds(state: string, space?: EmbeddingSpace): Prisma.Sql | null {

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { prisma, transaction, asQueryable, execute, iso, Prisma, type Tx } from "../db/repository";
+import { prisma, transaction, asQueryable, execute, iso, outsideSpace, Prisma, type Tx } from "../db/repository";
 import type { TaskEvent } from "../generated/prisma/client";
 import { notifyTasks } from "../queue/sql";
 import { lockDocument as lockDocumentRow } from "../queue/engine";
@@ -178,8 +178,7 @@ type OverviewRow = QueueRow & DriftRow & LatencyRow & { other_space: number; err
  */
 export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null; space?: EmbeddingSpace }) {
   const db = prisma(pool);
-  const model = opts.space?.model ?? null;
-  const dims = opts.space?.dimensions ?? null;
+  const space = opts.space ?? null;
   const tenants = opts.tenants ?? null;
   const fleet = tenants === null;
   const scoped = (col: Prisma.Sql) => Prisma.sql`(${tenants}::text[] IS NULL OR ${col} = ANY(${tenants}::text[]))`;
@@ -191,14 +190,15 @@ export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; hear
   const [rows, reconciler] = await Promise.all([
     db.$queryRaw<OverviewRow[]>`SELECT q.*, dr.*, l.*,
        -- Live documents served by an index of another embedding space: search finds nothing of
-       -- them (they read NOT_INDEXED). Written as ranges around the current space, so the index on
-       -- (model, dimensions) finds the few stale versions rather than every version being read.
-       (SELECT count(*)::int FROM index_versions iv
+       -- them (they read NOT_INDEXED). Not counted where the space is not known.
+       ${
+         space
+           ? Prisma.sql`(SELECT count(*)::int FROM index_versions iv
           JOIN search_pointers p ON p.index_version_id = iv.id
           JOIN documents d ON d.id = p.document_id AND d.deleted_at IS NULL
-         WHERE ${model}::text IS NOT NULL AND ${scoped(Prisma.raw("p.tenant_id"))}
-           AND (iv.embedding_model < ${model} OR iv.embedding_model > ${model}
-                OR (iv.embedding_model = ${model} AND (iv.embedding_dimensions < ${dims}::int OR iv.embedding_dimensions > ${dims}::int)))) AS other_space,
+         WHERE ${scoped(Prisma.raw("p.tenant_id"))} AND ${outsideSpace(space)})`
+           : Prisma.sql`0`
+       } AS other_space,
        (SELECT coalesce(json_agg(e ORDER BY e.n DESC), '[]'::json) FROM (
           SELECT error_code, status, count(*)::int AS n FROM index_tasks
            WHERE status IN ('DEAD', 'RETRY_WAIT') AND error_code IS NOT NULL AND ${tenantId}
@@ -270,7 +270,7 @@ export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; hear
     },
     errors: r.errors.map((e) => ({ errorCode: e.error_code, status: e.status, count: e.n })),
     drift: { count: r.drift, acknowledged: r.acknowledged, oldestAgeSeconds: r.oldest_drift_age },
-    otherEmbeddingSpace: { count: r.other_space, model, dimensions: dims },
+    otherEmbeddingSpace: { count: r.other_space, model: space?.model ?? null, dimensions: space?.dimensions ?? null },
     publishToSearchableSeconds: { p50: r.p50, p95: r.p95, p99: r.p99, samples: r.samples },
     perTask: { chunks: r.chunks_per_task, embeddingBatches: r.batches_per_task },
     embeddingReuseRate: r.reuse_rate,
