@@ -221,7 +221,19 @@ type VersionRow = {
   published_at: Date;
   has_abstract: boolean;
   has_overview: boolean;
+  readable: boolean;
 };
+
+/**
+ * Whether every ACL that governs a version admits `principals`: the version's own, the latest
+ * published one's and the served one's (search's rule: an empty ACL is the whole tenant). The
+ * chunk browser's text and the detail's checksums are shown by it.
+ */
+function aclsAdmit(documentId: Prisma.Sql, version: Prisma.Sql, business: number, served: number | null, principals: string[]): Prisma.Sql {
+  return Prisma.sql`NOT EXISTS (SELECT 1 FROM document_versions a
+                        WHERE a.document_id = ${documentId} AND a.version_number IN (${version}, ${business}::int, ${served}::int)
+                          AND NOT (cardinality(a.acl) = 0 OR a.acl && ${principals}::text[]))`;
+}
 
 type DocumentTaskRow = {
   task_id: string;
@@ -274,8 +286,9 @@ export async function getDocument(pool: pg.Pool, tenant: string, key: string, sp
   // field by field; and the abstract and overview are only asked whether they exist, not read.
   const [versions, tasks, indexVersions] = await Promise.all([
     db.$queryRaw<VersionRow[]>`SELECT version_number, title, content_type, content_bytes, checksum, acl, published_by, published_at,
-           abstract IS NOT NULL AS has_abstract, overview IS NOT NULL AS has_overview
-      FROM document_versions WHERE document_id = ${r.id}::uuid ORDER BY version_number DESC LIMIT 100`,
+           abstract IS NOT NULL AS has_abstract, overview IS NOT NULL AS has_overview,
+           ${reader ? aclsAdmit(Prisma.raw("v.document_id"), Prisma.raw("v.version_number"), r.business_version, r.search_version, reader.principals) : Prisma.sql`true`} AS readable
+      FROM document_versions v WHERE v.document_id = ${r.id}::uuid ORDER BY v.version_number DESC LIMIT 100`,
     // t.task_id: an unqualified name would sort the task_id::text output column ("10" < "9").
     db.$queryRaw<DocumentTaskRow[]>`SELECT t.task_id::text, version_number, task_type, status, attempts, max_attempts, error_code, error_message, progress_done, progress_total,
            chunks_total, chunks_reused, batches_sent, created_at, updated_at, finished_at, next_attempt_at, lease_owner
@@ -286,12 +299,7 @@ export async function getDocument(pool: pg.Pool, tenant: string, key: string, sp
   // A rollback pin: search stays at searchVersion until an unpin or the next publish. Who and why
   // are shown so the next operator knows whether it is safe to release.
   const pinned = r.pinned === true;
-  const admits = (acl: string[] | undefined) => acl !== undefined && (acl.length === 0 || acl.some((a) => reader!.principals.includes(a)));
-  const aclOf = (n: number | null) => versions.find((v) => v.version_number === n)?.acl;
-  const deleted = r.state === "DELETED";
-  // The three ACLs the chunk browser applies: the version's own, the served one's and the latest one's.
-  const checksumShown = (v: VersionRow) =>
-    !reader || reader.publisher || (!deleted && admits(v.acl) && admits(aclOf(r.business_version)) && (r.search_version === null || admits(aclOf(r.search_version))));
+  const checksumShown = (v: VersionRow) => !reader || reader.publisher || (r.state !== "DELETED" && v.readable);
   return {
     documentId: r.id,
     ...summary(r),
@@ -583,9 +591,7 @@ export async function listChunks(pool: pg.Pool, tenant: string, key: string, pri
   // readable: no ACL that governs the version (its own, the served one's, the latest one's) shuts the caller out.
   const versions = await db.$queryRaw<ChunkBrowserVersionRow[]>`SELECT iv.id, iv.version_number, iv.status, iv.chunker_version, iv.embedding_model, iv.embedding_dimensions,
            iv.chunk_count, iv.created_at, iv.id = ${doc.served_id}::uuid AS serving,
-           NOT EXISTS (SELECT 1 FROM document_versions dv
-                        WHERE dv.document_id = iv.document_id AND dv.version_number IN (iv.version_number, ${doc.business_version}::int, ${doc.served_version}::int)
-                          AND NOT (cardinality(dv.acl) = 0 OR dv.acl && ${principals}::text[])) AS readable,
+           ${aclsAdmit(Prisma.raw("iv.document_id"), Prisma.raw("iv.version_number"), doc.business_version, doc.served_version, principals)} AS readable,
            t.chunks_reused
       FROM index_versions iv
       LEFT JOIN index_tasks t ON t.task_id = iv.task_id
