@@ -63,7 +63,7 @@ function sourceStamp(): string {
     }
   };
   for (const d of ["app", "components", "lib", "public"]) walk(path.join(ROOT, d));
-  for (const f of ["next.config.ts", "package.json", "tsconfig.json"]) if (existsSync(f)) h.update(`${f}:${statSync(f).mtimeMs}\n`);
+  for (const f of ["next.config.mjs", "package.json", "tsconfig.json"]) if (existsSync(f)) h.update(`${f}:${statSync(f).mtimeMs}\n`);
   return h.digest("hex");
 }
 

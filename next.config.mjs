@@ -1,6 +1,7 @@
-import type { NextConfig } from "next";
+// @ts-check
 
-const config: NextConfig = {
+/** @type {import("next").NextConfig} */
+const config = {
   reactStrictMode: true,
   poweredByHeader: false,
   // Server-only packages with native-ish or dynamic requires stay outside the bundle.
