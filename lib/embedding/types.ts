@@ -1,3 +1,5 @@
+import { toSql } from "pgvector";
+
 /** One interface for every embedding provider. */
 export interface Embedder {
   readonly model: string;
@@ -15,6 +17,5 @@ export function spaceOf(e: Embedder): EmbeddingSpace {
   return { model: e.model, dimensions: e.dimensions };
 }
 
-export function toVectorLiteral(v: number[]): string {
-  return `[${v.join(",")}]`;
-}
+/** pgvector's text form of a vector, for a `$n::vector` parameter (the package's own `toSql` is typed `any`). */
+export const toVectorLiteral = (v: number[]): string => toSql(v);
