@@ -7,9 +7,14 @@ export const metadata: Metadata = {
   title: { default: "Indexwright", template: "%s · Indexwright" },
   description: "Is this document searchable yet, and if not, why?",
   robots: { index: false, follow: false },
-  // app/icon.svg is linked by Next.js itself; these are the raster forms (scripts/icons.sh) for
-  // browsers without SVG favicons, home screens and installed windows.
-  icons: { icon: { url: "/favicon.ico", sizes: "16x16 32x32" }, apple: "/apple-touch-icon.png" },
+  // public/: the SVG and its raster forms (scripts/icons.sh) for browsers without SVG favicons and home screens.
+  icons: {
+    icon: [
+      { url: "/favicon.ico", sizes: "32x32" },
+      { url: "/icon.svg", type: "image/svg+xml" },
+    ],
+    apple: "/apple-touch-icon.png",
+  },
   manifest: "/manifest.webmanifest",
 };
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Draws the raster icons in public/ from app/icon.svg (the favicon modern browsers take as is).
+# Draws the raster icons in public/ from public/icon.svg (the favicon modern browsers take as is).
 # Run after changing the SVG and commit the results: CI and `npm ci` do not need these tools.
 # Needs rsvg-convert and icotool (Debian: apt-get install librsvg2-bin icoutils).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-svg=app/icon.svg
+svg=public/icon.svg
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
