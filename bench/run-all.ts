@@ -43,7 +43,7 @@ export function previousSections(markdown: string): Map<string, { lines: string[
     const m = /^## (\w+)$/.exec(lines[i]);
     if (!m || !(ALL as readonly string[]).includes(m[1])) continue;
     let j = i + 1;
-    while (j < lines.length && !lines[j].startsWith("## ")) j++;
+    while (j < lines.length && !lines[j].startsWith("## ") && !lines[j].startsWith("# ")) j++;
     const row = lines.find((l) => l.startsWith(`| ${m[1]} | `))?.split("|").map((c) => c.trim());
     out.set(m[1], { lines: lines.slice(i + 1, j).join("\n").trim().split("\n"), measured: row?.[3] ?? "" });
     i = j - 1;
@@ -175,7 +175,13 @@ function queueSection(r: Json): string[] {
   return L;
 }
 
-export function render(outcomes: Outcome[], started: Date): string {
+/** The hand-written notes after the generated sections, which every rewrite carries over unchanged. */
+export function notesOf(markdown: string): string {
+  const at = markdown.indexOf("\n# Measurement notes");
+  return at < 0 ? "" : markdown.slice(at + 1);
+}
+
+export function render(outcomes: Outcome[], started: Date, notes = ""): string {
   const L: string[] = [];
   // The machine of a bench measured by this run: kept sections and earlier raw results carry their own.
   const machine = (outcomes.find((o) => o.result?.machine && !o.problem)?.result?.machine ?? outcomes.find((o) => o.result?.machine)?.result?.machine ?? {}) as Json;
@@ -213,7 +219,7 @@ export function render(outcomes: Outcome[], started: Date): string {
       if (f.length > FIGURES_SHOWN) L.push(`| … | ${f.length - FIGURES_SHOWN} more in bench/results/${o.name}.json |`);
     }
   }
-  return L.join("\n") + "\n";
+  return L.join("\n") + "\n" + (notes ? "\n" + notes.trimEnd() + "\n" : "");
 }
 
 async function main() {
@@ -232,7 +238,8 @@ async function main() {
   // when this machine has them, else verbatim from the RESULTS.md being replaced.
   const previous = names.length < ALL.length ? ALL.filter((n) => !names.includes(n)) : [];
   const resultsMd = path.join(ROOT, "bench", "RESULTS.md");
-  const oldSections = fs.existsSync(resultsMd) ? previousSections(fs.readFileSync(resultsMd, "utf8")) : new Map();
+  const oldMarkdown = fs.existsSync(resultsMd) ? fs.readFileSync(resultsMd, "utf8") : "";
+  const oldSections = previousSections(oldMarkdown);
   for (const n of previous) {
     const file = path.join(ROOT, "bench", "results", `${n}.json`);
     if (fs.existsSync(file)) {
@@ -242,7 +249,7 @@ async function main() {
     else if (oldSections.has(n)) outcomes.push({ name: n, ok: true, seconds: 0, exitCode: 0, result: null, problem: "kept from the previous RESULTS.md", lastLineJson: true, kept: oldSections.get(n) });
   }
   outcomes.sort((a, b) => ALL.indexOf(a.name as (typeof ALL)[number]) - ALL.indexOf(b.name as (typeof ALL)[number]));
-  fs.writeFileSync(path.join(ROOT, "bench", "RESULTS.md"), render(outcomes, started));
+  fs.writeFileSync(path.join(ROOT, "bench", "RESULTS.md"), render(outcomes, started, notesOf(oldMarkdown)));
   say("bench/RESULTS.md rewritten");
   console.log(JSON.stringify({ bench: "all", date: started.toISOString(), results: Object.fromEntries(outcomes.map((o) => [o.name, { ok: o.ok, seconds: o.seconds, problem: o.problem }])) }));
   process.exit(outcomes.every((o) => o.ok) ? 0 : 1);

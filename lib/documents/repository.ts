@@ -14,8 +14,8 @@ import type { ChunkListQuery } from "./chunk-schemas";
 // Documents for the dashboard (list, detail) and the actions on one document (delete, rollback,
 // unpin, reindex, rename). The state rule is SQL (lib/documents/state.ts, one definition shared
 // with publish), so the list and the detail are tagged-template SQL around it; model queries serve
-// the look-ups inside actions. Every action locks the document row first (docs/design.md, lock
-// order) and writes its audit row in the same transaction.
+// the look-ups inside actions. Every action locks the document row first (docs/architecture.md, "Lock
+// order") and writes its audit row in the same transaction.
 
 export type DocumentSummary = {
   tenant: string;

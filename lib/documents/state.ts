@@ -14,7 +14,7 @@ export type StateInput = {
   servedInSpace?: boolean | null;
 };
 
-/** The one place that turns raw facts into the state people see (design §7). */
+/** The one place that turns raw facts into the state people see (docs/architecture.md, "Document states"). */
 export function documentState(input: StateInput): DocumentState {
   const s = { ...input, searchVersion: input.servedInSpace === false ? null : input.searchVersion };
   if (s.deleted) return DOCUMENT_STATE.DELETED;

@@ -33,7 +33,7 @@ export const INDEX_VERSION_STATUS = Object.freeze({
 } as const);
 export type IndexVersionStatus = (typeof INDEX_VERSION_STATUS)[keyof typeof INDEX_VERSION_STATUS];
 
-/** Error codes of design §4. `retryable` drives the retry policy; message text never does. */
+/** Error codes (docs/architecture.md, "Task error codes"); `retryable`, never the message, drives retries. */
 export const ERROR_CODES = Object.freeze({
   UNSUPPORTED_DOCUMENT: { retryable: false },
   PARSE_ERROR: { retryable: false },
@@ -88,7 +88,7 @@ export type Step = (typeof STEP)[keyof typeof STEP];
 export const ROLES = Object.freeze(["viewer", "maintainer", "operator", "admin"] as const);
 export type Role = (typeof ROLES)[number];
 
-/** Per-document state shown to people (design §7). */
+/** Per-document state shown to people (docs/architecture.md, "Document states"). */
 export const DOCUMENT_STATE = Object.freeze({
   NOT_INDEXED: "NOT_INDEXED",
   INDEXING: "INDEXING",

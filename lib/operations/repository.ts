@@ -399,7 +399,7 @@ export async function listWorkers(pool: pg.Pool, heartbeatSeconds: number) {
 }
 
 // ---- Operator actions on tasks. Each runs in one transaction with its audit row, so an action
-// either happened and is audited, or neither. Lock order (docs/design.md): the task's document
+// either happened and is audited, or neither. Lock order (docs/architecture.md, "Lock order"): the task's document
 // row first, then the task row.
 
 /**

@@ -35,7 +35,7 @@ export function die(reason: string): never {
 function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number): Record_ {
   const sectionPath = level === 0 ? "abstract" : "overview";
   const contentHash = createHash("sha256").update(`${sectionPath}\n${text}`).digest("hex");
-  // Named like every other chunk (design §5.3): tenant, document, version, chunker version,
+  // Named like every other chunk (docs/parsing.md, "Chunk ids"): tenant, document, version, chunker version,
   // ordinal and content hash. A summary id shared across versions would let a hit of v1 and a hit
   // of v2 look like the same chunk; its embedding is still reused through the content hash.
   const chunkId = createHash("sha256")
@@ -69,8 +69,9 @@ class StoredVectorsGone extends Error {
 const MAX_ROUNDS = 3;
 
 /**
- * INDEX and REINDEX (design §5): parse, chunk, reuse, embed with no transaction open, then one
- * short fenced transaction that writes, verifies against the parse manifest and switches.
+ * INDEX and REINDEX (docs/architecture.md, "Data flow of a publish"): parse, chunk, reuse, embed
+ * with no transaction open, then one short fenced transaction that writes, verifies against the
+ * parse manifest and switches.
  */
 export async function runIndexTask(ctx: TaskContext): Promise<CompleteStats | null> {
   for (let round = 1; ; round++) {
@@ -153,7 +154,7 @@ async function indexOnce({ pool, embedder, lease, hooks, opts }: TaskContext): P
   const stats: CompleteStats = { chunksTotal: total, chunksReused: reusedChunks, batchesSent: batches };
   let outcome: CompleteStats | null = stats;
   await withTransaction(pool, async (tx) => {
-    // Lock order: the document row first, then the task (see docs/design.md).
+    // Lock order: the document row first, then the task (see docs/architecture.md, "Lock order").
     const doc = await lockDocument(tx, lease.documentId);
     await lockHeld(tx, lease);
     // Heartbeats go on while the switch waits for the document lock (a long wait must not let

@@ -100,7 +100,7 @@ export async function lockHeld(db: Queryable, lease: Lease): Promise<void> {
 
 export type LockedDocument = { id: string; business_version: number; deleted_at: Date | null };
 
-/** Inside a transaction: take the document row lock (always first: see the lock order in docs/design.md). */
+/** Inside a transaction: take the document row lock (always first: docs/architecture.md, "Lock order"). */
 export async function lockDocument(db: Queryable, documentId: string): Promise<LockedDocument | null> {
   const r = await run<LockedDocument>(db, sql.lockDocument(documentId));
   return r.rows[0] ?? null;

@@ -1,6 +1,6 @@
 import { isErrorCode, type ErrorCode } from "../domain/constants";
 
-/** A failure with a stable code (design §4). */
+/** A failure with a stable code (docs/architecture.md, "Task error codes"). */
 export class TaskError extends Error {
   /** The provider's own word on when to come back (Retry-After), in seconds; a floor for the retry delay. */
   public readonly retryAfterSeconds?: number;

@@ -3,8 +3,8 @@
 // up as a reviewed snapshot diff. All time comes from the database clock (now()).
 import type { Statement } from "../db/pool";
 
-// The fence of design §3: a statement guarded by it only touches the row while the caller
-// still holds that exact lease. Zero rows back = lease lost.
+// The fence (docs/architecture.md, "Leases and fencing"): a statement guarded by it only touches
+// the row while the caller still holds that exact lease. Zero rows back = lease lost.
 const FENCE = `status = 'RUNNING' AND lease_owner = $2 AND attempts = $3 AND lease_until > now()`;
 
 /**
@@ -86,7 +86,7 @@ export type ClaimedRow = {
  * its last attempt still becomes DEAD, since that records a worker's loss, not new work.
  *
  * Its commit does not wait for the WAL flush (synchronous_commit off for this transaction only;
- * design: "Asynchronous claim, durable completion"). A claim lost in a crash leaves the task as
+ * docs/decisions/003-asynchronous-claim.md). A claim lost in a crash leaves the task as
  * it was, due again, and every later write of that lease is fenced out; any durable commit after
  * it (a completion, a failure) flushes it too. Run it on its own, never inside a transaction
  * whose other writes must be durable at COMMIT.
@@ -165,8 +165,8 @@ RETURNING lease_until`,
 }
 
 /**
- * First statement of every transaction that touches a document and its tasks (design: lock
- * order). The document row is the mutex: publish, delete, rollback, unpin, reindex and the
+ * First statement of every transaction that touches a document and its tasks (docs/architecture.md, "Lock
+ * order"). The document row is the mutex: publish, delete, rollback, unpin, reindex and the
  * worker's switch all take it before any task, pointer or index-version row, so two of them can
  * only queue behind each other, never deadlock.
  */
@@ -394,7 +394,7 @@ export function leasesHeld(workerId: string, tasks: { taskId: string; leaseAttem
 }
 
 /**
- * The documents of a task batch, locked in id order (design: lock order, step 2; every statement
+ * The documents of a task batch, locked in id order (docs/architecture.md, "Lock order", step 2; every statement
  * that locks several documents takes them in id order, so two of them cannot deadlock).
  */
 export function lockDocuments(documentIds: string[]): Statement {

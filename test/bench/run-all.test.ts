@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { previousSections, render, type Outcome } from "../../bench/run-all";
+import { notesOf, previousSections, render, type Outcome } from "../../bench/run-all";
 
 describe("a partial bench run", () => {
   it("carries the sections it did not run over verbatim from the RESULTS.md it replaces", () => {
@@ -39,5 +39,12 @@ describe("a partial bench run", () => {
   it("reads the committed RESULTS.md", () => {
     const kept = previousSections(readFileSync("bench/RESULTS.md", "utf8"));
     expect(kept.get("dashboard")?.lines.join("\n")).toMatch(/routesMs/);
+  });
+
+  it("carries the hand-written notes over unchanged, and keeps them out of the last bench's section", () => {
+    const old = ["# Benchmark results", "", "## dashboard", "", "| worstP95Ms | 96 |", "", "# Measurement notes", "", "## Notes: queue", "", "Quiet machine."].join("\n");
+    expect(previousSections(old).get("dashboard")?.lines).toEqual(["| worstP95Ms | 96 |"]);
+    const md = render([], new Date("2026-11-30T17:20:00Z"), notesOf(old));
+    expect(md.endsWith("# Measurement notes\n\n## Notes: queue\n\nQuiet machine.\n")).toBe(true);
   });
 });

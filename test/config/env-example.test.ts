@@ -11,9 +11,9 @@ describe(".env.example", () => {
     expect(example.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"))).toEqual([]);
   });
 
-  it("documents every variable of README's Configuration table and every one the configuration parses", () => {
-    const readme = readFileSync("README.md", "utf8");
-    const table = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("\n## ", readme.indexOf("## Configuration") + 5));
+  it("documents every variable of docs/configuration.md's settings table and every one the configuration parses", () => {
+    const readme = readFileSync("docs/configuration.md", "utf8");
+    const table = readme.slice(readme.indexOf("## Settings"), readme.indexOf("\n## ", readme.indexOf("## Settings") + 5));
     const fromReadme = table
       .split("\n")
       .filter((l) => l.startsWith("| `"))

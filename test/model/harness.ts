@@ -1,6 +1,6 @@
 // Model-based test harness: drives the real library (publish, delete, operator actions, claim +
 // executeTask) against one PostgreSQL database, keeps a small model of what each document should
-// be, and checks the invariants of docs/design.md after every step and at quiescence.
+// be, and checks the invariants of docs/testing.md, "Model-based test", after every step and at quiescence.
 //
 // Workers are not background loops here: every worker step is one deterministic claim + run, so
 // a failing sequence replays exactly from its seed. A "crash" runs a task up to its switch
@@ -57,7 +57,7 @@ export const VARIANTS = [
 ] as const;
 const EMPTY_VARIANT = 4;
 /**
- * Optional summaries (design: abstract → level 0, overview → level 1 chunks), by index; 0 = none.
+ * Optional summaries (docs/api.md, "Routes": abstract → level 0, overview → level 1 chunks), by index; 0 = none.
  * With one, even the empty variant has something to index.
  */
 export const SUMMARIES: readonly ({ abstract: string; overview: string } | null)[] = [
@@ -519,7 +519,8 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
     const t = iv.task_id ? snap.tasks.get(iv.task_id) : undefined;
     if (!t || t.document_id !== iv.document_id || t.version_number !== iv.version_number) violation(s, m, `index version ${iv.id} does not match its task`, { iv, t });
   }
-  // Design §5.3: a chunk id hashes tenant, document, version, chunker version, ordinal and content hash.
+  // A chunk id hashes tenant, document, version, chunker version, ordinal and content hash
+  // (docs/parsing.md, "Chunk ids").
   for (const [k, vs] of snap.chunkVersions) if (vs.size > 1) flag(s, m, `chunk id ${k} is shared by versions ${[...vs].join(",")}`);
 
   // Pointers: name a complete ACTIVE index version of the same document and version; ACTIVE = pointed at.

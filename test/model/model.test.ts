@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { commandArbitrary, runSequence, Sut } from "./harness";
 
-// Model-based test (see test/model/harness.ts and docs/design.md, "Model-based test").
+// Model-based test (see test/model/harness.ts and docs/testing.md, "Model-based test").
 //   MODEL_RUNS=5000 MODEL_SEED=123 npm run test:model     a long local run, reproducibly seeded
 //   MODEL_SEED=… MODEL_PATH=… MODEL_REPLAY=…              replay exactly the failing case fast-check printed:
 //                                                         its seed, its path and the replayPath in the counterexample

@@ -7,7 +7,7 @@ import { claim, complete } from "../../lib/queue/engine";
 // What a task's claim and completion write, read back from the WAL (pg_walinspect): which indexes
 // get an entry and which row locks are logged. Both updates change the status, so neither is HOT
 // and every index whose predicate the new row version matches gets an entry; the schema decides
-// how many (docs/design.md, "The queue's cost per task"). A new index on index_tasks or
+// how many (docs/decisions/006-queue-cost-per-task.md). A new index on index_tasks or
 // task_events that the hot path maintains shows up here as a changed list.
 let t: TestDb;
 let walinspect = false;
