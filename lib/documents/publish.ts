@@ -4,7 +4,7 @@ import { withTransaction } from "../db/pool";
 import { namedStatementsOn, preparedSettingFromEnv, runNamed } from "../db/prepared";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../domain/errors";
 import { removeFromSearch } from "../pipeline/pointer";
 import { prepareTextContent } from "../pipeline/charset";
 import { PipelineError } from "../pipeline/parsers/common";
@@ -66,8 +66,8 @@ export function readTextContent(contentType: string, content: Uint8Array, sentAs
     return { contentType: r.contentType, text: r.text };
   } catch (e) {
     if (!(e instanceof PipelineError)) throw e;
-    if (e.code === "UNSUPPORTED_DOCUMENT") throw new ApiError(415, "UNSUPPORTED_DOCUMENT", e.message.replace(/^the document's/, "content's"));
-    throw new ApiError(400, "INVALID_ENCODING", e.message.replace(/^the document is/, "content is").replace(/ text$/, ""));
+    if (e.code === "UNSUPPORTED_DOCUMENT") throw new DomainError("UNSUPPORTED_DOCUMENT", e.message.replace(/^the document's/, "content's"));
+    throw new DomainError("INVALID_ENCODING", e.message.replace(/^the document is/, "content is").replace(/ text$/, ""));
   }
 }
 
@@ -115,7 +115,7 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
         )
       ).rows[0];
       if (prior) {
-        if (prior.request_hash !== idem.requestHash) throw new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request in the last 24 hours");
+        if (prior.request_hash !== idem.requestHash) throw new DomainError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request in the last 24 hours");
         return {
           ...prior.response,
           searchVersion: prior.response.searchVersion ?? null,
@@ -155,7 +155,7 @@ async function lockForPublish(q: Q, input: PublishInput): Promise<LockedDocument
     const doc = (await q<LockedDocument>(`SELECT d.id, d.business_version, d.deleted_at FROM documents d WHERE d.tenant_id = $1 AND d.key = $2 FOR UPDATE OF d`, [input.tenant, input.key])).rows[0];
     if (doc) return doc;
   }
-  throw new ApiError(409, "KEY_CHANGED", "the document at this key was renamed three times while this publish waited for it; publish again");
+  throw new DomainError("KEY_CHANGED", "the document at this key was renamed three times while this publish waited for it; publish again");
 }
 
 async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksum: string, aclIn: string[] | null): Promise<PublishResult> {

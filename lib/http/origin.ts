@@ -1,4 +1,4 @@
-import { ApiError } from "./errors";
+import { DomainError } from "../domain/errors";
 
 // What the browser addressed: behind a reverse proxy the request reaches us as http://internal,
 // and the proxy's X-Forwarded-* headers say what the browser used.
@@ -27,5 +27,5 @@ export function isHttps(req: Request): boolean {
 export function assertSameOrigin(req: Request, required: boolean): void {
   const origin = req.headers.get("origin");
   if (!origin && !required) return;
-  if (!origin || URL.parse(origin)?.host !== requestHost(req)) throw new ApiError(403, "ORIGIN_MISMATCH", "cross-origin request rejected");
+  if (!origin || URL.parse(origin)?.host !== requestHost(req)) throw new DomainError("ORIGIN_MISMATCH", "cross-origin request rejected");
 }

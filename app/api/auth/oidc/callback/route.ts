@@ -1,5 +1,5 @@
 import { handler } from "@/lib/http/handler";
-import { notFound } from "@/lib/http/errors";
+import { notFound } from "@/lib/domain/errors";
 import { CLEAR_OIDC_COOKIE, OIDC_COOKIE, OidcSignInError, finishSignIn, oidcSettings, userForClaims } from "@/lib/auth/oidc";
 import { cookieValue, openSession, sessionCookie } from "@/lib/auth/session";
 import { db } from "@/lib/server";

@@ -1,5 +1,5 @@
 import { handler } from "@/lib/http/handler";
-import { notFound } from "@/lib/http/errors";
+import { notFound } from "@/lib/domain/errors";
 import { beginSignIn, oidcSettings } from "@/lib/auth/oidc";
 import { safeNext } from "@/lib/auth/next-path";
 import { log } from "@/lib/log";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { handler, json, readBody, readJson } from "@/lib/http/handler";
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/domain/errors";
 import { authenticate } from "@/lib/auth/authenticate";
 import { publishBody, tenantParam, keyParam, SUPPORTED_TYPES, type PublishBody } from "@/lib/documents/schemas";
 import { publish, readTextContent } from "@/lib/documents/publish";
@@ -21,17 +21,17 @@ async function readMultipart(req: Request, maxBytes: number, limit: number): Pro
   try {
     form = await new Response(new Uint8Array(raw), { headers: { "content-type": req.headers.get("content-type") ?? "" } }).formData();
   } catch {
-    throw new ApiError(400, "INVALID_MULTIPART", "the multipart body could not be read");
+    throw new DomainError("INVALID_MULTIPART", "the multipart body could not be read");
   }
   const file = form.get("file");
-  if (!(file instanceof File)) throw new ApiError(400, "VALIDATION_FAILED", "file: a multipart upload needs a `file` field");
-  if (file.size > maxBytes) throw new ApiError(413, "CONTENT_TOO_LARGE", `content exceeds ${maxBytes} bytes`);
+  if (!(file instanceof File)) throw new DomainError("VALIDATION_FAILED", "file: a multipart upload needs a `file` field");
+  if (file.size > maxBytes) throw new DomainError("CONTENT_TOO_LARGE", `content exceeds ${maxBytes} bytes`);
   const text = (name: string) => {
     const v = form.get(name);
     return typeof v === "string" ? v : undefined;
   };
   const allowed = new Set(["file", "title", "contentType", "acl", "abstract", "overview"]);
-  for (const name of form.keys()) if (!allowed.has(name)) throw new ApiError(400, "VALIDATION_FAILED", `${name}: unknown field`);
+  for (const name of form.keys()) if (!allowed.has(name)) throw new DomainError("VALIDATION_FAILED", `${name}: unknown field`);
   const acl = text("acl");
   const body = publishBody.parse({
     title: text("title") ?? file.name.replace(/\.[^.]+$/, ""),
@@ -50,7 +50,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const key = keyParam.parse(params.key);
   const principal = await authenticate(req, { role: "maintainer", tenant });
   const idemKey = req.headers.get("idempotency-key");
-  if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) throw new ApiError(400, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1–200 visible ASCII characters");
+  if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) throw new DomainError("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1–200 visible ASCII characters");
 
   // Everything is validated before the transaction: bad input writes nothing.
   let body: PublishBody;
@@ -62,7 +62,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   } else {
     body = publishBody.parse(await readJson(req, limit));
     if (body.contentEncoding === "base64") {
-      if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(body.content)) throw new ApiError(400, "VALIDATION_FAILED", "content: not valid base64");
+      if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(body.content)) throw new DomainError("VALIDATION_FAILED", "content: not valid base64");
       content = Buffer.from(body.content, "base64");
     } else {
       content = Buffer.from(body.content, "utf8");
@@ -70,12 +70,12 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   }
   const contentType = normaliseContentType(body.contentType);
   if (!(SUPPORTED_TYPES as readonly string[]).includes(contentType)) {
-    throw new ApiError(415, "UNSUPPORTED_DOCUMENT", `content type ${contentType} is not supported (use ${SUPPORTED_TYPES.join(", ")})`);
+    throw new DomainError("UNSUPPORTED_DOCUMENT", `content type ${contentType} is not supported (use ${SUPPORTED_TYPES.join(", ")})`);
   }
   if (!isMultipart && isBinaryContentType(contentType) && body.contentEncoding !== "base64") {
-    throw new ApiError(400, "VALIDATION_FAILED", `contentEncoding: ${contentType} must be sent as base64 (or as a multipart file)`);
+    throw new DomainError("VALIDATION_FAILED", `contentEncoding: ${contentType} must be sent as base64 (or as a multipart file)`);
   }
-  if (content.length > cfg.MAX_CONTENT_BYTES) throw new ApiError(413, "CONTENT_TOO_LARGE", `content exceeds ${cfg.MAX_CONTENT_BYTES} bytes`);
+  if (content.length > cfg.MAX_CONTENT_BYTES) throw new DomainError("CONTENT_TOO_LARGE", `content exceeds ${cfg.MAX_CONTENT_BYTES} bytes`);
   let storedType = contentType;
   let text = "";
   if (!isBinaryContentType(contentType)) {
@@ -84,10 +84,10 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     // above all) have no place in text meant to be read and searched.
     ({ contentType: storedType, text } = readTextContent(body.contentType, content, !isMultipart && body.contentEncoding !== "base64"));
     if (/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text)) {
-      throw new ApiError(400, "INVALID_CONTENT", "content contains control characters (only tab, newline, carriage return and form feed are allowed in text)");
+      throw new DomainError("INVALID_CONTENT", "content contains control characters (only tab, newline, carriage return and form feed are allowed in text)");
     }
   }
-  if (content.length === 0 || (!isBinaryContentType(contentType) && !text.trim())) throw new ApiError(400, "EMPTY_DOCUMENT", "content is empty");
+  if (content.length === 0 || (!isBinaryContentType(contentType) && !text.trim())) throw new DomainError("EMPTY_DOCUMENT", "content is empty");
   // The abstract and the overview are embedded whole (chunks are cut to fit; these are not): one
   // over the model's input limit would fail at the provider on every attempt, so refuse it now.
   // Only where the model's tokenizer is known: a byte estimate would refuse what a model takes.
@@ -95,7 +95,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   for (const field of tokens.encoding === "utf8-bytes" ? [] : (["abstract", "overview"] as const)) {
     const value = body[field];
     if (value && !tokens.fits(value, tokens.maxInputTokens)) {
-      throw new ApiError(400, "TEXT_TOO_LONG_FOR_MODEL", `${field}: longer than the embedding model's ${tokens.maxInputTokens} input tokens (${tokens.encoding}); shorten it`);
+      throw new DomainError("TEXT_TOO_LONG_FOR_MODEL", `${field}: longer than the embedding model's ${tokens.maxInputTokens} input tokens (${tokens.encoding}); shorten it`);
     }
   }
 
