@@ -7,7 +7,7 @@ import { prisma, transaction, iso, Prisma } from "../db/repository";
 import { hashToken } from "../auth/authenticate";
 import { hashPassword } from "../auth/password";
 import { normalEmail } from "../auth/users";
-import { oidcSettings } from "../auth/oidc";
+import { oidcSettings } from "../config";
 import { endSessionsOf } from "../auth/repository";
 import { storedTenants, tenantsOf, tenantsWithin, hasRole, type Principal } from "../auth/principal";
 import { DomainError } from "../domain/errors";

@@ -1,6 +1,7 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getPool } from "../db/pool";
+import { setting } from "../config";
 import { DomainError } from "../domain/errors";
 import { assertSameOrigin } from "../http/origin";
 import { noteSubject } from "../http/request-context";
@@ -20,7 +21,7 @@ function safeEqual(a: string, b: string): boolean {
 
 /** Resolves a bearer token (bootstrap or stored) to a principal and the owner a session would record. */
 export async function identityForToken(token: string): Promise<Identity | null> {
-  const bootstrap = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
+  const bootstrap = setting("INDEXWRIGHT_BOOTSTRAP_TOKEN");
   if (bootstrap && safeEqual(token, bootstrap)) return { principal: bootstrapPrincipal(), owner: { kind: "bootstrap" } };
   const { rows } = await getPool().query<TokenRow & { id: string }>(
     // last_used_at is written at most once a minute per token, not on every request.
