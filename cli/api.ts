@@ -1,19 +1,20 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createIndexwrightClient, type IndexwrightClient } from "../lib/client";
+import { setting } from "../lib/config";
 
 // How the CLI reaches a running server: its URL and a token, from flags, the environment, or the
 // bootstrap token file a local `indexwright start` wrote.
 
 export function apiBase(url?: string): string {
-  return (url ?? process.env.INDEXWRIGHT_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`).replace(/\/$/, "");
+  return (url ?? setting("INDEXWRIGHT_URL") ?? `http://127.0.0.1:${setting("PORT") ?? 3000}`).replace(/\/$/, "");
 }
 
 export function apiToken(t?: string): string {
   if (t) return t;
-  if (process.env.INDEXWRIGHT_TOKEN) return process.env.INDEXWRIGHT_TOKEN;
-  if (process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN) return process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
-  const file = path.join(process.env.INDEXWRIGHT_DATA_DIR ?? ".indexwright", "bootstrap-token");
+  const token = setting("INDEXWRIGHT_TOKEN") || setting("INDEXWRIGHT_BOOTSTRAP_TOKEN");
+  if (token) return token;
+  const file = path.join(setting("INDEXWRIGHT_DATA_DIR") ?? ".indexwright", "bootstrap-token");
   try {
     return readFileSync(file, "utf8").trim();
   } catch {

@@ -41,7 +41,8 @@ async function main(): Promise<void> {
       return start(rest);
     }
     case "worker": {
-      process.env.INDEXWRIGHT_PROCESS ??= "worker";
+      const { setEnv, setting } = await import("../lib/config");
+      if (setting("INDEXWRIGHT_PROCESS") === undefined) setEnv("INDEXWRIGHT_PROCESS", "worker");
       const { runWorker } = await import("../worker/main");
       return runWorker(rest);
     }

@@ -1,7 +1,4 @@
-import { loadConfig, type Config } from "../lib/config";
-import { loadReconcileConfig, type ReconcileConfig } from "../lib/reconcile/config";
-import { loadProxyConfig, type ProxyConfig } from "../lib/http/client-address";
-import { oidcSettings, type OidcSettings } from "../lib/auth/oidc";
+import { environment, loadConfig, loadProxyConfig, loadReconcileConfig, oidcSettings, type Config, type OidcSettings, type ProxyConfig, type ReconcileConfig } from "../lib/config";
 import { createEmbedder } from "../lib/embedding";
 import { indexedVector } from "../lib/db/vector-index";
 
@@ -20,7 +17,7 @@ export type Settings = {
  * OPENAI_API_KEY, a bad reconciler setting or TRUST_PROXY_HOPS, an incomplete SSO setup) instead of
  * a worker crash-looping on it, or a failure at someone's first sign-in.
  */
-export function checkSettings(env: Record<string, string | undefined> = process.env): Settings {
+export function checkSettings(env: Record<string, string | undefined> = environment()): Settings {
   const cfg = loadConfig(env);
   const embedder = createEmbedder(cfg);
   return {

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, readdirSync, statSy
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { checkSettings } from "./settings";
+import { environment, setting } from "../lib/config";
 import { migrate } from "../lib/db/migrate";
 import { requirePgvector } from "../lib/db/pgvector";
 import { loadEnvFiles } from "../lib/env-files";
@@ -74,7 +75,7 @@ function ensureBuild(): void {
   say("building the dashboard (first run or sources changed; this takes a minute)…");
   const r = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "build"], {
     stdio: "inherit",
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...environment(), NEXT_TELEMETRY_DISABLED: "1" },
   });
   if (r.status !== 0) throw new Error("next build failed");
   writeFileSync(stampFile, stamp);
@@ -93,10 +94,10 @@ export async function start(argv: string[]): Promise<void> {
 
   let embedded: EmbeddedDb | null = null;
   let releaseLock: (() => void) | null = null;
-  let url = process.env.DATABASE_URL;
+  let url = setting("DATABASE_URL");
   if (!url) {
     releaseLock = takeLock(dataDir);
-    const port = Number(process.env.EMBEDDED_DB_PORT ?? 54329);
+    const port = Number(setting("EMBEDDED_DB_PORT") ?? 54329);
     say(`starting embedded PostgreSQL (PGlite + pgvector), data in ${display(path.join(dataDir, "pgdata"))}`);
     embedded = await startEmbedded({ dataDir: path.join(dataDir, "pgdata"), port });
     url = embedded.url;
@@ -111,7 +112,7 @@ export async function start(argv: string[]): Promise<void> {
   const token = cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ?? fileSecret(dataDir, "bootstrap-token", 24);
   const sessionSecret = cfg.INDEXWRIGHT_SESSION_SECRET ?? fileSecret(dataDir, "session-secret", 32);
   const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...environment(),
     DATABASE_URL: url,
     INDEXWRIGHT_BOOTSTRAP_TOKEN: token,
     INDEXWRIGHT_SESSION_SECRET: sessionSecret,
@@ -119,10 +120,11 @@ export async function start(argv: string[]): Promise<void> {
     NEXT_TELEMETRY_DISABLED: "1",
   };
   const setup = new pg.Pool({ connectionString: url, max: 2 });
-  const adminEmail = process.env.INDEXWRIGHT_ADMIN_EMAIL ?? DEFAULT_ADMIN_EMAIL;
+  const adminEmail = setting("INDEXWRIGHT_ADMIN_EMAIL") ?? DEFAULT_ADMIN_EMAIL;
   let adminNote: string;
-  if (process.env.INDEXWRIGHT_ADMIN_PASSWORD) {
-    await upsertAdmin(setup, adminEmail, process.env.INDEXWRIGHT_ADMIN_PASSWORD);
+  const adminPassword = setting("INDEXWRIGHT_ADMIN_PASSWORD");
+  if (adminPassword) {
+    await upsertAdmin(setup, adminEmail, adminPassword);
     adminNote = `${adminEmail} (password from INDEXWRIGHT_ADMIN_PASSWORD)`;
   } else if (!(await hasUser(setup, adminEmail))) {
     const password = generatePassword();
@@ -132,7 +134,7 @@ export async function start(argv: string[]): Promise<void> {
   } else {
     adminNote = `${adminEmail} (password set earlier)`;
   }
-  if (values.demo || process.env.INDEXWRIGHT_DEMO === "1") {
+  if (values.demo || setting("INDEXWRIGHT_DEMO") === "1") {
     const n = await seedDemo(setup);
     say(n > 0 ? `demo: published ${n} sample versions in tenants acme and globex` : "demo: sample data already present");
   }

@@ -1,10 +1,10 @@
 import http from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { loadConfig } from "../lib/config";
+import { loadConfig, loadProxyConfig, PRIVATE_NETWORKS, proxyNetworks, setEnv } from "../lib/config";
 import { loadEnvFiles } from "../lib/env-files";
 import type { BlockList } from "node:net";
-import { clientAddress, fromProxy, loadProxyConfig, proxyNetworks, PRIVATE_NETWORKS } from "../lib/http/client-address";
+import { clientAddress, fromProxy } from "../lib/http/client-address";
 
 const DEFAULT_PROXY_NETWORKS = proxyNetworks(PRIVATE_NETWORKS);
 import { allowHeader, routeFor } from "../lib/http/routes";
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const cfg = loadConfig();
   const { TRUST_PROXY_HOPS: hops, TRUSTED_PROXY_ADDRESSES: proxies } = loadProxyConfig();
   // `next start` sets this before Next loads; a custom server has to.
-  (process.env as Record<string, string>).NODE_ENV = "production";
+  setEnv("NODE_ENV", "production");
   const { default: next } = await import("next");
   const dir = process.cwd();
   const app = next({ dev: false, dir, hostname: "localhost", port: cfg.PORT });

@@ -1,5 +1,12 @@
+import { BlockList, isIP } from "node:net";
 import { z } from "zod";
 import { HNSW_MAX_DIMENSIONS } from "./db/vector-index";
+import { ROLES, TENANT_PATTERN, type Role } from "./domain/constants";
+
+// The one reader of process.env (eslint.config.mjs enforces it): every setting's name, default
+// and rule is here, one schema per area, so `npm start` can check them all before it starts.
+
+type Env = Record<string, string | undefined>;
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const num = (def: number, min = 0) => z.coerce.number().min(min).default(def);
@@ -65,7 +72,7 @@ export type Config = z.infer<typeof schema> & { heartbeatSeconds: number };
 export const CONFIG_VARIABLES = Object.keys(schema.shape);
 
 /** Parses environment variables (empty ones count as unset); throws a readable error naming the bad variable. */
-export function parseEnv<S extends z.ZodType>(s: S, env: Record<string, string | undefined>): z.infer<S> {
+function parseEnv<S extends z.ZodType>(s: S, env: Env): z.infer<S> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = s.safeParse(cleaned);
   if (!parsed.success) {
@@ -76,7 +83,7 @@ export function parseEnv<S extends z.ZodType>(s: S, env: Record<string, string |
 }
 
 /** Reads configuration from the environment; throws a readable error naming the bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(env: Env = process.env): Config {
   const c = parseEnv(schema, env);
   // A heartbeat at or past the lease lets the lease lapse between renewals: another worker takes
   // the task over while this one still runs it. Refuse the setting instead of fencing it out later.
@@ -107,6 +114,181 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return { ...c, heartbeatSeconds: c.HEARTBEAT_SECONDS > 0 ? c.HEARTBEAT_SECONDS : c.LEASE_SECONDS / 3 };
 }
 
+// The reconciler's knobs (lib/reconcile/): parsed on their own, so a worker's core configuration
+// does not grow with every maintenance job.
+const reconcileSchema = z.object({
+  /** Seconds between passes across the whole fleet; 0 turns the reconciler off. */
+  RECONCILE_INTERVAL_SECONDS: num(30, 0),
+  /** A document drifted for longer than this (since its business version was published) is stale. */
+  RECONCILE_DRIFT_SECONDS: num(300, 0),
+  /** A RUNNING task whose lease expired longer ago than this has not been taken over by any claim. */
+  RECONCILE_LEASE_GRACE_SECONDS: num(60, 0),
+  /** Repairs per kind per pass; the rest wait for the next pass (SKIPPED_CAP). 0 = report only. */
+  RECONCILE_MAX_REPAIRS: int(100, 0),
+  /** Findings read per kind per pass, so a pass stays short however much is wrong. */
+  RECONCILE_SCAN_LIMIT: int(1000, 1),
+  /** anomaly_events and reconcile_passes older than this are pruned. */
+  RECONCILE_EVENT_RETENTION_DAYS: num(30, 1),
+});
+
+export type ReconcileConfig = z.infer<typeof reconcileSchema>;
+
+export function loadReconcileConfig(env: Env = process.env): ReconcileConfig {
+  return parseEnv(reconcileSchema, env);
+}
+
+/** Loopback and private networks: where a reverse proxy on the same host or network connects from. */
+export const PRIVATE_NETWORKS = "127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,::1/128,fc00::/7,fe80::/10";
+
+/** A CIDR list ("10.0.0.0/8, 2001:db8::/32", a bare address = one host) as a BlockList; throws on a bad entry. */
+export function proxyNetworks(list: string): BlockList {
+  const b = new BlockList();
+  for (const raw of list.split(",").map((x) => x.trim()).filter(Boolean)) {
+    const [addr, bits] = raw.split("/");
+    const kind = isIP(addr);
+    if (!kind) throw new Error(`"${raw}" is not an address or CIDR network`);
+    const type = kind === 4 ? "ipv4" : "ipv6";
+    const max = kind === 4 ? 32 : 128;
+    const prefix = bits === undefined ? max : Number(bits);
+    if (!/^\d{1,3}$/.test(bits ?? String(max)) || prefix > max) throw new Error(`"${raw}" has a bad prefix length`);
+    b.addSubnet(addr, prefix, type);
+  }
+  return b;
+}
+
+// Who may write X-Forwarded-For (lib/http/client-address.ts, cli/web.ts).
+const proxySchema = z.object({
+  /** Reverse proxies in front of the web process that append to X-Forwarded-For; 0 = none, trust the socket. */
+  TRUST_PROXY_HOPS: z
+    .string()
+    .regex(/^\d{1,2}$/, "must be a whole number of proxies (0 when clients connect directly)")
+    .default("0")
+    .transform(Number),
+  /** Where our proxies connect from: X-Forwarded-For is believed only from these (CIDR list). */
+  TRUSTED_PROXY_ADDRESSES: z
+    .string()
+    .default(PRIVATE_NETWORKS)
+    .transform((v, ctx) => {
+      try {
+        return proxyNetworks(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    }),
+});
+
+export type ProxyConfig = { TRUST_PROXY_HOPS: number; TRUSTED_PROXY_ADDRESSES: BlockList };
+
+export function loadProxyConfig(env: Env = process.env): ProxyConfig {
+  return parseEnv(proxySchema, env);
+}
+
+// Single sign-on through an OpenID Connect provider (lib/auth/oidc.ts); unset OIDC_ISSUER means none.
+const oidcSchema = z.object({
+  OIDC_ISSUER: z.string().url(),
+  OIDC_CLIENT_ID: z.string().min(1),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_DISPLAY_NAME: z.string().min(1).max(60).default("single sign-on"),
+  OIDC_SCOPES: z.string().default("openid email profile"),
+  // People without an account are created with this role at their first sign-in; unset means an
+  // admin must add them first (by email) on the Admin page.
+  OIDC_DEFAULT_ROLE: z.enum(ROLES).optional(),
+  OIDC_ALLOWED_DOMAINS: z.string().optional(),
+  // Tenants a person created at first sign-in gets: a comma list, or "*" for all. Unset means none,
+  // so a new person sees nothing until an admin grants tenants.
+  OIDC_DEFAULT_TENANTS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(",").map((t) => t.trim()).filter(Boolean))
+    .refine((ts) => ts.every((t) => t === "*" || TENANT_PATTERN.test(t)) && (!ts.includes("*") || ts.length === 1), { message: 'a comma list of tenant names, or "*" alone' }),
+  // The ID-token claim that lists a person's groups (e.g. "groups"); they become `group:<name>`
+  // principals in search, replaced at every sign-in. Unset: groups come only from admins.
+  OIDC_GROUPS_CLAIM: z.string().min(1).max(100).optional(),
+  // Plain-http issuers are refused unless this is set (local providers in development and tests).
+  OIDC_ALLOW_HTTP: z.enum(["0", "1", "true", "false"]).optional(),
+  INDEXWRIGHT_PUBLIC_URL: z.string().url().optional(),
+});
+
+export type OidcSettings = {
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  displayName: string;
+  scopes: string;
+  defaultRole?: Role;
+  defaultTenants: string[];
+  groupsClaim?: string;
+  allowedDomains: string[];
+  allowHttp: boolean;
+  publicUrl?: string;
+};
+
+/** The SSO settings, null when SSO is not configured; throws naming the bad variable when misconfigured. */
+export function oidcSettings(env: Env = process.env): OidcSettings | null {
+  if (!env.OIDC_ISSUER) return null;
+  const e = parseEnv(oidcSchema, env);
+  return {
+    issuer: e.OIDC_ISSUER,
+    clientId: e.OIDC_CLIENT_ID,
+    clientSecret: e.OIDC_CLIENT_SECRET,
+    displayName: e.OIDC_DISPLAY_NAME,
+    scopes: e.OIDC_SCOPES,
+    defaultRole: e.OIDC_DEFAULT_ROLE,
+    defaultTenants: e.OIDC_DEFAULT_TENANTS,
+    groupsClaim: e.OIDC_GROUPS_CLAIM,
+    allowedDomains: (e.OIDC_ALLOWED_DOMAINS ?? "").split(",").map((d) => d.trim().toLowerCase()).filter(Boolean),
+    allowHttp: e.OIDC_ALLOW_HTTP === "1" || e.OIDC_ALLOW_HTTP === "true",
+    publicUrl: e.INDEXWRIGHT_PUBLIC_URL?.replace(/\/+$/, ""),
+  };
+}
+
+/**
+ * Settings read as the environment holds them, at the moment they are needed: no rule beyond the
+ * default their reader applies (the ones the schemas above also check are checked by `npm start`).
+ * Read at call time, not cached, so a test that sets one sees it.
+ */
+export type RawSetting =
+  | "DATABASE_URL"
+  | "PG_POOL_MAX"
+  | "PORT"
+  | "EMBEDDED_DB_PORT"
+  | "LOG_LEVEL"
+  | "LOG_FORMAT"
+  | "INDEXWRIGHT_PROCESS"
+  | "INDEXWRIGHT_URL"
+  | "INDEXWRIGHT_TOKEN"
+  | "INDEXWRIGHT_BOOTSTRAP_TOKEN"
+  | "INDEXWRIGHT_SESSION_SECRET"
+  | "INDEXWRIGHT_PUBLIC_URL"
+  | "INDEXWRIGHT_DATA_DIR"
+  | "INDEXWRIGHT_ADMIN_EMAIL"
+  | "INDEXWRIGHT_ADMIN_PASSWORD"
+  | "INDEXWRIGHT_DEMO"
+  | "SEARCH_EXACT_MAX_CHUNKS"
+  | "SEARCH_PREPARED_STATEMENTS"
+  | "PUBLISH_PREPARED_STATEMENTS"
+  | "WORKER_METRICS_PORT"
+  | "WORKER_METRICS_HOST";
+
+export function setting(name: RawSetting): string | undefined {
+  return process.env[name];
+}
+
+/** Several raw settings as one record, for readers that take an environment (tests pass their own). */
+export function settings<N extends RawSetting>(...names: N[]): Partial<Record<N, string>> {
+  return Object.fromEntries(names.map((n) => [n, process.env[n]])) as Partial<Record<N, string>>;
+}
+
+/** The whole environment: what `npm start` checks (cli/settings.ts) and what its child processes inherit. */
+export function environment(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
+/** Sets a variable for this process and the code it loads later (Next reads NODE_ENV as it loads). */
+export function setEnv(name: "NODE_ENV" | RawSetting, value: string): void {
+  (process.env as Env)[name] = value;
+}
 
 export function faultOn(v: string | undefined): boolean {
   return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";

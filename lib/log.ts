@@ -1,5 +1,6 @@
 import pino from "pino";
 import pretty from "pino-pretty";
+import { setting, settings } from "./config";
 
 /**
  * JSON lines for machines, readable lines for a person at a terminal: pretty when stdout is a TTY,
@@ -7,7 +8,7 @@ import pretty from "pino-pretty";
  * line logged just before process.exit (the fault switches) is not lost, and no worker thread is
  * started (pino transports run in one).
  */
-export function logFormat(env: Record<string, string | undefined> = process.env, isTTY = Boolean(process.stdout.isTTY)): "json" | "pretty" {
+export function logFormat(env: { LOG_FORMAT?: string } = settings("LOG_FORMAT"), isTTY = Boolean(process.stdout.isTTY)): "json" | "pretty" {
   const f = env.LOG_FORMAT?.trim().toLowerCase();
   if (!f) return isTTY ? "pretty" : "json";
   if (f === "json" || f === "pretty") return f;
@@ -15,8 +16,8 @@ export function logFormat(env: Record<string, string | undefined> = process.env,
 }
 
 const options: pino.LoggerOptions = {
-  level: process.env.LOG_LEVEL ?? "info",
-  base: { svc: process.env.INDEXWRIGHT_PROCESS ?? "indexwright" },
+  level: setting("LOG_LEVEL") ?? "info",
+  base: { svc: setting("INDEXWRIGHT_PROCESS") ?? "indexwright" },
   timestamp: pino.stdTimeFunctions.isoTime,
 };
 

@@ -1,7 +1,6 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../lib/config";
-import { loadReconcileConfig } from "../lib/reconcile/config";
+import { loadConfig, loadReconcileConfig } from "../lib/config";
 import { getPool, databaseUrl, closePools } from "../lib/db/pool";
 import { createEmbedder } from "../lib/embedding";
 import { ensureVectorIndex } from "../lib/db/vector-index";

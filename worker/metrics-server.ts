@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { workerRegistry } from "../lib/pipeline/metrics";
 import { log } from "../lib/log";
+import { settings } from "../lib/config";
 
 /**
  * WORKER_METRICS_PORT: unset or empty, no metrics server; `9464`, that port; `9464-9471`, the first
@@ -46,7 +47,7 @@ function listen(server: http.Server, port: number, host: string): Promise<boolea
  * asks for it. Unauthenticated, like any Prometheus exporter: the figures carry no tenant, document
  * or task names. WORKER_METRICS_HOST narrows the listening address (default: every interface).
  */
-export async function startWorkerMetrics(env: Record<string, string | undefined> = process.env): Promise<MetricsServer | null> {
+export async function startWorkerMetrics(env: { WORKER_METRICS_PORT?: string; WORKER_METRICS_HOST?: string } = settings("WORKER_METRICS_PORT", "WORKER_METRICS_HOST")): Promise<MetricsServer | null> {
   const range = parseMetricsPort(env.WORKER_METRICS_PORT);
   if (!range) return null;
   const host = env.WORKER_METRICS_HOST?.trim() || "0.0.0.0";

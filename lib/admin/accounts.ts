@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ROLES, TENANT_PATTERN, type Role } from "../domain/constants";
 import { ALL_TENANTS, CAPABILITIES, hasRole, tenantsOf, tenantsWithin, type Principal } from "../auth/principal";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../domain/errors";
 import { noControl, NO_CONTROL } from "../documents/schemas";
 
 // The rules of account administration: request bodies and what an admin may grant. Reading and
@@ -51,10 +51,10 @@ export const atMost = (role: Role, max: Role) => RANKS.indexOf(role) <= RANKS.in
 
 /** Nobody grants more than they hold: a role above their own, or a tenant (or "*") they lack. */
 export function assertGrantable(actor: Principal, role: Role, tenants: string[]) {
-  if (!hasRole(actor, role)) throw new ApiError(403, "GRANT_EXCEEDS_OWN", `you cannot grant role ${role}, above your own (${actor.role})`);
+  if (!hasRole(actor, role)) throw new DomainError("GRANT_EXCEEDS_OWN", `you cannot grant role ${role}, above your own (${actor.role})`);
   const grant = tenantsOf(tenants);
   if (!tenantsWithin(grant, actor.tenants)) {
     const missing = grant === null ? "all tenants" : grant.filter((t) => !actor.tenants!.includes(t)).join(", ");
-    throw new ApiError(403, "GRANT_EXCEEDS_OWN", `you cannot grant ${missing}: you do not hold ${grant === null ? "them" : "it"}`);
+    throw new DomainError("GRANT_EXCEEDS_OWN", `you cannot grant ${missing}: you do not hold ${grant === null ? "them" : "it"}`);
   }
 }

@@ -1,7 +1,8 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getPool } from "../db/pool";
-import { ApiError } from "../http/errors";
+import { setting } from "../config";
+import { DomainError } from "../domain/errors";
 import { assertSameOrigin } from "../http/origin";
 import { noteSubject } from "../http/request-context";
 import { SESSION_COOKIE, cookieValue, principalForSession, type Identity } from "./session";
@@ -20,7 +21,7 @@ function safeEqual(a: string, b: string): boolean {
 
 /** Resolves a bearer token (bootstrap or stored) to a principal and the owner a session would record. */
 export async function identityForToken(token: string): Promise<Identity | null> {
-  const bootstrap = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
+  const bootstrap = setting("INDEXWRIGHT_BOOTSTRAP_TOKEN");
   if (bootstrap && safeEqual(token, bootstrap)) return { principal: bootstrapPrincipal(), owner: { kind: "bootstrap" } };
   const { rows } = await getPool().query<TokenRow & { id: string }>(
     // last_used_at is written at most once a minute per token, not on every request.
@@ -45,19 +46,19 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
   const auth = req.headers.get("authorization");
   if (auth) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (!m) throw new ApiError(401, "UNAUTHORIZED", "Authorization must be 'Bearer <token>'");
+    if (!m) throw new DomainError("UNAUTHORIZED", "Authorization must be 'Bearer <token>'");
     principal = (await identityForToken(m[1]))?.principal ?? null;
-    if (!principal) throw new ApiError(401, "UNAUTHORIZED", "invalid or revoked token");
+    if (!principal) throw new DomainError("UNAUTHORIZED", "invalid or revoked token");
   } else {
     principal = await principalForSession(getPool(), cookieValue(req, SESSION_COOKIE));
-    if (!principal) throw new ApiError(401, "UNAUTHORIZED", "sign in or send a bearer token");
+    if (!principal) throw new DomainError("UNAUTHORIZED", "sign in or send a bearer token");
     if (req.method !== "GET" && req.method !== "HEAD") assertSameOrigin(req, true);
   }
   // The request log names who called, refused or not.
   noteSubject(principal.subject);
-  if (opts.role && !hasRole(principal, opts.role)) throw new ApiError(403, "FORBIDDEN", `requires role ${opts.role} or higher`);
-  if (opts.tenant && !canSeeTenant(principal, opts.tenant)) throw new ApiError(403, "FORBIDDEN", `no access to tenant ${opts.tenant}`);
+  if (opts.role && !hasRole(principal, opts.role)) throw new DomainError("FORBIDDEN", `requires role ${opts.role} or higher`);
+  if (opts.tenant && !canSeeTenant(principal, opts.tenant)) throw new DomainError("FORBIDDEN", `no access to tenant ${opts.tenant}`);
   // Fleet figures (workers, every tenant's backlog) describe other tenants' work.
-  if (opts.fleet && principal.tenants !== null) throw new ApiError(403, "FLEET_SCOPE_REQUIRED", "fleet-wide figures are for all-tenant accounts");
+  if (opts.fleet && principal.tenants !== null) throw new DomainError("FLEET_SCOPE_REQUIRED", "fleet-wide figures are for all-tenant accounts");
   return principal;
 }

@@ -2,75 +2,16 @@ import "server-only";
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type pg from "pg";
 import * as oidc from "openid-client";
-import { z } from "zod";
-import { ROLES, TENANT_PATTERN, type Role } from "../domain/constants";
 import type { SessionOwner } from "./session";
 import { isHttps, publicOrigin } from "../http/origin";
 import { withTransaction } from "../db/pool";
-import { parseEnv } from "../config";
+import { oidcSettings, setting, type OidcSettings } from "../config";
 
 /**
  * Single sign-on through any OpenID Connect provider (authorization code flow with PKCE, state and
  * nonce, via openid-client). Configured by environment; absent configuration means the sign-in page
- * shows no SSO button and the routes answer 404.
+ * shows no SSO button and the routes answer 404. Its settings are parsed by lib/config.ts.
  */
-const envSchema = z.object({
-  OIDC_ISSUER: z.string().url(),
-  OIDC_CLIENT_ID: z.string().min(1),
-  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
-  OIDC_DISPLAY_NAME: z.string().min(1).max(60).default("single sign-on"),
-  OIDC_SCOPES: z.string().default("openid email profile"),
-  // People without an account are created with this role at their first sign-in; unset means an
-  // admin must add them first (by email) on the Admin page.
-  OIDC_DEFAULT_ROLE: z.enum(ROLES).optional(),
-  OIDC_ALLOWED_DOMAINS: z.string().optional(),
-  // Tenants a person created at first sign-in gets: a comma list, or "*" for all. Unset means none,
-  // so a new person sees nothing until an admin grants tenants.
-  OIDC_DEFAULT_TENANTS: z
-    .string()
-    .optional()
-    .transform((v) => (v ?? "").split(",").map((t) => t.trim()).filter(Boolean))
-    .refine((ts) => ts.every((t) => t === "*" || TENANT_PATTERN.test(t)) && (!ts.includes("*") || ts.length === 1), { message: 'a comma list of tenant names, or "*" alone' }),
-  // The ID-token claim that lists a person's groups (e.g. "groups"); they become `group:<name>`
-  // principals in search, replaced at every sign-in. Unset: groups come only from admins.
-  OIDC_GROUPS_CLAIM: z.string().min(1).max(100).optional(),
-  // Plain-http issuers are refused unless this is set (local providers in development and tests).
-  OIDC_ALLOW_HTTP: z.enum(["0", "1", "true", "false"]).optional(),
-  INDEXWRIGHT_PUBLIC_URL: z.string().url().optional(),
-});
-
-export type OidcSettings = {
-  issuer: string;
-  clientId: string;
-  clientSecret?: string;
-  displayName: string;
-  scopes: string;
-  defaultRole?: Role;
-  defaultTenants: string[];
-  groupsClaim?: string;
-  allowedDomains: string[];
-  allowHttp: boolean;
-  publicUrl?: string;
-};
-
-/** The SSO settings, null when SSO is not configured; throws naming the bad variable when misconfigured. */
-export function oidcSettings(env: Record<string, string | undefined> = process.env): OidcSettings | null {
-  if (!env.OIDC_ISSUER) return null;
-  const e = parseEnv(envSchema, env);
-  return {
-    issuer: e.OIDC_ISSUER,
-    clientId: e.OIDC_CLIENT_ID,
-    clientSecret: e.OIDC_CLIENT_SECRET,
-    displayName: e.OIDC_DISPLAY_NAME,
-    scopes: e.OIDC_SCOPES,
-    defaultRole: e.OIDC_DEFAULT_ROLE,
-    defaultTenants: e.OIDC_DEFAULT_TENANTS,
-    groupsClaim: e.OIDC_GROUPS_CLAIM,
-    allowedDomains: (e.OIDC_ALLOWED_DOMAINS ?? "").split(",").map((d) => d.trim().toLowerCase()).filter(Boolean),
-    allowHttp: e.OIDC_ALLOW_HTTP === "1" || e.OIDC_ALLOW_HTTP === "true",
-    publicUrl: e.INDEXWRIGHT_PUBLIC_URL?.replace(/\/+$/, ""),
-  };
-}
 
 /** For pages: a bad configuration just hides SSO there (`npm start` refuses it, naming the variable). */
 export function ssoIfConfigured(): OidcSettings | null {
@@ -113,7 +54,7 @@ export function callbackUrl(s: OidcSettings, req: Request): string {
 type Flow = { state: string; nonce: string; verifier: string; next: string; exp: number };
 
 function flowSecret(): string {
-  const s = process.env.INDEXWRIGHT_SESSION_SECRET ?? process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
+  const s = setting("INDEXWRIGHT_SESSION_SECRET") ?? setting("INDEXWRIGHT_BOOTSTRAP_TOKEN");
   if (!s) throw new Error("INDEXWRIGHT_SESSION_SECRET is not set");
   return s;
 }

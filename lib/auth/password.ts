@@ -20,7 +20,7 @@ export function hashGate(concurrency: number, queue: number): <T>(task: () => Pr
   const limit = pLimit(concurrency);
   return (task) => {
     if (limit.pendingCount >= queue) {
-      return Promise.reject(new ApiError(503, "HASHING_BUSY", "too many sign-ins at once; try again in a few seconds", { "retry-after": "2" }));
+      return Promise.reject(new ApiError("HASHING_BUSY", "too many sign-ins at once; try again in a few seconds"));
     }
     return limit(task);
   };

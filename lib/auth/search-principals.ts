@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../domain/errors";
 import { hasCapability, hasRole, type Principal } from "./principal";
 
 export type SearchAs = { principals: string[]; audited: boolean };
@@ -23,10 +23,10 @@ export function searchPrincipals(p: Principal, requested: string[] | undefined):
   if (named.every((n) => p.principals.includes(n))) return { principals: named, audited: false };
   if (p.kind === "application") {
     if (hasCapability(p, "search:principals")) return { principals: named, audited: false };
-    throw new ApiError(403, "PRINCIPALS_NOT_ALLOWED", "this token may not name principals: mint an application token with the search:principals capability");
+    throw new DomainError("PRINCIPALS_NOT_ALLOWED", "this token may not name principals: mint an application token with the search:principals capability");
   }
   if (hasRole(p, "operator")) return { principals: named, audited: true };
-  throw new ApiError(403, "PRINCIPALS_NOT_ALLOWED", "you search as yourself; naming other principals needs role operator or above");
+  throw new DomainError("PRINCIPALS_NOT_ALLOWED", "you search as yourself; naming other principals needs role operator or above");
 }
 
 export async function auditSearchAs(db: pg.Pool, p: Principal, tenant: string, as: SearchAs, topK: number): Promise<void> {

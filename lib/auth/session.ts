@@ -4,6 +4,7 @@ import type pg from "pg";
 import { bootstrapPrincipal, personPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
 import { ROLES, type Role } from "../domain/constants";
 import { isHttps } from "../http/origin";
+import { setting } from "../config";
 
 export const SESSION_COOKIE = "iw_session";
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -18,7 +19,7 @@ const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 const sha256 = (v: string) => createHash("sha256").update(v).digest("hex");
 
 function bootstrapHash(): string | null {
-  const t = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN;
+  const t = setting("INDEXWRIGHT_BOOTSTRAP_TOKEN");
   return t ? sha256(t) : null;
 }
 

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { log } from "../log";
+import { setting } from "../config";
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 export type Statement = { text: string; values: unknown[] };
@@ -9,13 +10,13 @@ export type Statement = { text: string; values: unknown[] };
 const pools = new Map<string, pg.Pool>();
 
 export function databaseUrl(): string {
-  const url = process.env.DATABASE_URL;
+  const url = setting("DATABASE_URL");
   if (!url) throw new Error("DATABASE_URL is not set (npm start sets it for the embedded database)");
   return url;
 }
 
 /** One shared pool per URL per process. */
-export function getPool(url = databaseUrl(), max = Number(process.env.PG_POOL_MAX ?? 10)): pg.Pool {
+export function getPool(url = databaseUrl(), max = Number(setting("PG_POOL_MAX") ?? 10)): pg.Pool {
   let pool = pools.get(url);
   if (!pool) {
     pool = newPool({ connectionString: url, max, idleTimeoutMillis: 30_000, application_name: "indexwright" });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
+import { setting, type RawSetting } from "../config";
 import { run, type Queryable, type Statement } from "./pool";
 
 /**
@@ -56,8 +57,8 @@ export function poolIsEmbedded(pool: pg.Pool): Promise<boolean> {
 }
 
 /** A PreparedSetting from the first of these environment variables that is set ("auto" if none). */
-export function preparedSettingFromEnv(...names: string[]): PreparedSetting {
-  const raw = names.map((n) => process.env[n]?.trim()).find((v) => v);
+export function preparedSettingFromEnv(...names: RawSetting[]): PreparedSetting {
+  const raw = names.map((n) => setting(n)?.trim()).find((v) => v);
   return (["auto", "true", "false"] as const).find((v) => v === raw) ?? "auto";
 }
 

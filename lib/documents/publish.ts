@@ -4,10 +4,13 @@ import { withTransaction } from "../db/pool";
 import { namedStatementsOn, preparedSettingFromEnv, runNamed } from "../db/prepared";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../domain/errors";
 import { removeFromSearch } from "../pipeline/pointer";
 import { prepareTextContent } from "../pipeline/charset";
+import { isBinaryContentType, normaliseContentType } from "../pipeline/parse";
 import { PipelineError } from "../pipeline/parsers/common";
+import { tokenCounterFor } from "../pipeline/tokens";
+import { SUPPORTED_TYPES, type PublishBody } from "./schemas";
 import { TASK_TYPES, type DocumentState } from "../domain/constants";
 import type { EmbeddingSpace } from "../embedding/types";
 
@@ -52,6 +55,81 @@ export type PublishResult = {
   pinned: boolean;
 };
 
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/** The Idempotency-Key header, checked before the body is read: null when none was sent. */
+export function idempotencyKeyOf(header: string | null): string | null {
+  if (header !== null && !IDEMPOTENCY_KEY.test(header)) throw new DomainError("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1–200 visible ASCII characters");
+  return header;
+}
+
+/** A publish as it arrived: the body's fields, its content as bytes, and how those bytes were sent. */
+export type PublishRequest = {
+  tenant: string;
+  key: string;
+  actor: string;
+  body: PublishBody;
+  content: Buffer;
+  sentAs: "file" | "base64" | "string";
+  idempotencyKey: string | null;
+};
+
+/**
+ * The rules a publish passes before the transaction, so bad input writes nothing: a supported
+ * content type, binary content sent as bytes, at most `maxBytes`, text valid in its charset and
+ * free of control characters, not empty, and an abstract and overview the embedding model takes.
+ */
+export function checkPublish(r: PublishRequest, maxBytes: number, embeddingModel: string): Omit<PublishInput, "maxAttempts" | "space"> {
+  const { body, content } = r;
+  const contentType = normaliseContentType(body.contentType);
+  if (!(SUPPORTED_TYPES as readonly string[]).includes(contentType)) {
+    throw new DomainError("UNSUPPORTED_DOCUMENT", `content type ${contentType} is not supported (use ${SUPPORTED_TYPES.join(", ")})`);
+  }
+  if (r.sentAs === "string" && isBinaryContentType(contentType)) {
+    throw new DomainError("VALIDATION_FAILED", `contentEncoding: ${contentType} must be sent as base64 (or as a multipart file)`);
+  }
+  if (content.length > maxBytes) throw new DomainError("CONTENT_TOO_LARGE", `content exceeds ${maxBytes} bytes`);
+  let storedType = contentType;
+  let text = "";
+  if (!isBinaryContentType(contentType)) {
+    // Text is stored as published, in the charset it is in (UTF-8 unless declared; a JSON string
+    // is UTF-8): bytes malformed in it would come back as U+FFFD, and control characters (NUL
+    // above all) have no place in text meant to be read and searched.
+    ({ contentType: storedType, text } = readTextContent(body.contentType, content, r.sentAs === "string"));
+    if (/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text)) {
+      throw new DomainError("INVALID_CONTENT", "content contains control characters (only tab, newline, carriage return and form feed are allowed in text)");
+    }
+  }
+  if (content.length === 0 || (!isBinaryContentType(contentType) && !text.trim())) throw new DomainError("EMPTY_DOCUMENT", "content is empty");
+  // The abstract and the overview are embedded whole (chunks are cut to fit; these are not): one
+  // over the model's input limit would fail at the provider on every attempt, so refuse it now.
+  // Only where the model's tokenizer is known: a byte estimate would refuse what a model takes.
+  const tokens = tokenCounterFor(embeddingModel);
+  for (const field of tokens.encoding === "utf8-bytes" ? [] : (["abstract", "overview"] as const)) {
+    const value = body[field];
+    if (value && !tokens.fits(value, tokens.maxInputTokens)) {
+      throw new DomainError("TEXT_TOO_LONG_FOR_MODEL", `${field}: longer than the embedding model's ${tokens.maxInputTokens} input tokens (${tokens.encoding}); shorten it`);
+    }
+  }
+  const requestHash = createHash("sha256")
+    // An absent ACL (keep the latest) is not the same request as an empty one (open to the tenant).
+    .update(JSON.stringify([r.tenant, r.key, body.title, storedType, body.acl ?? null, body.abstract ?? null, body.overview ?? null]))
+    .update(content)
+    .digest("hex");
+  return {
+    tenant: r.tenant,
+    key: r.key,
+    title: body.title,
+    contentType: storedType,
+    content,
+    acl: body.acl ?? null,
+    abstract: body.abstract ?? null,
+    overview: body.overview ?? null,
+    actor: r.actor,
+    idempotency: r.idempotencyKey ? { key: r.idempotencyKey, requestHash } : undefined,
+  };
+}
+
 /**
  * A text document's content as the worker will read it, checked before anything is written: the
  * bytes must be valid in the charset they are in (the content type's `charset`, a byte order
@@ -60,14 +138,14 @@ export type PublishResult = {
  * charset when the bytes need it to be read right. A charset nobody can decode is a 415, bytes
  * that are not valid in theirs a 400 INVALID_ENCODING: never replaced by U+FFFD.
  */
-export function readTextContent(contentType: string, content: Uint8Array, sentAsString: boolean): { contentType: string; text: string } {
+function readTextContent(contentType: string, content: Uint8Array, sentAsString: boolean): { contentType: string; text: string } {
   try {
     const r = prepareTextContent(contentType, content, { sentAsString });
     return { contentType: r.contentType, text: r.text };
   } catch (e) {
     if (!(e instanceof PipelineError)) throw e;
-    if (e.code === "UNSUPPORTED_DOCUMENT") throw new ApiError(415, "UNSUPPORTED_DOCUMENT", e.message.replace(/^the document's/, "content's"));
-    throw new ApiError(400, "INVALID_ENCODING", e.message.replace(/^the document is/, "content is").replace(/ text$/, ""));
+    if (e.code === "UNSUPPORTED_DOCUMENT") throw new DomainError("UNSUPPORTED_DOCUMENT", e.message.replace(/^the document's/, "content's"));
+    throw new DomainError("INVALID_ENCODING", e.message.replace(/^the document is/, "content is").replace(/ text$/, ""));
   }
 }
 
@@ -115,7 +193,7 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
         )
       ).rows[0];
       if (prior) {
-        if (prior.request_hash !== idem.requestHash) throw new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request in the last 24 hours");
+        if (prior.request_hash !== idem.requestHash) throw new DomainError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request in the last 24 hours");
         return {
           ...prior.response,
           searchVersion: prior.response.searchVersion ?? null,
@@ -155,7 +233,7 @@ async function lockForPublish(q: Q, input: PublishInput): Promise<LockedDocument
     const doc = (await q<LockedDocument>(`SELECT d.id, d.business_version, d.deleted_at FROM documents d WHERE d.tenant_id = $1 AND d.key = $2 FOR UPDATE OF d`, [input.tenant, input.key])).rows[0];
     if (doc) return doc;
   }
-  throw new ApiError(409, "KEY_CHANGED", "the document at this key was renamed three times while this publish waited for it; publish again");
+  throw new DomainError("KEY_CHANGED", "the document at this key was renamed three times while this publish waited for it; publish again");
 }
 
 async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksum: string, aclIn: string[] | null): Promise<PublishResult> {

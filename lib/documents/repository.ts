@@ -3,7 +3,7 @@ import type pg from "pg";
 import { prisma, transaction, asQueryable, execute, iso, isUniqueViolation, outsideSpace, Prisma, type Tx } from "../db/repository";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import type { EmbeddingSpace } from "../embedding/types";
-import { ApiError, badRequest, notFound } from "../http/errors";
+import { DomainError, notFound } from "../domain/errors";
 import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
 import { movePointer } from "../pipeline/pointer";
 import { TASK_TYPE } from "../domain/constants";
@@ -99,7 +99,7 @@ function decodeCursor(c: string): [string, string] {
   } catch {
     /* falls through to the 400 below */
   }
-  throw badRequest("INVALID_CURSOR", "cursor is malformed");
+  throw new DomainError("INVALID_CURSOR", "cursor is malformed");
 }
 
 /**
@@ -365,7 +365,7 @@ async function lockDocumentByKey(tx: Tx, tenant: string, key: string): Promise<L
 
 async function lockDocument(tx: Tx, tenant: string, key: string): Promise<LockedDocument> {
   const d = await lockDocumentByKey(tx, tenant, key);
-  if (!d) throw new ApiError(404, "NOT_FOUND", `document ${tenant}/${key} not found`);
+  if (!d) throw new DomainError("NOT_FOUND", `document ${tenant}/${key} not found`);
   return d;
 }
 
@@ -419,7 +419,7 @@ async function completeIndexVersion(tx: Tx, documentId: string, version: number,
 export async function rollback(pool: pg.Pool, tenant: string, key: string, toVersion: number, reason: string, actor: Actor, retentionHours: number, space: EmbeddingSpace) {
   return transaction(pool, async (tx) => {
     const d = await lockDocument(tx, tenant, key);
-    if (d.deleted_at) throw new ApiError(409, "INVALID_STATE", "document is deleted");
+    if (d.deleted_at) throw new DomainError("INVALID_STATE", "document is deleted");
     const [cur] = await tx.$queryRaw<{ index_version_id: string; version_number: number }[]>`
       SELECT index_version_id, version_number FROM search_pointers WHERE document_id = ${d.id}::uuid FOR UPDATE`;
     const target = await completeIndexVersion(tx, d.id, toVersion, space, retentionHours);
@@ -430,13 +430,10 @@ export async function rollback(pool: pg.Pool, tenant: string, key: string, toVer
            AND (status = 'ACTIVE' OR coalesce(retired_at, created_at) > now() - make_interval(secs => ${retentionHours * 3600}::double precision))
          ORDER BY created_at DESC LIMIT 1`;
       if (other) {
-        throw new ApiError(
-          409,
-          "ROLLBACK_INCOMPATIBLE",
-          `v${toVersion} was indexed with ${other.embedding_model} (${other.embedding_dimensions} dimensions); search now embeds with ${space.model} (${space.dimensions}), so it could not serve it`,
+        throw new DomainError("ROLLBACK_INCOMPATIBLE", `v${toVersion} was indexed with ${other.embedding_model} (${other.embedding_dimensions} dimensions); search now embeds with ${space.model} (${space.dimensions}), so it could not serve it`,
         );
       }
-      throw new ApiError(409, "ROLLBACK_UNAVAILABLE", `no complete index version of v${toVersion} is within retention`);
+      throw new DomainError("ROLLBACK_UNAVAILABLE", `no complete index version of v${toVersion} is within retention`);
     }
     await movePointer(asQueryable(tx), { id: d.id, tenantId: tenant }, { indexVersionId: target.id, versionNumber: toVersion }, cur?.index_version_id ?? null, { by: actor.subject, reason });
     await writeAudit(tx, { actor: actor.subject, action: "document.rollback", tenant, targetType: "document", targetId: `${tenant}/${key}`, reason, detail: { from: cur?.version_number ?? null, to: toVersion } });
@@ -457,7 +454,7 @@ const UNFINISHED = ["PENDING", "RUNNING", "RETRY_WAIT"];
 export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: Actor, opts: { space: EmbeddingSpace; retentionHours: number; maxAttempts: number }) {
   return transaction(pool, async (tx) => {
     const d = await lockDocument(tx, tenant, key);
-    if (d.deleted_at) throw new ApiError(409, "INVALID_STATE", "document is deleted");
+    if (d.deleted_at) throw new DomainError("INVALID_STATE", "document is deleted");
     const target = { actor: actor.subject, action: "document.unpin", tenant, targetType: "document", targetId: `${tenant}/${key}` };
     // Reads only: the document lock already serialises every writer of these rows.
     const cur = await tx.searchPointer.findUnique({ where: { documentId: d.id }, select: { indexVersionId: true, versionNumber: true, pinned: true } });
@@ -523,7 +520,7 @@ async function enqueueReindex(tx: Tx, tenant: string, documentId: string, versio
 export async function reindex(pool: pg.Pool, tenant: string, key: string, actor: Actor, maxAttempts: number) {
   return transaction(pool, async (tx) => {
     const d = await lockDocument(tx, tenant, key);
-    if (d.deleted_at || d.business_version === 0) throw new ApiError(409, "INVALID_STATE", "nothing to reindex");
+    if (d.deleted_at || d.business_version === 0) throw new DomainError("INVALID_STATE", "nothing to reindex");
     const taskId = await enqueueReindex(tx, tenant, d.id, d.business_version, actor, maxAttempts);
     await writeAudit(tx, { actor: actor.subject, action: "document.reindex", tenant, targetType: "document", targetId: `${tenant}/${key}`, detail: { taskId, versionNumber: d.business_version } });
     return { taskId };
@@ -543,15 +540,15 @@ export async function rename(pool: pg.Pool, tenant: string, key: string, newKey:
            AND a.detail->>'from' = ${key} AND a.detail->>'to' = ${newKey} AND a.detail->>'documentId' = nd.id::text
          LIMIT 1`;
       if (done[0]) return { tenant, key: newKey, renamed: false };
-      throw new ApiError(404, "NOT_FOUND", `document ${tenant}/${key} not found`);
+      throw new DomainError("NOT_FOUND", `document ${tenant}/${key} not found`);
     }
     if (key === newKey) return { tenant, key: newKey, renamed: false };
     const taken = await tx.document.findUnique({ where: { tenantId_key: { tenantId: tenant, key: newKey } }, select: { id: true } });
-    if (taken) throw new ApiError(409, "KEY_TAKEN", `${tenant}/${newKey} already exists`);
+    if (taken) throw new DomainError("KEY_TAKEN", `${tenant}/${newKey} already exists`);
     // A publish to newKey that committed after the check above still takes the key first: the
     // update then fails on the unique key, and that is the same answer as the check's.
     await tx.$executeRaw`UPDATE documents SET key = ${newKey}, updated_at = now() WHERE id = ${d.id}::uuid`.catch((err: unknown) => {
-      throw isUniqueViolation(err, "documents_tenant_id_key_key") ? new ApiError(409, "KEY_TAKEN", `${tenant}/${newKey} already exists`) : err;
+      throw isUniqueViolation(err, "documents_tenant_id_key_key") ? new DomainError("KEY_TAKEN", `${tenant}/${newKey} already exists`) : err;
     });
     await writeAudit(tx, { actor: actor.subject, action: "document.rename", tenant, targetType: "document", targetId: `${tenant}/${newKey}`, detail: { from: key, to: newKey, documentId: d.id } });
     return { tenant, key: newKey, renamed: true };

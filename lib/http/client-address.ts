@@ -1,6 +1,5 @@
 import { BlockList, isIP } from "node:net";
-import { z } from "zod";
-import { parseEnv } from "../config";
+import { PRIVATE_NETWORKS, proxyNetworks } from "../config";
 
 // Who is on the other end of a request. X-Forwarded-For is written by whoever sent the request,
 // so only the entries appended by proxies we run can be believed: with TRUST_PROXY_HOPS = n, the
@@ -8,53 +7,7 @@ import { parseEnv } from "../config";
 // web server (cli/web.ts) works that out from the socket and the header and replaces the header
 // with that one address, so everything behind it (Next, the routes) reads a value we chose.
 
-/** Loopback and private networks: where a reverse proxy on the same host or network connects from. */
-export const PRIVATE_NETWORKS = "127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,::1/128,fc00::/7,fe80::/10";
-
-/** A CIDR list ("10.0.0.0/8, 2001:db8::/32", a bare address = one host) as a BlockList; throws on a bad entry. */
-export function proxyNetworks(list: string): BlockList {
-  const b = new BlockList();
-  for (const raw of list.split(",").map((x) => x.trim()).filter(Boolean)) {
-    const [addr, bits] = raw.split("/");
-    const kind = isIP(addr);
-    if (!kind) throw new Error(`"${raw}" is not an address or CIDR network`);
-    const type = kind === 4 ? "ipv4" : "ipv6";
-    const max = kind === 4 ? 32 : 128;
-    const prefix = bits === undefined ? max : Number(bits);
-    if (!/^\d{1,3}$/.test(bits ?? String(max)) || prefix > max) throw new Error(`"${raw}" has a bad prefix length`);
-    b.addSubnet(addr, prefix, type);
-  }
-  return b;
-}
-
 const DEFAULT_PROXIES = proxyNetworks(PRIVATE_NETWORKS);
-
-const schema = z.object({
-  /** Reverse proxies in front of the web process that append to X-Forwarded-For; 0 = none, trust the socket. */
-  TRUST_PROXY_HOPS: z
-    .string()
-    .regex(/^\d{1,2}$/, "must be a whole number of proxies (0 when clients connect directly)")
-    .default("0")
-    .transform(Number),
-  /** Where our proxies connect from: X-Forwarded-For is believed only from these (CIDR list). */
-  TRUSTED_PROXY_ADDRESSES: z
-    .string()
-    .default(PRIVATE_NETWORKS)
-    .transform((v, ctx) => {
-      try {
-        return proxyNetworks(v);
-      } catch (err) {
-        ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
-        return z.NEVER;
-      }
-    }),
-});
-
-export type ProxyConfig = { TRUST_PROXY_HOPS: number; TRUSTED_PROXY_ADDRESSES: BlockList };
-
-export function loadProxyConfig(env: Record<string, string | undefined> = process.env): ProxyConfig {
-  return parseEnv(schema, env);
-}
 
 const MAPPED_V4 = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
 

@@ -1,5 +1,6 @@
 import { ZodError } from "zod";
-import { ApiError } from "./errors";
+import { DomainError } from "../domain/errors";
+import { headersOf, statusOf } from "./errors";
 import { routeFor } from "./routes";
 import { runWithRequestContext, type RequestContext } from "./request-context";
 import { log } from "../log";
@@ -9,7 +10,7 @@ export function json(data: unknown, status = 200, headers?: Record<string, strin
 }
 
 export function errorResponse(err: unknown): Response {
-  if (err instanceof ApiError) return json({ error: { code: err.code, message: err.message } }, err.status, err.headers);
+  if (err instanceof DomainError) return json({ error: { code: err.code, message: err.message } }, statusOf(err), headersOf(err));
   if (err instanceof ZodError) {
     const first = err.issues[0];
     const where = first?.path.length ? `${first.path.join(".")}: ` : "";
@@ -50,7 +51,7 @@ function routePattern(url: string): string {
   }
 }
 
-const tooLarge = (maxBytes: number) => new ApiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${maxBytes} bytes`);
+const tooLarge = (maxBytes: number) => new DomainError("PAYLOAD_TOO_LARGE", `request body exceeds ${maxBytes} bytes`);
 
 /**
  * The raw body, refused with 413 as soon as it passes `maxBytes`: a declared Content-Length is
@@ -84,7 +85,7 @@ export function decodeUtf8(bytes: Uint8Array, what = "request body"): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new ApiError(400, "INVALID_ENCODING", `${what} is not valid UTF-8`);
+    throw new DomainError("INVALID_ENCODING", `${what} is not valid UTF-8`);
   }
 }
 
@@ -92,14 +93,14 @@ export function decodeUtf8(bytes: Uint8Array, what = "request body"): string {
 function requireJsonContentType(req: Request): void {
   const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
-    throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", `send JSON with Content-Type: application/json${type ? ` (got ${type})` : ""}`);
+    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `send JSON with Content-Type: application/json${type ? ` (got ${type})` : ""}`);
   }
 }
 
 /** Reads a JSON body: size-capped while streaming, strict UTF-8, JSON content type; malformed JSON is a 400, never a 500. */
 export async function readJson(req: Request, maxBytes: number): Promise<unknown> {
   const bytes = await readBody(req, maxBytes);
-  if (bytes.length === 0) throw new ApiError(400, "INVALID_JSON", "request body is empty");
+  if (bytes.length === 0) throw new DomainError("INVALID_JSON", "request body is empty");
   requireJsonContentType(req);
   return parseJson(decodeUtf8(bytes));
 }
@@ -113,18 +114,18 @@ export async function readOptionalJson(req: Request, maxBytes: number): Promise<
 }
 
 function parseJson(text: string): unknown {
-  if (!text.trim()) throw new ApiError(400, "INVALID_JSON", "request body is empty");
+  if (!text.trim()) throw new DomainError("INVALID_JSON", "request body is empty");
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError(400, "INVALID_JSON", "request body is not valid JSON");
+    throw new DomainError("INVALID_JSON", "request body is not valid JSON");
   }
   // Strict UTF-8 keeps malformed bytes out, but JSON can still spell half a character as an escape
   // ("\ud800"). Such a string has no UTF-8 form: stored or indexed, it would silently become U+FFFD.
   // Only a body that has such an escape at all is walked.
   if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value)) {
-    throw new ApiError(400, "INVALID_ENCODING", "request body has an unpaired surrogate escape (\\uD800–\\uDFFF), which is not Unicode text");
+    throw new DomainError("INVALID_ENCODING", "request body has an unpaired surrogate escape (\\uD800–\\uDFFF), which is not Unicode text");
   }
   return value;
 }

@@ -1,4 +1,5 @@
-import { ApiError } from "./errors";
+import { DomainError } from "../domain/errors";
+import { setting } from "../config";
 
 // What the browser addressed: behind a reverse proxy the request reaches us as http://internal,
 // and the proxy's X-Forwarded-* headers say what the browser used.
@@ -17,7 +18,7 @@ export function publicOrigin(req: Request): string {
 
 /** Whether cookies must be Secure: TLS here, at the proxy, or in the configured public URL. */
 export function isHttps(req: Request): boolean {
-  return new URL(req.url).protocol === "https:" || forwardedProto(req) === "https" || (process.env.INDEXWRIGHT_PUBLIC_URL ?? "").startsWith("https:");
+  return new URL(req.url).protocol === "https:" || forwardedProto(req) === "https" || (setting("INDEXWRIGHT_PUBLIC_URL") ?? "").startsWith("https:");
 }
 
 /**
@@ -27,5 +28,5 @@ export function isHttps(req: Request): boolean {
 export function assertSameOrigin(req: Request, required: boolean): void {
   const origin = req.headers.get("origin");
   if (!origin && !required) return;
-  if (!origin || URL.parse(origin)?.host !== requestHost(req)) throw new ApiError(403, "ORIGIN_MISMATCH", "cross-origin request rejected");
+  if (!origin || URL.parse(origin)?.host !== requestHost(req)) throw new DomainError("ORIGIN_MISMATCH", "cross-origin request rejected");
 }

@@ -6,7 +6,7 @@ import { notifyTasks } from "../queue/sql";
 import { lockDocument as lockDocumentRow } from "../queue/engine";
 import { removeFromSearch } from "../pipeline/pointer";
 import { latestPass } from "../reconcile/overview";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../domain/errors";
 import { writeAudit } from "../audit/repository";
 import { CANCELLABLE_STATUSES, REVIVABLE_STATUSES } from "../domain/constants";
 import { OUTCOMES, type Outcome } from "./range";
@@ -427,8 +427,8 @@ async function lockTaskDocument(tx: Tx, taskId: string, tenants: string[] | null
 /** Explains why a DEAD/CANCELLED-only action touched no row: the task is unknown (404) or in another state (409). */
 async function notDead(tx: Tx, taskId: string, tenants: string[] | null, verb: string): Promise<never> {
   const cur = await tx.indexTask.findFirst({ where: { taskId: BigInt(taskId), ...tenantIn(tenants) }, select: { status: true } });
-  if (!cur) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
-  throw new ApiError(409, "INVALID_STATE", `only DEAD or CANCELLED tasks can be ${verb}; task ${taskId} is ${cur.status}`);
+  if (!cur) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
+  throw new DomainError("INVALID_STATE", `only DEAD or CANCELLED tasks can be ${verb}; task ${taskId} is ${cur.status}`);
 }
 
 /**
@@ -439,7 +439,7 @@ async function notDead(tx: Tx, taskId: string, tenants: string[] | null, verb: s
 export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
   return transaction(pool, async (tx) => {
     const owner = await lockTaskDocument(tx, taskId, tenants);
-    if (!owner) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
+    if (!owner) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
     const [cur] = await tx.$queryRaw<{ status: string; obsolete: boolean; version_number: number; task_type: string; business_version: number }[]>`
       SELECT t.status, ${OBSOLETE_SQL} AS obsolete, t.version_number, t.task_type, d.business_version
         FROM index_tasks t JOIN documents d ON d.id = t.document_id
@@ -447,10 +447,7 @@ export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, rea
          FOR UPDATE OF t`;
     if (!REVIVABLE_STATUSES.includes(cur.status as never)) return notDead(tx, taskId, tenants, "retried");
     if (cur.obsolete) {
-      throw new ApiError(
-        409,
-        "TASK_SUPERSEDED",
-        `task ${taskId} (${cur.task_type} of v${cur.version_number}) is obsolete: the document has moved on (business version v${cur.business_version}); publish, reindex or delete instead`,
+      throw new DomainError("TASK_SUPERSEDED", `task ${taskId} (${cur.task_type} of v${cur.version_number}) is obsolete: the document has moved on (business version v${cur.business_version}); publish, reindex or delete instead`,
       );
     }
     // A DEAD task keeps its last error for context; a cancel was no error of the work, and left
@@ -469,7 +466,7 @@ export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, rea
 export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; tenant?: string; type?: string }, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
   // A tenant outside the caller's grant is refused, not answered with "0 retried": the audit row
   // below is filed under that tenant and would put the caller's words in another tenant's log.
-  if (filter.tenant && tenants !== null && !tenants.includes(filter.tenant)) throw new ApiError(403, "FORBIDDEN", `no access to tenant ${filter.tenant}`);
+  if (filter.tenant && tenants !== null && !tenants.includes(filter.tenant)) throw new DomainError("FORBIDDEN", `no access to tenant ${filter.tenant}`);
   return transaction(pool, async (tx) => {
     const errorCode = filter.errorCode ?? null;
     const tenant = filter.tenant ?? null;
@@ -523,7 +520,7 @@ export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; ten
 export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, reason: string, tenants: string[] | null) {
   return transaction(pool, async (tx) => {
     const owner = await lockTaskDocument(tx, taskId, tenants);
-    if (!owner) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
+    if (!owner) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
     const [done] = await tx.$queryRaw<{ tenant_id: string; removes: boolean }[]>`
       UPDATE index_tasks t SET status = 'RESOLVED', finished_at = now(), updated_at = now()
         FROM documents d
@@ -557,18 +554,15 @@ function notCancellableWhy(t: { status: string; lapsed: boolean }): string {
 export async function cancelTask(pool: pg.Pool, taskId: string, actor: Actor, reason: string, tenants: string[] | null) {
   return transaction(pool, async (tx) => {
     const owner = await lockTaskDocument(tx, taskId, tenants);
-    if (!owner) throw new ApiError(404, "NOT_FOUND", `task ${taskId} not found`);
+    if (!owner) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
     const [cur] = await tx.$queryRaw<{ status: string; task_type: string; version_number: number; lapsed: boolean }[]>`
       SELECT status, task_type, version_number, coalesce(lease_until <= now(), false) AS lapsed FROM index_tasks WHERE task_id = ${taskId}::bigint FOR UPDATE`;
     if (cur.task_type === "DELETE") {
-      throw new ApiError(
-        409,
-        "TASK_NOT_CANCELLABLE",
-        `task ${taskId} is a DELETE: the document already reads deleted, and cancelling would leave its chunks stored and never removed`,
+      throw new DomainError("TASK_NOT_CANCELLABLE", `task ${taskId} is a DELETE: the document already reads deleted, and cancelling would leave its chunks stored and never removed`,
       );
     }
     if (!CANCELLABLE_STATUSES.includes(cur.status as never)) {
-      throw new ApiError(409, "TASK_NOT_CANCELLABLE", `only PENDING or RETRY_WAIT tasks can be cancelled; task ${taskId} is ${cur.status} (${notCancellableWhy(cur)})`);
+      throw new DomainError("TASK_NOT_CANCELLABLE", `only PENDING or RETRY_WAIT tasks can be cancelled; task ${taskId} is ${cur.status} (${notCancellableWhy(cur)})`);
     }
     const message = `Cancelled by ${actor.subject}: ${reason}`;
     await tx.$executeRaw`UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', error_message = ${message},
@@ -608,21 +602,21 @@ export async function listPauses(pool: pg.Pool, tenants: string[] | null) {
   return { items: rows.map(pauseView) };
 }
 
-const fleetOnly = () => new ApiError(403, "FLEET_SCOPE_REQUIRED", "a task-type pause holds every tenant's work: it needs an all-tenant operator");
+const fleetOnly = () => new DomainError("FLEET_SCOPE_REQUIRED", "a task-type pause holds every tenant's work: it needs an all-tenant operator");
 
 /** Pause a tenant or a task type. Pausing what is already paused is 409 ALREADY_PAUSED (the first pause keeps its author and reason). */
 export async function pauseQueue(pool: pg.Pool, target: { tenant?: string; taskType?: string }, actor: Actor, reason: string, tenants: string[] | null) {
   const tenant = target.tenant ?? null;
   const taskType = target.taskType ?? null;
   if (taskType !== null && tenants !== null) throw fleetOnly();
-  if (tenant !== null && tenants !== null && !tenants.includes(tenant)) throw new ApiError(403, "FORBIDDEN", `no access to tenant ${tenant}`);
+  if (tenant !== null && tenants !== null && !tenants.includes(tenant)) throw new DomainError("FORBIDDEN", `no access to tenant ${tenant}`);
   return transaction(pool, async (tx) => {
-    if (tenant !== null && !(await tx.tenant.findUnique({ where: { id: tenant }, select: { id: true } }))) throw new ApiError(404, "NOT_FOUND", `tenant ${tenant} not found`);
+    if (tenant !== null && !(await tx.tenant.findUnique({ where: { id: tenant }, select: { id: true } }))) throw new DomainError("NOT_FOUND", `tenant ${tenant} not found`);
     const [row] = await tx.$queryRaw<PauseRow[]>`
       INSERT INTO task_pauses (tenant_id, task_type, paused_by, reason) VALUES (${tenant}, ${taskType}, ${actor.subject}, ${reason})
       ON CONFLICT DO NOTHING
       RETURNING id::text, tenant_id, task_type, paused_by, reason, paused_at, 0 AS waiting`;
-    if (!row) throw new ApiError(409, "ALREADY_PAUSED", tenant !== null ? `tenant ${tenant} is already paused` : `task type ${taskType} is already paused`);
+    if (!row) throw new DomainError("ALREADY_PAUSED", tenant !== null ? `tenant ${tenant} is already paused` : `task type ${taskType} is already paused`);
     await writeAudit(tx, { actor: actor.subject, action: "queue.pause", tenant, targetType: tenant !== null ? "tenant" : "task_type", targetId: tenant ?? taskType!, reason });
     return pauseView(row);
   });
@@ -633,7 +627,7 @@ export async function resumeQueue(pool: pg.Pool, pauseId: string, actor: Actor, 
   return transaction(pool, async (tx) => {
     const [p] = await tx.$queryRaw<PauseRow[]>`SELECT id::text, tenant_id, task_type, paused_by, reason, paused_at, 0 AS waiting FROM task_pauses WHERE id = ${pauseId}::bigint FOR UPDATE`;
     // A pause of another tenant is not revealed to exist; a task-type pause is visible to all but fleet-wide to lift.
-    if (!p || (p.tenant_id !== null && tenants !== null && !tenants.includes(p.tenant_id))) throw new ApiError(404, "NOT_FOUND", `pause ${pauseId} not found`);
+    if (!p || (p.tenant_id !== null && tenants !== null && !tenants.includes(p.tenant_id))) throw new DomainError("NOT_FOUND", `pause ${pauseId} not found`);
     if (p.task_type !== null && tenants !== null) throw fleetOnly();
     await tx.$executeRaw`DELETE FROM task_pauses WHERE id = ${pauseId}::bigint`;
     await writeAudit(tx, {

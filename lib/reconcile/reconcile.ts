@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { log } from "../log";
 import { ANOMALY_ACTION, ANOMALY_KIND, ANOMALY_KINDS, type AnomalyAction, type AnomalyKind } from "../domain/constants";
-import { loadReconcileConfig, type ReconcileConfig } from "./config";
+import { loadReconcileConfig, type ReconcileConfig } from "../config";
 import { movePointer } from "../pipeline/pointer";
 import type { EmbeddingSpace } from "../embedding/types";
 

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { namedStatementsOn, preparedSettingFromEnv, runNamed } from "../db/prepared";
+import { setting } from "../config";
 import type { Embedder } from "../embedding/types";
 import { toVectorLiteral } from "../embedding/types";
 import { TENANT_LANGUAGE_SQL, tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
@@ -9,7 +10,8 @@ export type SearchHit = { documentKey: string; versionNumber: number; chunkId: s
 
 /** Tenants with at most this many chunks (of the dimension) are searched exactly. */
 // Read the way the configuration reads it: unset or empty means the default (Number("") would be 0).
-export const EXACT_SEARCH_MAX_CHUNKS = /^\d+$/.test(process.env.SEARCH_EXACT_MAX_CHUNKS ?? "") ? Number(process.env.SEARCH_EXACT_MAX_CHUNKS) : 5_000;
+const exactMax = setting("SEARCH_EXACT_MAX_CHUNKS") ?? "";
+export const EXACT_SEARCH_MAX_CHUNKS = /^\d+$/.test(exactMax) ? Number(exactMax) : 5_000;
 
 /**
  * HNSW search settings. ef_search is the candidate list of each index walk; the iterative scan

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type pg from "pg";
 import { prisma, transaction, iso, Prisma, type Tx } from "../db/repository";
 import { canSeeTenant, type Principal } from "../auth/principal";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../domain/errors";
 import { writeAudit } from "../audit/repository";
 import { newSecret } from "./secret";
 import { validateWebhookUrl } from "./url";
@@ -16,7 +16,7 @@ import { deliveryIdParam, type NewEndpointBody, type PatchEndpointBody } from ".
 // Writes are SQL through Prisma: their times come from the database clock, as the worker's do.
 
 const inScope = (tenants: string[] | null, col = "tenant_id") => Prisma.sql`(${tenants}::text[] IS NULL OR ${Prisma.raw(col)} = ANY(${tenants}::text[]))`;
-const notFound = () => new ApiError(404, "NOT_FOUND", "webhook endpoint not found");
+const notFound = () => new DomainError("NOT_FOUND", "webhook endpoint not found");
 
 type EndpointRow = {
   id: string;
@@ -91,7 +91,7 @@ async function endpointById(tx: Tx, actor: Principal, id: string, lock?: keyof t
 
 /** The secret is in the answer once, here and after a rotation; nothing lists it again. */
 export async function createEndpoint(pool: pg.Pool, actor: Principal, b: NewEndpointBody, allowPrivateNetworks: boolean) {
-  if (!canSeeTenant(actor, b.tenant)) throw new ApiError(403, "FORBIDDEN", `tenant ${b.tenant} is not one of yours`);
+  if (!canSeeTenant(actor, b.tenant)) throw new DomainError("FORBIDDEN", `tenant ${b.tenant} is not one of yours`);
   const url = validateWebhookUrl(b.url, allowPrivateNetworks);
   const id = randomUUID();
   const secret = newSecret();
@@ -241,8 +241,8 @@ export async function redeliver(pool: pg.Pool, actor: Principal, endpointId: str
         FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
        WHERE d.id = ${deliveryId}::bigint AND d.endpoint_id = ${endpointId}::uuid AND ${inScope(actor.tenants, "d.tenant_id")}
        FOR UPDATE OF d`;
-    if (!d) throw new ApiError(404, "NOT_FOUND", "webhook delivery not found");
-    if (d.in_flight) throw new ApiError(409, "DELIVERY_IN_FLIGHT", "this delivery is being sent right now; its outcome will show in a moment");
+    if (!d) throw new DomainError("NOT_FOUND", "webhook delivery not found");
+    if (d.in_flight) throw new DomainError("DELIVERY_IN_FLIGHT", "this delivery is being sent right now; its outcome will show in a moment");
     const [row] = await tx.$queryRaw<DeliveryRow[]>`
       UPDATE webhook_deliveries d SET status = 'PENDING', attempts = 0, next_attempt_at = now(), lease_owner = NULL, lease_until = NULL, updated_at = now()
         FROM webhook_events ev WHERE d.id = ${deliveryId}::bigint AND ev.id = d.event_id

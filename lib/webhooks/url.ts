@@ -1,5 +1,5 @@
 import ipaddr from "ipaddr.js";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../domain/errors";
 
 // Where a webhook may be sent. Checked when an endpoint is saved (a clear 400 for the admin) and
 // again on every connection by the delivery agent (lib/webhooks/send.ts), which sees the address a
@@ -27,16 +27,16 @@ export function validateWebhookUrl(raw: string, allowPrivate: boolean): string {
   try {
     u = new URL(raw);
   } catch {
-    throw new ApiError(400, "WEBHOOK_URL_INVALID", "url must be an absolute http:// or https:// URL");
+    throw new DomainError("WEBHOOK_URL_INVALID", "url must be an absolute http:// or https:// URL");
   }
-  if (u.protocol !== "https:" && u.protocol !== "http:") throw new ApiError(400, "WEBHOOK_URL_INVALID", `url must use http or https, not ${u.protocol.replace(/:$/, "")}`);
-  if (u.username || u.password) throw new ApiError(400, "WEBHOOK_URL_INVALID", "url must not carry credentials: the signature authenticates deliveries");
-  if (u.hash) throw new ApiError(400, "WEBHOOK_URL_INVALID", "url must not have a fragment");
-  if (!u.hostname) throw new ApiError(400, "WEBHOOK_URL_INVALID", "url has no host");
+  if (u.protocol !== "https:" && u.protocol !== "http:") throw new DomainError("WEBHOOK_URL_INVALID", `url must use http or https, not ${u.protocol.replace(/:$/, "")}`);
+  if (u.username || u.password) throw new DomainError("WEBHOOK_URL_INVALID", "url must not carry credentials: the signature authenticates deliveries");
+  if (u.hash) throw new DomainError("WEBHOOK_URL_INVALID", "url must not have a fragment");
+  if (!u.hostname) throw new DomainError("WEBHOOK_URL_INVALID", "url has no host");
   if (!allowPrivate) {
     const host = u.hostname.replace(/^\[|\]$/g, "");
     if (ipaddr.isValid(host) ? !isPublicAddress(host) : LOCAL_NAMES.test(host.replace(/\.$/, "")) || !host.includes(".")) {
-      throw new ApiError(400, "WEBHOOK_URL_PRIVATE", `${host} is a private, loopback or local address; webhooks go to public addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows others)`);
+      throw new DomainError("WEBHOOK_URL_PRIVATE", `${host} is a private, loopback or local address; webhooks go to public addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows others)`);
     }
   }
   return u.toString();

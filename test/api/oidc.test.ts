@@ -126,7 +126,7 @@ describe("OIDC sign-in", () => {
     const all = await ssoSignIn("fresh3@corp.example");
     expect(await principalForSession(t.pool, cookieFrom(all.res, "iw_session"))).toMatchObject({ tenants: null });
     delete process.env.OIDC_DEFAULT_TENANTS;
-    const { oidcSettings } = await import("../../lib/auth/oidc");
+    const { oidcSettings } = await import("../../lib/config");
     expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_TENANTS: "*,hr" })).toThrow(/OIDC_DEFAULT_TENANTS/);
     expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_TENANTS: "Bad Tenant" })).toThrow(/OIDC_DEFAULT_TENANTS/);
   });
@@ -246,7 +246,7 @@ describe("OIDC sign-in", () => {
   });
 
   it("misconfiguration is a readable error naming the variable", async () => {
-    const { oidcSettings } = await import("../../lib/auth/oidc");
+    const { oidcSettings } = await import("../../lib/config");
     expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example" })).toThrow(/OIDC_CLIENT_ID/);
     expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_ROLE: "root" })).toThrow(/OIDC_DEFAULT_ROLE/);
     expect(oidcSettings({})).toBeNull();

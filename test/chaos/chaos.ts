@@ -60,7 +60,8 @@ import { search, type SearchHit } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
 import { parseDocumentAsync } from "../../lib/pipeline/parse";
 import { chunkSections } from "../../lib/pipeline/chunker";
-import { ApiError } from "../../lib/http/errors";
+import { DomainError } from "../../lib/domain/errors";
+import { statusOf } from "../../lib/http/errors";
 import { prng } from "../../bench/db";
 import { startFakeProvider, type FakeMode, type FakeProvider } from "../helpers/fake-provider";
 
@@ -401,8 +402,8 @@ async function doPublish(pool: pg.Pool, d: Doc, sections: string[], acl: string[
 }
 
 /** True for the refusals the brief expects (409 of rollback/unpin/reindex on a deleted or unindexed document). */
-function expectedRefusal(err: unknown): err is ApiError {
-  return err instanceof ApiError && err.status === 409;
+function expectedRefusal(err: unknown): err is DomainError {
+  return err instanceof DomainError && statusOf(err) === 409;
 }
 
 async function execOp(pool: pg.Pool, op: Op): Promise<void> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { CONFIG_VARIABLES } from "../../lib/config";
-import { loadReconcileConfig } from "../../lib/reconcile/config";
+import { loadReconcileConfig } from "../../lib/config";
 
 const example = readFileSync(".env.example", "utf8");
 const documented = new Set([...example.matchAll(/^# ([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]));

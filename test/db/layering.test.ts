@@ -121,6 +121,15 @@ describe("layering", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("domain modules never import lib/http/: they refuse with a code, and the edge picks the status", () => {
+    const domain = ["documents", "operations", "admin", "webhooks", "search", "queue", "pipeline", "reconcile", "embedding", "db"].flatMap((d) => sourceFiles(`lib/${d}`));
+    const http = path.join(ROOT, "lib/http") + path.sep;
+    const offenders = domain.flatMap((f) => importsOf(f).map((spec) => resolve(f, spec)).filter((to) => to?.startsWith(http)).map((to) => `${rel(f)} imports ${rel(to!)}`));
+    expect(offenders).toEqual([]);
+    // Not vacuous: the repositories that refuse do import the domain's error.
+    expect(importsOf(path.join(ROOT, "lib/documents/repository.ts")).map((s) => resolve(path.join(ROOT, "lib/documents/repository.ts"), s))).toContain(path.join(ROOT, "lib/domain/errors.ts"));
+  });
+
   it("the reader of imports sees a known Prisma import and a known worker chain", () => {
     // Guards the guards: if the scanner or resolver stopped working, the checks above would pass vacuously.
     expect(importsOf(path.join(ROOT, "lib/db/repository.ts")).some(PRISMA)).toBe(true);

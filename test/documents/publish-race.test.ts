@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
 import { publish, type PublishInput } from "../../lib/documents/publish";
+import type { DomainError } from "../../lib/domain/errors";
+import { statusOf } from "../../lib/http/errors";
 import { waitFor } from "../helpers/worker";
 
 // Two publishes of one document wait for each other on the document's row lock. The one that waits
@@ -97,7 +99,8 @@ describe.runIf(onRealPostgres)("a rename racing a publish to its new key", () =>
       );
       await lockWaiters("UPDATE documents SET key%", 1);
       await publisher.query("COMMIT");
-      expect(await renaming).toMatchObject({ status: 409, code: "KEY_TAKEN" });
+      const err = (await renaming) as DomainError;
+      expect({ status: statusOf(err), code: err.code }).toMatchObject({ status: 409, code: "KEY_TAKEN" });
     } finally {
       publisher.release();
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, clientAddressOf, loadProxyConfig, normalizeAddress, proxyNetworks } from "../../lib/http/client-address";
+import { clientAddress, clientAddressOf, normalizeAddress } from "../../lib/http/client-address";
+import { loadProxyConfig, proxyNetworks } from "../../lib/config";
 
 // The client address is decided once, from the socket and the proxies we trust; X-Forwarded-For
 // entries left of our outermost proxy are whatever the client wrote.

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createTestDb, type TestDb } from "../helpers/db";
 import { captureLog } from "../helpers/log-capture";
 import { handler } from "../../lib/http/handler";
-import { ApiError } from "../../lib/http/errors";
+import { DomainError } from "../../lib/domain/errors";
 import { noteSubject } from "../../lib/http/request-context";
 
 // One log line per API request, from lib/http/handler.ts, through real route modules on a real
@@ -79,7 +79,7 @@ describe("request log", () => {
       noteSubject(`token:${who}`);
       // Interleave the two requests, so a shared (not per-request) context would swap their callers.
       await new Promise((r) => setTimeout(r, who === "first" ? 30 : 0));
-      if (who === "second") throw new ApiError(409, "CONFLICT", "busy");
+      if (who === "second") throw new DomainError("INVALID_STATE", "busy");
       return new Response("{}", { status: 200 });
     });
     const [a, b] = await Promise.all([

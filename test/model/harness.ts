@@ -23,7 +23,8 @@ import { getDocument } from "../../lib/documents/queries";
 import { LocalEmbedder } from "../../lib/embedding";
 import { LOCAL_MODEL } from "../../lib/pipeline/local-embedder";
 import { ERROR_CODES, isErrorCode } from "../../lib/domain/constants";
-import { ApiError } from "../../lib/http/errors";
+import { DomainError } from "../../lib/domain/errors";
+import { statusOf } from "../../lib/http/errors";
 
 // ---------------------------------------------------------------------------------------------
 // Configuration of the system under test: short budgets so DEAD happens within a sequence.
@@ -759,12 +760,12 @@ function expectOutcome(m: Model, s: Sut, pre: Snapshot, lease: Lease, out: Outco
 
 type Cmd = fc.AsyncCommand<Model, Sut, false>;
 
-function apiErr(e: unknown): ApiError {
-  if (e instanceof ApiError) return e;
+function apiErr(e: unknown): DomainError {
+  if (e instanceof DomainError) return e;
   throw e;
 }
 
-async function call<T>(f: () => Promise<T>): Promise<{ ok: T } | { err: ApiError }> {
+async function call<T>(f: () => Promise<T>): Promise<{ ok: T } | { err: DomainError }> {
   try {
     return { ok: await f() };
   } catch (e) {
@@ -772,13 +773,13 @@ async function call<T>(f: () => Promise<T>): Promise<{ ok: T } | { err: ApiError
   }
 }
 
-function expectErr(s: Sut, m: Model, label: string, r: { ok: unknown } | { err: ApiError }, status: number, codes: string[]): void {
+function expectErr(s: Sut, m: Model, label: string, r: { ok: unknown } | { err: DomainError }, status: number, codes: string[]): void {
   if ("ok" in r) violation(s, m, `${label}: expected ${status} ${codes.join("|")}, got success`, r.ok);
-  if (r.err.status !== status || !codes.includes(r.err.code)) violation(s, m, `${label}: expected ${status} ${codes.join("|")}, got ${r.err.status} ${r.err.code}: ${r.err.message}`);
+  if (statusOf(r.err) !== status || !codes.includes(r.err.code)) violation(s, m, `${label}: expected ${status} ${codes.join("|")}, got ${statusOf(r.err)} ${r.err.code}: ${r.err.message}`);
 }
 
-function expectOk<T>(s: Sut, m: Model, label: string, r: { ok: T } | { err: ApiError }): T {
-  if ("err" in r) violation(s, m, `${label}: expected success, got ${r.err.status} ${r.err.code}: ${r.err.message}`);
+function expectOk<T>(s: Sut, m: Model, label: string, r: { ok: T } | { err: DomainError }): T {
+  if ("err" in r) violation(s, m, `${label}: expected success, got ${statusOf(r.err)} ${r.err.code}: ${r.err.message}`);
   return r.ok;
 }
 
@@ -1708,7 +1709,7 @@ class Race implements Cmd {
             }
           }
         } catch (e) {
-          if (e instanceof ApiError && RACE_REFUSALS.has(e.code)) return e.code;
+          if (e instanceof DomainError && RACE_REFUSALS.has(e.code)) return e.code;
           if (e instanceof Violation || e instanceof RelaxedStop) throw e;
           violation(s, m, `race: ${raceOpString(o)} failed under concurrency: ${(e as Error).message}`, { code: (e as { code?: string }).code });
         }

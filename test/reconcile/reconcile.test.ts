@@ -12,7 +12,7 @@ import { overview } from "../../lib/operations/queries";
 import { overviewSchema } from "../../lib/ui/schemas";
 import { ANOMALY_KINDS } from "../../lib/domain/constants";
 import { reconcile, reconcileTick, RECONCILER_LOCK_KEY, type ReconcileOptions } from "../../lib/reconcile/reconcile";
-import type { ReconcileConfig } from "../../lib/reconcile/config";
+import type { ReconcileConfig } from "../../lib/config";
 
 // Every finding kind is seeded through the library (publish, claim, the real pipeline) plus the
 // SQL that produces the broken state; each pass's repair is checked in the database, the pointer

@@ -11,7 +11,8 @@ import { search } from "../../lib/search/search";
 import { getDocument, listDocuments } from "../../lib/documents/queries";
 import { LocalEmbedder } from "../../lib/embedding";
 import { loadConfig } from "../../lib/config";
-import { ApiError } from "../../lib/http/errors";
+import { DomainError } from "../../lib/domain/errors";
+import { statusOf } from "../../lib/http/errors";
 import { LeaseLostError } from "../../lib/queue/errors";
 import type { Embedder } from "../../lib/embedding/types";
 
@@ -342,8 +343,8 @@ describe("search and rollback bound to the embedding space", () => {
       () => null,
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).code).toBe("ROLLBACK_INCOMPATIBLE");
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).code).toBe("ROLLBACK_INCOMPATIBLE");
     expect(await doc("memo")).toMatchObject({ search_version: 2, pinned: false });
   });
 });
@@ -437,8 +438,8 @@ describe("attempts and retries", () => {
     await fail(t.pool, l1, "PARSE_ERROR", "bad", { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
     await pub("doc", "# Doc\n\nv2 text");
     const err = await retryTask(t.pool, l1.taskId, actor, null, 3, null).then(() => null, (e: unknown) => e);
-    expect((err as ApiError).code).toBe("TASK_SUPERSEDED");
-    expect((err as ApiError).status).toBe(409);
+    expect((err as DomainError).code).toBe("TASK_SUPERSEDED");
+    expect(statusOf(err as DomainError)).toBe(409);
     expect(await bulkRetry(t.pool, {}, actor, null, 3, null)).toEqual({ retried: 0, skipped: 1 });
     expect((await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [l1.taskId])).rows[0].status).toBe("DEAD");
     // Closing it is still allowed, and audited.
@@ -451,7 +452,7 @@ describe("attempts and retries", () => {
     await pub("alpha", "# A\n\ntext a");
     await pub("beta", "# B\n\ntext b");
     const err = await rename(t.pool, TENANT, "missing", "beta", actor).then(() => null, (e: unknown) => e);
-    expect((err as ApiError).status).toBe(404);
+    expect(statusOf(err as DomainError)).toBe(404);
     expect(await rename(t.pool, TENANT, "alpha", "gamma", actor)).toMatchObject({ renamed: true });
     expect(await rename(t.pool, TENANT, "alpha", "gamma", actor)).toMatchObject({ renamed: false, key: "gamma" });
   });

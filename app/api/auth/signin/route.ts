@@ -1,6 +1,6 @@
 import { handler, json, readJson } from "@/lib/http/handler";
 import { signInBody } from "@/lib/auth/schemas";
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/domain/errors";
 import { assertSameOrigin } from "@/lib/http/origin";
 import { identityForToken } from "@/lib/auth/authenticate";
 import { identityForPassword } from "@/lib/auth/users";
@@ -24,7 +24,7 @@ export const POST = handler(async (req) => {
   const identity = "token" in b ? await identityForToken(b.token.trim()) : await identityForPassword(db(), b.email, b.password);
   if (!identity) {
     await throttle.failed(admission.ticket);
-    throw new ApiError(401, "UNAUTHORIZED", "token" in b ? "that token is not valid" : "wrong email or password");
+    throw new DomainError("UNAUTHORIZED", "token" in b ? "that token is not valid" : "wrong email or password");
   }
   await throttle.succeeded(admission.ticket);
   const session = await openSession(db(), identity.owner, "token" in b ? "token" : "password", req.headers.get("user-agent"));

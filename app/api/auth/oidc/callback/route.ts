@@ -1,6 +1,7 @@
 import { handler } from "@/lib/http/handler";
-import { notFound } from "@/lib/http/errors";
-import { CLEAR_OIDC_COOKIE, OIDC_COOKIE, OidcSignInError, finishSignIn, oidcSettings, userForClaims } from "@/lib/auth/oidc";
+import { notFound } from "@/lib/domain/errors";
+import { CLEAR_OIDC_COOKIE, OIDC_COOKIE, OidcSignInError, finishSignIn, userForClaims } from "@/lib/auth/oidc";
+import { oidcSettings } from "@/lib/config";
 import { cookieValue, openSession, sessionCookie } from "@/lib/auth/session";
 import { db } from "@/lib/server";
 import { log } from "@/lib/log";

@@ -1,6 +1,7 @@
 import { handler } from "@/lib/http/handler";
-import { notFound } from "@/lib/http/errors";
-import { beginSignIn, oidcSettings } from "@/lib/auth/oidc";
+import { notFound } from "@/lib/domain/errors";
+import { beginSignIn } from "@/lib/auth/oidc";
+import { oidcSettings } from "@/lib/config";
 import { safeNext } from "@/lib/auth/next-path";
 import { log } from "@/lib/log";
 

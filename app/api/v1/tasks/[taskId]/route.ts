@@ -1,5 +1,5 @@
 import { handler, json } from "@/lib/http/handler";
-import { notFound } from "@/lib/http/errors";
+import { notFound } from "@/lib/domain/errors";
 import { authenticate } from "@/lib/auth/authenticate";
 import { hasRole } from "@/lib/auth/principal";
 import { taskIdParam } from "@/lib/operations/schemas";

@@ -1,0 +1,55 @@
+/**
+ * Every refusal's stable code. The code is the contract (clients branch on it); which HTTP status
+ * carries it is the HTTP edge's business (lib/http/errors.ts), so the domain never speaks HTTP.
+ */
+export type ErrorCode =
+  | "ALREADY_PAUSED"
+  | "CAPABILITY_NOT_ALLOWED"
+  | "CONTENT_TOO_LARGE"
+  | "DELIVERY_IN_FLIGHT"
+  | "EMAIL_TAKEN"
+  | "EMPTY_DOCUMENT"
+  | "FLEET_SCOPE_REQUIRED"
+  | "FORBIDDEN"
+  | "GRANT_EXCEEDS_OWN"
+  | "HASHING_BUSY"
+  | "IDEMPOTENCY_KEY_REUSED"
+  | "INVALID_CONTENT"
+  | "INVALID_CURSOR"
+  | "INVALID_ENCODING"
+  | "INVALID_IDEMPOTENCY_KEY"
+  | "INVALID_JSON"
+  | "INVALID_MULTIPART"
+  | "INVALID_STATE"
+  | "KEY_CHANGED"
+  | "KEY_TAKEN"
+  | "NOT_FOUND"
+  | "ORIGIN_MISMATCH"
+  | "PASSWORD_REQUIRED"
+  | "PAYLOAD_TOO_LARGE"
+  | "PRINCIPALS_NOT_ALLOWED"
+  | "ROLLBACK_INCOMPATIBLE"
+  | "ROLLBACK_UNAVAILABLE"
+  | "SELF_GRANT"
+  | "TASK_NOT_CANCELLABLE"
+  | "TASK_SUPERSEDED"
+  | "TEXT_TOO_LONG_FOR_MODEL"
+  | "UNAUTHORIZED"
+  | "UNSUPPORTED_DOCUMENT"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "USER_DISABLED"
+  | "VALIDATION_FAILED"
+  | "WEBHOOK_URL_INVALID"
+  | "WEBHOOK_URL_PRIVATE";
+
+/** A request refused for a reason its caller can act on, rendered as {"error":{"code","message"}}. */
+export class DomainError extends Error {
+  constructor(
+    public readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new DomainError("NOT_FOUND", `${what} not found`);
