@@ -2,10 +2,12 @@
 // {text, values}. test/queue/sql.snapshot.test.ts renders them all, so every change here shows
 // up as a reviewed snapshot diff. All time comes from the database clock (now()).
 import type { Statement } from "../db/pool";
+import { UNFINISHED_STATUSES, sqlList } from "../domain/constants";
 
 // The fence of design §3: a statement guarded by it only touches the row while the caller
 // still holds that exact lease. Zero rows back = lease lost.
 const FENCE = `status = 'RUNNING' AND lease_owner = $2 AND attempts = $3 AND lease_until > now()`;
+const UNFINISHED = sqlList(UNFINISHED_STATUSES);
 
 /**
  * Paused work (task_pauses: a tenant or a task type) is never claimed, whether due or held by an
@@ -164,6 +166,14 @@ RETURNING lease_until`,
   };
 }
 
+/** The timeline's note that a renewal was refused: the worker stops, and the task's status is whoever holds it now. */
+export function recordRenewLost(taskId: string, tenantId: string, workerId: string, leaseAttempt: number): Statement {
+  return {
+    text: `INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt) VALUES ($1, $2, 'RENEW_LOST', $3, $4)`,
+    values: [taskId, tenantId, workerId, leaseAttempt],
+  };
+}
+
 /**
  * First statement of every transaction that touches a document and its tasks (design: lock
  * order). The document row is the mutex: publish, delete, rollback, unpin, reindex and the
@@ -313,7 +323,7 @@ export function supersedeOlderTasks(documentId: string, newerVersion: number, ac
   UPDATE index_tasks
      SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
    WHERE document_id = $1 AND version_number < $2
-     AND status IN ('PENDING', 'RETRY_WAIT', 'RUNNING')
+     AND status IN ${UNFINISHED}
      AND task_type = ANY($4::text[])
   RETURNING task_id, tenant_id, attempts
 )

@@ -7,6 +7,7 @@ describe("hot-path SQL", () => {
     const rendered = {
       claimTasks: { takeOver: sql.claimTasks("worker-a", 60, 4), dueOnly: sql.claimTasks("worker-a", 60, 4, { takeOver: false }) },
       renewLease: sql.renewLease("42", "worker-a", 3, 60, 5, 10),
+      recordRenewLost: sql.recordRenewLost("42", "acme", "worker-a", 3),
       lockDocument: sql.lockDocument("doc-id"),
       lockHeldTask: sql.lockHeldTask("42", "worker-a", 3),
       leaseHeld: sql.leaseHeld("42", "worker-a", 3),
