@@ -4,11 +4,11 @@ import { prisma, transaction, asQueryable, execute, queryRows, iso, isUniqueViol
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import type { EmbeddingSpace } from "../embedding/types";
 import { ApiError, badRequest, notFound } from "../http/errors";
-import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
+import { notifyTasks } from "../queue/sql";
 import { movePointer } from "../pipeline/pointer";
 import { TASK_TYPE, UNFINISHED_STATUSES, type TaskStatus } from "../domain/constants";
 import { writeAudit } from "../audit/repository";
-import { createTask, reopenReindexTask } from "../queue/actions-sql";
+import { createTask, reopenReindexTask, supersedeOlderTasks } from "../queue/actions-sql";
 import type { ChunkListQuery } from "./chunk-schemas";
 
 // Documents for the dashboard (list, detail) and the actions on one document (delete, rollback,

@@ -43,6 +43,29 @@ SELECT task_id::text FROM task`,
 }
 
 /**
+ * Unfinished tasks of `types` for versions older than `newerVersion` become SUPERSEDED: a publish
+ * supersedes INDEX, REINDEX and DELETE (a re-publish wins over a pending delete); a delete
+ * supersedes INDEX and REINDEX. A RUNNING one loses its fence here, so its holder stops at its
+ * next check. Callers hold the document row lock (lock order), so this never waits on a switch.
+ */
+export function supersedeOlderTasks(documentId: string, newerVersion: number, actor: string, types: readonly string[]): Statement {
+  return {
+    text: `WITH superseded AS (
+  UPDATE index_tasks
+     SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
+   WHERE document_id = $1 AND version_number < $2
+     AND status IN ${UNFINISHED}
+     AND task_type = ANY($4::text[])
+  RETURNING task_id, tenant_id, attempts
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+SELECT task_id, tenant_id, 'SUPERSEDED', $3, attempts, jsonb_build_object('byVersion', $2::int) FROM superseded
+RETURNING task_id::text`,
+    values: [documentId, newerVersion, actor, [...types]],
+  };
+}
+
+/**
  * The operator's (or unpin's) REINDEX of a version: an unfinished one is kept as it is; a finished
  * one starts over with a fresh budget, and only a new or restarted one gets a CREATED event.
  * `before` is the status the caller read under FOR UPDATE (null: no such task), so it is the one

@@ -2,12 +2,10 @@
 // {text, values}. test/queue/sql.snapshot.test.ts renders them all, so every change here shows
 // up as a reviewed snapshot diff. All time comes from the database clock (now()).
 import type { Statement } from "../db/pool";
-import { UNFINISHED_STATUSES, sqlList } from "../domain/constants";
 
 // The fence of design §3: a statement guarded by it only touches the row while the caller
 // still holds that exact lease. Zero rows back = lease lost.
 const FENCE = `status = 'RUNNING' AND lease_owner = $2 AND attempts = $3 AND lease_until > now()`;
-const UNFINISHED = sqlList(UNFINISHED_STATUSES);
 
 /**
  * Paused work (task_pauses: a tenant or a task type) is never claimed, whether due or held by an
@@ -308,29 +306,6 @@ INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt)
 SELECT task_id, tenant_id, 'RELEASED', $2, attempts FROM released
 RETURNING task_id::text`,
     values: [taskId, workerId, leaseAttempt],
-  };
-}
-
-/**
- * Unfinished tasks of `types` for versions older than `newerVersion` become SUPERSEDED: a publish
- * supersedes INDEX, REINDEX and DELETE (a re-publish wins over a pending delete); a delete
- * supersedes INDEX and REINDEX. A RUNNING one loses its fence here, so its holder stops at its
- * next check. Callers hold the document row lock (lock order), so this never waits on a switch.
- */
-export function supersedeOlderTasks(documentId: string, newerVersion: number, actor: string, types: readonly string[]): Statement {
-  return {
-    text: `WITH superseded AS (
-  UPDATE index_tasks
-     SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
-   WHERE document_id = $1 AND version_number < $2
-     AND status IN ${UNFINISHED}
-     AND task_type = ANY($4::text[])
-  RETURNING task_id, tenant_id, attempts
-)
-INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
-SELECT task_id, tenant_id, 'SUPERSEDED', $3, attempts, jsonb_build_object('byVersion', $2::int) FROM superseded
-RETURNING task_id::text`,
-    values: [documentId, newerVersion, actor, [...types]],
   };
 }
 

@@ -6,6 +6,7 @@ describe("task action SQL", () => {
   it("renders every statement", () => {
     const dead = { errorCode: "PARSE_ERROR", tenant: "acme", type: "INDEX", tenants: ["acme"] };
     const rendered = {
+      supersedeOlderTasks: sql.supersedeOlderTasks("doc-id", 5, "token:bootstrap", ["INDEX", "REINDEX", "DELETE"]),
       createTask: sql.createTask("acme", "doc-id", 3, "DELETE", 8, "token:bootstrap", { versionNumber: 3 }),
       reopenReindexTask: sql.reopenReindexTask("acme", "doc-id", 3, 8, "token:bootstrap", "DEAD"),
       restartReindexTask: sql.restartReindexTask("acme", "doc-id", 3, 8, "reconciler", { versionNumber: 3, reason: "STALE_MODEL" }),

@@ -15,7 +15,6 @@ describe("hot-path SQL", () => {
       completeTask: sql.completeTask("42", "worker-a", 3, { chunksTotal: 10, chunksReused: 7, batchesSent: 1 }),
       failTask: sql.failTask("42", "worker-a", 3, "RETRY_WAIT", 4.2, "EMBEDDING_TIMEOUT", "timed out"),
       releaseTask: sql.releaseTask("42", "worker-a", 3),
-      supersedeOlderTasks: sql.supersedeOlderTasks("doc-id", 5, "token:bootstrap", ["INDEX", "REINDEX", "DELETE"]),
       notifyTasks: sql.notifyTasks(),
       pointSearchAt: sql.pointSearchAt("doc-id", "acme", "iv-id", 3, { by: "token:bootstrap", reason: "bad edit" }),
       activateIndexVersion: sql.activateIndexVersion("iv-id"),

@@ -47,7 +47,7 @@ const CASES: Case[] = [
   { name: "failTask (dead)", actor: "worker", build: (t) => sql.failTask(t.taskId, "w", t.attempts, "DEAD", 0, "PARSE_ERROR", "bad input") },
   { name: "releaseTask", actor: "worker", build: (t) => sql.releaseTask(t.taskId, "w", t.attempts) },
 
-  { name: "supersedeOlderTasks", actor: "publisher", build: () => sql.supersedeOlderTasks(DOC, VERSION + 1, "p", TASK_TYPES) },
+  { name: "supersedeOlderTasks", actor: "publisher", build: () => actions.supersedeOlderTasks(DOC, VERSION + 1, "p", TASK_TYPES) },
   { name: "createTask (publish)", actor: "publisher", seeds: () => true, build: () => actions.createTask(TENANT, DOC, VERSION, "INDEX", 3, "p", { versionNumber: VERSION }) },
   { name: "createTask (delete)", actor: "publisher", type: "DELETE", seeds: () => true, build: () => actions.createTask(TENANT, DOC, VERSION, "DELETE", 3, "p", null) },
   { name: "reopenReindexTask", actor: "publisher", type: "REINDEX", seeds: () => true, build: (t) => actions.reopenReindexTask(TENANT, DOC, VERSION, 3, "p", t.status) },
