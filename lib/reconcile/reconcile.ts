@@ -87,7 +87,8 @@ type LockedDocument = { id: string; tenant_id: string; business_version: number;
  * Task states that mean the business version is in someone's hands: in flight, or waiting for an
  * operator (a CANCELLED build was an operator's decision; queueing it again would undo it).
  */
-const BLOCKING = sqlList([...UNFINISHED_STATUSES, "DEAD", "RESOLVED", "CANCELLED"]);
+const WITH_OPERATOR = ["DEAD", "RESOLVED", "CANCELLED"];
+const BLOCKING = sqlList([...UNFINISHED_STATUSES, ...WITH_OPERATOR]);
 
 /**
  * Whether the business version ($1 document, $2 version) is in someone's hands now: a task of it
@@ -100,7 +101,7 @@ const VERSION_IN_HAND = `SELECT 1 FROM index_tasks
    WHERE document_id = $1 AND version_number = $2 AND (status IN ${sqlList(UNFINISHED_STATUSES)} OR (task_type = 'DELETE' AND status IN ${BLOCKING}))
   UNION ALL
   SELECT 1 FROM (SELECT status FROM index_tasks WHERE document_id = $1 AND version_number = $2 AND task_type IN ('INDEX', 'REINDEX') ORDER BY task_id DESC LIMIT 1) newest
-   WHERE newest.status IN ('DEAD', 'RESOLVED', 'CANCELLED')
+   WHERE newest.status IN ${sqlList(WITH_OPERATOR)}
   LIMIT 1`;
 
 function emptyCounts(): PassCounts {
