@@ -4,14 +4,14 @@ import type { Config } from "../lib/config";
 import { faultOn } from "../lib/config";
 import { claim, fail, isEmbeddedServer, preparedStatementsFor, release, renew, setPreparedStatements, type Lease } from "../lib/queue/engine";
 import { classify, LeaseLostError } from "../lib/queue/errors";
-import { NOTIFY_CHANNEL } from "../lib/queue/sql";
+import { NOTIFY_CHANNEL, recordRenewLost } from "../lib/queue/sql";
 import { executeTasks, collectGarbage, type executeTask, type PipelineHooks } from "../lib/pipeline/run";
 import type { CompleteStats } from "../lib/queue/sql";
 import type { Embedder } from "../lib/embedding/types";
 import { rollUpTaskOutcomes, takeBacklogSnapshot } from "../lib/queue/snapshots";
 import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
-import { newPool } from "../lib/db/pool";
+import { newPool, run } from "../lib/db/pool";
 import { recordTask } from "../lib/pipeline/metrics";
 
 export type WorkerOptions = {
@@ -288,14 +288,7 @@ export class Worker {
           controller.abort(err);
           this.stats.lost++;
           log.warn({ taskId: lease.taskId, leaseAttempt: lease.leaseAttempt }, "LOST_LEASE: renewal rejected; aborting work");
-          await pool
-            .query(`INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt) VALUES ($1, $2, 'RENEW_LOST', $3, $4)`, [
-              lease.taskId,
-              lease.tenantId,
-              lease.workerId,
-              lease.leaseAttempt,
-            ])
-            .catch(() => undefined);
+          await run(pool, recordRenewLost(lease.taskId, lease.tenantId, lease.workerId, lease.leaseAttempt)).catch(() => undefined);
         } else {
           // A transient renewal error is not a lost lease; the next beat tries again.
           log.warn({ taskId: lease.taskId, err: (err as Error).message }, "lease renewal failed; will retry");

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { withTransaction } from "../db/pool";
 import { namedStatementsOn, preparedSettingFromEnv, runNamed } from "../db/prepared";
-import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
+import { notifyTasks } from "../queue/sql";
+import { createTask, supersedeOlderTasks } from "../queue/actions-sql";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import { DomainError } from "../domain/errors";
 import { removeFromSearch } from "../pipeline/pointer";
@@ -282,20 +283,9 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
   const supersede = supersedeOlderTasks(doc.id, versionNumber, input.actor, TASK_TYPES);
   await q(supersede.text, supersede.values);
   await q(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1 AND pinned`, [doc.id]);
-  const task = (
-    await q<{ task_id: string }>(
-      `WITH task AS (
-         INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
-         VALUES ($1, $2, $3, 'INDEX', $4)
-         ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE SET updated_at = index_tasks.updated_at
-         RETURNING task_id
-       )
-       INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
-       SELECT task_id, $1, 'CREATED', $5, $6 FROM task
-       RETURNING task_id::text`,
-      [input.tenant, doc.id, versionNumber, input.maxAttempts, input.actor, { versionNumber, checksum }],
-    )
-  ).rows[0];
+  // The version is new (document_versions holds one row per number), so no task of it exists yet.
+  const created = createTask(input.tenant, doc.id, versionNumber, "INDEX", input.maxAttempts, input.actor, { versionNumber, checksum });
+  const task = (await q<{ task_id: string }>(created.text, created.values)).rows[0];
   const notify = notifyTasks();
   await q(notify.text, notify.values);
   const now = await currentState(q, doc.id, input.space);

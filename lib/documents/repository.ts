@@ -1,14 +1,14 @@
 import "server-only";
 import type pg from "pg";
-import { prisma, transaction, asQueryable, execute, iso, isUniqueViolation, outsideSpace, Prisma, type Tx } from "../db/repository";
+import { prisma, transaction, asQueryable, execute, queryRows, iso, isUniqueViolation, outsideSpace, Prisma, type Tx } from "../db/repository";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import type { EmbeddingSpace } from "../embedding/types";
 import { DomainError, notFound } from "../domain/errors";
-import { notifyTasks, supersedeOlderTasks } from "../queue/sql";
+import { notifyTasks } from "../queue/sql";
 import { movePointer } from "../pipeline/pointer";
-import { TASK_TYPE } from "../domain/constants";
+import { TASK_TYPE, UNFINISHED_STATUSES, type TaskStatus } from "../domain/constants";
 import { writeAudit } from "../audit/repository";
-import { writeTaskEvent } from "../operations/repository";
+import { createTask, reopenReindexTask, supersedeOlderTasks } from "../queue/actions-sql";
 import type { ChunkListQuery } from "./chunk-schemas";
 
 // Documents for the dashboard (list, detail) and the actions on one document (delete, rollback,
@@ -382,12 +382,8 @@ export async function requestDelete(pool: pg.Pool, tenant: string, key: string, 
     await tx.$executeRaw`UPDATE documents SET deleted_at = coalesce(deleted_at, now()), updated_at = now() WHERE id = ${doc.id}::uuid`;
     await writeAudit(tx, { actor, action: "document.delete", tenant, targetType: "document", targetId: `${tenant}/${key}` });
     await execute(tx, supersedeOlderTasks(doc.id, doc.business_version + 1, actor, [TASK_TYPE.INDEX, TASK_TYPE.REINDEX]));
-    // The configured attempt budget, like every other task (the column default is only a fallback).
-    const [created] = await tx.$queryRaw<{ task_id: string }[]>`
-      INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts) VALUES (${tenant}, ${doc.id}::uuid, ${doc.business_version}::int, 'DELETE', ${maxAttempts}::int)
-      ON CONFLICT (tenant_id, document_id, version_number, task_type) DO NOTHING RETURNING task_id::text`;
+    const [created] = await queryRows<{ task_id: string }>(tx, createTask(tenant, doc.id, doc.business_version, TASK_TYPE.DELETE, maxAttempts, actor, null));
     if (created) {
-      await writeTaskEvent(tx, { taskId: created.task_id, tenantId: tenant, kind: "CREATED", actor });
       await execute(tx, notifyTasks());
       return { taskId: created.task_id };
     }
@@ -441,8 +437,6 @@ export async function rollback(pool: pg.Pool, tenant: string, key: string, toVer
   });
 }
 
-const UNFINISHED = ["PENDING", "RUNNING", "RETRY_WAIT"];
-
 /**
  * Release a rollback pin and return search to the business version: the newest complete index
  * version of it in the current embedding space serves at once (one that finished while pinned
@@ -471,7 +465,7 @@ export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: A
         orderBy: { taskId: "desc" },
         select: { taskId: true, status: true },
       });
-      const waiting = tasks.find((x) => UNFINISHED.includes(x.status));
+      const waiting = tasks.find((x) => UNFINISHED_STATUSES.includes(x.status as TaskStatus));
       if (waiting) taskId = waiting.taskId.toString();
       else if (tasks[0]?.status === "DEAD") taskId = tasks[0].taskId.toString();
       else taskId = await enqueueReindex(tx, tenant, d.id, d.business_version, actor, opts.maxAttempts);
@@ -496,23 +490,8 @@ async function enqueueReindex(tx: Tx, tenant: string, documentId: string, versio
     SELECT status FROM index_tasks
      WHERE tenant_id = ${tenant} AND document_id = ${documentId}::uuid AND version_number = ${version}::int AND task_type = ${TASK_TYPE.REINDEX}
        FOR UPDATE`;
-  const [r] = await tx.$queryRaw<{ task_id: string; status: string }[]>`
-    INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
-    VALUES (${tenant}, ${documentId}::uuid, ${version}::int, 'REINDEX', ${maxAttempts}::int)
-    ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE
-      SET status = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.status ELSE 'PENDING' END,
-          next_attempt_at = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.next_attempt_at ELSE now() END,
-          max_attempts = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.max_attempts ELSE index_tasks.attempts + ${maxAttempts}::int END,
-          finished_at = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.finished_at END,
-          error_code = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.error_code END,
-          error_message = CASE WHEN index_tasks.status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') THEN index_tasks.error_message END,
-          updated_at = now()
-    RETURNING task_id::text, status`;
-  // An unfinished REINDEX is kept as it is; only a new or restarted one gets a CREATED event.
-  if (!before || !UNFINISHED.includes(before.status)) {
-    await writeTaskEvent(tx, { taskId: r.task_id, tenantId: tenant, kind: "CREATED", actor: actor.subject, detail: before ? { restartedFrom: before.status } : null });
-    await execute(tx, notifyTasks());
-  }
+  const [r] = await queryRows<{ task_id: string }>(tx, reopenReindexTask(tenant, documentId, version, maxAttempts, actor.subject, before?.status ?? null));
+  if (!before || !UNFINISHED_STATUSES.includes(before.status as TaskStatus)) await execute(tx, notifyTasks());
   return r.task_id;
 }
 

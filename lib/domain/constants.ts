@@ -1,25 +1,22 @@
 // Frozen vocabularies shared by TypeScript and SQL. The migration's CHECK constraints list the
 // same values; test/db/constants.test.ts fails if the two ever disagree.
 
-export const TASK_STATUS = Object.freeze({
-  PENDING: "PENDING",
-  RUNNING: "RUNNING",
-  RETRY_WAIT: "RETRY_WAIT",
-  SUCCEEDED: "SUCCEEDED",
-  DEAD: "DEAD",
-  SUPERSEDED: "SUPERSEDED",
-  RESOLVED: "RESOLVED",
-  /** Ended by an operator before it ran (from PENDING or RETRY_WAIT); an operator retry revives it like DEAD. */
-  CANCELLED: "CANCELLED",
-} as const);
-export type TaskStatus = (typeof TASK_STATUS)[keyof typeof TASK_STATUS];
-export const TASK_STATUSES = Object.freeze(Object.values(TASK_STATUS)) as readonly TaskStatus[];
+/** The moves between them are the table in lib/queue/transitions.ts. CANCELLED: ended by an operator before it ran. */
+export const TASK_STATUSES = Object.freeze(["PENDING", "RUNNING", "RETRY_WAIT", "SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED", "CANCELLED"] as const);
+export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly TaskStatus[] = Object.freeze(["SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED", "CANCELLED"] as const);
 /** Terminal states an operator may revive (retry) or close (force-done): work nobody finished. */
 export const REVIVABLE_STATUSES: readonly TaskStatus[] = Object.freeze(["DEAD", "CANCELLED"] as const);
 /** The states an operator may cancel: the task is not in a worker's hands and has not ended. */
 export const CANCELLABLE_STATUSES: readonly TaskStatus[] = Object.freeze(["PENDING", "RETRY_WAIT"] as const);
+/** In a worker's hands or waiting for one: the task has not ended. */
 export const UNFINISHED_STATUSES: readonly TaskStatus[] = Object.freeze(["PENDING", "RUNNING", "RETRY_WAIT"] as const);
+
+/**
+ * A frozen set written into SQL text as a list, `('PENDING', 'RUNNING')`, so a statement and the
+ * TypeScript that checks the same rule cannot drift. Only for these vocabularies, never for input.
+ */
+export const sqlList = (values: readonly string[]): string => `(${values.map((v) => `'${v}'`).join(", ")})`;
 
 export const TASK_TYPE = Object.freeze({ INDEX: "INDEX", REINDEX: "REINDEX", DELETE: "DELETE" } as const);
 export type TaskType = (typeof TASK_TYPE)[keyof typeof TASK_TYPE];
@@ -54,25 +51,22 @@ export function isErrorCode(v: unknown): v is ErrorCode {
   return typeof v === "string" && Object.prototype.hasOwnProperty.call(ERROR_CODES, v);
 }
 
-/** Kinds of task_events rows: the task timeline. */
-export const EVENT_KIND = Object.freeze({
-  CREATED: "CREATED",
-  CLAIMED: "CLAIMED",
-  LEASE_TAKEN_OVER: "LEASE_TAKEN_OVER",
-  LEASE_EXPIRED_DEAD: "LEASE_EXPIRED_DEAD",
-  RENEW_LOST: "RENEW_LOST",
-  PROGRESS: "PROGRESS",
-  FAILED: "FAILED",
-  RETRY_SCHEDULED: "RETRY_SCHEDULED",
-  DEAD: "DEAD",
-  SUPERSEDED: "SUPERSEDED",
-  SUCCEEDED: "SUCCEEDED",
-  RELEASED: "RELEASED",
-  OPERATOR_RETRY: "OPERATOR_RETRY",
-  OPERATOR_FORCE_DONE: "OPERATOR_FORCE_DONE",
-  OPERATOR_CANCEL: "OPERATOR_CANCEL",
-} as const);
-export type EventKind = (typeof EVENT_KIND)[keyof typeof EVENT_KIND];
+/** Kinds of task_events rows: the task timeline. Every one but RENEW_LOST is written with a move of TRANSITIONS. */
+export type EventKind =
+  | "CREATED"
+  | "CLAIMED"
+  | "LEASE_TAKEN_OVER"
+  | "LEASE_EXPIRED_DEAD"
+  | "RENEW_LOST"
+  | "FAILED"
+  | "RETRY_SCHEDULED"
+  | "DEAD"
+  | "SUPERSEDED"
+  | "SUCCEEDED"
+  | "RELEASED"
+  | "OPERATOR_RETRY"
+  | "OPERATOR_FORCE_DONE"
+  | "OPERATOR_CANCEL";
 
 /** Pipeline steps, used in progress detail and logs. */
 export const STEP = Object.freeze({

@@ -1,8 +1,9 @@
 import "server-only";
 import type pg from "pg";
-import { prisma, transaction, asQueryable, execute, iso, outsideSpace, Prisma, type Tx } from "../db/repository";
+import { prisma, transaction, asQueryable, execute, queryRows, iso, outsideSpace, Prisma, type Tx } from "../db/repository";
 import type { TaskEvent } from "../generated/prisma/client";
 import { notifyTasks } from "../queue/sql";
+import { OBSOLETE, cancelTask as cancelTaskSql, forceDoneTask, lockDeadTaskDocuments, retryDeadTasks, retryTask as retryTaskSql, type DeadFilter } from "../queue/actions-sql";
 import { lockDocument as lockDocumentRow } from "../queue/engine";
 import { removeFromSearch } from "../pipeline/pointer";
 import { latestPass } from "../reconcile/overview";
@@ -402,20 +403,6 @@ export async function listWorkers(pool: pg.Pool, heartbeatSeconds: number) {
 // either happened and is audited, or neither. Lock order (docs/architecture.md, "Lock order"): the task's document
 // row first, then the task row.
 
-/**
- * A DEAD task is obsolete when the document moved on without it: an INDEX/REINDEX of a version
- * that is no longer the business version (or of a deleted document), a DELETE of a document that
- * was published again. Reviving one would redo work nobody wants (or undo a publish).
- */
-const OBSOLETE_SQL = Prisma.raw(`(CASE WHEN t.task_type = 'DELETE' THEN d.deleted_at IS NULL OR t.version_number < d.business_version
-       ELSE d.deleted_at IS NOT NULL OR t.version_number < d.business_version END)`);
-
-/** A timeline event written by an operator action; `at` is the database clock (the column default). No detail is SQL NULL. */
-export async function writeTaskEvent(tx: Tx, e: { taskId: string; tenantId: string; kind: string; actor: string; detail?: unknown }): Promise<void> {
-  await tx.$executeRaw`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
-    VALUES (${e.taskId}::bigint, ${e.tenantId}, ${e.kind}, ${e.actor}, ${e.detail == null ? null : JSON.stringify(e.detail)}::jsonb)`;
-}
-
 /** Lock order: the task's document row first (the statement shared with the worker's switch), then the task row. */
 async function lockTaskDocument(tx: Tx, taskId: string, tenants: string[] | null): Promise<{ tenantId: string; documentId: string } | null> {
   const t = await tx.indexTask.findFirst({ where: { taskId: BigInt(taskId), ...tenantIn(tenants) }, select: { tenantId: true, documentId: true } });
@@ -431,17 +418,13 @@ async function notDead(tx: Tx, taskId: string, tenants: string[] | null, verb: s
   throw new DomainError("INVALID_STATE", `only DEAD or CANCELLED tasks can be ${verb}; task ${taskId} is ${cur.status}`);
 }
 
-/**
- * DEAD → PENDING, due now, with a fresh attempt budget. The budget grows (max = attempts + N)
- * instead of resetting attempts, so the lease attempt stays monotonic and old zombies stay fenced.
- * An obsolete task (see OBSOLETE_SQL) is refused with 409 TASK_SUPERSEDED.
- */
+/** DEAD or CANCELLED → PENDING (lib/queue/actions-sql.ts retryTask). An obsolete task (OBSOLETE) is refused with 409 TASK_SUPERSEDED. */
 export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
   return transaction(pool, async (tx) => {
     const owner = await lockTaskDocument(tx, taskId, tenants);
     if (!owner) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
     const [cur] = await tx.$queryRaw<{ status: string; obsolete: boolean; version_number: number; task_type: string; business_version: number }[]>`
-      SELECT t.status, ${OBSOLETE_SQL} AS obsolete, t.version_number, t.task_type, d.business_version
+      SELECT t.status, ${Prisma.raw(OBSOLETE)} AS obsolete, t.version_number, t.task_type, d.business_version
         FROM index_tasks t JOIN documents d ON d.id = t.document_id
        WHERE t.task_id = ${taskId}::bigint
          FOR UPDATE OF t`;
@@ -450,12 +433,7 @@ export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, rea
       throw new DomainError("TASK_SUPERSEDED", `task ${taskId} (${cur.task_type} of v${cur.version_number}) is obsolete: the document has moved on (business version v${cur.business_version}); publish, reindex or delete instead`,
       );
     }
-    // A DEAD task keeps its last error for context; a cancel was no error of the work, and left
-    // standing it would read as the document's last error while it indexes again.
-    await tx.$executeRaw`UPDATE index_tasks SET status = 'PENDING', next_attempt_at = now(), max_attempts = attempts + ${budget}::int, finished_at = NULL, lease_until = NULL, updated_at = now(),
-        error_code = CASE WHEN status = 'CANCELLED' THEN NULL ELSE error_code END, error_message = CASE WHEN status = 'CANCELLED' THEN NULL ELSE error_message END
-      WHERE task_id = ${taskId}::bigint`;
-    await writeTaskEvent(tx, { taskId, tenantId: owner.tenantId, kind: "OPERATOR_RETRY", actor: actor.subject, detail: { reason, from: cur.status } });
+    await execute(tx, retryTaskSql(taskId, budget, actor.subject, { reason, from: cur.status }));
     await writeAudit(tx, { actor: actor.subject, action: "task.retry", tenant: owner.tenantId, targetType: "task", targetId: taskId, reason });
     await execute(tx, notifyTasks());
     return { taskId, status: "PENDING" };
@@ -468,37 +446,12 @@ export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; ten
   // below is filed under that tenant and would put the caller's words in another tenant's log.
   if (filter.tenant && tenants !== null && !tenants.includes(filter.tenant)) throw new DomainError("FORBIDDEN", `no access to tenant ${filter.tenant}`);
   return transaction(pool, async (tx) => {
-    const errorCode = filter.errorCode ?? null;
-    const tenant = filter.tenant ?? null;
-    const type = filter.type ?? null;
-    const match = Prisma.sql`t.status = 'DEAD' AND (${errorCode}::text IS NULL OR t.error_code = ${errorCode}) AND (${tenant}::text IS NULL OR t.tenant_id = ${tenant})
-          AND (${tenants}::text[] IS NULL OR t.tenant_id = ANY(${tenants}::text[])) AND (${type}::text IS NULL OR t.task_type = ${type})`;
-    // Lock order: every affected document, in id order, before any task row.
-    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id::text FROM documents WHERE id IN (SELECT t.document_id FROM index_tasks t WHERE ${match}) ORDER BY id FOR UPDATE`;
-    // Only tasks of documents locked above: a task that turned DEAD after that statement's
-    // snapshot belongs to a document nobody locked, and a publish could move it on meanwhile.
-    const lockedIds = locked.map((d) => d.id);
-    const rows = await tx.$queryRaw<{ task_id: string; tenant_id: string; obsolete: boolean }[]>`
-      WITH candidates AS (
-        SELECT t.task_id, t.tenant_id, ${OBSOLETE_SQL} AS obsolete
-          FROM index_tasks t JOIN documents d ON d.id = t.document_id
-         WHERE ${match} AND t.document_id = ANY(${lockedIds}::uuid[])
-         ORDER BY t.task_id
-           FOR UPDATE OF t),
-      revived AS (
-        UPDATE index_tasks t SET status = 'PENDING', next_attempt_at = now(), max_attempts = t.attempts + ${budget}::int, finished_at = NULL, lease_until = NULL, updated_at = now()
-          FROM candidates c
-         WHERE t.task_id = c.task_id AND NOT c.obsolete
-        RETURNING t.task_id)
-      SELECT c.task_id::text, c.tenant_id, c.obsolete FROM candidates c`;
+    const match: DeadFilter = { errorCode: filter.errorCode ?? null, tenant: filter.tenant ?? null, type: filter.type ?? null, tenants };
+    const locked = await queryRows<{ id: string }>(tx, lockDeadTaskDocuments(match));
+    const rows = await queryRows<{ task_id: string; tenant_id: string; obsolete: boolean }>(tx, retryDeadTasks(match, locked.map((d) => d.id), budget, actor.subject, { reason, bulk: true }));
     const revived = rows.filter((x) => !x.obsolete);
     const skipped = rows.length - revived.length;
-    if (revived.length > 0) {
-      await tx.$executeRaw`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
-        SELECT u.task_id::bigint, u.tenant_id, 'OPERATOR_RETRY', ${actor.subject}, ${JSON.stringify({ reason, bulk: true })}::jsonb
-          FROM unnest(${revived.map((x) => x.task_id)}::text[], ${revived.map((x) => x.tenant_id)}::text[]) AS u(task_id, tenant_id)`;
-      await execute(tx, notifyTasks());
-    }
+    if (revived.length > 0) await execute(tx, notifyTasks());
     // One row per tenant the retry touched (or the filter named), so each tenant's log shows what
     // happened to its tasks and a tenant-limited operator can see their own action.
     const touched = [...new Set([...(filter.tenant ? [filter.tenant] : []), ...rows.map((x) => x.tenant_id)])];
@@ -521,15 +474,9 @@ export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, rea
   return transaction(pool, async (tx) => {
     const owner = await lockTaskDocument(tx, taskId, tenants);
     if (!owner) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
-    const [done] = await tx.$queryRaw<{ tenant_id: string; removes: boolean }[]>`
-      UPDATE index_tasks t SET status = 'RESOLVED', finished_at = now(), updated_at = now()
-        FROM documents d
-       WHERE t.task_id = ${taskId}::bigint AND d.id = t.document_id AND t.status IN ('DEAD', 'CANCELLED') AND (${tenants}::text[] IS NULL OR t.tenant_id = ANY(${tenants}::text[]))
-       RETURNING t.tenant_id, (t.task_type = 'DELETE' AND NOT ${OBSOLETE_SQL}) AS removes`;
+    const [done] = await queryRows<{ tenant_id: string; removes: boolean }>(tx, forceDoneTask(taskId, tenants, actor.subject, reason));
     if (!done) return notDead(tx, taskId, tenants, "force-closed");
     if (done.removes) await removeFromSearch(asQueryable(tx), owner.documentId);
-    const detail = done.removes ? { reason, removedFromSearch: true } : { reason };
-    await writeTaskEvent(tx, { taskId, tenantId: done.tenant_id, kind: "OPERATOR_FORCE_DONE", actor: actor.subject, detail });
     await writeAudit(tx, { actor: actor.subject, action: "task.force_done", tenant: done.tenant_id, targetType: "task", targetId: taskId, reason, detail: done.removes ? { removedFromSearch: true } : undefined });
     return { taskId, status: "RESOLVED" };
   });
@@ -565,10 +512,7 @@ export async function cancelTask(pool: pg.Pool, taskId: string, actor: Actor, re
       throw new DomainError("TASK_NOT_CANCELLABLE", `only PENDING or RETRY_WAIT tasks can be cancelled; task ${taskId} is ${cur.status} (${notCancellableWhy(cur)})`);
     }
     const message = `Cancelled by ${actor.subject}: ${reason}`;
-    await tx.$executeRaw`UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', error_message = ${message},
-        lease_until = NULL, finished_at = now(), updated_at = now()
-      WHERE task_id = ${taskId}::bigint`;
-    await writeTaskEvent(tx, { taskId, tenantId: owner.tenantId, kind: "OPERATOR_CANCEL", actor: actor.subject, detail: { reason, from: cur.status } });
+    await execute(tx, cancelTaskSql(taskId, message, actor.subject, { reason, from: cur.status }));
     await writeAudit(tx, { actor: actor.subject, action: "task.cancel", tenant: owner.tenantId, targetType: "task", targetId: taskId, reason, detail: { from: cur.status, taskType: cur.task_type, versionNumber: cur.version_number } });
     return { taskId, status: "CANCELLED" };
   });

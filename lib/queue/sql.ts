@@ -164,6 +164,14 @@ RETURNING lease_until`,
   };
 }
 
+/** The timeline's note that a renewal was refused: the worker stops, and the task's status is whoever holds it now. */
+export function recordRenewLost(taskId: string, tenantId: string, workerId: string, leaseAttempt: number): Statement {
+  return {
+    text: `INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt) VALUES ($1, $2, 'RENEW_LOST', $3, $4)`,
+    values: [taskId, tenantId, workerId, leaseAttempt],
+  };
+}
+
 /**
  * First statement of every transaction that touches a document and its tasks (docs/architecture.md, "Lock
  * order"). The document row is the mutex: publish, delete, rollback, unpin, reindex and the
@@ -298,29 +306,6 @@ INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt)
 SELECT task_id, tenant_id, 'RELEASED', $2, attempts FROM released
 RETURNING task_id::text`,
     values: [taskId, workerId, leaseAttempt],
-  };
-}
-
-/**
- * Unfinished tasks of `types` for versions older than `newerVersion` become SUPERSEDED: a publish
- * supersedes INDEX, REINDEX and DELETE (a re-publish wins over a pending delete); a delete
- * supersedes INDEX and REINDEX. A RUNNING one loses its fence here, so its holder stops at its
- * next check. Callers hold the document row lock (lock order), so this never waits on a switch.
- */
-export function supersedeOlderTasks(documentId: string, newerVersion: number, actor: string, types: readonly string[]): Statement {
-  return {
-    text: `WITH superseded AS (
-  UPDATE index_tasks
-     SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
-   WHERE document_id = $1 AND version_number < $2
-     AND status IN ('PENDING', 'RETRY_WAIT', 'RUNNING')
-     AND task_type = ANY($4::text[])
-  RETURNING task_id, tenant_id, attempts
-)
-INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
-SELECT task_id, tenant_id, 'SUPERSEDED', $3, attempts, jsonb_build_object('byVersion', $2::int) FROM superseded
-RETURNING task_id::text`,
-    values: [documentId, newerVersion, actor, [...types]],
   };
 }
 

@@ -1,6 +1,9 @@
 import type pg from "pg";
 import { log } from "../log";
-import { ANOMALY_ACTION, ANOMALY_KIND, ANOMALY_KINDS, type AnomalyAction, type AnomalyKind } from "../domain/constants";
+import { ANOMALY_ACTION, ANOMALY_KIND, ANOMALY_KINDS, UNFINISHED_STATUSES, sqlList, type AnomalyAction, type AnomalyKind } from "../domain/constants";
+import { run } from "../db/pool";
+import { notifyTasks } from "../queue/sql";
+import { createTask, expireExhaustedLease, restartReindexTask } from "../queue/actions-sql";
 import { loadReconcileConfig, type ReconcileConfig } from "../config";
 import { movePointer } from "../pipeline/pointer";
 import type { EmbeddingSpace } from "../embedding/types";
@@ -84,7 +87,8 @@ type LockedDocument = { id: string; tenant_id: string; business_version: number;
  * Task states that mean the business version is in someone's hands: in flight, or waiting for an
  * operator (a CANCELLED build was an operator's decision; queueing it again would undo it).
  */
-const BLOCKING = `('PENDING', 'RUNNING', 'RETRY_WAIT', 'DEAD', 'RESOLVED', 'CANCELLED')`;
+const WITH_OPERATOR = ["DEAD", "RESOLVED", "CANCELLED"];
+const BLOCKING = sqlList([...UNFINISHED_STATUSES, ...WITH_OPERATOR]);
 
 /**
  * Whether the business version ($1 document, $2 version) is in someone's hands now: a task of it
@@ -94,10 +98,10 @@ const BLOCKING = `('PENDING', 'RUNNING', 'RETRY_WAIT', 'DEAD', 'RESOLVED', 'CANC
  * document read NOT_INDEXED with no error to act on.
  */
 const VERSION_IN_HAND = `SELECT 1 FROM index_tasks
-   WHERE document_id = $1 AND version_number = $2 AND (status IN ('PENDING', 'RUNNING', 'RETRY_WAIT') OR (task_type = 'DELETE' AND status IN ${BLOCKING}))
+   WHERE document_id = $1 AND version_number = $2 AND (status IN ${sqlList(UNFINISHED_STATUSES)} OR (task_type = 'DELETE' AND status IN ${BLOCKING}))
   UNION ALL
   SELECT 1 FROM (SELECT status FROM index_tasks WHERE document_id = $1 AND version_number = $2 AND task_type IN ('INDEX', 'REINDEX') ORDER BY task_id DESC LIMIT 1) newest
-   WHERE newest.status IN ('DEAD', 'RESOLVED', 'CANCELLED')
+   WHERE newest.status IN ${sqlList(WITH_OPERATOR)}
   LIMIT 1`;
 
 function emptyCounts(): PassCounts {
@@ -166,7 +170,7 @@ export async function reconcile(pool: pg.Pool, opts: ReconcileOptions): Promise<
       `DELETE FROM reconcile_passes WHERE id IN (SELECT id FROM reconcile_passes WHERE started_at < now() - make_interval(secs => $1::double precision) ORDER BY started_at LIMIT 5000)`,
       [keep],
     );
-    if (pass.enqueued > 0) await client.query(`SELECT pg_notify('indexwright_tasks', '')`);
+    if (pass.enqueued > 0) await run(client, notifyTasks());
     await client.query("COMMIT");
     return { ran: true, passId, counts: pass.counts, totals, durationMs: Date.now() - t0 };
   } catch (err) {
@@ -316,35 +320,14 @@ class Pass {
     if (blocked.rows.length > 0) return null;
     const version = await tx.query(`SELECT 1 FROM document_versions WHERE document_id = $1 AND version_number = $2`, [doc.id, doc.business_version]);
     if (version.rows.length === 0) return null;
+    const detail = { versionNumber: doc.business_version, reason: kind };
     let taskType: "INDEX" | "REINDEX" = "INDEX";
-    let row = (
-      await tx.query<{ task_id: string }>(
-        `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts) VALUES ($1, $2, $3, 'INDEX', $4)
-         ON CONFLICT (tenant_id, document_id, version_number, task_type) DO NOTHING RETURNING task_id::text`,
-        [doc.tenant_id, doc.id, doc.business_version, this.opts.maxAttempts],
-      )
-    ).rows[0];
+    let row = (await run<{ task_id: string }>(tx, createTask(doc.tenant_id, doc.id, doc.business_version, taskType, this.opts.maxAttempts, RECONCILER_ACTOR, detail))).rows[0];
     if (!row) {
       taskType = "REINDEX";
-      row = (
-        await tx.query<{ task_id: string }>(
-          `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts) VALUES ($1, $2, $3, 'REINDEX', $4)
-           ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE
-             SET status = 'PENDING', next_attempt_at = now(), max_attempts = index_tasks.attempts + $4, finished_at = NULL,
-                 lease_until = NULL, error_code = NULL, error_message = NULL, updated_at = now()
-             WHERE index_tasks.status IN ('SUCCEEDED', 'SUPERSEDED')
-           RETURNING task_id::text`,
-          [doc.tenant_id, doc.id, doc.business_version, this.opts.maxAttempts],
-        )
-      ).rows[0];
+      row = (await run<{ task_id: string }>(tx, restartReindexTask(doc.tenant_id, doc.id, doc.business_version, this.opts.maxAttempts, RECONCILER_ACTOR, detail))).rows[0];
     }
     if (!row) return null;
-    await tx.query(`INSERT INTO task_events (task_id, tenant_id, kind, actor, detail) VALUES ($1, $2, 'CREATED', $3, $4)`, [
-      row.task_id,
-      doc.tenant_id,
-      RECONCILER_ACTOR,
-      JSON.stringify({ versionNumber: doc.business_version, reason: kind }),
-    ]);
     this.enqueued++;
     return { taskId: row.task_id, taskType };
   }
@@ -393,22 +376,7 @@ class Pass {
       repair:
         r.attempts >= r.max_attempts
           ? async (tx) => {
-              const dead = await tx.query<{ task_id: string }>(
-                `WITH dead AS (
-                   UPDATE index_tasks t
-                      SET status = 'DEAD', error_code = 'LEASE_ATTEMPTS_EXHAUSTED', error_message = 'lease expired on the last allowed attempt',
-                          lease_until = NULL, finished_at = now(), updated_at = now()
-                    WHERE t.task_id = (SELECT task_id FROM index_tasks
-                                        WHERE task_id = $1 AND status = 'RUNNING' AND attempts = $2 AND attempts >= max_attempts
-                                          AND lease_until <= now() - make_interval(secs => $3::double precision)
-                                          FOR UPDATE SKIP LOCKED)
-                   RETURNING t.task_id, t.tenant_id, t.attempts, t.lease_owner)
-                 INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, error_code, detail)
-                 SELECT task_id, tenant_id, 'LEASE_EXPIRED_DEAD', $4, attempts, 'LEASE_ATTEMPTS_EXHAUSTED', jsonb_build_object('previousOwner', lease_owner)
-                   FROM dead
-                 RETURNING task_id::text`,
-                [r.task_id, r.attempts, grace, RECONCILER_ACTOR],
-              );
+              const dead = await run(tx, expireExhaustedLease(r.task_id, r.attempts, grace, RECONCILER_ACTOR));
               return dead.rows[0] ? { status: "DEAD", errorCode: "LEASE_ATTEMPTS_EXHAUSTED" } : null;
             }
           : undefined,

@@ -1,7 +1,8 @@
+import { UNFINISHED_STATUSES } from "../domain/constants";
 import type { DocumentDetail, DocumentTask, IndexVersion } from "./schemas";
 
 const COMPLETE_INDEX = ["READY", "RETIRED", "ACTIVE"];
-export const UNFINISHED_TASK = ["PENDING", "RUNNING", "RETRY_WAIT"];
+export const UNFINISHED_TASK: readonly string[] = UNFINISHED_STATUSES;
 
 /**
  * What an unpin would do, as far as the page can tell (the server decides, and the toast reports

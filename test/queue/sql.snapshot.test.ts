@@ -7,6 +7,7 @@ describe("hot-path SQL", () => {
     const rendered = {
       claimTasks: { takeOver: sql.claimTasks("worker-a", 60, 4), dueOnly: sql.claimTasks("worker-a", 60, 4, { takeOver: false }) },
       renewLease: sql.renewLease("42", "worker-a", 3, 60, 5, 10),
+      recordRenewLost: sql.recordRenewLost("42", "acme", "worker-a", 3),
       lockDocument: sql.lockDocument("doc-id"),
       lockHeldTask: sql.lockHeldTask("42", "worker-a", 3),
       leaseHeld: sql.leaseHeld("42", "worker-a", 3),
@@ -14,7 +15,6 @@ describe("hot-path SQL", () => {
       completeTask: sql.completeTask("42", "worker-a", 3, { chunksTotal: 10, chunksReused: 7, batchesSent: 1 }),
       failTask: sql.failTask("42", "worker-a", 3, "RETRY_WAIT", 4.2, "EMBEDDING_TIMEOUT", "timed out"),
       releaseTask: sql.releaseTask("42", "worker-a", 3),
-      supersedeOlderTasks: sql.supersedeOlderTasks("doc-id", 5, "token:bootstrap", ["INDEX", "REINDEX", "DELETE"]),
       notifyTasks: sql.notifyTasks(),
       pointSearchAt: sql.pointSearchAt("doc-id", "acme", "iv-id", 3, { by: "token:bootstrap", reason: "bad edit" }),
       activateIndexVersion: sql.activateIndexVersion("iv-id"),

@@ -5,7 +5,7 @@ import { testWorker, waitFor, longDocument } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
 import { claim } from "../../lib/queue/engine";
 import { executeTask } from "../../lib/pipeline/run";
-import { supersedeOlderTasks } from "../../lib/queue/sql";
+import { supersedeOlderTasks } from "../../lib/queue/actions-sql";
 import { LocalEmbedder } from "../../lib/embedding";
 import { TASK_TYPES } from "../../lib/domain/constants";
 

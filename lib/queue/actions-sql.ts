@@ -1,0 +1,250 @@
+// The task writes made outside the worker's hot path: creation by a publish, delete, reindex or the
+// reconciler, the operator actions, the reconciler's repairs. Like lib/queue/sql.ts, one exported
+// function per statement returning {text, values}, snapshot-tested, time from the database clock.
+// Each statement that moves a status writes its timeline event in the same statement, and moves
+// only along rows of TRANSITIONS (lib/queue/transitions.ts; test/queue/transitions.test.ts).
+// Prisma repositories run them through the transaction (lib/db/repository.ts execute/queryRows),
+// the reconciler through pg (run). Every caller holds the document row lock (lock order).
+import type { Statement } from "../db/pool";
+import { CANCELLABLE_STATUSES, REVIVABLE_STATUSES, UNFINISHED_STATUSES, sqlList } from "../domain/constants";
+
+const REVIVABLE = sqlList(REVIVABLE_STATUSES);
+const UNFINISHED = sqlList(UNFINISHED_STATUSES);
+const json = (detail: unknown) => (detail == null ? null : JSON.stringify(detail));
+
+/**
+ * A task (alias `t`, its document `d`) is obsolete when the document moved on without it: an
+ * INDEX/REINDEX of a version that is no longer the business version (or of a deleted document), a
+ * DELETE of a document that was published again. Reviving one would redo work nobody wants (or
+ * undo a publish); force-closing an obsolete DELETE must not remove the newer version from search.
+ */
+export const OBSOLETE = `(CASE WHEN t.task_type = 'DELETE' THEN d.deleted_at IS NULL OR t.version_number < d.business_version
+       ELSE d.deleted_at IS NOT NULL OR t.version_number < d.business_version END)`;
+
+/**
+ * A new task of `taskType` for a version, with its CREATED event; none if that version already has
+ * one (the business key allows one task per type and version), and then nothing comes back. The
+ * configured attempt budget is written, like every other task (the column default is a fallback).
+ */
+export function createTask(tenantId: string, documentId: string, versionNumber: number, taskType: string, maxAttempts: number, actor: string, detail: unknown): Statement {
+  return {
+    text: `WITH task AS (
+  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
+  VALUES ($1, $2::uuid, $3::int, $4, $5::int)
+  ON CONFLICT (tenant_id, document_id, version_number, task_type) DO NOTHING
+  RETURNING task_id, tenant_id
+), created AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+  SELECT task_id, tenant_id, 'CREATED', $6, $7::jsonb FROM task
+)
+SELECT task_id::text FROM task`,
+    values: [tenantId, documentId, versionNumber, taskType, maxAttempts, actor, json(detail)],
+  };
+}
+
+/**
+ * Unfinished tasks of `types` for versions older than `newerVersion` become SUPERSEDED: a publish
+ * supersedes INDEX, REINDEX and DELETE (a re-publish wins over a pending delete); a delete
+ * supersedes INDEX and REINDEX. A RUNNING one loses its fence here, so its holder stops at its
+ * next check. Callers hold the document row lock (lock order), so this never waits on a switch.
+ */
+export function supersedeOlderTasks(documentId: string, newerVersion: number, actor: string, types: readonly string[]): Statement {
+  return {
+    text: `WITH superseded AS (
+  UPDATE index_tasks
+     SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
+   WHERE document_id = $1 AND version_number < $2
+     AND status IN ${UNFINISHED}
+     AND task_type = ANY($4::text[])
+  RETURNING task_id, tenant_id, attempts
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+SELECT task_id, tenant_id, 'SUPERSEDED', $3, attempts, jsonb_build_object('byVersion', $2::int) FROM superseded
+RETURNING task_id::text`,
+    values: [documentId, newerVersion, actor, [...types]],
+  };
+}
+
+/**
+ * The operator's (or unpin's) REINDEX of a version: an unfinished one is kept as it is; a finished
+ * one starts over with a fresh budget, and only a new or restarted one gets a CREATED event.
+ * `before` is the status the caller read under FOR UPDATE (null: no such task), so it is the one
+ * the upsert meets: a worker or the claim may end the task without the document lock.
+ */
+export function reopenReindexTask(tenantId: string, documentId: string, versionNumber: number, maxAttempts: number, actor: string, before: string | null): Statement {
+  const kept = `index_tasks.status IN ${UNFINISHED}`;
+  return {
+    text: `WITH task AS (
+  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
+  VALUES ($1, $2::uuid, $3::int, 'REINDEX', $4::int)
+  ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE
+    SET status = CASE WHEN ${kept} THEN index_tasks.status ELSE 'PENDING' END,
+        next_attempt_at = CASE WHEN ${kept} THEN index_tasks.next_attempt_at ELSE now() END,
+        max_attempts = CASE WHEN ${kept} THEN index_tasks.max_attempts ELSE index_tasks.attempts + $4::int END,
+        finished_at = CASE WHEN ${kept} THEN index_tasks.finished_at END,
+        error_code = CASE WHEN ${kept} THEN index_tasks.error_code END,
+        error_message = CASE WHEN ${kept} THEN index_tasks.error_message END,
+        updated_at = now()
+  RETURNING task_id, tenant_id
+), created AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+  SELECT task_id, tenant_id, 'CREATED', $5, CASE WHEN $6::text IS NULL THEN NULL ELSE jsonb_build_object('restartedFrom', $6::text) END
+    FROM task
+   WHERE $6::text IS NULL OR $6::text NOT IN ${UNFINISHED}
+)
+SELECT task_id::text FROM task`,
+    values: [tenantId, documentId, versionNumber, maxAttempts, actor, before],
+  };
+}
+
+/**
+ * The reconciler's REINDEX of a version whose INDEX exists: a new one, or a SUCCEEDED/SUPERSEDED
+ * one started over (errors cleared, fresh budget), with its CREATED event. Any other existing
+ * REINDEX is left alone and nothing comes back.
+ */
+export function restartReindexTask(tenantId: string, documentId: string, versionNumber: number, maxAttempts: number, actor: string, detail: unknown): Statement {
+  return {
+    text: `WITH task AS (
+  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts) VALUES ($1, $2, $3, 'REINDEX', $4)
+  ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE
+    SET status = 'PENDING', next_attempt_at = now(), max_attempts = index_tasks.attempts + $4, finished_at = NULL,
+        lease_until = NULL, error_code = NULL, error_message = NULL, updated_at = now()
+    WHERE index_tasks.status IN ('SUCCEEDED', 'SUPERSEDED')
+  RETURNING task_id, tenant_id
+), created AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+  SELECT task_id, tenant_id, 'CREATED', $5, $6::jsonb FROM task
+)
+SELECT task_id::text FROM task`,
+    values: [tenantId, documentId, versionNumber, maxAttempts, actor, json(detail)],
+  };
+}
+
+/**
+ * Operator retry: DEAD or CANCELLED → PENDING, due now. The budget grows (max = attempts + N)
+ * instead of resetting attempts, so the lease attempt stays monotonic and old zombies stay fenced.
+ * A DEAD task keeps its last error for context; a cancel was no error of the work, and left
+ * standing it would read as the document's last error while it indexes again.
+ */
+export function retryTask(taskId: string, budget: number, actor: string, detail: unknown): Statement {
+  return {
+    text: `WITH retried AS (
+  UPDATE index_tasks
+     SET status = 'PENDING', next_attempt_at = now(), max_attempts = attempts + $2::int, finished_at = NULL, lease_until = NULL, updated_at = now(),
+         error_code = CASE WHEN status = 'CANCELLED' THEN NULL ELSE error_code END,
+         error_message = CASE WHEN status = 'CANCELLED' THEN NULL ELSE error_message END
+   WHERE task_id = $1::bigint AND status IN ${REVIVABLE}
+  RETURNING task_id, tenant_id
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+SELECT task_id, tenant_id, 'OPERATOR_RETRY', $3, $4::jsonb FROM retried
+RETURNING task_id::text`,
+    values: [taskId, budget, actor, json(detail)],
+  };
+}
+
+export type DeadFilter = { errorCode: string | null; tenant: string | null; type: string | null; tenants: string[] | null };
+
+// The DEAD tasks a bulk retry matches ($1 error code, $2 tenant, $3 the caller's tenants, $4 type; null = any).
+const DEAD_MATCH = `t.status = 'DEAD' AND ($1::text IS NULL OR t.error_code = $1) AND ($2::text IS NULL OR t.tenant_id = $2)
+     AND ($3::text[] IS NULL OR t.tenant_id = ANY($3::text[])) AND ($4::text IS NULL OR t.task_type = $4)`;
+const deadValues = (f: DeadFilter) => [f.errorCode, f.tenant, f.tenants, f.type];
+
+/** Lock order for a bulk retry: every document with a matching DEAD task, in id order, before any task row. */
+export function lockDeadTaskDocuments(filter: DeadFilter): Statement {
+  return {
+    text: `SELECT id::text FROM documents WHERE id IN (SELECT t.document_id FROM index_tasks t WHERE ${DEAD_MATCH}) ORDER BY id FOR UPDATE`,
+    values: deadValues(filter),
+  };
+}
+
+/**
+ * Bulk retry: every matching DEAD task of the locked documents that is not obsolete goes back to
+ * PENDING with its OPERATOR_RETRY event; every candidate comes back, obsolete ones to be counted as
+ * skipped. Only documents locked first: a task that turned DEAD after that lock's snapshot belongs
+ * to a document nobody locked, and a publish could move it on meanwhile.
+ */
+export function retryDeadTasks(filter: DeadFilter, lockedDocumentIds: string[], budget: number, actor: string, detail: unknown): Statement {
+  return {
+    text: `WITH candidates AS (
+  SELECT t.task_id, t.tenant_id, ${OBSOLETE} AS obsolete
+    FROM index_tasks t JOIN documents d ON d.id = t.document_id
+   WHERE ${DEAD_MATCH} AND t.document_id = ANY($5::uuid[])
+   ORDER BY t.task_id
+     FOR UPDATE OF t
+), revived AS (
+  UPDATE index_tasks t SET status = 'PENDING', next_attempt_at = now(), max_attempts = t.attempts + $6::int, finished_at = NULL, lease_until = NULL, updated_at = now()
+    FROM candidates c
+   WHERE t.task_id = c.task_id AND NOT c.obsolete
+  RETURNING t.task_id, t.tenant_id
+), events AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+  SELECT task_id, tenant_id, 'OPERATOR_RETRY', $7, $8::jsonb FROM revived
+)
+SELECT c.task_id::text, c.tenant_id, c.obsolete FROM candidates c`,
+    values: [...deadValues(filter), lockedDocumentIds, budget, actor, json(detail)],
+  };
+}
+
+/**
+ * Force-done: DEAD or CANCELLED → RESOLVED with the operator's reason. `removes` says the task is
+ * a DELETE the document still stands deleted for, whose work the caller then does itself.
+ */
+export function forceDoneTask(taskId: string, tenants: string[] | null, actor: string, reason: string): Statement {
+  return {
+    text: `WITH done AS (
+  UPDATE index_tasks t SET status = 'RESOLVED', finished_at = now(), updated_at = now()
+    FROM documents d
+   WHERE t.task_id = $1::bigint AND d.id = t.document_id AND t.status IN ${REVIVABLE} AND ($2::text[] IS NULL OR t.tenant_id = ANY($2::text[]))
+  RETURNING t.task_id, t.tenant_id, (t.task_type = 'DELETE' AND NOT ${OBSOLETE}) AS removes
+), events AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+  SELECT task_id, tenant_id, 'OPERATOR_FORCE_DONE', $3,
+         CASE WHEN removes THEN jsonb_build_object('reason', $4::text, 'removedFromSearch', true) ELSE jsonb_build_object('reason', $4::text) END
+    FROM done
+)
+SELECT tenant_id, removes FROM done`,
+    values: [taskId, tenants, actor, reason],
+  };
+}
+
+/** Operator cancel: PENDING or RETRY_WAIT → CANCELLED, the operator's words as its error message. */
+export function cancelTask(taskId: string, message: string, actor: string, detail: unknown): Statement {
+  return {
+    text: `WITH cancelled AS (
+  UPDATE index_tasks
+     SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', error_message = $2,
+         lease_until = NULL, finished_at = now(), updated_at = now()
+   WHERE task_id = $1::bigint AND status IN ${sqlList(CANCELLABLE_STATUSES)}
+  RETURNING task_id, tenant_id
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+SELECT task_id, tenant_id, 'OPERATOR_CANCEL', $3, $4::jsonb FROM cancelled
+RETURNING task_id::text`,
+    values: [taskId, message, actor, json(detail)],
+  };
+}
+
+/**
+ * The reconciler's repair of an expired lease on its last attempt, exactly as the claim would do it
+ * (no claim may ever come for it): DEAD with LEASE_ATTEMPTS_EXHAUSTED, if still the same attempt
+ * and expired past the grace; a row some claim holds is skipped.
+ */
+export function expireExhaustedLease(taskId: string, leaseAttempt: number, graceSeconds: number, actor: string): Statement {
+  return {
+    text: `WITH dead AS (
+  UPDATE index_tasks t
+     SET status = 'DEAD', error_code = 'LEASE_ATTEMPTS_EXHAUSTED', error_message = 'lease expired on the last allowed attempt',
+         lease_until = NULL, finished_at = now(), updated_at = now()
+   WHERE t.task_id = (SELECT task_id FROM index_tasks
+                       WHERE task_id = $1 AND status = 'RUNNING' AND attempts = $2 AND attempts >= max_attempts
+                         AND lease_until <= now() - make_interval(secs => $3::double precision)
+                         FOR UPDATE SKIP LOCKED)
+  RETURNING t.task_id, t.tenant_id, t.attempts, t.lease_owner)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, error_code, detail)
+SELECT task_id, tenant_id, 'LEASE_EXPIRED_DEAD', $4, attempts, 'LEASE_ATTEMPTS_EXHAUSTED', jsonb_build_object('previousOwner', lease_owner)
+  FROM dead
+RETURNING task_id::text`,
+    values: [taskId, leaseAttempt, graceSeconds, actor],
+  };
+}
