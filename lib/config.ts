@@ -106,8 +106,3 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return { ...c, heartbeatSeconds: c.HEARTBEAT_SECONDS > 0 ? c.HEARTBEAT_SECONDS : c.LEASE_SECONDS / 3 };
 }
-
-
-export function faultOn(v: string | undefined): boolean {
-  return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
-}

@@ -7,7 +7,7 @@ import { publish, readTextContent } from "@/lib/documents/publish";
 import { isBinaryContentType, normaliseContentType } from "@/lib/pipeline/parse";
 import { db, embeddingSpace, serverConfig, serverEmbedder } from "@/lib/server";
 import { tokenCounterFor } from "@/lib/pipeline/tokens";
-import { faultOn } from "@/lib/config";
+import { afterPublishCommit } from "@/lib/faults";
 
 export const dynamic = "force-dynamic";
 
@@ -118,11 +118,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
     idempotency: idemKey ? { key: idemKey, requestHash } : undefined,
     space: embeddingSpace(),
   });
-  if (faultOn(cfg.FAULT_AFTER_PUBLISH_COMMIT) && !r.replayed) {
-    // Straight to stderr: the fault's one line must be seen whatever LOG_LEVEL silences.
-    process.stderr.write("[fault] FAULT_AFTER_PUBLISH_COMMIT: dying after commit, before answering\n");
-    process.exit(137);
-  }
+  if (!r.replayed) afterPublishCommit(cfg);
   return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state, searchVersion: r.searchVersion, searchVersionServed: r.searchVersionServed, pinned: r.pinned }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
 });
 
