@@ -18,8 +18,8 @@ import { stepDoneFor, timeEmbedding } from "./metrics";
 import { supersededBecause, type BatchMember, type MemberResult, type PipelineOptions } from "./member";
 import * as sql from "./sql";
 
-// INDEX and REINDEX (design §5) for one worker slot's batch of documents; a single task is a batch
-// of one. The phases: load and parse each member's immutable version; find which of its content
+// INDEX and REINDEX (docs/architecture.md, "Data flow of a publish") for one worker slot's batch
+// of documents; a single task is a batch of one. The phases: load and parse each member's immutable version; find which of its content
 // hashes already have a stored vector (reuse); embed what is new with no transaction open; then
 // one short fenced transaction that writes, verifies against each parse manifest and switches.
 // Each phase is one statement, one embedder call or one transaction for the whole batch, because
@@ -390,7 +390,7 @@ function stepClock() {
 function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number): Record_ {
   const sectionPath = level === 0 ? "abstract" : "overview";
   const contentHash = createHash("sha256").update(`${sectionPath}\n${text}`).digest("hex");
-  // Named like every other chunk (design §5.3): tenant, document, version, chunker version,
+  // Named like every other chunk (docs/parsing.md, "Chunk ids"): tenant, document, version, chunker version,
   // ordinal and content hash. A summary id shared across versions would let a hit of v1 and a hit
   // of v2 look like the same chunk; its embedding is still reused through the content hash.
   const chunkId = createHash("sha256")
