@@ -289,7 +289,3 @@ export function environment(): NodeJS.ProcessEnv {
 export function setEnv(name: "NODE_ENV" | RawSetting, value: string): void {
   (process.env as Env)[name] = value;
 }
-
-export function faultOn(v: string | undefined): boolean {
-  return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
-}

@@ -1,11 +1,12 @@
 import os from "node:os";
 import pg from "pg";
 import type { Config } from "../lib/config";
-import { faultOn } from "../lib/config";
+import { heartbeatDropped } from "../lib/faults";
 import { claim, fail, isEmbeddedServer, preparedStatementsFor, release, renew, setPreparedStatements, type Lease } from "../lib/queue/engine";
 import { classify, LeaseLostError } from "../lib/queue/errors";
 import { NOTIFY_CHANNEL, recordRenewLost } from "../lib/queue/sql";
-import { executeTasks, collectGarbage, type executeTask, type PipelineHooks } from "../lib/pipeline/run";
+import { executeTasks, collectGarbage } from "../lib/pipeline/run";
+import type { PipelineHooks } from "../lib/pipeline/member";
 import type { CompleteStats } from "../lib/queue/sql";
 import type { Embedder } from "../lib/embedding/types";
 import { rollUpTaskOutcomes, takeBacklogSnapshot } from "../lib/queue/snapshots";
@@ -21,14 +22,11 @@ export type WorkerOptions = {
   concurrency: number;
   cfg: Config;
   embedder: Embedder;
-  /** Runs one held task; the task pipeline unless replaced (the queue benchmark runs no-op tasks). */
-  execute?: typeof executeTask;
+  /** Runs a slot's held tasks; the task pipeline unless replaced (the queue benchmark runs no-op tasks). */
+  execute?: typeof executeTasks;
   /** Claim and complete as named statements (lib/queue/engine.ts says where that is safe). */
   preparedStatements?: boolean | "auto";
-  /**
-   * Tasks one slot claims and runs together (lib/pipeline/index-batch.ts): TASKS_PER_SLOT unless
-   * set; 1 when `execute` replaces the pipeline.
-   */
+  /** Tasks one slot claims and runs together (lib/pipeline/index-batch.ts): TASKS_PER_SLOT unless set. */
   tasksPerSlot?: number;
 };
 
@@ -228,7 +226,7 @@ export class Worker {
   }
 
   private get perSlot(): number {
-    return this.o.tasksPerSlot ?? (this.o.execute ? 1 : TASKS_PER_SLOT);
+    return this.o.tasksPerSlot ?? TASKS_PER_SLOT;
   }
 
   /** One slot runs `leases` (each tracked on its own: heartbeat, fence, outcome) and is free again when all have ended. */
@@ -236,13 +234,8 @@ export class Worker {
     const { cfg, pool, embedder } = this.o;
     this.busySlots++;
     const tracked = leases.map((lease) => this.track(lease));
-    const opts = {
-      batchSize: cfg.EMBED_BATCH_SIZE,
-      batchMaxBytes: cfg.EMBED_BATCH_MAX_BYTES,
-      faultAfterChunkBatch: cfg.FAULT_AFTER_CHUNK_BATCH,
-      faultBeforeIndexSwitch: cfg.FAULT_BEFORE_INDEX_SWITCH,
-    };
-    const execute = this.o.execute;
+    const opts = { batchSize: cfg.EMBED_BATCH_SIZE, batchMaxBytes: cfg.EMBED_BATCH_MAX_BYTES, faults: cfg };
+    const execute = this.o.execute ?? executeTasks;
     // Each task ends (its outcome recorded, its heartbeat stopped) when its own result is known,
     // not when the slot's last task is: a task stops renewing at its switch, so a failure there
     // waiting for its siblings' work could outlive the lease and go unrecorded.
@@ -252,14 +245,7 @@ export class Worker {
       return { promise, settle };
     });
     const settle = (i: number, r: PromiseSettledResult<CompleteStats | null>) => outcomes[i].settle(r);
-    const run = (t: (typeof tracked)[number], i: number) =>
-      execute!(pool, embedder, t.lease, t.hooks, opts).then(
-        (value) => settle(i, { status: "fulfilled", value }),
-        (reason) => settle(i, { status: "rejected", reason }),
-      );
-    const all: Promise<unknown> = execute
-      ? Promise.all(tracked.map(run))
-      : executeTasks(pool, embedder, tracked.map((t, i) => ({ lease: t.lease, hooks: t.hooks, settled: (r) => settle(i, r) })), opts).then((rs) => rs.forEach((r, i) => settle(i, r)));
+    const all = execute(pool, embedder, tracked.map((t, i) => ({ lease: t.lease, hooks: t.hooks, settled: (r) => settle(i, r) })), opts).then((rs) => rs.forEach((r, i) => settle(i, r)));
     // Settling twice is a no-op, so this only reaches tasks the run ended without deciding.
     const done = all.catch((reason) => outcomes.forEach((o) => o.settle({ status: "rejected", reason })));
     const ended = tracked.map((t, i) => t.finish(outcomes[i].promise));
@@ -276,7 +262,7 @@ export class Worker {
     const controller = new AbortController();
     const slot = `${lease.taskId}#${lease.leaseAttempt}#${++this.claimNumber}`;
     const entry: InFlight = { lease, controller, progress: { done: 0, total: 0 }, promise: Promise.resolve(), lost: false, switching: false };
-    const dropHeartbeat = faultOn(cfg.FAULT_DROP_LEASE_HEARTBEAT);
+    const dropHeartbeat = heartbeatDropped(cfg);
     const hb = setInterval(async () => {
       if (dropHeartbeat || controller.signal.aborted || entry.switching) return;
       try {

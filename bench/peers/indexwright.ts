@@ -1,7 +1,7 @@
 // Our engine in the queue benchmark: the production Worker (worker/loop.ts) with its slots,
 // LISTEN/NOTIFY, per-task heartbeat timers, metrics and maintenance, the pool size the worker
 // command uses, and fencing and task events as in production; only the task runner is a no-op
-// that completes its lease (the same fenced completeTask statement a real task ends with).
+// that completes its lease (the same fenced completeTasks statement a real task ends with).
 import { runChild, countStatements } from "./child";
 import { Worker } from "../../worker/loop";
 import { loadConfig } from "../../lib/config";
@@ -22,11 +22,16 @@ await runChild(async (env) => {
     cfg,
     embedder: new LocalEmbedder(384),
     preparedStatements: process.env.BENCH_CHILD_PREPARED === "1",
-    execute: async (p, _embedder, lease) => {
-      await complete(p, lease, null);
-      done(1);
-      return null;
-    },
+    // One task per slot, as each peer's worker takes one job at a time.
+    tasksPerSlot: 1,
+    execute: (p, _embedder, members) =>
+      Promise.all(
+        members.map(async ({ lease }) => {
+          await complete(p, lease, null);
+          done(1);
+          return { status: "fulfilled" as const, value: null };
+        }),
+      ),
   });
   return {
     async start(onDone) {

@@ -1,6 +1,7 @@
+import type pg from "pg";
 import { withTransaction } from "../db/pool";
 import { complete, lockDocument, lockHeld, supersedeHeld } from "../queue/engine";
-import type { TaskContext } from "./run";
+import { supersededBecause, type BatchMember } from "./member";
 import { removeFromSearch } from "./pointer";
 
 /**
@@ -10,16 +11,17 @@ import { removeFromSearch } from "./pointer";
  * with the reason on its timeline. Otherwise the pointer goes and every index version retires
  * (kept for the retention window, then collected).
  */
-export async function runDeleteTask({ pool, lease, hooks }: TaskContext): Promise<null> {
+export async function runDeleteTask(pool: pg.Pool, { lease, hooks }: BatchMember): Promise<null> {
   await withTransaction(pool, async (tx) => {
     const doc = await lockDocument(tx, lease.documentId);
     await lockHeld(tx, lease);
     // Heartbeats go on while the switch waits for the document lock (a long wait must not let
     // the lease lapse); from here the task row is ours and this transaction's fence decides.
     hooks.beforeSwitch?.();
-    if (!doc || doc.deleted_at === null || doc.business_version > lease.versionNumber) {
-      await supersedeHeld(tx, lease, "document republished after the delete was requested", doc?.business_version ?? 0);
-      hooks.superseded?.("document republished after the delete was requested");
+    const reason = supersededBecause(doc, lease);
+    if (reason) {
+      await supersedeHeld(tx, lease, reason, doc?.business_version ?? 0);
+      hooks.superseded?.(reason);
       return;
     }
     await removeFromSearch(tx, lease.documentId);

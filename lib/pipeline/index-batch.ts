@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { withTransaction } from "../db/pool";
 import { runHot, type Lease } from "../queue/engine";
@@ -7,324 +7,408 @@ import * as qsql from "../queue/sql";
 import type { CompleteStats } from "../queue/sql";
 import { toVectorLiteral } from "../embedding/types";
 import type { Embedder } from "../embedding/types";
-import { faultOn } from "../config";
-import { STEP } from "../domain/constants";
+import { afterEmbeddingBatch, beforeIndexSwitch } from "../faults";
+import { STEP, type Step } from "../domain/constants";
+import { log } from "../log";
 import { parseDocumentAsync } from "./parse";
-import { CHUNKER_VERSION } from "./chunker";
+import { chunkSections, CHUNKER_VERSION, type Chunk } from "./chunker";
 import { manifestOf, verifyIndexVersions, type Manifest } from "./integrity";
 import { movePointers } from "./pointer";
-import { die, embeddingBatchSent, recordsOf, runIndexTask, type LoadedVersion, type Record_ } from "./index-task";
 import { stepDoneFor, timeEmbedding } from "./metrics";
-import type { PipelineHooks, PipelineOptions } from "./run";
+import { supersededBecause, type BatchMember, type MemberResult, type PipelineOptions } from "./member";
 import * as sql from "./sql";
 
-// INDEX and REINDEX for several documents at once (one worker slot's batch). The steps are those
-// of runIndexTask; what changes is that each step is one statement, one embedder call or one
-// transaction for the whole batch instead of one per document, because per-document round trips
-// and commits were most of a task's cost outside the HNSW index. What does not change is per task:
-// each task is bound to its own version, keeps its own fence (a fence check before each embedding
-// batch and a fenced row lock in the switch, per task), is judged against its own parse manifest,
-// and switches forward only. A task that lost its lease, was superseded or failed its check drops
-// out of the batch alone and gets its own outcome; its siblings go on. A failure that is not one
-// task's (an embedder call, an unexpected database error) does not decide anyone's outcome: each
-// task still unsettled runs again on its own through runIndexTask.
+// INDEX and REINDEX (docs/architecture.md, "Data flow of a publish") for one worker slot's batch
+// of documents; a single task is a batch of one. The phases: load and parse each member's immutable version; find which of its content
+// hashes already have a stored vector (reuse); embed what is new with no transaction open; then
+// one short fenced transaction that writes, verifies against each parse manifest and switches.
+// Each phase is one statement, one embedder call or one transaction for the whole batch, because
+// per-document round trips and commits were most of a task's cost outside the HNSW index. What
+// stays per task: each is bound to its own version, keeps its own fence (a fence check before each
+// embedding call and a fenced row lock in the switch), is judged against its own manifest, and
+// switches forward only. A member that lost its lease, was superseded or failed its check drops out
+// alone with its own outcome; its siblings go on. A failure that is not one member's (an embedder
+// call, an unexpected database error) decides nobody's outcome: it is logged, and each member still
+// unsettled runs again as a batch of one, where a failure is its own.
 
-export type BatchMember = {
-  lease: Lease;
-  hooks: PipelineHooks;
-  /**
-   * Told the member's outcome the moment it is decided, before the batch's other members end: the
-   * worker records a failure then, while the lease still holds (the run stops renewing a task at its
-   * switch, and the rest of the slot may outlast the lease).
-   */
-  settled?: (result: MemberResult) => void;
-};
-export type MemberResult = PromiseSettledResult<CompleteStats | null>;
+type Record_ = Chunk & { level: number };
+type LoadedVersion = { document_id: string; version_number: number; content_type: string; content: Buffer; abstract: string | null; overview: string | null };
+type Space = sql.ReuseSpace;
 
-type Live = {
-  index: number;
-  member: BatchMember;
-  chunks: Record_[];
-  manifest: Manifest;
-  stored: Set<string>;
-  batches: number;
-};
+/** One task of the batch through the phases: its place in the batch, its records and what it reuses. */
+type Member = BatchMember & { index: number; chunks: Record_[]; manifest: Manifest; stored: Set<string>; batches: number };
 
-export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: BatchMember[], opts: PipelineOptions): Promise<MemberResult[]> {
-  const results: (MemberResult | undefined)[] = new Array(members.length);
-  const settle = (i: number, result: MemberResult) => {
-    results[i] = result;
-    members[i].settled?.(result);
-  };
-  const reject = (i: number, reason: unknown) => settle(i, { status: "rejected", reason });
-  const fulfil = (i: number, value: CompleteStats | null) => settle(i, { status: "fulfilled", value });
+/** Starting over after reused vectors went missing embeds them; it takes GC racing every round to exhaust this. */
+const MAX_ROUNDS = 3;
+
+export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: BatchMember[], opts: PipelineOptions, round = 1): Promise<MemberResult[]> {
   const workerId = members[0]?.lease.workerId;
   if (new Set(members.map((m) => m.lease.documentId)).size !== members.length || members.some((m) => m.lease.workerId !== workerId)) {
     throw new Error("a task batch holds each document once, all under one worker's leases");
   }
-  /** A task that stopped being ours (aborted: lease lost, shutdown) leaves the batch with its signal's reason. */
-  const aborted = (i: number): boolean => {
-    const signal = members[i].hooks.signal;
-    if (signal.aborted) {
+  const out = new Outcomes(members);
+  const steps = stepClock();
+  try {
+    const parsed = await loadAndParse(pool, embedder, members, out, steps);
+    const space = { model: embedder.model, dimensions: embedder.dimensions, chunkerVersion: CHUNKER_VERSION };
+    if (parsed.length > 0) {
+      await findReused(pool, parsed, space);
+      const vectors = await embed(pool, embedder, parsed, out, opts);
+      steps.done(STEP.EMBED, parsed.length);
+      const writers = parsed.filter((m) => out.open(m.index));
+      if (writers.length > 0) await runAlone(await writeAndSwitch(pool, embedder, writers, vectors, space, out, opts, round, steps), round + 1);
+    }
+  } catch (err) {
+    if (members.length === 1) out.reject(0, err);
+    else log.warn({ err, taskIds: out.unsettled().map((i) => members[i].lease.taskId) }, "a task batch failed as a whole; its unsettled tasks run again on their own");
+  }
+  if (members.length > 1) await runAlone(out.unsettled(), 1);
+  return out.all();
+
+  /**
+   * Runs these members as batches of one, one after another. Their place in the batch's switch (if
+   * they had one) decided nothing, so all of them renew their leases from now, not from their turn.
+   */
+  async function runAlone(indices: number[], nextRound: number): Promise<void> {
+    for (const i of indices) members[i].hooks.switchUndone?.();
+    for (const i of indices) {
+      const { lease, hooks } = members[i];
+      out.settle(i, (await runIndexBatch(pool, embedder, [{ lease, hooks }], opts, nextRound))[0]);
+    }
+  }
+}
+
+/** Load and parse: the immutable versions in one statement, then each document parsed and chunked on its own (a bad document fails alone). */
+async function loadAndParse(pool: pg.Pool, embedder: Embedder, members: BatchMember[], out: Outcomes, steps: StepClock): Promise<Member[]> {
+  const loaded = await runHot<LoadedVersion>(pool, sql.loadVersions(members.map((m) => m.lease)));
+  const versionOf = new Map(loaded.rows.map((r) => [`${r.document_id}#${r.version_number}`, r]));
+  steps.done(STEP.LOAD, members.length);
+  const parsed: Member[] = [];
+  let parseMs = 0;
+  for (const [index, m] of members.entries()) {
+    if (out.aborted(index)) continue;
+    const version = versionOf.get(`${m.lease.documentId}#${m.lease.versionNumber}`);
+    if (!version) {
+      out.reject(index, new TaskError("INTERNAL_ERROR", `document version ${m.lease.versionNumber} not found`));
+      continue;
+    }
+    try {
+      const p0 = performance.now();
+      const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), { signal: m.hooks.signal });
+      parseMs += performance.now() - p0;
+      const chunks = recordsOf(m.lease, version, sections, embedder.model);
+      parsed.push({ ...m, index, chunks, manifest: manifestOf(chunks), stored: new Set(), batches: 0 });
+    } catch (err) {
+      out.reject(index, err);
+    }
+  }
+  steps.done(STEP.PARSE, members.length, parseMs);
+  steps.done(STEP.CHUNK, members.length);
+  return parsed;
+}
+
+/**
+ * Reuse: which content hashes each document has stored in this space, one statement. Only the
+ * hashes are read; the vectors themselves are copied inside the database when the new version is
+ * written.
+ */
+async function findReused(pool: pg.Pool, members: Member[], space: Space): Promise<void> {
+  const byDocument = new Map(members.map((m) => [m.lease.documentId, m]));
+  const pairs = members.flatMap((m) => [...new Set(m.chunks.map((c) => c.contentHash))].map((contentHash) => ({ documentId: m.lease.documentId, contentHash })));
+  for (const r of (await runHot<{ document_id: string; content_hash: string }>(pool, sql.findReusableHashes(pairs, space))).rows) {
+    byDocument.get(r.document_id)?.stored.add(r.content_hash);
+  }
+}
+
+/**
+ * Embed what is new across the batch, in calls bounded by count and bytes; no transaction is open.
+ * A text is embedded once however many documents of the batch hold it (same text, same vector).
+ * Returns the new vectors by content hash.
+ */
+async function embed(pool: pg.Pool, embedder: Embedder, members: Member[], out: Outcomes, opts: PipelineOptions): Promise<Map<string, string>> {
+  const textOf = new Map<string, string>();
+  const needers = new Map<string, Set<Member>>();
+  for (const m of members) {
+    for (const c of m.chunks) {
+      if (m.stored.has(c.contentHash)) continue;
+      textOf.set(c.contentHash, c.text);
+      let s = needers.get(c.contentHash);
+      if (!s) needers.set(c.contentHash, (s = new Set()));
+      s.add(m);
+    }
+  }
+  const todo = [...needers.keys()];
+  const vectors = new Map<string, string>();
+  const isOpen = (m: Member) => out.open(m.index);
+  const progress = (m: Member) => m.hooks.progress(m.chunks.filter((c) => vectors.has(c.contentHash) || m.stored.has(c.contentHash)).length, m.chunks.length);
+  members.forEach(progress);
+  let k = 0;
+  while (k < todo.length) {
+    for (const m of members) out.aborted(m.index);
+    // A superseded or taken-over task must not spend another provider call: one fence check per
+    // embedding call for every task still in the batch, each against its own lease.
+    const holders = members.filter(isOpen);
+    if (holders.length === 0) break;
+    const held = new Set((await runHot<{ task_id: string }>(pool, qsql.leasesHeld(holders[0].lease.workerId, holders.map((m) => m.lease)))).rows.map((r) => r.task_id));
+    for (const m of holders) if (!held.has(m.lease.taskId)) out.reject(m.index, new LeaseLostError(m.lease.taskId, "fence check"));
+    const batch: string[] = [];
+    let bytes = 0;
+    while (k < todo.length && batch.length < opts.batchSize) {
+      const h = todo[k];
+      if (![...needers.get(h)!].some(isOpen)) {
+        k++;
+        continue;
+      }
+      const len = Buffer.byteLength(textOf.get(h)!);
+      if (batch.length > 0 && bytes + len > opts.batchMaxBytes) break;
+      batch.push(h);
+      bytes += len;
+      k++;
+    }
+    if (batch.length === 0) continue;
+    const senders = members.filter((m) => isOpen(m) && batch.some((h) => needers.get(h)!.has(m)));
+    // The call is cut short only when every task it serves has stopped being ours.
+    const shared = allOf(senders.map((m) => m.hooks.signal));
+    const got = await timeEmbedding(shared.signal, () => embedder.embed(batch.map((h) => textOf.get(h)!), shared.signal)).finally(shared.dispose);
+    if (got.length !== batch.length) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `asked for ${batch.length} embeddings, got ${got.length}`);
+    got.forEach((v, j) => {
+      if (v.length !== embedder.dimensions) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `embedding has ${v.length} dimensions, expected ${embedder.dimensions}`);
+      vectors.set(batch[j], toVectorLiteral(v));
+    });
+    for (const m of senders) m.batches++;
+    afterEmbeddingBatch(opts.faults);
+    senders.forEach(progress);
+  }
+  for (const m of members) out.aborted(m.index);
+  return vectors;
+}
+
+/**
+ * Write and switch, in one fenced transaction for the batch: lock the documents (id order), then the
+ * task rows (task id order, each under its own fence), then write, verify, switch and complete.
+ * Returns the members whose reused vectors were collected since the reuse lookup: their versions
+ * are dropped and they start over (embedding what went missing) in a round of their own.
+ */
+async function writeAndSwitch(
+  pool: pg.Pool,
+  embedder: Embedder,
+  writers: Member[],
+  vectors: Map<string, string>,
+  space: Space,
+  out: Outcomes,
+  opts: PipelineOptions,
+  round: number,
+  steps: StepClock,
+): Promise<number[]> {
+  const workerId = writers[0].lease.workerId;
+  const restart: { member: Member; missing: number }[] = [];
+  const outcome = new Map<Member, { stats: CompleteStats } | { superseded: string } | { error: unknown }>();
+  const decidedNothing = new Error("the switch decided nothing");
+  await withTransaction(pool, async (tx) => {
+    const docs = new Map(
+      (await runHot<{ id: string; business_version: number; deleted_at: Date | null }>(tx, qsql.lockDocuments(writers.map((m) => m.lease.documentId)))).rows.map((d) => [d.id, d]),
+    );
+    const held = new Set((await runHot<{ task_id: string }>(tx, qsql.lockHeldTasks(workerId, writers.map((m) => m.lease)))).rows.map((r) => r.task_id));
+    const superseding: { member: Member; reason: string; businessVersion: number }[] = [];
+    const writing: Member[] = [];
+    for (const m of writers) {
+      if (!held.has(m.lease.taskId)) {
+        outcome.set(m, { error: new LeaseLostError(m.lease.taskId, "index write") });
+        continue;
+      }
+      // Heartbeats went on while the switch waited for the document locks (a long wait must not let
+      // the lease lapse); from here the task row is ours and this transaction's fence decides for it.
+      m.hooks.beforeSwitch?.();
+      const doc = docs.get(m.lease.documentId);
+      const reason = supersededBecause(doc, m.lease);
+      if (reason) superseding.push({ member: m, reason, businessVersion: doc?.business_version ?? 0 });
+      else writing.push(m);
+    }
+    if (superseding.length > 0) {
+      const ended = await runHot(tx, qsql.supersedeHeldTasks(workerId, superseding.map((s) => ({ ...s.member.lease, reason: s.reason, businessVersion: s.businessVersion }))));
+      if (ended.rowCount !== superseding.length) throw new Error(`superseded ${ended.rowCount} of ${superseding.length} held tasks`);
+      for (const s of superseding) outcome.set(s.member, { superseded: s.reason });
+    }
+    if (writing.length === 0) return;
+
+    const ivOf = new Map(writing.map((m) => [m, randomUUID()]));
+    // A record that reuses a stored vector takes the text stored with it (same content hash), so
+    // the statement carries only the new texts: a 5 % edit sends a fraction of the document.
+    const rows = writing.flatMap((m) =>
+      m.chunks.map((c) => {
+        const embedding = vectors.get(c.contentHash) ?? null;
+        return { ...c, text: embedding === null ? null : c.text, indexVersionId: ivOf.get(m)!, documentId: m.lease.documentId, tenantId: m.lease.tenantId, embedding };
+      }),
+    );
+    const ivs = writing.map((m) => ({
+      id: ivOf.get(m)!,
+      tenantId: m.lease.tenantId,
+      documentId: m.lease.documentId,
+      versionNumber: m.lease.versionNumber,
+      taskId: m.lease.taskId,
+      expectedChunkCount: m.manifest.count,
+    }));
+    const written = new Map((await runHot<{ index_version_id: string; missing: number }>(tx, sql.insertIndexVersions(ivs, space, rows))).rows.map((r) => [r.index_version_id, r.missing]));
+    // A stored vector this member counted on was collected since the reuse lookup (every version
+    // holding it went past retention): its version is dropped and it starts over, embedding it.
+    const whole = writing.filter((m) => {
+      const missing = written.get(ivOf.get(m)!) ?? 0;
+      if (missing === 0) return true;
+      const gone = `${missing} reused embeddings are no longer stored`;
+      if (round >= MAX_ROUNDS) outcome.set(m, { error: new TaskError("INDEX_INTEGRITY_FAILED", `${gone} (${round} rounds)`) });
+      else restart.push({ member: m, missing });
+      return false;
+    });
+    const checked = await verifyIndexVersions(
+      tx,
+      whole.map((m) => ({ indexVersionId: ivOf.get(m)!, expected: m.manifest })),
+      embedder.dimensions,
+    );
+    const verified = whole.filter((m) => {
+      const c = checked.get(ivOf.get(m)!)!;
+      if ("count" in c) return true;
+      outcome.set(m, { error: c.error });
+      return false;
+    });
+    const dropped = writing.filter((m) => !verified.includes(m)).map((m) => ivOf.get(m)!);
+    // A switch that only sends members round again rolls back, as a lone task's always has: nothing
+    // it wrote stays, and the next round embeds again what this one embedded.
+    if (verified.length === 0 && superseding.length === 0 && restart.length > 0) throw decidedNothing;
+    // Removing a version this transaction created is what its rollback would have done.
+    if (dropped.length > 0) await runHot(tx, sql.dropBuildingVersions(dropped));
+    if (verified.length === 0) return;
+    const pointers = new Map(
+      (
+        await runHot<{ document_id: string; index_version_id: string; version_number: number; pinned: boolean }>(
+          tx,
+          sql.markReadyAndLockPointers(
+            verified.map((m) => ({ indexVersionId: ivOf.get(m)!, storedCount: (checked.get(ivOf.get(m)!) as { count: number }).count })),
+            verified.map((m) => m.lease.documentId),
+          ),
+        )
+      ).rows.map((p) => [p.document_id, p]),
+    );
+    steps.done(STEP.WRITE, verified.length);
+    // Forward only: never to a version older than the one shown, and never over an operator pin.
+    const moves = verified.flatMap((m) => {
+      const { lease } = m;
+      const ptr = pointers.get(lease.documentId);
+      const move = !ptr || (!ptr.pinned && ptr.version_number <= lease.versionNumber);
+      return move
+        ? [{ documentId: lease.documentId, tenantId: lease.tenantId, indexVersionId: ivOf.get(m)!, versionNumber: lease.versionNumber, previousIndexVersionId: ptr?.index_version_id ?? null, pin: null }]
+        : [];
+    });
+    await movePointers(tx, moves);
+    beforeIndexSwitch(opts.faults);
+    const stats = new Map(
+      verified.map((m) => [m, { chunksTotal: m.chunks.length, chunksReused: m.chunks.filter((c) => m.stored.has(c.contentHash)).length, batchesSent: m.batches }]),
+    );
+    const done = await runHot(tx, qsql.completeTasks(workerId, verified.map((m) => ({ ...m.lease, stats: stats.get(m)! }))));
+    // Every task row is locked under its fence in this transaction and now() is the transaction's
+    // start, so all complete; anything else is a bug, and the whole switch rolls back.
+    if (done.rowCount !== verified.length) throw new Error(`completed ${done.rowCount} of ${verified.length} held tasks`);
+    for (const m of verified) outcome.set(m, { stats: stats.get(m)! });
+  }).catch((err: unknown) => {
+    if (err !== decidedNothing) throw err;
+  });
+  const switched = [...outcome.values()].filter((o) => "stats" in o).length;
+  if (switched > 0) steps.done(STEP.SWITCH, switched);
+  for (const [m, o] of outcome) {
+    if ("stats" in o) {
+      m.hooks.progress(m.chunks.length, m.chunks.length);
+      out.fulfil(m.index, o.stats);
+    } else if ("superseded" in o) {
+      m.hooks.superseded?.(o.superseded);
+      out.fulfil(m.index, null);
+    } else {
+      out.reject(m.index, o.error);
+    }
+  }
+  for (const { member, missing } of restart) log.warn({ taskId: member.lease.taskId, missing, round }, "reused embeddings were collected before the switch; starting over");
+  return restart.map((r) => r.member.index);
+}
+
+/** Each member's outcome, decided once and told to the member at once. */
+class Outcomes {
+  private readonly results: (MemberResult | undefined)[];
+  constructor(private readonly members: BatchMember[]) {
+    this.results = new Array(members.length);
+  }
+  open(i: number): boolean {
+    return this.results[i] === undefined;
+  }
+  unsettled(): number[] {
+    return this.members.map((_, i) => i).filter((i) => this.open(i));
+  }
+  settle(i: number, result: MemberResult): void {
+    if (!this.open(i)) return;
+    this.results[i] = result;
+    this.members[i].settled?.(result);
+  }
+  fulfil(i: number, value: CompleteStats | null): void {
+    this.settle(i, { status: "fulfilled", value });
+  }
+  reject(i: number, reason: unknown): void {
+    this.settle(i, { status: "rejected", reason });
+  }
+  /** A member still open whose task stopped being ours (aborted: lease lost, shutdown) leaves the batch with its signal's reason. */
+  aborted(i: number): boolean {
+    const signal = this.members[i].hooks.signal;
+    if (this.open(i) && signal.aborted) {
       try {
         signal.throwIfAborted();
       } catch (e) {
-        reject(i, e);
+        this.reject(i, e);
       }
     }
     return signal.aborted;
+  }
+  all(): MemberResult[] {
+    const open = this.unsettled();
+    if (open.length > 0) throw new Error(`tasks ${open.map((i) => this.members[i].lease.taskId)} ended their batch without an outcome`);
+    return this.results as MemberResult[];
+  }
+}
+
+type StepClock = ReturnType<typeof stepClock>;
+
+/** Step durations for the worker's metrics: each step counts from the end of the one before. */
+function stepClock() {
+  let t = performance.now();
+  return {
+    /** `step` done for `tasks` tasks; `ms` when only part of the time since the last step was its own (the rest goes to the next). */
+    done(step: Step, tasks: number, ms?: number): void {
+      if (ms === undefined) t = stepDoneFor(step, t, tasks);
+      else {
+        stepDoneFor(step, t, tasks, ms);
+        t += ms;
+      }
+    },
   };
-  const open = () => members.map((_, i) => i).filter((i) => results[i] === undefined);
+}
 
-  try {
-    let t = performance.now();
-    // 1. The immutable versions, one statement for the batch.
-    const loaded = await runHot<LoadedVersion & { document_id: string; version_number: number }>(pool, sql.loadVersions(members.map((m) => m.lease)));
-    const versionOf = new Map(loaded.rows.map((r) => [`${r.document_id}#${r.version_number}`, r]));
-    t = stepDoneFor(STEP.LOAD, t, members.length);
+function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number): Record_ {
+  const sectionPath = level === 0 ? "abstract" : "overview";
+  const contentHash = createHash("sha256").update(`${sectionPath}\n${text}`).digest("hex");
+  // Named like every other chunk (docs/parsing.md, "Chunk ids"): tenant, document, version, chunker version,
+  // ordinal and content hash. A summary id shared across versions would let a hit of v1 and a hit
+  // of v2 look like the same chunk; its embedding is still reused through the content hash.
+  const chunkId = createHash("sha256")
+    .update([lease.tenantId, lease.documentId, String(lease.versionNumber), CHUNKER_VERSION, `level${level}`, String(ordinal), contentHash].join("\u0000"))
+    .digest("hex")
+    .slice(0, 32);
+  return { ordinal, sectionPath, text, contentHash, chunkId, level };
+}
 
-    // 2–3. Parse and chunk, each document on its own (a bad document fails alone).
-    const live: Live[] = [];
-    let parseMs = 0;
-    for (const [i, m] of members.entries()) {
-      if (aborted(i)) continue;
-      const version = versionOf.get(`${m.lease.documentId}#${m.lease.versionNumber}`);
-      if (!version) {
-        reject(i, new TaskError("INTERNAL_ERROR", `document version ${m.lease.versionNumber} not found`));
-        continue;
-      }
-      try {
-        const p0 = performance.now();
-        const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), { signal: m.hooks.signal });
-        parseMs += performance.now() - p0;
-        const chunks = recordsOf(m.lease, version, sections, embedder.model);
-        live.push({ index: i, member: m, chunks, manifest: manifestOf(chunks), stored: new Set(), batches: 0 });
-      } catch (err) {
-        reject(i, err);
-      }
-    }
-    stepDoneFor(STEP.PARSE, t, members.length, parseMs);
-    t = stepDoneFor(STEP.CHUNK, t + parseMs, members.length);
-    if (live.length === 0) return finish();
-
-    // 4. Which content hashes each document has stored in this space: one statement.
-    const space = { model: embedder.model, dimensions: embedder.dimensions, chunkerVersion: CHUNKER_VERSION };
-    const pairs = live.flatMap((l) => [...new Set(l.chunks.map((c) => c.contentHash))].map((contentHash) => ({ documentId: l.member.lease.documentId, contentHash })));
-    for (const r of (await runHot<{ document_id: string; content_hash: string }>(pool, sql.findReusableHashesMany(pairs, space))).rows) {
-      live.find((l) => l.member.lease.documentId === r.document_id)?.stored.add(r.content_hash);
-    }
-
-    // 5. Embed what is new across the batch, in batches bounded by count and bytes. A text is
-    // embedded once however many documents of the batch hold it (same text, same vector).
-    const textOf = new Map<string, string>();
-    const needers = new Map<string, Set<Live>>();
-    for (const l of live) {
-      for (const c of l.chunks) {
-        if (l.stored.has(c.contentHash)) continue;
-        textOf.set(c.contentHash, c.text);
-        let s = needers.get(c.contentHash);
-        if (!s) needers.set(c.contentHash, (s = new Set()));
-        s.add(l);
-      }
-    }
-    const todo = [...needers.keys()];
-    const vectors = new Map<string, string>();
-    const isLive = (l: Live) => results[l.index] === undefined;
-    const progress = (l: Live) => l.member.hooks.progress(l.chunks.filter((c) => vectors.has(c.contentHash) || l.stored.has(c.contentHash)).length, l.chunks.length);
-    live.forEach(progress);
-    let k = 0;
-    while (k < todo.length) {
-      for (const l of live) if (isLive(l)) aborted(l.index);
-      // A superseded or taken-over task must not spend another provider call: one fence check per
-      // embedding batch for every task still in the batch, each against its own lease.
-      const holders = live.filter(isLive);
-      if (holders.length === 0) break;
-      const held = new Set((await runHot<{ task_id: string }>(pool, qsql.leasesHeld(workerId, holders.map((l) => l.member.lease)))).rows.map((r) => r.task_id));
-      for (const l of holders) if (!held.has(l.member.lease.taskId)) reject(l.index, new LeaseLostError(l.member.lease.taskId, "fence check"));
-      const batch: string[] = [];
-      let bytes = 0;
-      while (k < todo.length && batch.length < opts.batchSize) {
-        const h = todo[k];
-        if (![...needers.get(h)!].some(isLive)) {
-          k++;
-          continue;
-        }
-        const len = Buffer.byteLength(textOf.get(h)!);
-        if (batch.length > 0 && bytes + len > opts.batchMaxBytes) break;
-        batch.push(h);
-        bytes += len;
-        k++;
-      }
-      if (batch.length === 0) continue;
-      const senders = live.filter((l) => isLive(l) && batch.some((h) => needers.get(h)!.has(l)));
-      // The call is cut short only when every task it serves has stopped being ours.
-      const shared = allOf(senders.map((l) => l.member.hooks.signal));
-      const out = await timeEmbedding(shared.signal, () => embedder.embed(batch.map((h) => textOf.get(h)!), shared.signal)).finally(shared.dispose);
-      if (out.length !== batch.length) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `asked for ${batch.length} embeddings, got ${out.length}`);
-      out.forEach((v, j) => {
-        if (v.length !== embedder.dimensions) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `embedding has ${v.length} dimensions, expected ${embedder.dimensions}`);
-        vectors.set(batch[j], toVectorLiteral(v));
-      });
-      for (const l of senders) l.batches++;
-      embeddingBatchSent(opts);
-      senders.forEach(progress);
-    }
-    for (const l of live) if (isLive(l)) aborted(l.index);
-    t = stepDoneFor(STEP.EMBED, t, live.length);
-
-    // 6. One fenced transaction for the batch: lock the documents (id order), then the task rows
-    // (task id order, each under its own fence), then write, verify, switch and complete.
-    const writers = live.filter(isLive);
-    if (writers.length === 0) return finish();
-    const restart: Live[] = [];
-    const outcome = new Map<Live, { stats: CompleteStats } | { superseded: string } | { error: unknown }>();
-    await withTransaction(pool, async (tx) => {
-      const docs = new Map(
-        (await runHot<{ id: string; business_version: number; deleted_at: Date | null }>(tx, qsql.lockDocuments(writers.map((l) => l.member.lease.documentId)))).rows.map((d) => [d.id, d]),
-      );
-      const held = new Set((await runHot<{ task_id: string }>(tx, qsql.lockHeldTasks(workerId, writers.map((l) => l.member.lease)))).rows.map((r) => r.task_id));
-      const superseding: { live: Live; reason: string; businessVersion: number }[] = [];
-      const writing: Live[] = [];
-      for (const l of writers) {
-        const { lease, hooks } = l.member;
-        if (!held.has(lease.taskId)) {
-          outcome.set(l, { error: new LeaseLostError(lease.taskId, "index write") });
-          continue;
-        }
-        // From here the task row is ours and this transaction's fence decides for it.
-        hooks.beforeSwitch?.();
-        const doc = docs.get(lease.documentId);
-        if (!doc || doc.deleted_at !== null || doc.business_version > lease.versionNumber) {
-          superseding.push({ live: l, reason: doc?.deleted_at ? "document deleted" : "a newer version was published", businessVersion: doc?.business_version ?? 0 });
-        } else {
-          writing.push(l);
-        }
-      }
-      if (superseding.length > 0) {
-        const ended = await runHot(tx, qsql.supersedeHeldTasks(workerId, superseding.map((s) => ({ ...s.live.member.lease, reason: s.reason, businessVersion: s.businessVersion }))));
-        if (ended.rowCount !== superseding.length) throw new Error(`superseded ${ended.rowCount} of ${superseding.length} held tasks`);
-        for (const s of superseding) outcome.set(s.live, { superseded: s.reason });
-      }
-      if (writing.length === 0) return;
-
-      const ivOf = new Map(writing.map((l) => [l, randomUUID()]));
-      // A record that reuses a stored vector takes the text stored with it (same content hash), so
-      // the statement carries only the new texts: a 5 % edit sends a fraction of the document.
-      const rows = writing.flatMap((l) =>
-        l.chunks.map((c) => {
-          const embedding = vectors.get(c.contentHash) ?? null;
-          return {
-            ...c,
-            text: embedding === null ? null : c.text,
-            indexVersionId: ivOf.get(l)!,
-            documentId: l.member.lease.documentId,
-            tenantId: l.member.lease.tenantId,
-            embedding,
-          };
-        }),
-      );
-      const ivs = writing.map((l) => ({
-        id: ivOf.get(l)!,
-        tenantId: l.member.lease.tenantId,
-        documentId: l.member.lease.documentId,
-        versionNumber: l.member.lease.versionNumber,
-        taskId: l.member.lease.taskId,
-        expectedChunkCount: l.manifest.count,
-      }));
-      const written = new Map((await runHot<{ index_version_id: string; missing: number }>(tx, sql.insertIndexVersions(ivs, space, rows))).rows.map((r) => [r.index_version_id, r.missing]));
-      // A stored vector this task counted on was collected since step 4: its version is dropped
-      // and it starts over on its own (runIndexTask embeds what went missing).
-      const complete = writing.filter((l) => {
-        if ((written.get(ivOf.get(l)!) ?? 0) === 0) return true;
-        restart.push(l);
-        return false;
-      });
-      const checked = await verifyIndexVersions(
-        tx,
-        complete.map((l) => ({ indexVersionId: ivOf.get(l)!, expected: l.manifest })),
-        embedder.dimensions,
-      );
-      const verified = complete.filter((l) => {
-        const c = checked.get(ivOf.get(l)!)!;
-        if ("count" in c) return true;
-        outcome.set(l, { error: c.error });
-        return false;
-      });
-      const dropped = writing.filter((l) => !verified.includes(l)).map((l) => ivOf.get(l)!);
-      // Removing a version this transaction created is what its rollback would have done.
-      if (dropped.length > 0) await runHot(tx, sql.dropBuildingVersions(dropped));
-      if (verified.length === 0) return;
-      const pointers = new Map(
-        (
-          await runHot<{ document_id: string; index_version_id: string; version_number: number; pinned: boolean }>(
-            tx,
-            sql.markReadyAndLockPointers(
-              verified.map((l) => ({ indexVersionId: ivOf.get(l)!, storedCount: (checked.get(ivOf.get(l)!) as { count: number }).count })),
-              verified.map((l) => l.member.lease.documentId),
-            ),
-          )
-        ).rows.map((p) => [p.document_id, p]),
-      );
-      t = stepDoneFor(STEP.WRITE, t, verified.length);
-      // Forward only: never to a version older than the one shown, and never over an operator pin.
-      const moves = verified.flatMap((l) => {
-        const { lease } = l.member;
-        const ptr = pointers.get(lease.documentId);
-        const move = !ptr || (!ptr.pinned && ptr.version_number <= lease.versionNumber);
-        return move
-          ? [{ documentId: lease.documentId, tenantId: lease.tenantId, indexVersionId: ivOf.get(l)!, versionNumber: lease.versionNumber, previousIndexVersionId: ptr?.index_version_id ?? null, pin: null }]
-          : [];
-      });
-      await movePointers(tx, moves);
-      if (faultOn(opts.faultBeforeIndexSwitch)) die("FAULT_BEFORE_INDEX_SWITCH");
-      const stats = new Map(
-        verified.map((l) => [l, { chunksTotal: l.chunks.length, chunksReused: l.chunks.filter((c) => l.stored.has(c.contentHash)).length, batchesSent: l.batches }]),
-      );
-      const done = await runHot(tx, qsql.completeTasks(workerId, verified.map((l) => ({ ...l.member.lease, stats: stats.get(l)! }))));
-      // Every task row is locked under its fence in this transaction and now() is the transaction's
-      // start, so all complete; anything else is a bug, and the whole switch rolls back.
-      if (done.rowCount !== verified.length) throw new Error(`completed ${done.rowCount} of ${verified.length} held tasks`);
-      for (const l of verified) outcome.set(l, { stats: stats.get(l)! });
-    });
-    const switched = [...outcome.values()].filter((o) => "stats" in o).length;
-    if (switched > 0) stepDoneFor(STEP.SWITCH, t, switched);
-    for (const [l, o] of outcome) {
-      if ("stats" in o) {
-        l.member.hooks.progress(l.chunks.length, l.chunks.length);
-        fulfil(l.index, o.stats);
-      } else if ("superseded" in o) {
-        l.member.hooks.superseded?.(o.superseded);
-        fulfil(l.index, null);
-      } else {
-        reject(l.index, o.error);
-      }
-    }
-    await alone(restart.map((l) => l.index));
-  } catch {
-    // Not one task's failure (the embedder, the database): nobody's outcome is decided by it.
-    // Every task still unsettled runs again on its own, where a failure is its own.
-  }
-  return finish();
-
-  /**
-   * Runs these members on their own, one after another. Their place in the batch's switch (if
-   * they had one) decided nothing, so all of them renew their leases from now, not from their turn.
-   */
-  async function alone(indices: number[]): Promise<void> {
-    for (const i of indices) members[i].hooks.switchUndone?.();
-    for (const i of indices) {
-      try {
-        fulfil(i, await runIndexTask({ pool, embedder, lease: members[i].lease, hooks: members[i].hooks, opts }));
-      } catch (reason) {
-        reject(i, reason);
-      }
-    }
-  }
-
-  async function finish(): Promise<MemberResult[]> {
-    await alone(open());
-    return results as MemberResult[];
-  }
+/** Every record of the version, in ordinal order: its chunks, then the abstract and overview if given. */
+function recordsOf(lease: Lease, version: LoadedVersion, sections: Awaited<ReturnType<typeof parseDocumentAsync>>, embeddingModel: string): Record_[] {
+  const chunks: Record_[] = chunkSections(sections, { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber }, { embeddingModel }).map(
+    (c) => ({ ...c, level: 2 }),
+  );
+  if (version.abstract?.trim()) chunks.push(levelRecord(lease, 0, version.abstract.trim(), chunks.length));
+  if (version.overview?.trim()) chunks.push(levelRecord(lease, 1, version.overview.trim(), chunks.length));
+  if (chunks.length === 0) throw new TaskError("EMPTY_DOCUMENT", "the document has no indexable text");
+  return chunks;
 }
 
 /** Aborted once every one of `signals` is (a shared embedding call serves them all); dispose when the call is over. */

@@ -46,18 +46,10 @@ function judge(r: Stored, expected: Manifest, dimensions: number): TaskError | n
   return problems.length > 0 ? new TaskError("INDEX_INTEGRITY_FAILED", `index version failed its integrity check: ${problems.join("; ")}`) : null;
 }
 
-/** Throws INDEX_INTEGRITY_FAILED unless the stored index version matches the manifest exactly. */
-export async function verifyIndexVersion(db: Queryable, indexVersionId: string, expected: Manifest, dimensions: number): Promise<number> {
-  const r = (await db.query<Stored>(`SELECT ${CHECK_COLUMNS} FROM ${CHECKED_ROWS} WHERE c.index_version_id = $1`, [indexVersionId, dimensions])).rows[0];
-  const error = judge(r, expected, dimensions);
-  if (error) throw error;
-  return r.n;
-}
-
 /**
- * verifyIndexVersion for the versions of a task batch, in one statement: each version is judged
- * on its own against its own manifest. Returns, per version, the stored record count or the
- * INDEX_INTEGRITY_FAILED error of that version alone.
+ * Whether each stored index version of a task batch matches its parse manifest exactly, in one
+ * statement: each version is judged on its own against its own manifest. Returns, per version,
+ * the stored record count or the INDEX_INTEGRITY_FAILED error of that version alone.
  */
 export async function verifyIndexVersions(
   db: Queryable,

@@ -57,13 +57,6 @@ export function recordTask(type: string, outcome: TaskOutcome, seconds: number, 
   taskSeconds.observe({ type, outcome }, seconds);
 }
 
-/** Records `step` as having taken the time since `since` (a performance.now() reading); returns now. */
-export function stepDone(step: Step, since: number): number {
-  const now = performance.now();
-  stepSeconds.observe({ step }, (now - since) / 1000);
-  return now;
-}
-
 /**
  * A step done once for `tasks` tasks together (a task batch): each task is counted with its share
  * of the time, so the step's sum stays wall time and its count stays tasks. `ms` defaults to the

@@ -45,11 +45,6 @@ export const BINARY_CONTENT_TYPES = [PDF_CONTENT_TYPE, DOCX_CONTENT_TYPE] as con
 export const SUPPORTED_CONTENT_TYPES = [...TEXT_CONTENT_TYPES, ...BINARY_CONTENT_TYPES] as const;
 export type SupportedContentType = (typeof SUPPORTED_CONTENT_TYPES)[number];
 
-/** Supported by `parseDocumentAsync` (text and binary formats). */
-export function isSupportedContentType(ct: string): boolean {
-  return (SUPPORTED_CONTENT_TYPES as readonly string[]).includes(normaliseContentType(ct));
-}
-
 /** A supported format that only `parseDocumentAsync` can parse (PDF, DOCX). */
 export function isBinaryContentType(ct: string): boolean {
   return (BINARY_CONTENT_TYPES as readonly string[]).includes(normaliseContentType(ct));

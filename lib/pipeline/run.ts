@@ -1,64 +1,18 @@
 import type pg from "pg";
 import { withTransaction } from "../db/pool";
 import type { Lease } from "../queue/engine";
-import type { CompleteStats } from "../queue/sql";
 import type { Embedder } from "../embedding/types";
-import type { TaskType } from "../domain/constants";
 import { TaskError } from "../queue/errors";
-import { runIndexTask } from "./index-task";
 import { runDeleteTask } from "./delete-task";
-import { runIndexBatch, type BatchMember, type MemberResult } from "./index-batch";
-
-export type PipelineOptions = {
-  batchSize: number;
-  batchMaxBytes: number;
-  faultAfterChunkBatch?: number;
-  faultBeforeIndexSwitch?: string;
-};
-
-export type PipelineHooks = {
-  signal: AbortSignal;
-  progress: (done: number, total: number) => void;
-  /**
-   * Called inside the final fenced transaction, once the task row is locked. From here its fence
-   * decides; a heartbeat racing with it (and losing to its commit) must not count as lease loss.
-   */
-  beforeSwitch?: () => void;
-  /**
-   * The switch that beforeSwitch announced did not decide the task (its transaction rolled back or
-   * left the task RUNNING) and the task runs on, a new round or on its own: renewals must resume,
-   * or a second round longer than the lease lets it lapse under a live worker.
-   */
-  switchUndone?: () => void;
-  /** The task ended as a recorded no-op (SUPERSEDED under the document lock), with the reason. */
-  superseded?: (reason: string) => void;
-};
-
-export type TaskContext = { pool: pg.Pool; embedder: Embedder; lease: Lease; hooks: PipelineHooks; opts: PipelineOptions };
-
-/** One handler per task type: the runner knows nothing about what a task does. */
-const HANDLERS: Record<TaskType, (ctx: TaskContext) => Promise<CompleteStats | null>> = {
-  INDEX: runIndexTask,
-  REINDEX: runIndexTask,
-  DELETE: runDeleteTask,
-};
-
-/**
- * Run one held task to completion. Resolves with the index statistics (null for a DELETE or a
- * recorded no-op); throws TaskError / LeaseLostError on failure.
- */
-export async function executeTask(pool: pg.Pool, embedder: Embedder, lease: Lease, hooks: PipelineHooks, opts: PipelineOptions): Promise<CompleteStats | null> {
-  const handler = HANDLERS[lease.taskType as TaskType];
-  if (!handler) throw new TaskError("INTERNAL_ERROR", `no handler for task type ${lease.taskType}`);
-  return handler({ pool, embedder, lease, hooks, opts });
-}
+import { runIndexBatch } from "./index-batch";
+import type { BatchMember, MemberResult, PipelineOptions } from "./member";
 
 /**
  * Run several held tasks (one worker slot's batch). INDEX and REINDEX tasks of distinct documents
  * run together (runIndexBatch); the rest (DELETE, a second task of a document already in the
- * batch, a batch of one) run one at a time through executeTask. Resolves with one settled result
- * per task, in order: each task's outcome is its own, and is handed to the member's `settled` as
- * soon as it is decided.
+ * batch) run one at a time after them, an index task as a batch of one. Resolves with one settled
+ * result per task, in order: each task's outcome is its own, and is handed to the member's
+ * `settled` as soon as it is decided.
  */
 export async function executeTasks(pool: pg.Pool, embedder: Embedder, members: BatchMember[], opts: PipelineOptions): Promise<MemberResult[]> {
   const results: MemberResult[] = new Array(members.length);
@@ -66,28 +20,36 @@ export async function executeTasks(pool: pg.Pool, embedder: Embedder, members: B
   const alone: number[] = [];
   const documents = new Set<string>();
   members.forEach((m, i) => {
-    const indexes = m.lease.taskType === "INDEX" || m.lease.taskType === "REINDEX";
-    if (indexes && !documents.has(m.lease.documentId)) {
+    if (indexes(m.lease) && !documents.has(m.lease.documentId)) {
       documents.add(m.lease.documentId);
       together.push(i);
     } else {
       alone.push(i);
     }
   });
-  if (together.length === 1) alone.unshift(together.pop()!);
   if (together.length > 0) {
     const out = await runIndexBatch(pool, embedder, together.map((i) => members[i]), opts);
     together.forEach((i, k) => (results[i] = out[k]));
   }
   for (const i of alone) {
+    const m = members[i];
+    if (indexes(m.lease)) {
+      [results[i]] = await runIndexBatch(pool, embedder, [m], opts);
+      continue;
+    }
     try {
-      results[i] = { status: "fulfilled", value: await executeTask(pool, embedder, members[i].lease, members[i].hooks, opts) };
+      if (m.lease.taskType !== "DELETE") throw new TaskError("INTERNAL_ERROR", `no handler for task type ${m.lease.taskType}`);
+      results[i] = { status: "fulfilled", value: await runDeleteTask(pool, m) };
     } catch (reason) {
       results[i] = { status: "rejected", reason };
     }
-    members[i].settled?.(results[i]);
+    m.settled?.(results[i]);
   }
   return results;
+}
+
+function indexes(lease: Lease): boolean {
+  return lease.taskType === "INDEX" || lease.taskType === "REINDEX";
 }
 
 /**

@@ -15,20 +15,6 @@ export type ReuseSpace = { model: string; dimensions: number; chunkerVersion: st
 // collection between two statements leaves, and collection removes it with its document's next sweep).
 const SPACE = `v.embedding_model = $3 AND v.dims = $4 AND v.chunker_version = $5`;
 
-/**
- * Which of these content hashes already have a vector stored for this document in this space.
- * Only the hashes come back: new records reference the stored vectors in insertIndexVersion, so
- * a re-publish neither sends an unchanged chunk's vector through the worker nor stores it again.
- */
-export function findReusableHashes(documentId: string, hashes: string[], space: ReuseSpace): Statement {
-  return {
-    text: `SELECT v.content_hash
-  FROM chunk_vectors v
- WHERE v.document_id = $1 AND v.content_hash = ANY($2::text[]) AND ${SPACE}`,
-    values: [documentId, hashes, space.model, space.dimensions, space.chunkerVersion],
-  };
-}
-
 export type IndexVersionRow = {
   id: string;
   tenantId: string;
@@ -39,107 +25,23 @@ export type IndexVersionRow = {
 };
 
 /**
- * One record of the new version. `embedding` is a vector literal, or null to reference the stored
+ * One record of a new version. `embedding` is a vector literal, or null to reference the stored
  * vector of the same content. `text` may be null when `embedding` is: the record then takes the
  * text stored with that vector, which has the same content hash (the integrity check recomputes
  * the hash from what was stored either way), so a re-publish sends only its new texts.
  */
-export type ChunkRow = { ordinal: number; chunkId: string; level: number; sectionPath: string; text: string | null; contentHash: string; embedding: string | null };
-
-// The new vectors of a statement go into chunk_vectors with their text (the only rows that enter
-// the HNSW graph and the full-text GIN index; the text search terms are generated there),
-// at most one per (document, content hash); every record then references either one of them or
-// the vector already stored for its content. ON CONFLICT covers a vector stored since the reuse
-// lookup: the statement's snapshot does not see it, so that record counts as missing and the
-// caller's next round (reuse lookup, switch) finds it. The caller holds the document lock, which
-// garbage collection also takes first, so a stored vector found here stays until COMMIT.
-function writeVectorsAndRecords(records: string, versionOf: string): string {
-  return `new_vectors AS (
-  INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text)
-  SELECT DISTINCT ON (u.document_id, u.content_hash) u.tenant_id, u.document_id, u.content_hash, $3, $4, $5, u.embedding::vector, u.text
-    FROM ${records} u
-   WHERE u.embedding IS NOT NULL
-   ORDER BY u.document_id, u.content_hash
-  ON CONFLICT (document_id, content_hash, embedding_model, dims, chunker_version) DO NOTHING
-  RETURNING id, document_id, content_hash, text
-), records AS (
-  SELECT u.*, coalesce(nv.id, v.id) AS vector_id, coalesce(u.text, nv.text, v.text) AS stored_text
-    FROM ${records} u
-    LEFT JOIN new_vectors nv ON nv.document_id = u.document_id AND nv.content_hash = u.content_hash
-    LEFT JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE}
-), inserted AS (
-  INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, vector_id)
-  SELECT ${versionOf}, r.ordinal, r.chunk_id, r.tenant_id, r.document_id, r.level, r.section_path, r.stored_text, r.content_hash, $4, r.vector_id
-    FROM records r
-   WHERE r.vector_id IS NOT NULL
-  RETURNING index_version_id
-)`;
-}
-
-/**
- * The new index version (BUILDING) and all of its records in one statement. Records embedded by
- * this task store their vector (unless the same content already has one); every other record
- * references the vector stored for its content hash in this space. A record's text comes from
- * this task's own parse, or (sent as null) from the stored vector of the same content hash; the
- * integrity check (content hash recomputed from the stored text and the parse's section path, the
- * manifest digest, the referenced vector's content and dimension) judges every record alike.
- * Returns `missing`, the records whose stored vector is gone (not written; the caller must not
- * switch), and `inserted`, what the table took.
- */
-export function insertIndexVersion(iv: IndexVersionRow, space: ReuseSpace, rows: ChunkRow[]): Statement {
-  return {
-    text: `WITH created AS (
-  INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
-  VALUES ($1, $2, $6, $7, $8, 'BUILDING', $5, $3, $4, $9)
-  RETURNING id
-), u AS (
-  SELECT $6::uuid AS document_id, $2::text AS tenant_id, u.*
-    FROM unnest($10::int[], $11::text[], $12::smallint[], $13::text[], $14::text[], $15::text[], $16::text[])
-           AS u(ordinal, chunk_id, level, section_path, text, content_hash, embedding)
-), ${writeVectorsAndRecords("u", "(SELECT id FROM created)")}
-SELECT (SELECT count(*) FROM records WHERE vector_id IS NULL)::int AS missing,
-       (SELECT count(*) FROM inserted)::int AS inserted`,
-    values: [
-      iv.id,
-      iv.tenantId,
-      space.model,
-      space.dimensions,
-      space.chunkerVersion,
-      iv.documentId,
-      iv.versionNumber,
-      iv.taskId,
-      iv.expectedChunkCount,
-      rows.map((r) => r.ordinal),
-      rows.map((r) => r.chunkId),
-      rows.map((r) => r.level),
-      rows.map((r) => r.sectionPath),
-      rows.map((r) => r.text),
-      rows.map((r) => r.contentHash),
-      rows.map((r) => r.embedding),
-    ],
-  };
-}
-
-/**
- * The verified version becomes READY, and the document's search pointer is locked for the move,
- * in one round trip. Lock order: the pointer row is taken here, after the document and the task;
- * the READY update touches only the version this transaction created, which no one else can see.
- */
-export function markReadyAndLockPointer(indexVersionId: string, storedCount: number, documentId: string): Statement {
-  return {
-    text: `WITH ready AS (
-  UPDATE index_versions SET status = 'READY', chunk_count = $2 WHERE id = $1 AND status = 'BUILDING'
-)
-SELECT index_version_id::text, version_number, pinned
-  FROM search_pointers
- WHERE document_id = $3
-   FOR UPDATE`,
-    values: [indexVersionId, storedCount, documentId],
-  };
-}
-
-// A batch of tasks (one worker slot, several documents): the same statements over several
-// documents at once, so a batch of N documents costs one round trip where N tasks cost N.
+export type ChunkRow = {
+  indexVersionId: string;
+  documentId: string;
+  tenantId: string;
+  ordinal: number;
+  chunkId: string;
+  level: number;
+  sectionPath: string;
+  text: string | null;
+  contentHash: string;
+  embedding: string | null;
+};
 
 /** The immutable versions a batch of tasks is bound to, one row per (document, version) found. */
 export function loadVersions(refs: { documentId: string; versionNumber: number }[]): Statement {
@@ -151,8 +53,12 @@ export function loadVersions(refs: { documentId: string; versionNumber: number }
   };
 }
 
-/** findReusableHashes for several documents: which (document, content hash) pairs have a vector stored in this space. */
-export function findReusableHashesMany(pairs: { documentId: string; contentHash: string }[], space: ReuseSpace): Statement {
+/**
+ * Which (document, content hash) pairs already have a vector stored in this space. Only the
+ * hashes come back: new records reference the stored vectors in insertIndexVersions, so a
+ * re-publish neither sends an unchanged chunk's vector through the worker nor stores it again.
+ */
+export function findReusableHashes(pairs: { documentId: string; contentHash: string }[], space: ReuseSpace): Statement {
   return {
     text: `SELECT v.document_id::text, v.content_hash
   FROM unnest($1::uuid[], $2::text[]) AS u(document_id, content_hash)
@@ -161,16 +67,25 @@ export function findReusableHashesMany(pairs: { documentId: string; contentHash:
   };
 }
 
-/** One record of a batch: the index version it belongs to, plus what ChunkRow holds. */
-export type BatchChunkRow = ChunkRow & { indexVersionId: string; documentId: string; tenantId: string };
-
 /**
- * insertIndexVersion for several documents in one statement: every new index version (BUILDING),
- * every new vector and every record, as insertIndexVersion does for one (records that reuse a
- * stored vector are sent without their text, which they take from it). Returns one row
- * per version with its `missing` records (stored vectors gone; not written) and `inserted`.
+ * The new index versions (BUILDING) of a batch and all of their records in one statement. Records
+ * embedded by this batch store their vector (unless the same content already has one); every
+ * other record references the vector stored for its content hash in this space. A record's text
+ * comes from this task's own parse, or (sent as null) from the stored vector of the same content
+ * hash; the integrity check (content hash recomputed from the stored text and the parse's section
+ * path, the manifest digest, the referenced vector's content and dimension) judges every record
+ * alike. Returns one row per version with its `missing` records (stored vectors gone; not
+ * written, and the caller must not switch it) and `inserted`, what the table took.
+ *
+ * The new vectors of the statement go into chunk_vectors with their text (the only rows that enter
+ * the HNSW graph and the full-text GIN index; the text search terms are generated there),
+ * at most one per (document, content hash); every record then references either one of them or
+ * the vector already stored for its content. ON CONFLICT covers a vector stored since the reuse
+ * lookup: the statement's snapshot does not see it, so that record counts as missing and the
+ * caller's next round (reuse lookup, switch) finds it. The caller holds the document lock, which
+ * garbage collection also takes first, so a stored vector found here stays until COMMIT.
  */
-export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, rows: BatchChunkRow[]): Statement {
+export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, rows: ChunkRow[]): Statement {
   return {
     text: `WITH created AS (
   INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
@@ -181,7 +96,26 @@ export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, r
 ), u AS (
   SELECT * FROM unnest($10::uuid[], $11::uuid[], $12::text[], $13::int[], $14::text[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[])
            AS u(index_version_id, document_id, tenant_id, ordinal, chunk_id, level, section_path, text, content_hash, embedding)
-), ${writeVectorsAndRecords("u", "r.index_version_id")}
+), new_vectors AS (
+  INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text)
+  SELECT DISTINCT ON (u.document_id, u.content_hash) u.tenant_id, u.document_id, u.content_hash, $3, $4, $5, u.embedding::vector, u.text
+    FROM u
+   WHERE u.embedding IS NOT NULL
+   ORDER BY u.document_id, u.content_hash
+  ON CONFLICT (document_id, content_hash, embedding_model, dims, chunker_version) DO NOTHING
+  RETURNING id, document_id, content_hash, text
+), records AS (
+  SELECT u.*, coalesce(nv.id, v.id) AS vector_id, coalesce(u.text, nv.text, v.text) AS stored_text
+    FROM u
+    LEFT JOIN new_vectors nv ON nv.document_id = u.document_id AND nv.content_hash = u.content_hash
+    LEFT JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE}
+), inserted AS (
+  INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, vector_id)
+  SELECT r.index_version_id, r.ordinal, r.chunk_id, r.tenant_id, r.document_id, r.level, r.section_path, r.stored_text, r.content_hash, $4, r.vector_id
+    FROM records r
+   WHERE r.vector_id IS NOT NULL
+  RETURNING index_version_id
+)
 SELECT v.id::text AS index_version_id,
        (SELECT count(*) FROM records r WHERE r.index_version_id = v.id AND r.vector_id IS NULL)::int AS missing,
        (SELECT count(*) FROM inserted i WHERE i.index_version_id = v.id)::int AS inserted
@@ -218,7 +152,12 @@ export function dropBuildingVersions(indexVersionIds: string[]): Statement {
   };
 }
 
-/** markReadyAndLockPointer for several documents: the verified versions become READY, their documents' pointers are locked in document id order. */
+/**
+ * The verified versions become READY, and their documents' search pointers are locked for the move
+ * (in document id order), in one round trip. Lock order: the pointer rows are taken here, after the
+ * documents and the tasks; the READY update touches only versions this transaction created, which
+ * no one else can see.
+ */
 export function markReadyAndLockPointers(ready: { indexVersionId: string; storedCount: number }[], documentIds: string[]): Statement {
   return {
     text: `WITH ready AS (

@@ -65,7 +65,7 @@ export async function renew(db: Queryable, lease: Lease, leaseSeconds: number, p
 }
 
 export async function complete(db: Queryable, lease: Lease, stats: sql.CompleteStats | null = null): Promise<void> {
-  const r = await runHot(db, sql.completeTask(lease.taskId, lease.workerId, lease.leaseAttempt, stats));
+  const r = await runHot(db, sql.completeTasks(lease.workerId, [{ ...lease, stats }]));
   if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "complete");
 }
 
@@ -94,7 +94,7 @@ export async function release(db: Queryable, lease: Lease): Promise<boolean> {
 
 /** Inside a transaction: lock the task row, proving the lease; throws LeaseLostError otherwise. */
 export async function lockHeld(db: Queryable, lease: Lease): Promise<void> {
-  const r = await run(db, sql.lockHeldTask(lease.taskId, lease.workerId, lease.leaseAttempt));
+  const r = await run(db, sql.lockHeldTasks(lease.workerId, [lease]));
   if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "index write");
 }
 
@@ -106,14 +106,8 @@ export async function lockDocument(db: Queryable, documentId: string): Promise<L
   return r.rows[0] ?? null;
 }
 
-/** Throws LeaseLostError unless the lease is still held; a cheap read, no row lock. */
-export async function assertHeld(db: Queryable, lease: Lease): Promise<void> {
-  const r = await run(db, sql.leaseHeld(lease.taskId, lease.workerId, lease.leaseAttempt));
-  if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "fence check");
-}
-
 /** Inside the switch transaction: end a held task as a recorded no-op (the document moved on). */
 export async function supersedeHeld(db: Queryable, lease: Lease, reason: string, businessVersion: number): Promise<void> {
-  const r = await run(db, sql.supersedeHeldTask(lease.taskId, lease.workerId, lease.leaseAttempt, reason, businessVersion));
+  const r = await run(db, sql.supersedeHeldTasks(lease.workerId, [{ ...lease, reason, businessVersion }]));
   if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "supersede");
 }

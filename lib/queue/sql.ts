@@ -188,70 +188,7 @@ export function lockDocument(documentId: string): Statement {
   };
 }
 
-/** Lock the task row for the index-switch transaction, proving the lease is still held. */
-export function lockHeldTask(taskId: string, workerId: string, leaseAttempt: number): Statement {
-  return {
-    text: `SELECT task_id::text, document_id::text, version_number, task_type
-  FROM index_tasks
- WHERE task_id = $1 AND ${FENCE}
-   FOR UPDATE`,
-    values: [taskId, workerId, leaseAttempt],
-  };
-}
-
-/**
- * Is the lease still held? Read before each embedding batch, so a task that was superseded or
- * taken over stops calling the provider at once instead of at its next heartbeat.
- */
-export function leaseHeld(taskId: string, workerId: string, leaseAttempt: number): Statement {
-  return {
-    text: `SELECT 1 AS held FROM index_tasks WHERE task_id = $1 AND ${FENCE}`,
-    values: [taskId, workerId, leaseAttempt],
-  };
-}
-
-/**
- * A held task found, inside its switch transaction, that the document moved on (re-published
- * after a DELETE, deleted under an INDEX): it ends SUPERSEDED having changed nothing, and the
- * timeline says why. This is the recorded no-op of a late task.
- */
-export function supersedeHeldTask(taskId: string, workerId: string, leaseAttempt: number, reason: string, businessVersion: number): Statement {
-  return {
-    text: `WITH superseded AS (
-  UPDATE index_tasks
-     SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
-   WHERE task_id = $1 AND ${FENCE}
-  RETURNING task_id, tenant_id, attempts
-)
-INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
-SELECT task_id, tenant_id, 'SUPERSEDED', $2, attempts, jsonb_build_object('reason', $4::text, 'businessVersion', $5::int) FROM superseded
-RETURNING task_id::text`,
-    values: [taskId, workerId, leaseAttempt, reason, businessVersion],
-  };
-}
-
 export type CompleteStats = { chunksTotal: number; chunksReused: number; batchesSent: number };
-
-/** Mark a held task SUCCEEDED and append its event, fenced. */
-export function completeTask(taskId: string, workerId: string, leaseAttempt: number, stats: CompleteStats | null): Statement {
-  return {
-    text: `WITH done AS (
-  UPDATE index_tasks
-     SET status = 'SUCCEEDED', lease_until = NULL, finished_at = now(), updated_at = now(),
-         error_code = NULL, error_message = NULL, progress_done = progress_total,
-         chunks_total = $4, chunks_reused = $5, batches_sent = $6
-   WHERE task_id = $1 AND ${FENCE}
-  RETURNING task_id, tenant_id, attempts
-)
-INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
-SELECT task_id, tenant_id, 'SUCCEEDED', $2, attempts,
-       CASE WHEN $4::int IS NULL THEN NULL
-            ELSE jsonb_build_object('chunksTotal', $4::int, 'chunksReused', $5::int, 'batchesSent', $6::int) END
-  FROM done
-RETURNING task_id::text`,
-    values: [taskId, workerId, leaseAttempt, stats?.chunksTotal ?? null, stats?.chunksReused ?? null, stats?.batchesSent ?? null],
-  };
-}
 
 /**
  * Record a failure of a held task. `nextStatus` is decided by the retry policy (RETRY_WAIT with a
@@ -309,38 +246,6 @@ RETURNING task_id::text`,
   };
 }
 
-/**
- * Point a document's search at an index version. Every writer of the pointer goes through this
- * one statement (the switch, rollback, unpin, the reconciler); `pinned` is set by rollback only.
- * Callers hold the document row lock (lock order), which is what makes the move atomic for readers.
- */
-export function pointSearchAt(documentId: string, tenantId: string, indexVersionId: string, versionNumber: number, pin: { by: string; reason: string } | null): Statement {
-  return {
-    text: `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number, pinned, pinned_by, pinned_reason, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, now())
-ON CONFLICT (document_id) DO UPDATE
-   SET index_version_id = EXCLUDED.index_version_id, version_number = EXCLUDED.version_number,
-       pinned = EXCLUDED.pinned, pinned_by = EXCLUDED.pinned_by, pinned_reason = EXCLUDED.pinned_reason, updated_at = now()`,
-    values: [documentId, tenantId, indexVersionId, versionNumber, pin !== null, pin?.by ?? null, pin?.reason ?? null],
-  };
-}
-
-/** The version search now reads becomes ACTIVE (a rolled-back-to version loses its retirement). */
-export function activateIndexVersion(indexVersionId: string): Statement {
-  return {
-    text: `UPDATE index_versions SET status = 'ACTIVE', activated_at = now(), retired_at = NULL WHERE id = $1`,
-    values: [indexVersionId],
-  };
-}
-
-/** The version search stopped reading is kept for rollback until retention ends. */
-export function retireIndexVersion(indexVersionId: string): Statement {
-  return {
-    text: `UPDATE index_versions SET status = 'RETIRED', retired_at = now() WHERE id = $1 AND status = 'ACTIVE'`,
-    values: [indexVersionId],
-  };
-}
-
 /** Take a document out of search (DELETE, or a publish that supersedes a pending one). */
 export function dropSearchPointer(documentId: string): Statement {
   return { text: `DELETE FROM search_pointers WHERE document_id = $1`, values: [documentId] };
@@ -361,13 +266,17 @@ export function notifyTasks(): Statement {
 
 export const NOTIFY_CHANNEL = "indexwright_tasks";
 
-// Several held tasks at once (a worker slot runs a batch of INDEX/REINDEX tasks). Each task keeps
-// its own fence: `HELD` is FENCE with the lease attempt taken per task from the `h` list, so a task
-// whose lease was lost or superseded simply drops out of the result while its siblings go on.
+// Held tasks, one or several at once (a worker slot runs a batch of INDEX/REINDEX tasks; a DELETE
+// is a batch of one). Each task keeps its own fence: `HELD` is FENCE with the lease attempt taken
+// per task from the `h` list, so a task whose lease was lost or superseded simply drops out of the
+// result while its siblings go on.
 const HELD = `t.status = 'RUNNING' AND t.lease_owner = $1 AND t.attempts = h.attempts AND t.lease_until > now()`;
 const HELD_LIST = `unnest($2::bigint[], $3::int[]) AS h(task_id, attempts)`;
 
-/** Which of these leases are still held (read before each embedding batch of a task batch). */
+/**
+ * Which of these leases are still held? Read before each embedding call, so a task that was
+ * superseded or taken over stops calling the provider at once instead of at its next heartbeat.
+ */
 export function leasesHeld(workerId: string, tasks: { taskId: string; leaseAttempt: number }[]): Statement {
   return {
     text: `SELECT t.task_id::text
@@ -394,8 +303,8 @@ export function lockDocuments(documentIds: string[]): Statement {
 }
 
 /**
- * Lock the task rows of a batch in ascending task id (lock order, step 3), each under its own
- * fence. Only the tasks whose lease is still held come back; the others must not switch.
+ * Lock the task rows for the switch transaction in ascending task id (lock order, step 3), each
+ * under its own fence. Only the tasks whose lease is still held come back; the others must not switch.
  */
 export function lockHeldTasks(workerId: string, tasks: { taskId: string; leaseAttempt: number }[]): Statement {
   return {
@@ -409,7 +318,12 @@ export function lockHeldTasks(workerId: string, tasks: { taskId: string; leaseAt
   };
 }
 
-/** supersedeHeldTask for several held tasks of one batch, each with its own reason; returns the task ids it ended. */
+/**
+ * Held tasks found, inside their switch transaction, that the document moved on (re-published
+ * after a DELETE, deleted under an INDEX): they end SUPERSEDED having changed nothing, and the
+ * timeline says why (each its own reason). This is the recorded no-op of a late task. Returns the
+ * task ids it ended.
+ */
 export function supersedeHeldTasks(workerId: string, tasks: { taskId: string; leaseAttempt: number; reason: string; businessVersion: number }[]): Statement {
   return {
     text: `WITH h AS (
@@ -428,8 +342,11 @@ RETURNING task_id::text`,
   };
 }
 
-/** completeTask for several held tasks of one batch, each with its own statistics; returns the task ids it completed. */
-export function completeTasks(workerId: string, tasks: { taskId: string; leaseAttempt: number; stats: CompleteStats }[]): Statement {
+/**
+ * Mark held tasks SUCCEEDED and append their events, each fenced and with its own statistics (null
+ * for a DELETE or a no-op task: no detail). Returns the task ids it completed.
+ */
+export function completeTasks(workerId: string, tasks: { taskId: string; leaseAttempt: number; stats: CompleteStats | null }[]): Statement {
   return {
     text: `WITH h AS (
   SELECT * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::int[], $6::int[]) AS h(task_id, attempts, chunks_total, chunks_reused, batches_sent)
@@ -444,16 +361,17 @@ export function completeTasks(workerId: string, tasks: { taskId: string; leaseAt
 )
 INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
 SELECT task_id, tenant_id, 'SUCCEEDED', $1, attempts,
-       jsonb_build_object('chunksTotal', chunks_total, 'chunksReused', chunks_reused, 'batchesSent', batches_sent)
+       CASE WHEN chunks_total IS NULL THEN NULL
+            ELSE jsonb_build_object('chunksTotal', chunks_total, 'chunksReused', chunks_reused, 'batchesSent', batches_sent) END
   FROM done
 RETURNING task_id::text`,
     values: [
       workerId,
       tasks.map((t) => t.taskId),
       tasks.map((t) => t.leaseAttempt),
-      tasks.map((t) => t.stats.chunksTotal),
-      tasks.map((t) => t.stats.chunksReused),
-      tasks.map((t) => t.stats.batchesSent),
+      tasks.map((t) => t.stats?.chunksTotal ?? null),
+      tasks.map((t) => t.stats?.chunksReused ?? null),
+      tasks.map((t) => t.stats?.batchesSent ?? null),
     ],
   };
 }
@@ -469,9 +387,11 @@ export type PointerMove = {
 };
 
 /**
- * Move the search pointers of one or more documents in one statement: each pointer is upserted
- * (pointSearchAt), its target becomes ACTIVE (activateIndexVersion) and the version it replaces
- * RETIRED if it was ACTIVE (retireIndexVersion). The two index-version updates are one UPDATE:
+ * Move the search pointers of one or more documents in one statement; every writer of a pointer
+ * goes through it (the switch, publish, rollback, unpin, the reconciler), and `pin` is set by
+ * rollback only. Each pointer is upserted, its target becomes ACTIVE (a rolled-back-to version
+ * loses its retirement) and the version it replaces RETIRED if it was ACTIVE (kept for rollback
+ * until retention ends). The two index-version updates are one UPDATE:
  * they touch different rows (a document's target and its previous version), and a statement's
  * CTEs cannot update one row twice. Callers hold the documents' row locks and pass each document
  * once. Returns how many pointers and index versions it wrote.

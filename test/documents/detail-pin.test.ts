@@ -4,7 +4,7 @@ import { publish } from "../../lib/documents/publish";
 import { getDocument, listDocuments } from "../../lib/documents/queries";
 import { rollback, unpin } from "../../lib/operations/actions";
 import { claim } from "../../lib/queue/engine";
-import { executeTask } from "../../lib/pipeline/run";
+import { executeTask } from "../helpers/pipeline";
 import { LocalEmbedder } from "../../lib/embedding";
 
 // The document detail tells the dashboard whether search is held by a rollback pin, and by whom and

@@ -17,7 +17,8 @@ import { bulkRetry, cancelTask, forceDone, pauseQueue, reindex, rename, resumeQu
 import type { EmbeddingSpace } from "../../lib/embedding/types";
 import { claim, fail, release, renew, type Lease } from "../../lib/queue/engine";
 import { classify, LeaseLostError, TaskError } from "../../lib/queue/errors";
-import { collectGarbage, executeTask, executeTasks } from "../../lib/pipeline/run";
+import { collectGarbage, executeTasks } from "../../lib/pipeline/run";
+import { executeTask } from "../helpers/pipeline";
 import { search, type SearchHit } from "../../lib/search/search";
 import { getDocument } from "../../lib/documents/queries";
 import { LocalEmbedder } from "../../lib/embedding";

@@ -4,7 +4,7 @@ import { createTestDb, type TestDb } from "../helpers/db";
 import { publish } from "../../lib/documents/publish";
 import { claim, type Lease } from "../../lib/queue/engine";
 import { executeTasks } from "../../lib/pipeline/run";
-import type { MemberResult } from "../../lib/pipeline/index-batch";
+import type { MemberResult } from "../../lib/pipeline/member";
 import { LocalEmbedder } from "../../lib/embedding";
 import { LeaseLostError, TaskError } from "../../lib/queue/errors";
 

@@ -8,14 +8,8 @@ describe("index write path SQL", () => {
 
   it("renders every statement", () => {
     const rendered = {
-      findReusableHashes: sql.findReusableHashes("doc-id", ["h1", "h2"], space),
-      insertIndexVersion: sql.insertIndexVersion({ id: "iv-id", tenantId: "acme", documentId: "doc-id", versionNumber: 3, taskId: "42", expectedChunkCount: 2 }, space, [
-        { ordinal: 0, chunkId: "c0", level: 2, sectionPath: "Intro", text: "new text", contentHash: "h0", embedding: "[0.1,0.2]" },
-        { ordinal: 1, chunkId: "c1", level: 2, sectionPath: "Intro", text: "unchanged text", contentHash: "h1", embedding: null },
-      ]),
-      markReadyAndLockPointer: sql.markReadyAndLockPointer("iv-id", 2, "doc-id"),
       loadVersions: sql.loadVersions([{ documentId: "doc-a", versionNumber: 2 }, { documentId: "doc-b", versionNumber: 1 }]),
-      findReusableHashesMany: sql.findReusableHashesMany([{ documentId: "doc-a", contentHash: "h1" }, { documentId: "doc-b", contentHash: "h2" }], space),
+      findReusableHashes: sql.findReusableHashes([{ documentId: "doc-a", contentHash: "h1" }, { documentId: "doc-b", contentHash: "h2" }], space),
       insertIndexVersions: sql.insertIndexVersions(
         [
           { id: "iv-a", tenantId: "acme", documentId: "doc-a", versionNumber: 2, taskId: "42", expectedChunkCount: 1 },
@@ -37,9 +31,7 @@ describe("index write path SQL", () => {
 
   it("reuses only vectors stored for the same document in the same space", () => {
     for (const s of [
-      sql.findReusableHashes("doc-id", ["h1"], space),
-      sql.insertIndexVersion({ id: "iv", tenantId: "t", documentId: "doc-id", versionNumber: 1, taskId: "1", expectedChunkCount: 0 }, space, []),
-      sql.findReusableHashesMany([{ documentId: "doc-id", contentHash: "h1" }], space),
+      sql.findReusableHashes([{ documentId: "doc-id", contentHash: "h1" }], space),
       sql.insertIndexVersions([], space, []),
     ]) {
       expect(s.text).toMatch(/v\.document_id = (\$1|u\.document_id)/);

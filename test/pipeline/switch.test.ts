@@ -4,7 +4,7 @@ import { createTestDb, type TestDb } from "../helpers/db";
 import { testWorker, waitFor, SlowEmbedder, longDocument } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
 import { claim } from "../../lib/queue/engine";
-import { executeTask } from "../../lib/pipeline/run";
+import { executeTask } from "../helpers/pipeline";
 import { LocalEmbedder } from "../../lib/embedding";
 
 let t: TestDb;

@@ -5,7 +5,8 @@ import { createTestDb, type TestDb } from "../helpers/db";
 import { publish } from "../../lib/documents/publish";
 import { rollback } from "../../lib/operations/actions";
 import { claim } from "../../lib/queue/engine";
-import { collectGarbage, executeTask } from "../../lib/pipeline/run";
+import { collectGarbage } from "../../lib/pipeline/run";
+import { executeTask } from "../helpers/pipeline";
 import { search } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
 

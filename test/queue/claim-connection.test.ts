@@ -49,12 +49,16 @@ function noopWorker(id: string, leaseSeconds: number, onDone: () => void = () =>
     preparedStatements: "auto",
     cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: String(leaseSeconds), LOG_LEVEL: "silent" }),
     embedder: new LocalEmbedder(384),
-    execute: async (p, _e, lease) => {
-      if (paceMs > 0) await new Promise((r) => setTimeout(r, paceMs));
-      await complete(p, lease, null);
-      onDone();
-      return null;
-    },
+    tasksPerSlot: 1,
+    execute: (p, _e, members) =>
+      Promise.all(
+        members.map(async ({ lease }) => {
+          if (paceMs > 0) await new Promise((r) => setTimeout(r, paceMs));
+          await complete(p, lease, null);
+          onDone();
+          return { status: "fulfilled" as const, value: null };
+        }),
+      ),
   });
 }
 

@@ -9,16 +9,9 @@ describe("hot-path SQL", () => {
       renewLease: sql.renewLease("42", "worker-a", 3, 60, 5, 10),
       recordRenewLost: sql.recordRenewLost("42", "acme", "worker-a", 3),
       lockDocument: sql.lockDocument("doc-id"),
-      lockHeldTask: sql.lockHeldTask("42", "worker-a", 3),
-      leaseHeld: sql.leaseHeld("42", "worker-a", 3),
-      supersedeHeldTask: sql.supersedeHeldTask("42", "worker-a", 3, "document republished", 6),
-      completeTask: sql.completeTask("42", "worker-a", 3, { chunksTotal: 10, chunksReused: 7, batchesSent: 1 }),
       failTask: sql.failTask("42", "worker-a", 3, "RETRY_WAIT", 4.2, "EMBEDDING_TIMEOUT", "timed out"),
       releaseTask: sql.releaseTask("42", "worker-a", 3),
       notifyTasks: sql.notifyTasks(),
-      pointSearchAt: sql.pointSearchAt("doc-id", "acme", "iv-id", 3, { by: "token:bootstrap", reason: "bad edit" }),
-      activateIndexVersion: sql.activateIndexVersion("iv-id"),
-      retireIndexVersion: sql.retireIndexVersion("iv-id"),
       dropSearchPointer: sql.dropSearchPointer("doc-id"),
       retireDocumentIndexVersions: sql.retireDocumentIndexVersions("doc-id"),
       leasesHeld: sql.leasesHeld("worker-a", [{ taskId: "42", leaseAttempt: 3 }, { taskId: "43", leaseAttempt: 1 }]),
@@ -37,7 +30,7 @@ describe("hot-path SQL", () => {
   });
 
   it("fences every statement that acts on a held lease", () => {
-    for (const s of [sql.renewLease("1", "w", 1, 1, 0, 0), sql.lockHeldTask("1", "w", 1), sql.completeTask("1", "w", 1, null), sql.failTask("1", "w", 1, "DEAD", 0, "PARSE_ERROR", "x"), sql.releaseTask("1", "w", 1), sql.leaseHeld("1", "w", 1), sql.supersedeHeldTask("1", "w", 1, "r", 2)]) {
+    for (const s of [sql.renewLease("1", "w", 1, 1, 0, 0), sql.failTask("1", "w", 1, "DEAD", 0, "PARSE_ERROR", "x"), sql.releaseTask("1", "w", 1)]) {
       expect(s.text).toContain("status = 'RUNNING' AND lease_owner = $2 AND attempts = $3 AND lease_until > now()");
       expect(s.values[1]).toBe("w");
       expect(s.values[2]).toBe(1);

@@ -79,12 +79,16 @@ describe("a busy worker", () => {
       concurrency: 2,
       cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "30", LOG_LEVEL: "silent" }),
       embedder: new LocalEmbedder(384),
-      execute: async (p, _e, lease) => {
-        // Paced, so the backlog outlasts the orphan's lease on a fast machine too.
-        if (Date.now() < pacedUntil) await new Promise((r) => setTimeout(r, 2));
-        await complete(p, lease, null);
-        return null;
-      },
+      tasksPerSlot: 1,
+      execute: (p, _e, members) =>
+        Promise.all(
+          members.map(async ({ lease }) => {
+            // Paced, so the backlog outlasts the orphan's lease on a fast machine too.
+            if (Date.now() < pacedUntil) await new Promise((r) => setTimeout(r, 2));
+            await complete(p, lease, null);
+            return { status: "fulfilled" as const, value: null };
+          }),
+        ),
     });
     await worker.start();
     try {

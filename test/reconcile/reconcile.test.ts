@@ -5,7 +5,7 @@ import { createTestDb, type TestDb } from "../helpers/db";
 import { publish } from "../../lib/documents/publish";
 import { requestDelete } from "../../lib/documents/delete";
 import { claim } from "../../lib/queue/engine";
-import { executeTask } from "../../lib/pipeline/run";
+import { executeTask } from "../helpers/pipeline";
 import { search } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
 import { overview } from "../../lib/operations/queries";

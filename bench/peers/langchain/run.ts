@@ -60,7 +60,7 @@ async function modules(): Promise<LcModules> {
 
 async function chunksOf(key: string, text: string, Document: LcModules["Document"], embeddingModel: string): Promise<LcDocument[]> {
   const sections = await parseDocumentAsync("text/markdown", new TextEncoder().encode(text));
-  // The same call as a worker's (lib/pipeline/index-task.ts), so both sides index the same chunks.
+  // The same call as a worker's (lib/pipeline/index-batch.ts), so both sides index the same chunks.
   return chunkSections(sections, { tenantId: "bench", documentId: key, versionNumber: 1 }, { embeddingModel }).map(
     (c) => new Document({ pageContent: c.text, metadata: { source: key, section: c.sectionPath } }),
   );

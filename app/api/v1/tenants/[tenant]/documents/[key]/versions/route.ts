@@ -4,7 +4,7 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { publishBody, tenantParam, keyParam } from "@/lib/documents/schemas";
 import { checkPublish, idempotencyKeyOf, publish, type PublishRequest } from "@/lib/documents/publish";
 import { db, embeddingSpace, serverConfig, serverEmbedder } from "@/lib/server";
-import { faultOn } from "@/lib/config";
+import { afterPublishCommit } from "@/lib/faults";
 
 export const dynamic = "force-dynamic";
 
@@ -60,11 +60,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const sent = multipart ? await readMultipart(req, cfg.MAX_CONTENT_BYTES, limit) : readJsonBody(await readJson(req, limit));
   const input = checkPublish({ tenant, key, actor: principal.subject, idempotencyKey, ...sent }, cfg.MAX_CONTENT_BYTES, serverEmbedder().model);
   const r = await publish(db(), { ...input, maxAttempts: cfg.MAX_ATTEMPTS, space: embeddingSpace() });
-  if (faultOn(cfg.FAULT_AFTER_PUBLISH_COMMIT) && !r.replayed) {
-    // Straight to stderr: the fault's one line must be seen whatever LOG_LEVEL silences.
-    process.stderr.write("[fault] FAULT_AFTER_PUBLISH_COMMIT: dying after commit, before answering\n");
-    process.exit(137);
-  }
+  if (!r.replayed) afterPublishCommit(cfg);
   return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state, searchVersion: r.searchVersion, searchVersionServed: r.searchVersionServed, pinned: r.pinned }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
 });
 
