@@ -44,3 +44,21 @@ export function promtool(args: string[], input?: string): { status: number; outp
   if (r.error) throw r.error;
   return { status: r.status ?? -1, output: `${r.stdout}${r.stderr}` };
 }
+
+const PROMQL_WORDS = new Set(["and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring", "group_left", "group_right", "Inf", "NaN", "inf", "nan"]);
+
+/**
+ * The metric names a PromQL expression selects: identifiers left once strings, label matchers,
+ * ranges, grouping clauses and dashboard variables are taken out, less function names (followed
+ * by a parenthesis) and keywords. Enough for the expressions we write, not a PromQL parser.
+ */
+export function metricNamesIn(expr: string): string[] {
+  const bare = expr
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, " ")
+    .replace(/\{[^}]*\}/g, " ")
+    .replace(/\[[^\]]*\]/g, " ")
+    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, " ")
+    .replace(/\$\{?\w+\}?/g, " ");
+  const names = [...bare.matchAll(/(?<![\w.:$])([a-zA-Z_:][\w:]*)(?![\w:]|\s*\()/g)].map((m) => m[1]).filter((w) => !PROMQL_WORDS.has(w));
+  return [...new Set(names)];
+}
