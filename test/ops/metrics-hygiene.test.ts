@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { promtool, scrapeDashboard, scrapeWorker } from "./exported";
 
@@ -18,6 +20,7 @@ afterAll(async () => {
   await t?.close();
 });
 
+const declared = (text: string) => [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => ({ name: m[1], type: m[2] }));
 const sample = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
 
 describe("metric hygiene", () => {
@@ -35,6 +38,18 @@ describe("metric hygiene", () => {
     const r = promtool(["check", "metrics"], text);
     expect(r.output).toBe("");
     expect(r.status).toBe(0);
+  });
+
+  it("documents every metric of both endpoints in docs/alerts.md, with its type", async () => {
+    const docs = readFileSync(path.resolve(import.meta.dirname, "../../docs/alerts.md"), "utf8");
+    const metrics = [...declared(await scrapeDashboard(TOKEN)), ...declared(await scrapeWorker())];
+    expect(metrics.length).toBeGreaterThan(40);
+    for (const { name, type } of metrics) {
+      const processMetric = /^indexwright_(?:web|worker)_((?:process|nodejs)_\w+)$/.exec(name);
+      // prom-client's process metrics are listed once, unprefixed; the product's own have a table row.
+      if (processMetric) expect(docs, name).toContain(`\`${processMetric[1]}\``);
+      else expect(docs, name).toContain(`| \`${name}\` | ${type} |`);
+    }
   });
 
   it("exports the webhook backlog: due deliveries of enabled endpoints and the oldest one's age", async () => {
