@@ -4,6 +4,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { promtool, scrapeDashboard, scrapeWorker } from "./exported";
+import { recordTask, timeEmbedding } from "../../lib/pipeline/metrics";
+import { TaskError } from "../../lib/queue/errors";
 
 // Both endpoints pass Prometheus's own linter, and the webhook backlog gauges read the deliveries
 // the senders' claim would take (lib/webhooks/sql.ts claimDeliveries), not the ones it skips.
@@ -33,7 +35,13 @@ describe("metric hygiene", () => {
   });
 
   it("promtool check metrics exits 0 on a worker's /metrics", async () => {
+    // Samples in every labelled series, as a worker that has done some work exports them.
+    recordTask("INDEX", "succeeded", 1.5);
+    recordTask("INDEX", "dead", 0.2, "PARSE_ERROR");
+    await timeEmbedding(new AbortController().signal, async () => [[0.1]]);
+    await expect(timeEmbedding(new AbortController().signal, () => Promise.reject(new TaskError("EMBEDDING_TIMEOUT", "slow")))).rejects.toThrow("slow");
     const text = await scrapeWorker();
+    expect(text).toMatch(/^indexwright_worker_embedding_errors_total\{error_code="EMBEDDING_TIMEOUT"\} 1$/m);
     expect(text).toMatch(/^# TYPE indexwright_worker_tasks_total counter$/m);
     const r = promtool(["check", "metrics"], text);
     expect(r.output).toBe("");
