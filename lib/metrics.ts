@@ -1,12 +1,13 @@
 import "server-only";
-import { Registry, Gauge, Counter, Histogram, collectDefaultMetrics } from "prom-client";
+import { Registry, Gauge, Counter, Histogram } from "prom-client";
+import { collectProcessMetrics } from "./process-metrics";
 import { overview } from "./operations/queries";
 import type { EmbeddingSpace } from "./embedding/types";
 import type pg from "pg";
 
 // Labels stay low-cardinality: state, error code, worker pool — never task, document or tenant ids.
 const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: "indexwright_web_" });
+collectProcessMetrics(registry, "indexwright_web_");
 const g = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
 const due = g("indexwright_tasks_due", "Tasks due now (PENDING or RETRY_WAIT past next_attempt_at)");
 const oldestDue = g("indexwright_oldest_due_task_age_seconds", "Age of the oldest due task");
@@ -30,6 +31,10 @@ const latency = new Histogram({
 let observedTasks = new Set<string>();
 const reuse = g("indexwright_embedding_reuse_ratio", "Share of chunks whose embedding was reused (newest 1,000 tasks)");
 const workers = g("indexwright_workers_live", "Workers with a recent heartbeat");
+// Deliveries the webhook senders should be working on, as their claim reads them (lib/webhooks/sql.ts):
+// waiting ones past their time and sends whose lease ran out; a disabled endpoint's wait on purpose.
+const webhooksDue = g("indexwright_webhook_deliveries_due", "Webhook deliveries of enabled endpoints due now (PENDING or RETRY_WAIT past next_attempt_at, or SENDING with an expired lease)");
+const webhooksOldestDue = g("indexwright_webhook_oldest_due_delivery_age_seconds", "Seconds the oldest due webhook delivery has been due (0 when none is)");
 const reconcileFindings = g("indexwright_reconcile_findings", "Findings of the newest reconciler pass by kind", ["kind"]);
 const reconcilePassAge = g("indexwright_reconcile_last_pass_age_seconds", "Seconds since the newest reconciler pass started (absent before the first)");
 // Running totals are kept in the database by the passes (any worker may run one), so each scrape
@@ -76,6 +81,13 @@ export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; h
   await observeLatency(db);
   if (o.embeddingReuseRate !== null) reuse.set(Number(o.embeddingReuseRate));
   workers.set(o.workers.length);
+  const { rows: [wh] } = await db.query<{ due: number; age: number }>(
+    `SELECT count(*)::int AS due, coalesce(extract(epoch FROM now() - min(CASE WHEN d.status = 'SENDING' THEN d.lease_until ELSE d.next_attempt_at END)), 0)::float8 AS age
+       FROM webhook_deliveries d JOIN webhook_endpoints ep ON ep.id = d.endpoint_id AND ep.enabled
+      WHERE (d.status IN ('PENDING', 'RETRY_WAIT') AND d.next_attempt_at <= now()) OR (d.status = 'SENDING' AND d.lease_until <= now())`,
+  );
+  webhooksDue.set(wh.due);
+  webhooksOldestDue.set(Math.max(0, wh.age));
   // Metrics are rendered for the fleet only (the route refuses tenant-limited callers).
   const rec = o.reconciler!;
   for (const k of rec.kinds) reconcileFindings.set({ kind: k.kind }, k.found);

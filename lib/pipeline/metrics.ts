@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Histogram, Registry } from "prom-client";
+import { collectProcessMetrics } from "../process-metrics";
 import { STEP, type ErrorCode, type Step } from "../domain/constants";
 import { classify } from "../queue/errors";
 
@@ -6,7 +7,7 @@ import { classify } from "../queue/errors";
 // count what this process did since it started; Prometheus sums them over the fleet. Labels stay
 // low-cardinality: task type, outcome, error code, step; never task, document or tenant ids.
 export const workerRegistry = new Registry();
-collectDefaultMetrics({ register: workerRegistry, prefix: "indexwright_worker_" });
+collectProcessMetrics(workerRegistry, "indexwright_worker_");
 
 /** How a claimed task ended in this process; "unrecorded": it failed and the failure could not be written (the lease will lapse). */
 export type TaskOutcome = "succeeded" | "superseded" | "retry_wait" | "dead" | "lost_lease" | "released" | "unrecorded";
