@@ -54,9 +54,11 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
     if (parsed.length > 0) {
       await findReused(pool, parsed, space);
       const vectors = await embed(pool, embedder, parsed, out, opts);
-      steps.done(STEP.EMBED, parsed.length);
       const writers = parsed.filter((m) => out.open(m.index));
-      if (writers.length > 0) await runAlone(await writeAndSwitch(pool, embedder, writers, vectors, space, out, opts, round, steps), round + 1);
+      steps.done(STEP.EMBED, writers.length);
+      // A member sent round again out of a batch of several starts its own count of rounds, as it
+      // did when it ran on its own; a lone member's rounds go on counting.
+      if (writers.length > 0) await runAlone(await writeAndSwitch(pool, embedder, writers, vectors, space, out, opts, round, steps), members.length > 1 ? 1 : round + 1);
     }
   } catch (err) {
     if (members.length === 1) out.reject(0, err);
@@ -102,8 +104,10 @@ async function loadAndParse(pool: pg.Pool, embedder: Embedder, members: BatchMem
       out.reject(index, err);
     }
   }
-  steps.done(STEP.PARSE, members.length, parseMs);
-  steps.done(STEP.CHUNK, members.length);
+  // Each step counts the tasks that completed it, as the metric's help says; a file that failed to
+  // parse is counted by its task's outcome, not as a parse.
+  steps.done(STEP.PARSE, parsed.length, parseMs);
+  steps.done(STEP.CHUNK, parsed.length);
   return parsed;
 }
 
@@ -271,9 +275,10 @@ async function writeAndSwitch(
       return false;
     });
     const dropped = writing.filter((m) => !verified.includes(m)).map((m) => ivOf.get(m)!);
-    // A switch that only sends members round again rolls back, as a lone task's always has: nothing
-    // it wrote stays, and the next round embeds again what this one embedded.
-    if (verified.length === 0 && superseding.length === 0 && restart.length > 0) throw decidedNothing;
+    // A switch that neither switches nor supersedes anyone rolls back, as a lone task's always has:
+    // nothing it wrote stays (no vector of a version that failed its check is kept for the retry
+    // to reuse), and a member sent round again embeds again what this round embedded.
+    if (verified.length === 0 && superseding.length === 0) throw decidedNothing;
     // Removing a version this transaction created is what its rollback would have done.
     if (dropped.length > 0) await runHot(tx, sql.dropBuildingVersions(dropped));
     if (verified.length === 0) return;

@@ -184,6 +184,25 @@ describe("unchanged records of a re-publish", () => {
     }
     expect((await versions()).map((v) => [v.version_number, v.status])).toEqual([[1, "ACTIVE"]]);
   });
+
+  it("a switch that fails its check keeps nothing it wrote: the vector embedded for it is not left for the retry to reuse", async () => {
+    const names = ["refund", "travel", "badge", "payroll"];
+    await pub(names.map(para));
+    await runNext(new LocalEmbedder(384));
+    const stored = async () => (await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunk_vectors`)).rows[0].n;
+    const before = await stored();
+    await pub(names.map((n, i) => (i === 3 ? para("pension") : para(n))));
+    await t.pool.query(`CREATE FUNCTION wp_corrupt() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.ordinal = 1 THEN NEW.text := NEW.text || ' (garbled)'; END IF; RETURN NEW; END $$`);
+    await t.pool.query(`CREATE TRIGGER wp_corrupt BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION wp_corrupt()`);
+    try {
+      await expect(runNext(new LocalEmbedder(384))).rejects.toMatchObject({ code: "INDEX_INTEGRITY_FAILED" });
+    } finally {
+      await t.pool.query(`DROP TRIGGER wp_corrupt ON chunks; DROP FUNCTION wp_corrupt()`);
+    }
+    // The "pension" vector was written in the failed switch; a rollback takes it with the version.
+    expect(await stored()).toBe(before);
+  });
 });
 
 describe("vectors stored once per document, content and embedding space", () => {
