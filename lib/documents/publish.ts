@@ -80,7 +80,7 @@ export type PublishRequest = {
  * content type, binary content sent as bytes, at most `maxBytes`, text valid in its charset and
  * free of control characters, not empty, and an abstract and overview the embedding model takes.
  */
-export function checkPublish(r: PublishRequest, maxBytes: number, embeddingModel: string): Omit<PublishInput, "maxAttempts" | "space"> {
+export function checkPublish(r: PublishRequest, maxBytes: number, embeddingModel: () => string): Omit<PublishInput, "maxAttempts" | "space"> {
   const { body, content } = r;
   const contentType = normaliseContentType(body.contentType);
   if (!(SUPPORTED_TYPES as readonly string[]).includes(contentType)) {
@@ -105,7 +105,9 @@ export function checkPublish(r: PublishRequest, maxBytes: number, embeddingModel
   // The abstract and the overview are embedded whole (chunks are cut to fit; these are not): one
   // over the model's input limit would fail at the provider on every attempt, so refuse it now.
   // Only where the model's tokenizer is known: a byte estimate would refuse what a model takes.
-  const tokens = tokenCounterFor(embeddingModel);
+  // The model is asked for only here, so a request refused above is refused whatever state the
+  // embedding settings are in.
+  const tokens = tokenCounterFor(embeddingModel());
   for (const field of tokens.encoding === "utf8-bytes" ? [] : (["abstract", "overview"] as const)) {
     const value = body[field];
     if (value && !tokens.fits(value, tokens.maxInputTokens)) {
@@ -286,6 +288,7 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
   // The version is new (document_versions holds one row per number), so no task of it exists yet.
   const created = createTask(input.tenant, doc.id, versionNumber, "INDEX", input.maxAttempts, input.actor, { versionNumber, checksum });
   const task = (await q<{ task_id: string }>(created.text, created.values)).rows[0];
+  if (!task) throw new Error(`document ${doc.id} already has an INDEX task for its new version ${versionNumber}: index_tasks disagrees with document_versions`);
   const notify = notifyTasks();
   await q(notify.text, notify.values);
   const now = await currentState(q, doc.id, input.space);

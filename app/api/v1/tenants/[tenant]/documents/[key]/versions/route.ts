@@ -58,7 +58,7 @@ export const POST = handler<{ tenant: string; key: string }>(async (req, params)
   const limit = Math.ceil(cfg.MAX_CONTENT_BYTES * 1.4) + 200_000; // base64 and JSON overhead
   const multipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
   const sent = multipart ? await readMultipart(req, cfg.MAX_CONTENT_BYTES, limit) : readJsonBody(await readJson(req, limit));
-  const input = checkPublish({ tenant, key, actor: principal.subject, idempotencyKey, ...sent }, cfg.MAX_CONTENT_BYTES, serverEmbedder().model);
+  const input = checkPublish({ tenant, key, actor: principal.subject, idempotencyKey, ...sent }, cfg.MAX_CONTENT_BYTES, () => serverEmbedder().model);
   const r = await publish(db(), { ...input, maxAttempts: cfg.MAX_ATTEMPTS, space: embeddingSpace() });
   if (!r.replayed) afterPublishCommit(cfg);
   return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state, searchVersion: r.searchVersion, searchVersionServed: r.searchVersionServed, pinned: r.pinned }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
