@@ -1,6 +1,6 @@
 import "server-only";
 import { Registry, Gauge, Counter, Histogram, collectDefaultMetrics } from "prom-client";
-import { overview } from "./operations/queries";
+import { overview } from "./operations/repository";
 import type { EmbeddingSpace } from "./embedding/types";
 import type pg from "pg";
 
@@ -49,7 +49,7 @@ function observeLatency(db: pg.Pool): Promise<void> {
 }
 
 async function observeNewLatencies(db: pg.Pool): Promise<void> {
-  // The same rows as the overview's latency figures (lib/operations/queries.ts), with their ids.
+  // The same rows as the overview's latency figures (lib/operations/repository.ts), with their ids.
   const { rows } = await db.query<{ task_id: string; s: number }>(
     `SELECT task_id::text, extract(epoch FROM finished_at - created_at)::float8 AS s
        FROM index_tasks WHERE status = 'SUCCEEDED' AND task_type IN ('INDEX', 'REINDEX')
