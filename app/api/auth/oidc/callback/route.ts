@@ -1,4 +1,4 @@
-import { handler } from "@/lib/http/handler";
+import { publicHandler } from "@/lib/http/handler";
 import { notFound } from "@/lib/http/errors";
 import { CLEAR_OIDC_COOKIE, OIDC_COOKIE, OidcSignInError, finishSignIn, oidcSettings, userForClaims } from "@/lib/auth/oidc";
 import { cookieValue, openSession, sessionCookie } from "@/lib/auth/session";
@@ -12,7 +12,7 @@ function redirect(location: string, cookies: string[]): Response {
 }
 
 /** The identity provider's redirect back: verify, find or create the user, open a session. */
-export const GET = handler(async (req) => {
+export const GET = publicHandler(async (req) => {
   const settings = oidcSettings();
   if (!settings) throw notFound("single sign-on");
   try {

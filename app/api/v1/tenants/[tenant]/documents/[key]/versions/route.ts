@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { handler, json, readBody, readJson } from "@/lib/http/handler";
 import { ApiError } from "@/lib/http/errors";
-import { authenticate } from "@/lib/auth/authenticate";
 import { publishBody, tenantParam, keyParam, SUPPORTED_TYPES, type PublishBody } from "@/lib/documents/schemas";
 import { publish, readTextContent } from "@/lib/documents/publish";
 import { isBinaryContentType, normaliseContentType } from "@/lib/pipeline/parse";
@@ -44,11 +43,10 @@ async function readMultipart(req: Request, maxBytes: number, limit: number): Pro
   return { body, content: Buffer.from(await file.arrayBuffer()) };
 }
 
-export const POST = handler<{ tenant: string; key: string }>(async (req, params) => {
+export const POST = handler<{ tenant: string; key: string }>("POST /api/v1/tenants/[tenant]/documents/[key]/versions", async (req, params, principal) => {
   const cfg = serverConfig();
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
-  const principal = await authenticate(req, { role: "maintainer", tenant });
   const idemKey = req.headers.get("idempotency-key");
   if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) throw new ApiError(400, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1–200 visible ASCII characters");
 
