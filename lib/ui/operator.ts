@@ -5,8 +5,8 @@ import { z } from "zod";
 import type { AuditFilters } from "../audit/schemas";
 import type { ChunkListQuery } from "../documents/chunk-schemas";
 import { OUTCOMES, type ActivityRange } from "../operations/range";
-import { parse, request, type DocumentFilters, type TaskFilters } from "./api";
-import { auditPageSchema, snapshotSchema, type AuditPage } from "./schemas";
+import { api, given, parse, request, type AuditPage, type DocumentFilters, type TaskFilters } from "./api";
+import { snapshotSchema } from "./schemas";
 
 export const ACTIVITY_POLL_MS = 30_000;
 
@@ -33,8 +33,7 @@ export function exportHref(kind: ExportKind, filters: DocumentFilters | TaskFilt
 // ---------- audit ----------
 
 export async function fetchAuditFiltered(filters: AuditFilters, cursor: string | null, signal?: AbortSignal, limit = 50): Promise<AuditPage> {
-  const { json } = await request(`/api/v1/audit${query({ ...filters, cursor, limit })}`, { signal });
-  return parse(auditPageSchema, json, "audit log");
+  return (await api.GET("/api/v1/audit", { params: { query: given({ ...filters, cursor: cursor ?? undefined, limit }) }, signal })).data!;
 }
 
 /** Keyed under "audit", so the operator actions' invalidation (invalidateOperations) refreshes it too. */
