@@ -168,21 +168,6 @@ export type PublishInput = {
 
 export type PublishResult = Schemas["PublishResult"] & { unchanged: boolean };
 
-export const searchHitSchema = z.object({
-  documentKey: z.string(),
-  versionNumber: num,
-  chunkId: z.coerce.string(),
-  sectionPath: z
-    .union([z.string(), z.array(z.string())])
-    .nullish()
-    .transform((v) => (Array.isArray(v) ? v.join(" › ") : (v ?? ""))),
-  text: z.string(),
-  score: num,
-});
-export type SearchHit = z.infer<typeof searchHitSchema>;
-
-export const searchResultSchema = z.object({ hits: z.array(searchHitSchema) });
-
 export type SearchInput = { tenant: string; query: string; topK: number; principals: string[]; mode?: SearchMode };
 
 /** `{ error: { code, message } }`, with optional per-field details if the backend sends any. */
