@@ -128,23 +128,6 @@ async function answer<T>(call: Promise<Outcome<T>>): Promise<T> {
   return (await call).data as T;
 }
 
-type RequestOptions = { method?: "GET" | "POST" | "PATCH" | "DELETE"; body?: unknown; signal?: AbortSignal };
-
-/** An untyped call, for the dashboard modules not yet on the typed client. */
-export async function request(url: string, opts: RequestOptions = {}): Promise<{ res: Response; json: unknown }> {
-  const res = await dashboardFetch(
-    new Request(new URL(url, window.location.origin), {
-      method: opts.method ?? "GET",
-      headers: opts.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      credentials: "same-origin",
-      cache: "no-store",
-      signal: opts.signal,
-    }),
-  );
-  return { res, json: res.status === 204 ? null : await res.json() };
-}
-
 export function parse<S extends z.ZodType>(schema: S, json: unknown, what: string): z.output<S> {
   const r = schema.safeParse(json);
   if (!r.success) {
