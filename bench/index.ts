@@ -39,7 +39,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { withBenchDatabase, round3, serverVersion, prng, percentile, startCpuMeter, type Cpu } from "./db";
 import { publish } from "../lib/documents/publish";
-import { reindex } from "../lib/operations/actions";
+import { reindex } from "../lib/documents/repository";
 import { migrate } from "../lib/db/migrate";
 import { loadConfig } from "../lib/config";
 

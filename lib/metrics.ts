@@ -1,7 +1,7 @@
 import "server-only";
 import { Registry, Gauge, Counter, Histogram } from "prom-client";
 import { collectProcessMetrics } from "./process-metrics";
-import { overview } from "./operations/queries";
+import { overview } from "./operations/repository";
 import type { EmbeddingSpace } from "./embedding/types";
 import type pg from "pg";
 
@@ -54,7 +54,7 @@ function observeLatency(db: pg.Pool): Promise<void> {
 }
 
 async function observeNewLatencies(db: pg.Pool): Promise<void> {
-  // The same rows as the overview's latency figures (lib/operations/queries.ts), with their ids.
+  // The same rows as the overview's latency figures (lib/operations/repository.ts), with their ids.
   const { rows } = await db.query<{ task_id: string; s: number }>(
     `SELECT task_id::text, extract(epoch FROM finished_at - created_at)::float8 AS s
        FROM index_tasks WHERE status = 'SUCCEEDED' AND task_type IN ('INDEX', 'REINDEX')

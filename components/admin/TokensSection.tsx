@@ -171,7 +171,7 @@ function TokenRow({ token: t, onRevoke }: { token: AdminToken; onRevoke: () => v
       <td className="nowrap">
         <span className="stack-xs">
           <RelativeTime iso={t.createdAt} />
-          <span className="cell-sub mono" title={t.createdBy}>
+          <span className="cell-sub mono" title={t.createdBy ?? ""}>
             by {t.createdBy || "—"}
           </span>
         </span>

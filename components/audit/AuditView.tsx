@@ -3,12 +3,11 @@
 import Link from "next/link";
 import { useEffect, useId, useRef, useState } from "react";
 import { KNOWN_AUDIT_ACTIONS, type AuditFilters } from "@/lib/audit/schemas";
-import { documentHref, taskHref } from "@/lib/ui/api";
+import { documentHref, taskHref, type AuditEntry } from "@/lib/ui/api";
 import { formatDateTime, truncate } from "@/lib/ui/format";
 import { useSearchParamsPatch, useTenants } from "@/lib/ui/hooks";
 import { useAuditFiltered } from "@/lib/ui/operator";
 import { REQUIRED_ROLE } from "@/lib/ui/roles";
-import type { AuditEntry } from "@/lib/ui/schemas";
 import { FilterBar, FilterField, FilterSelect, TenantFilter } from "../FilterBar";
 import { ListStatus, LoadMoreFooter, QueryStates } from "../ListFrame";
 import { useCan, useViewer } from "../PrincipalContext";

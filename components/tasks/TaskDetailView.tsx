@@ -2,10 +2,10 @@
 
 import Link from "next/link";
 import { useId, type ReactNode } from "react";
-import { documentHref, isApiError } from "@/lib/ui/api";
+import { documentHref, isApiError, type TaskDetail } from "@/lib/ui/api";
 import { formatDateTime, formatRatio, formatVersion } from "@/lib/ui/format";
 import { TASK_DETAIL_POLL_MS, useNow, useTask } from "@/lib/ui/hooks";
-import { isTerminalStatus, type TaskDetail } from "@/lib/ui/schemas";
+import { isTerminalStatus } from "@/lib/ui/schemas";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { TaskStatusBadge } from "../StateBadge";

@@ -2,7 +2,7 @@
 
 import type { ReactNode } from "react";
 import { formatDateTime, formatVersion } from "@/lib/ui/format";
-import type { TaskEvent } from "@/lib/ui/schemas";
+import type { TaskEvent } from "@/lib/ui/api";
 import { RelativeTime } from "../RelativeTime";
 
 type Tone = "neutral" | "info" | "ok" | "warn" | "danger" | "muted";

@@ -1,10 +1,9 @@
 "use client";
 
 import Link from "next/link";
-import { documentHref, taskHref } from "@/lib/ui/api";
+import { documentHref, taskHref, type OpsTask } from "@/lib/ui/api";
 import { formatDateTime, formatVersion } from "@/lib/ui/format";
 import { useNow } from "@/lib/ui/hooks";
-import type { OpsTask } from "@/lib/ui/schemas";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { TaskStatusBadge } from "../StateBadge";

@@ -2,10 +2,9 @@
 
 import Link from "next/link";
 import { useId } from "react";
-import { taskHref } from "@/lib/ui/api";
+import { taskHref, type WorkerInfo } from "@/lib/ui/api";
 import { formatDateTime, formatDuration } from "@/lib/ui/format";
 import { WORKERS_POLL_MS, useNow, useWorkers } from "@/lib/ui/hooks";
-import type { WorkerInfo } from "@/lib/ui/schemas";
 import { QueryStates } from "../ListFrame";
 import { RelativeTime } from "../RelativeTime";
 import { EmptyState, StaleDataBanner, TableSkeleton } from "../States";

@@ -6,8 +6,10 @@ import { DomainError } from "../domain/errors";
 import { assertSameOrigin } from "../http/origin";
 import { noteSubject } from "../http/request-context";
 import { SESSION_COOKIE, cookieValue, principalForSession, type Identity } from "./session";
-import { hasRole, canSeeTenant, bootstrapPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
+import { hasRole, hasCapability, canSeeTenant, bootstrapPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
 import type { Role } from "../domain/constants";
+import type { RouteRule } from "../http/routes";
+import { keyParam, tenantParam } from "../documents/schemas";
 
 export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
@@ -60,5 +62,23 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
   if (opts.tenant && !canSeeTenant(principal, opts.tenant)) throw new DomainError("FORBIDDEN", `no access to tenant ${opts.tenant}`);
   // Fleet figures (workers, every tenant's backlog) describe other tenants' work.
   if (opts.fleet && principal.tenants !== null) throw new DomainError("FLEET_SCOPE_REQUIRED", "fleet-wide figures are for all-tenant accounts");
+  return principal;
+}
+
+/**
+ * Applies a route table row (lib/http/routes.ts) to a request: the caller must hold the row's role
+ * (or its capability), the `[tenant]` it names, or an all-tenant grant for fleet rows. A row's
+ * document segments are validated first, so a malformed tenant or key is a 400 for anyone.
+ */
+export async function authorize(req: Request, rule: RouteRule, params: Record<string, string | undefined>): Promise<Principal> {
+  let tenant: string | undefined;
+  if (rule.scope === "tenant-param") {
+    tenant = tenantParam.parse(params.tenant);
+    if (params.key !== undefined) keyParam.parse(params.key);
+  }
+  const principal = await authenticate(req, { role: rule.capability ? undefined : rule.role, tenant, fleet: rule.scope === "fleet" });
+  if (rule.capability && !hasCapability(principal, rule.capability) && !hasRole(principal, rule.role!)) {
+    throw new DomainError("FORBIDDEN", `requires role ${rule.role} or a token with ${rule.capability}`);
+  }
   return principal;
 }

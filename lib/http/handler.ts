@@ -1,9 +1,11 @@
 import { ZodError } from "zod";
 import { DomainError } from "../domain/errors";
 import { headersOf, statusOf } from "./errors";
-import { routeFor } from "./routes";
+import { routeFor, routeRule, type RouteRule } from "./routes";
 import { runWithRequestContext, type RequestContext } from "./request-context";
 import { log } from "../log";
+import { authorize } from "../auth/authenticate";
+import type { Principal } from "../auth/principal";
 
 export function json(data: unknown, status = 200, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(data), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers } });
@@ -26,9 +28,9 @@ type Ctx<P> = { params: Promise<P> };
  * Wraps a route handler so every failure becomes a JSON error with a stable code, and every request
  * leaves one log line: method, route pattern, status, milliseconds and the caller's subject. The
  * pattern (`/api/v1/tenants/[tenant]/documents/[key]`), not the URL: no query string (sign-in codes,
- * tokens), no body, no header.
+ * tokens), no body, no header. No authorization: for the table's public rows.
  */
-export function handler<P = Record<string, string>>(fn: (req: Request, params: P) => Promise<Response>) {
+export function publicHandler<P = Record<string, string>>(fn: (req: Request, params: P) => Promise<Response>) {
   return async (req: Request, ctx: Ctx<P>): Promise<Response> => {
     const started = performance.now();
     const rc: RequestContext = { subject: null };
@@ -41,6 +43,20 @@ export function handler<P = Record<string, string>>(fn: (req: Request, params: P
     log.info({ method: req.method, route: routePattern(req.url), status: res.status, ms: Math.round((performance.now() - started) * 10) / 10, subject: rc.subject }, "request");
     return res;
   };
+}
+
+/**
+ * publicHandler, with the authorization of the route table's row `route` ("POST /api/v1/tasks/retry")
+ * applied before `fn` runs; `fn` gets the caller. The row rides on the result, so a test can check
+ * that each route file serves its own row.
+ */
+export function handler<P = Record<string, string>>(route: string, fn: (req: Request, params: P, principal: Principal) => Promise<Response>) {
+  const rule = routeRule(route);
+  if (rule.auth === "public") throw new Error(`${route} is public: serve it with publicHandler`);
+  return Object.assign(
+    publicHandler<P>(async (req, params) => fn(req, params, await authorize(req, rule, params as Record<string, string | undefined>))),
+    { rule } as { rule: RouteRule },
+  );
 }
 
 function routePattern(url: string): string {

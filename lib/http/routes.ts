@@ -2,8 +2,10 @@ import type { Role } from "../domain/constants";
 import type { Capability } from "../auth/principal";
 
 // Plain data and pure functions only: proxy.ts and route modules read this, so it must stay free
-// of node imports and "server-only". test/api/authorization-matrix.test.ts fails when a route file
-// on disk and this table disagree, and derives every expected 401/403 from it.
+// of node imports and "server-only". The rows are the authorization: a route module names its row
+// in handler() (./handler.ts), which applies it before the route's code runs.
+// test/api/authorization-matrix.test.ts fails when a route file on disk and this table disagree,
+// and calls every row as every kind of caller.
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -116,6 +118,13 @@ export function routeFor(pathname: string): { path: string; methods: HttpMethod[
   if (!best) return null;
   const chosen = best.path;
   return { path: chosen, methods: ROUTES.filter((r) => r.path === chosen).map((r) => r.method) };
+}
+
+/** The row a route module serves, named as "METHOD /path"; an unknown name fails when the module loads. */
+export function routeRule(name: string): RouteRule {
+  const rule = ROUTES.find((r) => `${r.method} ${r.path}` === name);
+  if (!rule) throw new Error(`${name}: no such row in lib/http/routes.ts`);
+  return rule;
 }
 
 /** The Allow header for a route: its methods, HEAD wherever GET is served, and OPTIONS. */

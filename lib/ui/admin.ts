@@ -1,95 +1,20 @@
-// Admin console (API tokens and users): client-side schemas, fetchers, React Query hooks and the
+// Admin console (API tokens and users): answer types, fetchers, React Query hooks and the
 // small validators the dialogs share. Only import from client components.
-import { z } from "zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ROLES, type Role } from "@/lib/domain/constants";
-import { isApiError, parse, request } from "./api";
+import type { Schemas } from "../client";
+import { api, isApiError } from "./api";
 import { queryKeys } from "./hooks";
-import { CAPABILITIES, type Capability } from "./trust";
+import type { Capability } from "./trust";
 
-// ---------- schemas ----------
+// ---------- types and fetchers (typed client) ----------
 
-const nullableStr = z
-  .string()
-  .nullish()
-  .transform((v) => v ?? null);
-/** A stored grant: ["*"] = all tenants, [] = none at all, otherwise the list. */
-const tenantList = z
-  .array(z.string())
-  .nullish()
-  .transform((v) => v ?? []);
-const stringList = z
-  .array(z.string())
-  .nullish()
-  .transform((v) => v ?? []);
-const roleSchema = z.enum(ROLES);
-const tokenKind = z
-  .enum(["application", "person"])
-  .nullish()
-  .transform((v) => v ?? "application");
-const capabilityList = z
-  .array(z.string())
-  .nullish()
-  .transform((v) => (v ?? []).filter((c): c is Capability => (CAPABILITIES as readonly string[]).includes(c)));
-
-export const adminTokenSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  /** "person": acts as the user (never more than their role and tenants); "application": a machine. */
-  kind: tokenKind,
-  userId: nullableStr,
-  userEmail: nullableStr,
-  role: roleSchema,
-  tenants: tenantList,
-  capabilities: capabilityList,
-  createdBy: z.string().nullish().transform((v) => v ?? ""),
-  createdAt: z.string(),
-  lastUsedAt: nullableStr,
-  revokedAt: nullableStr,
-});
-export type AdminToken = z.infer<typeof adminTokenSchema>;
-
-export const createdTokenSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  kind: tokenKind,
-  userId: nullableStr,
-  role: roleSchema,
-  tenants: tenantList,
-  capabilities: capabilityList,
-  token: z.string().min(1),
-});
-export type CreatedToken = z.infer<typeof createdTokenSchema>;
-
-export const adminUserSchema = z.object({
-  id: z.string(),
-  email: z.string(),
-  role: roleSchema,
-  tenants: tenantList,
-  /** Assigned by an admin (editable here). */
-  groups: stringList,
-  /** From the identity provider's groups claim at the last single sign-on (read-only here). */
-  ssoGroups: stringList,
-  createdAt: z.string().nullish().transform((v) => v ?? null),
-  disabledAt: nullableStr,
-  sso: z.boolean().optional().default(false),
-  activeSessions: z.number().int().nonnegative().optional().default(0),
-});
-export type AdminUser = z.infer<typeof adminUserSchema>;
-
-const tokensSchema = z.object({ items: z.array(adminTokenSchema) });
-const usersSchema = z.object({ items: z.array(adminUserSchema) });
-const revokedSchema = z.object({ id: z.string(), revoked: z.boolean() });
-const createdUserSchema = adminUserSchema.omit({ createdAt: true, disabledAt: true, sso: true, activeSessions: true, ssoGroups: true });
-const updatedUserSchema = adminUserSchema.omit({ createdAt: true, sso: true, activeSessions: true }).extend({ sessionsEnded: z.number().int().optional().default(0) });
-
-// ---------- fetchers ----------
-
-const seg = encodeURIComponent;
+export type AdminToken = Schemas["Token"];
+export type CreatedToken = Schemas["TokenCreated"];
+export type AdminUser = Schemas["User"];
 
 export async function fetchTokens(signal?: AbortSignal): Promise<AdminToken[]> {
-  const { json } = await request("/api/v1/admin/tokens", { signal });
-  return parse(tokensSchema, json, "token list").items;
+  return (await api.GET("/api/v1/admin/tokens", { signal })).data!.items;
 }
 
 export type NewTokenInput =
@@ -97,38 +22,41 @@ export type NewTokenInput =
   | { kind: "person"; name: string; role: Role; tenants: string[]; userId: string };
 
 export async function createToken(input: NewTokenInput): Promise<CreatedToken> {
-  const body: Record<string, unknown> = { name: input.name.trim(), role: input.role, tenants: input.tenants, kind: input.kind };
-  if (input.kind === "person") body.userId = input.userId;
-  else if (input.capabilities.length > 0) body.capabilities = input.capabilities;
-  const { json } = await request("/api/v1/admin/tokens", { method: "POST", body });
-  return parse(createdTokenSchema, json, "new token");
+  const body = {
+    name: input.name.trim(),
+    role: input.role,
+    tenants: input.tenants,
+    kind: input.kind,
+    ...(input.kind === "person" ? { userId: input.userId } : input.capabilities.length > 0 ? { capabilities: input.capabilities } : {}),
+  };
+  return (await api.POST("/api/v1/admin/tokens", { body })).data!;
 }
 
 export async function revokeToken(id: string): Promise<{ id: string; revoked: boolean }> {
-  const { json } = await request(`/api/v1/admin/tokens/${seg(id)}`, { method: "DELETE" });
-  return parse(revokedSchema, json, "revoke");
+  return (await api.DELETE("/api/v1/admin/tokens/{id}", { params: { path: { id } } })).data!;
 }
 
 export async function fetchUsers(signal?: AbortSignal): Promise<AdminUser[]> {
-  const { json } = await request("/api/v1/admin/users", { signal });
-  return parse(usersSchema, json, "user list").items;
+  return (await api.GET("/api/v1/admin/users", { signal })).data!.items;
 }
 
 export type NewUserInput = { email: string; password: string | null; role: Role; tenants: string[]; groups: string[] };
 
 export async function createUser(input: NewUserInput) {
-  const body: Record<string, unknown> = { email: input.email.trim(), role: input.role, tenants: input.tenants };
-  if (input.password !== null) body.password = input.password;
-  if (input.groups.length > 0) body.groups = input.groups;
-  const { json } = await request("/api/v1/admin/users", { method: "POST", body });
-  return parse(createdUserSchema, json, "new user");
+  const body = {
+    email: input.email.trim(),
+    role: input.role,
+    tenants: input.tenants,
+    ...(input.password !== null ? { password: input.password } : {}),
+    ...(input.groups.length > 0 ? { groups: input.groups } : {}),
+  };
+  return (await api.POST("/api/v1/admin/users", { body })).data!;
 }
 
 export type UserPatch = { role?: Role; tenants?: string[]; groups?: string[]; disabled?: boolean; password?: string; signOut?: true };
 
 export async function updateUser(id: string, patch: UserPatch) {
-  const { json } = await request(`/api/v1/admin/users/${seg(id)}`, { method: "PATCH", body: patch });
-  return parse(updatedUserSchema, json, "user update");
+  return (await api.PATCH("/api/v1/admin/users/{id}", { params: { path: { id } }, body: patch })).data!;
 }
 
 // ---------- hooks ----------

@@ -1,33 +1,11 @@
-// Browser-side fetch helpers for the same-origin JSON API. The session cookie travels automatically.
+// Browser-side API access. The dashboard's reads and actions go through the typed OpenAPI client
+// (openapi-fetch over lib/client/openapi-types.ts, the types the CLI uses too): paths, parameters,
+// bodies and answers are checked against the document the server serves. The session cookie
+// travels automatically.
 import type { z } from "zod";
-import {
-  apiErrorBodySchema,
-  auditPageSchema,
-  bulkRetryResultSchema,
-  rollbackResultSchema,
-  taskActionResultSchema,
-  unpinResultSchema,
-  taskCreatedSchema,
-  taskDetailSchema,
-  taskPageSchema,
-  workersSchema,
-  type AuditPage,
-  type RollbackResult,
-  type TaskActionResult,
-  type TaskDetail,
-  type TaskPage,
-  type UnpinResult,
-  type WorkerInfo,
-  documentDetailSchema,
-  documentPageSchema,
-  publishResultSchema,
-  tenantsSchema,
-  type DocumentDetail,
-  type DocumentPage,
-  type PublishInput,
-  type PublishResult,
-  type Tenant,
-} from "./schemas";
+import createClient from "openapi-fetch";
+import type { paths, Schemas } from "../client";
+import { apiErrorBodySchema, documentDetailSchema, type DocumentDetail, type PublishInput, type PublishResult } from "./schemas";
 
 /** An error answer from the API, or a network/shape failure (status 0). */
 export class ApiError extends Error {
@@ -117,33 +95,37 @@ function defaultMessage(status: number): string {
   return `Request failed (HTTP ${status}).`;
 }
 
-type RequestOptions = { method?: "GET" | "POST" | "PATCH" | "DELETE"; body?: unknown; signal?: AbortSignal };
-
-export async function request(url: string, opts: RequestOptions = {}): Promise<{ res: Response; json: unknown }> {
+/**
+ * fetch for the dashboard: a network failure is an ApiError with status 0, a non-2xx answer the
+ * API's error (code, message, field errors), and a 2xx answer that is not JSON a BAD_RESPONSE.
+ */
+async function dashboardFetch(input: Request): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(url, {
-      method: opts.method ?? "GET",
-      headers: opts.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      credentials: "same-origin",
-      cache: "no-store",
-      signal: opts.signal,
-    });
+    res = await fetch(input);
   } catch (e) {
     if (e instanceof DOMException && e.name === "AbortError") throw e;
     throw new ApiError(0, "NETWORK_ERROR", "Could not reach the server. Check your connection and try again.");
   }
   if (!res.ok) throw await errorFrom(res);
-  let json: unknown = null;
-  if (res.status !== 204) {
-    try {
-      json = await res.json();
-    } catch {
-      throw new ApiError(res.status, "BAD_RESPONSE", "The server sent a response that is not JSON.");
-    }
+  if (res.status === 204) return res;
+  const text = await res.text();
+  try {
+    JSON.parse(text);
+  } catch {
+    throw new ApiError(res.status, "BAD_RESPONSE", "The server sent a response that is not JSON.");
   }
-  return { res, json };
+  return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** The typed client the dashboard calls the API with (same origin). */
+export const api = createClient<paths>({ baseUrl: "", headers: { accept: "application/json" }, credentials: "same-origin", cache: "no-store", fetch: dashboardFetch });
+
+type Outcome<T> = { data?: T; response: Response };
+
+/** The answer's data; errors were already thrown by dashboardFetch. */
+async function answer<T>(call: Promise<Outcome<T>>): Promise<T> {
+  return (await call).data as T;
 }
 
 export function parse<S extends z.ZodType>(schema: S, json: unknown, what: string): z.output<S> {
@@ -167,127 +149,107 @@ export function taskHref(taskId: string): string {
 }
 
 export type DocumentFilters = { tenant?: string; state?: string; q?: string };
+export type DocumentPage = Schemas["DocumentPage"];
+export type DocumentSummary = Schemas["DocumentSummary"];
+export type Tenant = Schemas["Tenant"];
 
-export async function fetchDocuments(
-  filters: DocumentFilters,
-  cursor: string | null,
-  signal?: AbortSignal,
-  limit = 50,
-): Promise<DocumentPage> {
-  const qs = new URLSearchParams();
-  if (filters.tenant) qs.set("tenant", filters.tenant);
-  if (filters.state) qs.set("state", filters.state);
-  if (filters.q) qs.set("q", filters.q);
-  if (cursor) qs.set("cursor", cursor);
-  qs.set("limit", String(limit));
-  const { json } = await request(`/api/v1/documents?${qs}`, { signal });
-  return parse(documentPageSchema, json, "document list");
+/** Empty filters are left out of the query string, as the forms leave them empty. */
+export const given = <T extends Record<string, string | number | null | undefined>>(filters: T) =>
+  Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined && v !== null && v !== "")) as Partial<T>;
+
+export async function fetchDocuments(filters: DocumentFilters, cursor: string | null, signal?: AbortSignal, limit = 50): Promise<DocumentPage> {
+  const { tenant, state, q } = filters;
+  const query = { ...given({ tenant, state, q }), ...(cursor ? { cursor } : {}), limit } as NonNullable<paths["/api/v1/documents"]["get"]["parameters"]["query"]>;
+  return answer(api.GET("/api/v1/documents", { params: { query }, signal }));
 }
 
 export async function fetchTenants(signal?: AbortSignal): Promise<Tenant[]> {
-  const { json } = await request("/api/v1/tenants", { signal });
-  return parse(tenantsSchema, json, "tenant list").items;
+  return (await answer(api.GET("/api/v1/tenants", { signal }))).items;
 }
 
+const docPath = (tenant: string, key: string) => ({ path: { tenant, key } });
+
 export async function fetchDocument(tenant: string, key: string, signal?: AbortSignal): Promise<DocumentDetail> {
-  const { json } = await request(`/api/v1/tenants/${seg(tenant)}/documents/${seg(key)}`, { signal });
-  return parse(documentDetailSchema, json, "document");
+  return parse(documentDetailSchema, await answer(api.GET("/api/v1/tenants/{tenant}/documents/{key}", { params: docPath(tenant, key), signal })), "document");
 }
 
 export async function publishDocument(input: PublishInput): Promise<PublishResult> {
-  const body: Record<string, unknown> = { title: input.title, contentType: input.contentType, content: input.content };
-  if (input.acl && input.acl.length > 0) body.acl = input.acl;
-  const { res, json } = await request(`/api/v1/tenants/${seg(input.tenant)}/documents/${seg(input.key)}/versions`, {
-    method: "POST",
-    body,
-  });
-  return { ...parse(publishResultSchema, json, "publish"), unchanged: res.status === 200 };
+  const body = { title: input.title, contentType: input.contentType, content: input.content, ...(input.acl && input.acl.length > 0 ? { acl: input.acl } : {}) };
+  const { data, response } = await api.POST("/api/v1/tenants/{tenant}/documents/{key}/versions", { params: docPath(input.tenant, input.key), body });
+  return { ...(data as Schemas["PublishResult"]), unchanged: response.status === 200 };
 }
 
 // ---------- operations ----------
 
 export type TaskFilters = { status?: string; errorCode?: string; type?: string; tenant?: string };
+export type OpsTask = Schemas["Task"];
+export type TaskPage = Schemas["TaskPage"];
+export type TaskDetail = Schemas["TaskDetail"];
+export type TaskEvent = Schemas["TaskEvent"];
+export type TaskActionResult = Schemas["TaskActionResult"];
+export type WorkerInfo = Schemas["Worker"];
+export type AuditEntry = Schemas["AuditEntry"];
+export type AuditPage = Schemas["AuditPage"];
+export type RollbackResult = Schemas["RollbackResult"];
+export type UnpinResult = Schemas["UnpinResult"];
 
 export async function fetchTasks(filters: TaskFilters, cursor: string | null, signal?: AbortSignal, limit = 50): Promise<TaskPage> {
-  const qs = new URLSearchParams();
-  if (filters.status) qs.set("status", filters.status);
-  if (filters.errorCode) qs.set("errorCode", filters.errorCode);
-  if (filters.type) qs.set("type", filters.type);
-  if (filters.tenant) qs.set("tenant", filters.tenant);
-  if (cursor) qs.set("cursor", cursor);
-  qs.set("limit", String(limit));
-  const { json } = await request(`/api/v1/tasks?${qs}`, { signal });
-  return parse(taskPageSchema, json, "task list");
+  const { status, errorCode, type, tenant } = filters;
+  const query = { ...given({ status, errorCode, type, tenant }), ...(cursor ? { cursor } : {}), limit } as NonNullable<paths["/api/v1/tasks"]["get"]["parameters"]["query"]>;
+  return answer(api.GET("/api/v1/tasks", { params: { query }, signal }));
 }
 
+const taskPath = (taskId: string) => ({ path: { taskId } });
+
 export async function fetchTask(taskId: string, signal?: AbortSignal): Promise<TaskDetail> {
-  const { json } = await request(`/api/v1/tasks/${seg(taskId)}`, { signal });
-  return parse(taskDetailSchema, json, "task");
+  return answer(api.GET("/api/v1/tasks/{taskId}", { params: taskPath(taskId), signal }));
 }
+
+const trimmedReason = (reason?: string) => (reason && reason.trim() ? { reason: reason.trim() } : {});
 
 /** DEAD → PENDING with a fresh attempt budget. */
 export async function retryTask(taskId: string, reason?: string): Promise<TaskActionResult> {
-  const body: Record<string, unknown> = {};
-  if (reason && reason.trim()) body.reason = reason.trim();
-  const { json } = await request(`/api/v1/tasks/${seg(taskId)}/retry`, { method: "POST", body });
-  return parse(taskActionResultSchema, json, "retry");
+  return answer(api.POST("/api/v1/tasks/{taskId}/retry", { params: taskPath(taskId), body: trimmedReason(reason) }));
 }
 
 /** DEAD → RESOLVED (operator force-close; not a success). */
 export async function forceDoneTask(taskId: string, reason: string): Promise<TaskActionResult> {
-  const { json } = await request(`/api/v1/tasks/${seg(taskId)}/force-done`, { method: "POST", body: { reason: reason.trim() } });
-  return parse(taskActionResultSchema, json, "force-done");
+  return answer(api.POST("/api/v1/tasks/{taskId}/force-done", { params: taskPath(taskId), body: { reason: reason.trim() } }));
 }
 
 export type BulkRetryInput = { errorCode?: string; tenant?: string; type?: string; reason?: string };
 
 export async function bulkRetryTasks(input: BulkRetryInput): Promise<{ retried: number; skipped: number }> {
-  const body: Record<string, unknown> = { status: "DEAD" };
-  if (input.errorCode) body.errorCode = input.errorCode;
-  if (input.tenant) body.tenant = input.tenant;
-  if (input.type) body.type = input.type;
-  if (input.reason && input.reason.trim()) body.reason = input.reason.trim();
-  const { json } = await request("/api/v1/tasks/retry", { method: "POST", body });
-  return parse(bulkRetryResultSchema, json, "bulk retry");
+  const { errorCode, tenant, type } = input;
+  const body = { status: "DEAD", ...given({ errorCode, tenant, type }), ...trimmedReason(input.reason) } as NonNullable<paths["/api/v1/tasks/retry"]["post"]["requestBody"]>["content"]["application/json"];
+  return answer(api.POST("/api/v1/tasks/retry", { body }));
 }
 
 export async function fetchWorkers(signal?: AbortSignal): Promise<WorkerInfo[]> {
-  const { json } = await request("/api/v1/workers", { signal });
-  return parse(workersSchema, json, "worker list").items;
+  return (await answer(api.GET("/api/v1/workers", { signal }))).items;
 }
 
 export async function fetchAudit(cursor: string | null, signal?: AbortSignal, limit = 50): Promise<AuditPage> {
-  const qs = new URLSearchParams();
-  if (cursor) qs.set("cursor", cursor);
-  qs.set("limit", String(limit));
-  const { json } = await request(`/api/v1/audit?${qs}`, { signal });
-  return parse(auditPageSchema, json, "audit log");
+  return answer(api.GET("/api/v1/audit", { params: { query: { ...(cursor ? { cursor } : {}), limit } }, signal }));
 }
 
 export type DocumentRef = { tenant: string; key: string };
 
 export async function rollbackDocument(doc: DocumentRef, toVersion: number, reason: string): Promise<RollbackResult> {
-  const { json } = await request(`/api/v1/tenants/${seg(doc.tenant)}/documents/${seg(doc.key)}/rollback`, {
-    method: "POST",
-    body: { toVersion, reason: reason.trim() },
-  });
-  return parse(rollbackResultSchema, json, "rollback");
+  return answer(api.POST("/api/v1/tenants/{tenant}/documents/{key}/rollback", { params: docPath(doc.tenant, doc.key), body: { toVersion, reason: reason.trim() } }));
 }
 
 /** Releases a rollback pin; repeating it is a harmless no-op (still audited). */
 export async function unpinDocument(doc: DocumentRef): Promise<UnpinResult> {
-  const { json } = await request(`/api/v1/tenants/${seg(doc.tenant)}/documents/${seg(doc.key)}/unpin`, { method: "POST", body: {} });
-  return parse(unpinResultSchema, json, "unpin");
+  return answer(api.POST("/api/v1/tenants/{tenant}/documents/{key}/unpin", { params: docPath(doc.tenant, doc.key) }));
 }
 
 export async function reindexDocument(doc: DocumentRef): Promise<{ taskId: string }> {
-  const { json } = await request(`/api/v1/tenants/${seg(doc.tenant)}/documents/${seg(doc.key)}/reindex`, { method: "POST", body: {} });
-  return parse(taskCreatedSchema, json, "reindex");
+  return answer(api.POST("/api/v1/tenants/{tenant}/documents/{key}/reindex", { params: docPath(doc.tenant, doc.key) }));
 }
 
 export async function deleteDocument(doc: DocumentRef): Promise<{ taskId: string }> {
-  const { json } = await request(`/api/v1/tenants/${seg(doc.tenant)}/documents/${seg(doc.key)}`, { method: "DELETE" });
-  return parse(taskCreatedSchema, json, "delete");
+  return answer(api.DELETE("/api/v1/tenants/{tenant}/documents/{key}", { params: docPath(doc.tenant, doc.key) }));
 }
 
 /** Either a machine/person access token, or a person's email and password. */
@@ -295,13 +257,12 @@ export type SignInCredentials = { token: string } | { email: string; password: s
 
 export async function signIn(credentials: string | SignInCredentials): Promise<{ role: string | null }> {
   const body = typeof credentials === "string" ? { token: credentials } : credentials;
-  const { json } = await request("/api/auth/signin", { method: "POST", body });
-  const role = json && typeof json === "object" && "role" in json ? String((json as { role: unknown }).role) : null;
-  return { role };
+  const data = await answer(api.POST("/api/auth/signin", { body }));
+  return { role: data && typeof data === "object" && "role" in data ? String(data.role) : null };
 }
 
 export async function signOut(): Promise<void> {
-  await request("/api/auth/signout", { method: "POST" });
+  await api.POST("/api/auth/signout");
 }
 
 /** "a, b ,, c" → ["a","b","c"] (deduplicated, order kept). */

@@ -1,16 +1,13 @@
 // Client side of the operator tools: exports, audit filters, the overview's time range and the
 // chunk browser. Only import from client components.
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { z } from "zod";
 import type { AuditFilters } from "../audit/schemas";
 import type { ChunkListQuery } from "../documents/chunk-schemas";
-import { OUTCOMES, type ActivityRange } from "../operations/range";
-import { parse, request, type DocumentFilters, type TaskFilters } from "./api";
-import { auditPageSchema, snapshotSchema, type AuditPage } from "./schemas";
+import type { ActivityRange } from "../operations/range";
+import type { paths, Schemas } from "../client";
+import { api, given, type AuditPage, type DocumentFilters, type TaskFilters } from "./api";
 
 export const ACTIVITY_POLL_MS = 30_000;
-
-const seg = encodeURIComponent;
 
 function query(params: Record<string, string | number | undefined | null>): string {
   const qs = new URLSearchParams();
@@ -33,8 +30,7 @@ export function exportHref(kind: ExportKind, filters: DocumentFilters | TaskFilt
 // ---------- audit ----------
 
 export async function fetchAuditFiltered(filters: AuditFilters, cursor: string | null, signal?: AbortSignal, limit = 50): Promise<AuditPage> {
-  const { json } = await request(`/api/v1/audit${query({ ...filters, cursor, limit })}`, { signal });
-  return parse(auditPageSchema, json, "audit log");
+  return (await api.GET("/api/v1/audit", { params: { query: given({ ...filters, cursor: cursor ?? undefined, limit }) }, signal })).data!;
 }
 
 /** Keyed under "audit", so the operator actions' invalidation (invalidateOperations) refreshes it too. */
@@ -52,23 +48,11 @@ export function useAuditFiltered(filters: AuditFilters, enabled: boolean) {
 
 // ---------- overview activity ----------
 
-const count = z.number();
-export const throughputPointSchema = z.object({ at: z.string(), SUCCEEDED: count, DEAD: count, RESOLVED: count, SUPERSEDED: count });
-export type ThroughputPoint = z.infer<typeof throughputPointSchema>;
-export const activitySchema = z.object({
-  range: z.string(),
-  generatedAt: z.string(),
-  bucketSeconds: z.number(),
-  scope: z.enum(["fleet", "tenants"]),
-  totals: z.object(Object.fromEntries(OUTCOMES.map((o) => [o, count])) as Record<(typeof OUTCOMES)[number], typeof count>),
-  throughput: z.array(throughputPointSchema),
-  history: z.array(snapshotSchema),
-});
-export type Activity = z.infer<typeof activitySchema>;
+export type Activity = Schemas["OverviewActivity"];
+export type ThroughputPoint = Activity["throughput"][number];
 
 export async function fetchActivity(range: ActivityRange, signal?: AbortSignal): Promise<Activity> {
-  const { json } = await request(`/api/v1/overview/activity${query({ range })}`, { signal });
-  return parse(activitySchema, json, "overview activity");
+  return (await api.GET("/api/v1/overview/activity", { params: { query: { range } }, signal })).data!;
 }
 
 export function useActivity(range: ActivityRange) {
@@ -83,45 +67,15 @@ export function useActivity(range: ActivityRange) {
 
 // ---------- chunk browser ----------
 
-export const chunkSchema = z.object({
-  ordinal: z.number(),
-  chunkId: z.string().nullable(),
-  level: z.number(),
-  sectionPath: z.string().nullable(),
-  text: z.string().nullable(),
-  chars: z.number(),
-  contentHash: z.string().nullable(),
-  reused: z.boolean(),
-});
-export type Chunk = z.infer<typeof chunkSchema>;
-export const chunkIndexVersionSchema = z.object({
-  id: z.string(),
-  versionNumber: z.number(),
-  status: z.string(),
-  chunkerVersion: z.string(),
-  embeddingModel: z.string(),
-  embeddingDimensions: z.number(),
-  chunkCount: z.number(),
-  chunksReusedAtBuild: z.number().nullable(),
-  createdAt: z.string(),
-  serving: z.boolean(),
-});
-export type ChunkIndexVersion = z.infer<typeof chunkIndexVersionSchema>;
-export const chunkPageSchema = z.object({
-  indexVersions: z.array(chunkIndexVersionSchema),
-  indexVersionId: z.string().nullable(),
-  textHidden: z.boolean(),
-  textHiddenReason: z.enum(["ACL", "DELETED"]).nullable(),
-  items: z.array(chunkSchema),
-  nextCursor: z.string().nullable(),
-});
-export type ChunkPage = z.infer<typeof chunkPageSchema>;
+export type ChunkPage = Schemas["ChunkPage"];
+export type Chunk = ChunkPage["items"][number];
+export type ChunkIndexVersion = ChunkPage["indexVersions"][number];
 
 export type ChunkFilters = { indexVersion?: ChunkListQuery["indexVersion"]; level?: number };
 
 export async function fetchChunks(tenant: string, key: string, f: ChunkFilters, cursor: string | null, signal?: AbortSignal): Promise<ChunkPage> {
-  const { json } = await request(`/api/v1/tenants/${seg(tenant)}/documents/${seg(key)}/chunks${query({ indexVersion: f.indexVersion, level: f.level, cursor, limit: 50 })}`, { signal });
-  return parse(chunkPageSchema, json, "chunk list");
+  const chunkQuery = given({ indexVersion: f.indexVersion, level: f.level, cursor, limit: 50 }) as NonNullable<paths["/api/v1/tenants/{tenant}/documents/{key}/chunks"]["get"]["parameters"]["query"]>;
+  return (await api.GET("/api/v1/tenants/{tenant}/documents/{key}/chunks", { params: { path: { tenant, key }, query: chunkQuery }, signal })).data!;
 }
 
 export function useChunks(tenant: string, key: string, f: ChunkFilters, enabled: boolean) {

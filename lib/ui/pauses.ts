@@ -1,27 +1,18 @@
-// Queue pauses and task cancel for the dashboard: schemas of their answers, the calls and their
-// React Query hooks. Only import from client components.
+// Queue pauses and task cancel for the dashboard: the calls (typed client) and their React Query
+// hooks. Only import from client components.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { z } from "zod";
-import { parse, request } from "./api";
+import type { paths, Schemas } from "../client";
+import { api } from "./api";
 import { invalidateOperations } from "./hooks";
 
-export const pauseSchema = z.object({
-  id: z.coerce.string(),
-  tenant: z.string().nullable(),
-  taskType: z.string().nullable(),
-  pausedBy: z.string(),
-  reason: z.string(),
-  since: z.string(),
-  waiting: z.number(),
-});
-export type Pause = z.infer<typeof pauseSchema>;
-const pauseListSchema = z.object({ items: z.array(pauseSchema) });
+export type Pause = Schemas["TaskPause"];
 
 /** What a pause holds, as people read it. */
 export function pauseTarget(p: { tenant: string | null; taskType: string | null }): string {
   return p.tenant !== null ? `tenant ${p.tenant}` : `every ${p.taskType} task`;
 }
 
+type PauseBody = NonNullable<paths["/api/v1/pauses"]["post"]["requestBody"]>["content"]["application/json"];
 export type PauseInput = { tenant: string; reason: string } | { taskType: string; reason: string };
 
 const PAUSES_KEY = ["pauses"] as const;
@@ -31,7 +22,7 @@ const invalidate = (qc: ReturnType<typeof useQueryClient>) => invalidateOperatio
 export function usePauses() {
   return useQuery({
     queryKey: PAUSES_KEY,
-    queryFn: async ({ signal }) => parse(pauseListSchema, (await request("/api/v1/pauses", { signal })).json, "pauses").items,
+    queryFn: async ({ signal }) => (await api.GET("/api/v1/pauses", { signal })).data!.items,
     refetchInterval: 10_000,
   });
 }
@@ -39,7 +30,8 @@ export function usePauses() {
 export function usePause() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (input: PauseInput) => parse(pauseSchema, (await request("/api/v1/pauses", { method: "POST", body: { ...input, reason: input.reason.trim() } })).json, "pause"),
+    mutationFn: async (input: PauseInput) =>
+      (await api.POST("/api/v1/pauses", { body: { ...input, reason: input.reason.trim() } as PauseBody })).data!,
     onSuccess: () => void invalidate(qc),
   });
 }
@@ -47,7 +39,7 @@ export function usePause() {
 export function useResume() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (id: string) => (await request(`/api/v1/pauses/${encodeURIComponent(id)}`, { method: "DELETE" })).json,
+    mutationFn: async (id: string) => (await api.DELETE("/api/v1/pauses/{id}", { params: { path: { id } } })).data!,
     onSuccess: () => void invalidate(qc),
   });
 }
@@ -56,11 +48,7 @@ export function useCancelTask() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async ({ taskId, reason }: { taskId: string; reason: string }) =>
-      parse(
-        z.object({ taskId: z.coerce.string(), status: z.string() }),
-        (await request(`/api/v1/tasks/${encodeURIComponent(taskId)}/cancel`, { method: "POST", body: { reason: reason.trim() } })).json,
-        "cancel",
-      ),
+      (await api.POST("/api/v1/tasks/{taskId}/cancel", { params: { path: { taskId } }, body: { reason: reason.trim() } })).data!,
     onSuccess: () => void invalidate(qc),
   });
 }

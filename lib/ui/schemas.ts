@@ -3,6 +3,7 @@
 // everything is normalised to the shapes below.
 import { z } from "zod";
 import type { SearchMode } from "../search/modes";
+import type { Schemas } from "../client";
 import {
   DOCUMENT_STATE,
   ERROR_CODE_LIST,
@@ -67,17 +68,6 @@ export const documentSummarySchema = z.object({
   updatedAt: z.string(),
 });
 export type DocumentSummary = z.infer<typeof documentSummarySchema>;
-
-export const documentPageSchema = z.object({
-  items: z.array(documentSummarySchema),
-  nextCursor: nullableStr,
-});
-export type DocumentPage = z.infer<typeof documentPageSchema>;
-
-export const tenantsSchema = z.object({
-  items: z.array(z.object({ id: z.string(), name: z.string().nullish().transform((v) => v ?? "") })),
-});
-export type Tenant = z.infer<typeof tenantsSchema>["items"][number];
 
 export const versionSchema = z.object({
   versionNumber: num,
@@ -176,31 +166,7 @@ export type PublishInput = {
   acl?: string[];
 };
 
-export const publishResultSchema = z.object({
-  documentId: z.coerce.string().nullish(),
-  versionNumber: num,
-  taskId: z.coerce.string().nullish().transform((v) => v ?? null),
-  state: z.string().nullish(),
-  searchVersion: num.nullish().transform((v) => v ?? null),
-  searchVersionServed: z.boolean().nullish().transform((v) => v ?? true),
-  pinned: z.boolean().nullish().transform((v) => v ?? false),
-});
-export type PublishResult = z.infer<typeof publishResultSchema> & { unchanged: boolean };
-
-export const searchHitSchema = z.object({
-  documentKey: z.string(),
-  versionNumber: num,
-  chunkId: z.coerce.string(),
-  sectionPath: z
-    .union([z.string(), z.array(z.string())])
-    .nullish()
-    .transform((v) => (Array.isArray(v) ? v.join(" › ") : (v ?? ""))),
-  text: z.string(),
-  score: num,
-});
-export type SearchHit = z.infer<typeof searchHitSchema>;
-
-export const searchResultSchema = z.object({ hits: z.array(searchHitSchema) });
+export type PublishResult = Schemas["PublishResult"] & { unchanged: boolean };
 
 export type SearchInput = { tenant: string; query: string; topK: number; principals: string[]; mode?: SearchMode };
 
@@ -225,81 +191,6 @@ export const ERROR_CODE_OPTIONS: readonly string[] = ERROR_CODE_LIST;
 export function isTerminalStatus(status: string): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
-
-const stringList = z
-  .array(z.coerce.string())
-  .nullish()
-  .transform((v) => v ?? []);
-
-/** A task as the operations API lists it (more than the per-document view carries). */
-export const opsTaskSchema = taskSchema.extend({
-  tenant: z.string(),
-  documentKey: z.string(),
-  leaseUntil: nullableStr,
-  startedAt: nullableStr,
-  /** The operator pause that keeps this waiting task from being claimed, if any. */
-  paused: z.object({ target: z.string(), by: nullableStr, reason: nullableStr, since: nullableStr }).nullish(),
-});
-export type OpsTask = z.infer<typeof opsTaskSchema>;
-
-export const taskPageSchema = z.object({
-  items: z.array(opsTaskSchema),
-  nextCursor: nullableStr,
-});
-export type TaskPage = z.infer<typeof taskPageSchema>;
-
-export const taskEventSchema = z.object({
-  id: z.coerce.string(),
-  at: z.string(),
-  kind: z.string(),
-  actor: nullableStr,
-  leaseAttempt: nullableNum,
-  errorCode: nullableStr,
-  detail: z.unknown().optional().transform((v) => (v === undefined ? null : v)),
-});
-export type TaskEvent = z.infer<typeof taskEventSchema>;
-
-export const taskDetailSchema = opsTaskSchema.extend({
-  events: z
-    .array(taskEventSchema)
-    .nullish()
-    .transform((v) => v ?? []),
-});
-export type TaskDetail = z.infer<typeof taskDetailSchema>;
-
-export const taskActionResultSchema = z.object({ taskId: z.coerce.string(), status: z.string() });
-export type TaskActionResult = z.infer<typeof taskActionResultSchema>;
-export const bulkRetryResultSchema = z.object({ retried: num, skipped: num.default(0) });
-export const taskCreatedSchema = z.object({ taskId: z.coerce.string() });
-export const rollbackResultSchema = z.object({
-  searchVersion: num,
-  pinned: z.boolean().nullish().transform((v) => v ?? true),
-});
-export type RollbackResult = z.infer<typeof rollbackResultSchema>;
-/** taskId: the task that builds the business version when none of its index versions could serve at once. */
-export const unpinResultSchema = z.object({
-  pinned: z.boolean(),
-  searchVersion: nullableNum,
-  taskId: z.coerce
-    .string()
-    .nullish()
-    .transform((v) => v ?? null),
-});
-export type UnpinResult = z.infer<typeof unpinResultSchema>;
-
-export const workerSchema = z.object({
-  id: z.string(),
-  host: z.string().nullish().transform((v) => v ?? ""),
-  pid: nullableNum,
-  concurrency: nullableNum,
-  live: z.boolean().nullish().transform((v) => v ?? true),
-  startedAt: z.string(),
-  lastHeartbeatAt: z.string(),
-  stoppedAt: nullableStr,
-  currentTasks: stringList,
-});
-export type WorkerInfo = z.infer<typeof workerSchema>;
-export const workersSchema = z.object({ items: z.array(workerSchema) });
 
 export const snapshotSchema = z.object({
   at: z.string(),
@@ -359,7 +250,20 @@ export const overviewSchema = z.object({
     .transform((v) => v ?? { chunks: null, embeddingBatches: null }),
   embeddingReuseRate: nullableNum,
   workers: z
-    .array(workerSchema.omit({ live: true, stoppedAt: true }))
+    .array(
+      z.object({
+        id: z.string(),
+        host: z.string().nullish().transform((v) => v ?? ""),
+        pid: nullableNum,
+        concurrency: nullableNum,
+        startedAt: z.string(),
+        lastHeartbeatAt: z.string(),
+        currentTasks: z
+          .array(z.coerce.string())
+          .nullish()
+          .transform((v) => v ?? []),
+      }),
+    )
     .nullish()
     .transform((v) => v ?? []),
   history: z
@@ -369,18 +273,3 @@ export const overviewSchema = z.object({
   reconciler: reconcilerSchema,
 });
 export type Overview = z.infer<typeof overviewSchema>;
-
-export const auditEntrySchema = z.object({
-  id: z.coerce.string(),
-  at: z.string(),
-  actor: z.string(),
-  action: z.string(),
-  tenant: nullableStr,
-  targetType: z.string().nullish().transform((v) => v ?? ""),
-  targetId: z.string().nullish().transform((v) => v ?? ""),
-  reason: nullableStr,
-  detail: z.unknown().optional().transform((v) => (v === undefined ? null : v)),
-});
-export type AuditEntry = z.infer<typeof auditEntrySchema>;
-export const auditPageSchema = z.object({ items: z.array(auditEntrySchema), nextCursor: nullableStr });
-export type AuditPage = z.infer<typeof auditPageSchema>;

@@ -3,9 +3,10 @@
 // the UI only avoids offering what would be refused, and explains refusals in words.
 import { z } from "zod";
 import { TENANT_PATTERN, type Role } from "@/lib/domain/constants";
-import { parse, request } from "./api";
+import type { Schemas } from "../client";
+import { api, parse } from "./api";
 import { roleAtLeast } from "./roles";
-import { overviewSchema, searchHitSchema, type SearchHit, type SearchInput } from "./schemas";
+import { overviewSchema, type SearchInput } from "./schemas";
 
 export const CAPABILITIES = ["search:principals", "metrics:read"] as const;
 export type Capability = (typeof CAPABILITIES)[number];
@@ -127,23 +128,14 @@ export function principalProblem(list: readonly string[]): string | null {
   return bad ? `“${bad}” should look like user:<email> or group:<name>.` : null;
 }
 
-const searchAnswerSchema = z.object({
-  hits: z.array(searchHitSchema),
-  // Absent from servers that predate principals in the answer.
-  searchedAs: z
-    .array(z.string())
-    .nullish()
-    .transform((v) => v ?? null),
-});
+export type SearchHit = Schemas["SearchHit"];
+/** searchedAs is null before any search ran. */
 export type SearchAnswer = { hits: SearchHit[]; searchedAs: string[] | null };
 
 /** One search, and the ACL principals the server actually searched as. */
 export async function searchWithPrincipals(input: SearchInput, signal?: AbortSignal): Promise<SearchAnswer> {
-  const body: Record<string, unknown> = { query: input.query, topK: input.topK };
-  if (input.principals.length > 0) body.principals = input.principals;
-  if (input.mode) body.mode = input.mode;
-  const { json } = await request(`/api/v1/tenants/${encodeURIComponent(input.tenant)}/search`, { method: "POST", body, signal });
-  return parse(searchAnswerSchema, json, "search");
+  const body = { query: input.query, topK: input.topK, ...(input.principals.length > 0 ? { principals: input.principals } : {}), ...(input.mode ? { mode: input.mode } : {}) };
+  return (await api.POST("/api/v1/tenants/{tenant}/search", { params: { path: { tenant: input.tenant } }, body, signal })).data!;
 }
 
 // ---------- overview ----------
@@ -158,6 +150,5 @@ export const scopedOverviewSchema = overviewSchema.extend({
 export type ScopedOverview = z.infer<typeof scopedOverviewSchema>;
 
 export async function fetchScopedOverview(signal?: AbortSignal): Promise<ScopedOverview> {
-  const { json } = await request("/api/v1/overview", { signal });
-  return parse(scopedOverviewSchema, json, "overview");
+  return parse(scopedOverviewSchema, (await api.GET("/api/v1/overview", { signal })).data, "overview");
 }

@@ -1,17 +1,15 @@
-// The webhooks page's fetchers and React Query hooks (client components only). Answers are read
-// with the same zod schemas the API documents (./schemas), so the page and the contract agree.
+// The webhooks page's fetchers and React Query hooks (client components only), through the
+// dashboard's typed client: the answers' types are the ones the API documents (./schemas, via the
+// generated OpenAPI types), so the page and the contract agree.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import { parse, request } from "../ui/api";
-import { webhookDeliveryList, webhookEndpoint, webhookEndpointDeleted, webhookEndpointList, webhookEndpointWithSecret, webhookDelivery } from "./schemas";
+import type { paths, Schemas } from "../client";
+import { api } from "../ui/api";
 import type { newEndpointBody, patchEndpointBody } from "./schemas";
 
-export type Endpoint = z.infer<typeof webhookEndpoint>;
-export type EndpointWithSecret = z.infer<typeof webhookEndpointWithSecret>;
-export type Delivery = z.infer<typeof webhookDelivery>;
-
-const seg = encodeURIComponent;
-const BASE = "/api/v1/admin/webhooks";
+export type Endpoint = Schemas["WebhookEndpoint"];
+export type EndpointWithSecret = Schemas["WebhookEndpointWithSecret"];
+export type Delivery = Schemas["WebhookDelivery"];
 
 export const webhookKeys = {
   all: ["webhooks"] as const,
@@ -19,10 +17,15 @@ export const webhookKeys = {
   deliveries: (id: string) => ["webhooks", "deliveries", id] as const,
 };
 
+const endpoint = (id: string) => ({ path: { id } });
+// The forms hold event types as strings; the server checks them against the list.
+type NewEndpoint = NonNullable<paths["/api/v1/admin/webhooks"]["post"]["requestBody"]>["content"]["application/json"];
+type EndpointPatch = NonNullable<paths["/api/v1/admin/webhooks/{id}"]["patch"]["requestBody"]>["content"]["application/json"];
+
 export function useEndpoints() {
   return useQuery({
     queryKey: webhookKeys.endpoints,
-    queryFn: async ({ signal }) => parse(webhookEndpointList, (await request(BASE, { signal })).json, "webhook endpoint list").items,
+    queryFn: async ({ signal }) => (await api.GET("/api/v1/admin/webhooks", { signal })).data!.items,
     refetchInterval: 5000,
   });
 }
@@ -31,7 +34,7 @@ export function useDeliveries(endpointId: string | null) {
   return useQuery({
     queryKey: webhookKeys.deliveries(endpointId ?? ""),
     enabled: endpointId !== null,
-    queryFn: async ({ signal }) => parse(webhookDeliveryList, (await request(`${BASE}/${seg(endpointId!)}/deliveries?limit=50`, { signal })).json, "delivery log"),
+    queryFn: async ({ signal }) => (await api.GET("/api/v1/admin/webhooks/{id}/deliveries", { params: { ...endpoint(endpointId!), query: { limit: 50 } }, signal })).data!,
     // The log moves while deliveries are retried: keep it current without a reload.
     refetchInterval: 2000,
   });
@@ -43,25 +46,24 @@ function useWebhookMutation<I, R>(fn: (input: I) => Promise<R>) {
 }
 
 export function useCreateEndpoint() {
-  return useWebhookMutation(async (body: z.input<typeof newEndpointBody>) => parse(webhookEndpointWithSecret, (await request(BASE, { method: "POST", body })).json, "new endpoint"));
+  return useWebhookMutation(async (body: z.input<typeof newEndpointBody>) => (await api.POST("/api/v1/admin/webhooks", { body: body as NewEndpoint })).data!);
 }
 
 export function useUpdateEndpoint() {
-  return useWebhookMutation(async ({ id, patch }: { id: string; patch: z.input<typeof patchEndpointBody> }) =>
-    parse(webhookEndpoint, (await request(`${BASE}/${seg(id)}`, { method: "PATCH", body: patch })).json, "endpoint update"),
-  );
+  return useWebhookMutation(async ({ id, patch }: { id: string; patch: z.input<typeof patchEndpointBody> }) => (await api.PATCH("/api/v1/admin/webhooks/{id}", { params: endpoint(id), body: patch as EndpointPatch })).data!);
 }
 
 export function useRotateSecret() {
-  return useWebhookMutation(async (id: string) => parse(webhookEndpointWithSecret, (await request(`${BASE}/${seg(id)}/rotate-secret`, { method: "POST" })).json, "rotated secret"));
+  return useWebhookMutation(async (id: string) => (await api.POST("/api/v1/admin/webhooks/{id}/rotate-secret", { params: endpoint(id) })).data!);
 }
 
 export function useDeleteEndpoint() {
-  return useWebhookMutation(async (id: string) => parse(webhookEndpointDeleted, (await request(`${BASE}/${seg(id)}`, { method: "DELETE" })).json, "endpoint removal"));
+  return useWebhookMutation(async (id: string) => (await api.DELETE("/api/v1/admin/webhooks/{id}", { params: endpoint(id) })).data!);
 }
 
 export function useRedeliver() {
-  return useWebhookMutation(async ({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) =>
-    parse(webhookDelivery, (await request(`${BASE}/${seg(endpointId)}/deliveries/${seg(deliveryId)}/redeliver`, { method: "POST", body: {} })).json, "redelivery"),
+  return useWebhookMutation(
+    async ({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) =>
+      (await api.POST("/api/v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver", { params: { path: { id: endpointId, deliveryId } }, body: {} })).data!,
   );
 }

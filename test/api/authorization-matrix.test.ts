@@ -12,6 +12,8 @@ import { ROLES, type Role } from "../../lib/domain/constants";
 // the row alone. Allowed means 2xx (or a few named answers the fixtures' state makes right), and
 // list answers are checked for what they contain. The table must list exactly the methods the
 // route files on disk export, so a new route without a row fails here before it can ship unchecked.
+// The route handler applies its row itself (lib/http/handler.ts), so this checks what callers get,
+// not that two declarations agree.
 
 const BOOT = "matrix-bootstrap-token-0123456789";
 const PASSWORD = "a long enough password";
@@ -87,6 +89,13 @@ describe("the route table", () => {
       ...[...onDisk].filter((k) => !inTable.has(k)).map((k) => `${k}: exported by a route file but has no row in ROUTES`),
       ...[...inTable].filter((k) => !onDisk.has(k)).map((k) => `${k}: has a row in ROUTES but no route file exports it`),
     ];
+    // A route file names the row its handler applies; naming another route's row would apply the wrong rules.
+    for (const [pattern, mod] of modules) {
+      for (const m of ownMethods(mod)) {
+        const rule = (mod[m] as { rule?: RouteRule }).rule;
+        if (rule && `${rule.method} ${rule.path}` !== `${m} ${pattern}`) problems.push(`${m} ${pattern}: its handler applies the row of ${rule.method} ${rule.path}`);
+      }
+    }
     for (const r of ROUTES) {
       const k = `${r.method} ${r.path}`;
       if ((r.auth === "role") !== Boolean(r.role)) problems.push(`${k}: a role row names its minimum role, and only a role row does`);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { testWorker, waitFor } from "../helpers/worker";
 import { seedDemo } from "../../lib/demo";
-import { listDocuments } from "../../lib/documents/queries";
+import { listDocuments } from "../../lib/documents/repository";
 
 let t: TestDb;
 beforeAll(async () => {

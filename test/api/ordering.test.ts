@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { getTask, listAudit } from "../../lib/operations/queries";
-import { getDocument } from "../../lib/documents/queries";
+import { getDocument } from "../../lib/documents/repository";
+import { getTask } from "../../lib/operations/repository";
+import { listAudit } from "../../lib/audit/repository";
 import { claimTasks } from "../../lib/queue/sql";
 
 // Ids are bigints sent to clients as text. Lists must be ordered by the number, not by its text

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { overview } from "../../lib/operations/queries";
+import { overview } from "../../lib/operations/repository";
 
 // Acknowledged drift is a drifted document whose newest INDEX/REINDEX task of the business version
 // is RESOLVED. The overview finds it from the RESOLVED tasks; a RESOLVED task that a newer task of

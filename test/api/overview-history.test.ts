@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { overview } from "../../lib/operations/queries";
+import { overview } from "../../lib/operations/repository";
 import { activity } from "../../lib/operations/activity";
 
 // The backlog history the overview (a day) and the activity ranges carry: every snapshot of the

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { overview } from "../../lib/operations/queries";
+import { overview } from "../../lib/operations/repository";
 
 // Overview figures against ground truth computed separately in SQL, over a seeded mix of states,
 // expired and expiring leases, drifted documents (some acknowledged) and error codes.

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { publish } from "../../lib/documents/publish";
-import { getDocument, listDocuments } from "../../lib/documents/queries";
-import { rollback, unpin } from "../../lib/operations/actions";
+import { getDocument, listDocuments, rollback, unpin } from "../../lib/documents/repository";
 import { claim } from "../../lib/queue/engine";
 import { executeTask } from "../helpers/pipeline";
 import { LocalEmbedder } from "../../lib/embedding";

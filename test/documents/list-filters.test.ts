@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { listDocuments } from "../../lib/documents/queries";
+import { listDocuments } from "../../lib/documents/repository";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "../../lib/documents/state";
 import { DOCUMENT_STATE } from "../../lib/domain/constants";
 import { LOCAL_MODEL } from "../../lib/pipeline/local-embedder";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { captureLog } from "../helpers/log-capture";
-import { handler } from "../../lib/http/handler";
+import { publicHandler } from "../../lib/http/handler";
 import { DomainError } from "../../lib/domain/errors";
 import { noteSubject } from "../../lib/http/request-context";
 
@@ -74,7 +74,7 @@ describe("request log", () => {
   });
 
   it("names the caller the route identified, and keeps callers of concurrent requests apart", async () => {
-    const wrapped = handler(async (req) => {
+    const wrapped = publicHandler(async (req) => {
       const who = new URL(req.url).searchParams.get("who")!;
       noteSubject(`token:${who}`);
       // Interleave the two requests, so a shared (not per-request) context would swap their callers.

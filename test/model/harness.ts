@@ -12,15 +12,14 @@
 import fc from "fast-check";
 import type pg from "pg";
 import { publish } from "../../lib/documents/publish";
-import { requestDelete } from "../../lib/documents/delete";
-import { bulkRetry, cancelTask, forceDone, pauseQueue, reindex, rename, resumeQueue, retryTask, rollback, unpin } from "../../lib/operations/actions";
+import { requestDelete, reindex, rename, rollback, unpin, getDocument } from "../../lib/documents/repository";
+import { bulkRetry, cancelTask, forceDone, pauseQueue, resumeQueue, retryTask } from "../../lib/operations/repository";
 import type { EmbeddingSpace } from "../../lib/embedding/types";
 import { claim, fail, release, renew, type Lease } from "../../lib/queue/engine";
 import { classify, LeaseLostError, TaskError } from "../../lib/queue/errors";
 import { collectGarbage, executeTasks } from "../../lib/pipeline/run";
 import { executeTask } from "../helpers/pipeline";
 import { search, type SearchHit } from "../../lib/search/search";
-import { getDocument } from "../../lib/documents/queries";
 import { LocalEmbedder } from "../../lib/embedding";
 import { LOCAL_MODEL } from "../../lib/pipeline/local-embedder";
 import { ERROR_CODES, isErrorCode } from "../../lib/domain/constants";

@@ -3,7 +3,7 @@ import { resetContent } from "../helpers/seed";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { waitFor } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
-import { rollback } from "../../lib/operations/actions";
+import { rollback } from "../../lib/documents/repository";
 import { collectGarbage } from "../../lib/pipeline/run";
 import { LocalEmbedder } from "../../lib/embedding";
 import { loadConfig } from "../../lib/config";

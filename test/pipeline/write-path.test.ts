@@ -3,7 +3,7 @@ import type pg from "pg";
 import { resetContent } from "../helpers/seed";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { publish } from "../../lib/documents/publish";
-import { rollback } from "../../lib/operations/actions";
+import { rollback } from "../../lib/documents/repository";
 import { claim } from "../../lib/queue/engine";
 import { collectGarbage } from "../../lib/pipeline/run";
 import { executeTask } from "../helpers/pipeline";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { testWorker, waitFor } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
-import { requestDelete } from "../../lib/documents/delete";
+import { requestDelete } from "../../lib/documents/repository";
 import { fuse, search, type SearchHit } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
 

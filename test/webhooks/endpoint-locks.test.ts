@@ -4,7 +4,7 @@ import type pg from "pg";
 import { createTestDb, extraPool, onRealPostgres, type TestDb } from "../helpers/db";
 import { waitFor } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
-import { requestDelete } from "../../lib/documents/delete";
+import { requestDelete } from "../../lib/documents/repository";
 import { bootstrapPrincipal } from "../../lib/auth/principal";
 import { rotateSecret, updateEndpoint } from "../../lib/webhooks/repository";
 

@@ -1,4 +1,4 @@
-import { handler, json, readJson } from "@/lib/http/handler";
+import { publicHandler, json, readJson } from "@/lib/http/handler";
 import { signInBody } from "@/lib/auth/schemas";
 import { DomainError } from "@/lib/domain/errors";
 import { assertSameOrigin } from "@/lib/http/origin";
@@ -9,7 +9,7 @@ import { clientAddressOf } from "@/lib/http/client-address";
 import { openSession, sessionCookie } from "@/lib/auth/session";
 import { db } from "@/lib/server";
 
-export const POST = handler(async (req) => {
+export const POST = publicHandler(async (req) => {
   // Scripts and the CLI send no Origin; a browser on another site does.
   assertSameOrigin(req, false);
   const b = signInBody.parse(await readJson(req, 10_000));

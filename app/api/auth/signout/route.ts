@@ -1,4 +1,4 @@
-import { handler, json } from "@/lib/http/handler";
+import { publicHandler, json } from "@/lib/http/handler";
 import { CLEAR_SESSION_COOKIE, SESSION_COOKIE, cookieValue, endSession } from "@/lib/auth/session";
 import { assertSameOrigin } from "@/lib/http/origin";
 import { db } from "@/lib/server";
@@ -8,7 +8,7 @@ import { db } from "@/lib/server";
  * site's page (browsers send its Origin) is refused: it could otherwise sign people out at will.
  * Without an Origin the caller is not a browser on another site, and may sign out.
  */
-export const POST = handler(async (req) => {
+export const POST = publicHandler(async (req) => {
   const session = cookieValue(req, SESSION_COOKIE);
   if (session) assertSameOrigin(req, false);
   await endSession(db(), session);

@@ -1,13 +1,11 @@
 import { handler, json } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { overview } from "@/lib/operations/repository";
 import { db, embeddingSpace, serverConfig } from "@/lib/server";
 import { singleFlight } from "@/lib/http/single-flight";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler(async (req) => {
-  const p = await authenticate(req);
+export const GET = handler("GET /api/v1/overview", async (req, params, p) => {
   const cfg = serverConfig();
   // Callers with the same tenant scope see the same figures: concurrent ones share one read.
   const key = `overview:${JSON.stringify(p.tenants === null ? null : [...p.tenants].sort())}`;

@@ -1,13 +1,11 @@
 import { handler, json } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { taskListQuery } from "@/lib/operations/schemas";
 import { listTasks } from "@/lib/operations/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler(async (req) => {
-  const p = await authenticate(req);
+export const GET = handler("GET /api/v1/tasks", async (req, params, p) => {
   const q = taskListQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
   return json(await listTasks(db(), { ...q, tenants: p.tenants }));
 });

@@ -1,11 +1,9 @@
 import { handler, json } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { listTenants } from "@/lib/tenants/repository";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler(async (req) => {
-  const principal = await authenticate(req);
+export const GET = handler("GET /api/v1/tenants", async (req, params, principal) => {
   return json({ items: await listTenants(principal.tenants) });
 });
 

@@ -1,12 +1,10 @@
 import { handler, json } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { listWorkers } from "@/lib/operations/repository";
 import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler(async (req) => {
-  await authenticate(req, { fleet: true });
+export const GET = handler("GET /api/v1/workers", async () => {
   return json(await listWorkers(db(), serverConfig().heartbeatSeconds));
 });
 

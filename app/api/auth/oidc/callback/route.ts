@@ -1,4 +1,4 @@
-import { handler } from "@/lib/http/handler";
+import { publicHandler } from "@/lib/http/handler";
 import { notFound } from "@/lib/domain/errors";
 import { CLEAR_OIDC_COOKIE, OIDC_COOKIE, OidcSignInError, finishSignIn, userForClaims } from "@/lib/auth/oidc";
 import { oidcSettings } from "@/lib/config";
@@ -13,7 +13,7 @@ function redirect(location: string, cookies: string[]): Response {
 }
 
 /** The identity provider's redirect back: verify, find or create the user, open a session. */
-export const GET = handler(async (req) => {
+export const GET = publicHandler(async (req) => {
   const settings = oidcSettings();
   if (!settings) throw notFound("single sign-on");
   try {

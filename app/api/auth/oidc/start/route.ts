@@ -1,4 +1,4 @@
-import { handler } from "@/lib/http/handler";
+import { publicHandler } from "@/lib/http/handler";
 import { notFound } from "@/lib/domain/errors";
 import { beginSignIn } from "@/lib/auth/oidc";
 import { oidcSettings } from "@/lib/config";
@@ -8,7 +8,7 @@ import { log } from "@/lib/log";
 const redirect = (location: string, cookie?: string) => new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...(cookie ? { "set-cookie": cookie } : {}) } });
 
 /** Sends the browser to the identity provider; the sign-in page links here. */
-export const GET = handler(async (req) => {
+export const GET = publicHandler(async (req) => {
   const settings = oidcSettings();
   if (!settings) throw notFound("single sign-on");
   const next = safeNext(new URL(req.url).searchParams.get("next"));

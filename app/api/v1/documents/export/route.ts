@@ -1,5 +1,4 @@
 import { handler } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { documentExportQuery } from "@/lib/exports/schemas";
 import { DOCUMENT_COLUMNS } from "@/lib/exports/columns";
 import { exportResponse } from "@/lib/exports/stream";
@@ -9,8 +8,7 @@ import { db, embeddingSpace } from "@/lib/server";
 export const dynamic = "force-dynamic";
 
 /** The documents list with its filters, every page, as CSV or JSON (the list's own query and tenant scoping). */
-export const GET = handler(async (req) => {
-  const principal = await authenticate(req);
+export const GET = handler("GET /api/v1/documents/export", async (req, params, principal) => {
   const { format, ...q } = documentExportQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
   const filters = { ...q, q: q.q?.trim() || undefined };
   return exportResponse({

@@ -1,5 +1,4 @@
 import { handler, json, readOptionalJson } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { optionalReasonBody, pauseIdParam } from "@/lib/operations/schemas";
 import { resumeQueue } from "@/lib/operations/repository";
 import { db } from "@/lib/server";
@@ -7,8 +6,7 @@ import { db } from "@/lib/server";
 export const dynamic = "force-dynamic";
 
 /** Resume: the pause ends and its held tasks are claimed at once. */
-export const DELETE = handler<{ id: string }>(async (req, params) => {
-  const p = await authenticate(req, { role: "operator" });
+export const DELETE = handler<{ id: string }>("DELETE /api/v1/pauses/[id]", async (req, params, p) => {
   const id = pauseIdParam.parse(params.id);
   const body = optionalReasonBody.parse(await readOptionalJson(req, 10_000));
   return json(await resumeQueue(db(), id, p, body.reason ?? null, p.tenants));

@@ -1,6 +1,5 @@
 import { handler, json } from "@/lib/http/handler";
 import { notFound } from "@/lib/domain/errors";
-import { authenticate } from "@/lib/auth/authenticate";
 import { hasRole } from "@/lib/auth/principal";
 import { taskIdParam } from "@/lib/operations/schemas";
 import { getTask } from "@/lib/operations/repository";
@@ -8,8 +7,7 @@ import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler<{ taskId: string }>(async (req, params) => {
-  const p = await authenticate(req);
+export const GET = handler<{ taskId: string }>("GET /api/v1/tasks/[taskId]", async (req, params, p) => {
   const id = taskIdParam.parse(params.taskId);
   const t = await getTask(db(), id, p.tenants, hasRole(p, "maintainer"));
   if (!t) throw notFound(`task ${id}`);

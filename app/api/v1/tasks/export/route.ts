@@ -1,5 +1,4 @@
 import { handler } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { taskExportQuery } from "@/lib/exports/schemas";
 import { TASK_COLUMNS } from "@/lib/exports/columns";
 import { exportResponse } from "@/lib/exports/stream";
@@ -9,8 +8,7 @@ import { db } from "@/lib/server";
 export const dynamic = "force-dynamic";
 
 /** The tasks list with its filters, every page, as CSV or JSON (the list's own query and tenant scoping). */
-export const GET = handler(async (req) => {
-  const p = await authenticate(req);
+export const GET = handler("GET /api/v1/tasks/export", async (req, params, p) => {
   const { format, ...filters } = taskExportQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
   return exportResponse({
     kind: "tasks",

@@ -1,5 +1,4 @@
 import { handler, json, readJson } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { auditSearchAs, searchPrincipals } from "@/lib/auth/search-principals";
 import { searchBody, tenantParam } from "@/lib/documents/schemas";
 import { search } from "@/lib/search/search";
@@ -8,9 +7,8 @@ import { db, serverEmbedder } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handler<{ tenant: string }>(async (req, params) => {
+export const POST = handler<{ tenant: string }>("POST /api/v1/tenants/[tenant]/search", async (req, params, p) => {
   const tenant = tenantParam.parse(params.tenant);
-  const p = await authenticate(req, { tenant });
   const body = searchBody.parse(await readJson(req, 64_000));
   const as = searchPrincipals(p, body.principals);
   const topK = body.topK ?? 10;

@@ -1,6 +1,5 @@
 import { handler, json } from "@/lib/http/handler";
 import { notFound } from "@/lib/domain/errors";
-import { authenticate } from "@/lib/auth/authenticate";
 import { hasRole } from "@/lib/auth/principal";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { getDocument, requestDelete } from "@/lib/documents/repository";
@@ -8,19 +7,17 @@ import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler<{ tenant: string; key: string }>(async (req, params) => {
+export const GET = handler<{ tenant: string; key: string }>("GET /api/v1/tenants/[tenant]/documents/[key]", async (req, params, principal) => {
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
-  const principal = await authenticate(req, { tenant });
   const doc = await getDocument(db(), tenant, key, embeddingSpace(), { principals: principal.principals, publisher: hasRole(principal, "maintainer") });
   if (!doc) throw notFound(`document ${tenant}/${key}`);
   return json(doc);
 });
 
-export const DELETE = handler<{ tenant: string; key: string }>(async (req, params) => {
+export const DELETE = handler<{ tenant: string; key: string }>("DELETE /api/v1/tenants/[tenant]/documents/[key]", async (req, params, principal) => {
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
-  const principal = await authenticate(req, { role: "maintainer", tenant });
   const r = await requestDelete(db(), tenant, key, principal.subject, serverConfig().MAX_ATTEMPTS);
   if (!r) throw notFound(`document ${tenant}/${key}`);
   return json(r, 202);

@@ -1,5 +1,4 @@
 import { handler, json } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { chunkListQuery } from "@/lib/documents/chunk-schemas";
 import { listChunks } from "@/lib/documents/repository";
@@ -7,10 +6,9 @@ import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler<{ tenant: string; key: string }>(async (req, params) => {
+export const GET = handler<{ tenant: string; key: string }>("GET /api/v1/tenants/[tenant]/documents/[key]/chunks", async (req, params, principal) => {
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
-  const principal = await authenticate(req, { tenant });
   const q = chunkListQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
   return json(await listChunks(db(), tenant, key, principal.principals, q));
 });

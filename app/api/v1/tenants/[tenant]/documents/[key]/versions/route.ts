@@ -1,6 +1,5 @@
 import { handler, json, readBody, readJson } from "@/lib/http/handler";
 import { DomainError } from "@/lib/domain/errors";
-import { authenticate } from "@/lib/auth/authenticate";
 import { publishBody, tenantParam, keyParam } from "@/lib/documents/schemas";
 import { checkPublish, idempotencyKeyOf, publish, type PublishRequest } from "@/lib/documents/publish";
 import { db, embeddingSpace, serverConfig, serverEmbedder } from "@/lib/server";
@@ -49,11 +48,10 @@ function readJsonBody(json: unknown): Sent {
   return { body, content: Buffer.from(body.content, "base64"), sentAs: "base64" };
 }
 
-export const POST = handler<{ tenant: string; key: string }>(async (req, params) => {
+export const POST = handler<{ tenant: string; key: string }>("POST /api/v1/tenants/[tenant]/documents/[key]/versions", async (req, params, principal) => {
   const cfg = serverConfig();
   const tenant = tenantParam.parse(params.tenant);
   const key = keyParam.parse(params.key);
-  const principal = await authenticate(req, { role: "maintainer", tenant });
   const idempotencyKey = idempotencyKeyOf(req.headers.get("idempotency-key"));
   const limit = Math.ceil(cfg.MAX_CONTENT_BYTES * 1.4) + 200_000; // base64 and JSON overhead
   const multipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");

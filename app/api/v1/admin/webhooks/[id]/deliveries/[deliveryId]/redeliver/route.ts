@@ -1,14 +1,12 @@
 import { z } from "zod";
 import { handler, json, readOptionalJson } from "@/lib/http/handler";
-import { authenticate } from "@/lib/auth/authenticate";
 import { redeliverBody } from "@/lib/webhooks/schemas";
 import { redeliver } from "@/lib/webhooks/repository";
 import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handler<{ id: string; deliveryId: string }>(async (req, params) => {
-  const p = await authenticate(req, { role: "admin" });
+export const POST = handler<{ id: string; deliveryId: string }>("POST /api/v1/admin/webhooks/[id]/deliveries/[deliveryId]/redeliver", async (req, params, p) => {
   const id = z.string().uuid().parse(params.id);
   const deliveryId = z.string().regex(/^\d{1,19}$/, "deliveryId must be a delivery number").parse(params.deliveryId);
   const body = redeliverBody.parse((await readOptionalJson(req, 10_000)) ?? {});
