@@ -13,6 +13,7 @@ import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
 import { newPool } from "../lib/db/pool";
 import { recordTask } from "../lib/pipeline/metrics";
+import { configureParsePool, parseLimitsOf } from "../lib/pipeline/parsers/sandbox";
 
 export type WorkerOptions = {
   pool: pg.Pool;
@@ -114,6 +115,8 @@ export class Worker {
          started_at = now(), last_heartbeat_at = now(), current_tasks = '{}', stopped_at = NULL`,
       [workerId, os.hostname(), process.pid, concurrency],
     );
+    // Parsing runs in the process's thread pool under this configuration's limits.
+    configureParsePool(parseLimitsOf(this.o.cfg));
     await this.listen();
     if (this.o.preparedStatements === "auto") {
       // Asked of the server itself, not of how the process was started: a worker pointed at an
