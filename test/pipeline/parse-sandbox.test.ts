@@ -98,3 +98,14 @@ describe("parse process pool", () => {
     expect(pool.started).toBe(2);
   });
 });
+
+describe("the document page's hint", () => {
+  it("reads the limit back from every PARSE_LIMIT_EXCEEDED message, and nothing from other messages", async () => {
+    const { limitExceeded, parseLimitOf, LIMIT_HINTS } = await import("../../lib/pipeline/parsers/limits");
+    for (const kind of Object.keys(LIMIT_HINTS) as (keyof typeof LIMIT_HINTS)[]) {
+      expect(parseLimitOf(limitExceeded(kind, DEFAULT_PARSE_LIMITS).message)).toEqual({ kind, hint: LIMIT_HINTS[kind] });
+    }
+    expect(parseLimitOf("could not read the PDF: bad xref")).toBeNull();
+    expect(parseLimitOf(null)).toBeNull();
+  });
+});

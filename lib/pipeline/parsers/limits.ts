@@ -61,3 +61,10 @@ export function limitExceeded(kind: LimitKind, limits: Pick<ParseLimits, "heapMb
   };
   return new PipelineError("PARSE_LIMIT_EXCEEDED", `limit ${kind}: ${what[kind]}${detail ? ` ${detail}` : ""}; retrying will not help: ${LIMIT_HINTS[kind]}`);
 }
+
+/** The limit a PARSE_LIMIT_EXCEEDED message names, with its advice; null for any other message. */
+export function parseLimitOf(message: string | null | undefined): { kind: LimitKind; hint: string } | null {
+  const m = /^limit ([a-z ]+?): /.exec(message ?? "");
+  const kind = m?.[1] as LimitKind | undefined;
+  return kind && Object.prototype.hasOwnProperty.call(LIMIT_HINTS, kind) ? { kind, hint: LIMIT_HINTS[kind] } : null;
+}
