@@ -45,7 +45,7 @@ async function otherTenantLatency(): Promise<number> {
 }
 
 it("each hostile file ends DEAD PARSE_LIMIT_EXCEEDED at attempt 1 while another tenant's publish stays fast", async () => {
-  // 4 s instead of 20 s, so the bracket flood (20–50 s in markdown-it) fails sooner in the test.
+  // 4 s instead of 10 s, so the bracket flood (15–17 s in markdown-it here) fails sooner.
   const w = testWorker(t, "hostile", { PARSE_TIMEOUT_MS: "4000", POLL_INTERVAL_MS: "50" }, 2);
   await w.start();
   const results: Record<string, unknown>[] = [];

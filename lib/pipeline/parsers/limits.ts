@@ -27,7 +27,7 @@ export type ParseLimits = {
 export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = Object.freeze({
   processes: 2,
   heapMb: 512,
-  timeoutMs: 20_000,
+  timeoutMs: 10_000,
   maxOutputBytes: 16 * 1024 * 1024,
   maxSections: 50_000,
   maxInflatedBytes: 128 * 1024 * 1024,
