@@ -19,6 +19,7 @@
 
 import { decodeHTML } from "entities";
 import { decodeDocumentText, normaliseContentType } from "./charset";
+import { BINARY_CONTENT_TYPES, DOCX_CONTENT_TYPE, PDF_CONTENT_TYPE, SUPPORTED_CONTENT_TYPES, TEXT_CONTENT_TYPES, isSupportedContentType } from "./parsers/content-types";
 import {
   CancellableJob,
   ParserUnavailableError,
@@ -40,23 +41,16 @@ import { parsePool, type SandboxParseOptions } from "./parsers/sandbox";
 export { PipelineError, ParserUnavailableError, normaliseContentType, type Section };
 export type { PipelineErrorCode } from "./parsers/common";
 
-export const TEXT_CONTENT_TYPES = ["text/markdown", "text/plain", "text/html"] as const;
-export const PDF_CONTENT_TYPE = "application/pdf";
-export const DOCX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
-/** Formats only `parseDocumentAsync` can parse. */
-export const BINARY_CONTENT_TYPES = [PDF_CONTENT_TYPE, DOCX_CONTENT_TYPE] as const;
-export const SUPPORTED_CONTENT_TYPES = [...TEXT_CONTENT_TYPES, ...BINARY_CONTENT_TYPES] as const;
-export type SupportedContentType = (typeof SUPPORTED_CONTENT_TYPES)[number];
-
-/** Supported by `parseDocumentAsync` (text and binary formats). */
-export function isSupportedContentType(ct: string): boolean {
-  return (SUPPORTED_CONTENT_TYPES as readonly string[]).includes(normaliseContentType(ct));
-}
-
-/** A supported format that only `parseDocumentAsync` can parse (PDF, DOCX). */
-export function isBinaryContentType(ct: string): boolean {
-  return (BINARY_CONTENT_TYPES as readonly string[]).includes(normaliseContentType(ct));
-}
+export {
+  TEXT_CONTENT_TYPES,
+  PDF_CONTENT_TYPE,
+  DOCX_CONTENT_TYPE,
+  BINARY_CONTENT_TYPES,
+  SUPPORTED_CONTENT_TYPES,
+  isSupportedContentType,
+  isBinaryContentType,
+  type SupportedContentType,
+} from "./parsers/content-types";
 
 /**
  * Parse a text document (Markdown, plain text, HTML) synchronously. Binary formats are rejected

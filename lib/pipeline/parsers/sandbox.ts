@@ -120,6 +120,8 @@ export class ParsePool {
       this.busy(t);
       t.child.send({ id: job.id, contentType: job.contentType, content: job.content, limits: job.limits } satisfies ParseRequest);
       if (t.ready) this.startClock(t);
+      // A process that never gets to parse (a broken installation) must not hold the task forever.
+      else t.timer = setTimeout(() => void this.kill(t, new Error("the parse process did not start within 30 s"), false), 30_000);
     }
   }
 
@@ -162,6 +164,7 @@ export class ParsePool {
 
   private startClock(t: Child): void {
     const job = t.job!;
+    if (t.timer) clearTimeout(t.timer);
     const ms = Math.min(Math.max(0, job.limits.timeoutMs), 2 ** 31 - 1);
     t.timer = setTimeout(() => void this.kill(t, limitExceeded("time", job.limits), true), ms);
   }
@@ -184,7 +187,8 @@ export class ParsePool {
     this.idle(t);
     if (m.kind === "ok") this.settle(job, () => job.resolve(m.sections));
     else this.settle(job, () => job.reject(replyError(m)));
-    if (this.closed) void this.kill(t, null, false);
+    // A retired pool still serves what was queued before it was replaced.
+    if (this.closed && this.queue.length === 0) void this.kill(t, null, false);
     else this.dispatch();
   }
 
@@ -211,11 +215,10 @@ export class ParsePool {
     if (job) this.settle(job, () => job.reject(err));
     const ended = t.child.exitCode !== null || t.child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => t.child.once("exit", () => resolve()));
     t.child.kill("SIGKILL");
-    if (replace && !this.closed) {
-      // Warm the replacement while the queue is served, so the next parse does not wait for it.
-      if (this.children.length < this.limits.processes) this.spawn();
-      this.dispatch();
-    }
+    // Warm the replacement of a process that had been working, so the next parse does not wait
+    // for it; one that never started is not restarted in a loop, only on demand (dispatch).
+    if (replace && t.ready && (!this.closed || this.queue.length > 0) && this.children.length < this.limits.processes) this.spawn();
+    this.dispatch();
     await ended;
   }
 
