@@ -115,9 +115,9 @@ export class Worker {
          started_at = now(), last_heartbeat_at = now(), current_tasks = '{}', stopped_at = NULL`,
       [workerId, os.hostname(), process.pid, concurrency],
     );
-    // Parsing runs in child processes under this configuration's limits, started now so the
-    // first parse of each slot does not wait for one to load.
-    configureParsePool(parseLimitsOf(this.o.cfg)).warm();
+    // Parsing runs in child processes under this configuration's limits, started and loaded before
+    // the first claim, so no task's lease pays for a process start (~1 s).
+    await configureParsePool(parseLimitsOf(this.o.cfg)).warm().ready();
     await this.listen();
     if (this.o.preparedStatements === "auto") {
       // Asked of the server itself, not of how the process was started: a worker pointed at an

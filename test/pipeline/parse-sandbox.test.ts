@@ -91,6 +91,15 @@ describe("parse process pool", () => {
     expect(pool.alive).toBe(1);
   }, 30_000);
 
+  it("warm().ready() starts and loads every process before the first parse (the worker awaits it before claiming)", async () => {
+    const pool = poolWith({ processes: 2 });
+    expect(pool.loaded).toBe(0);
+    await pool.warm().ready();
+    expect({ alive: pool.alive, loaded: pool.loaded }).toEqual({ alive: 2, loaded: 2 });
+    await Promise.all([pool.parse("text/plain", enc("a")), pool.parse("text/plain", enc("b"))]);
+    expect(pool.started).toBe(2);
+  });
+
   it("processes are reused between parses", async () => {
     const pool = poolWith({ processes: 2 });
     for (let i = 0; i < 6; i++) await pool.parse("text/plain", enc(`doc ${i}`));

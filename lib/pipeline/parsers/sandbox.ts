@@ -53,7 +53,7 @@ type Job = {
   onTruncated?: SandboxParseOptions["onTruncated"];
 };
 
-type Child = { child: ChildProcess; ready: boolean; job: Job | null; timer: NodeJS.Timeout | null; gone: boolean; stderr: string };
+type Child = { child: ChildProcess; ready: boolean; job: Job | null; timer: NodeJS.Timeout | null; gone: boolean; stderr: string; started: Promise<void>; settled: () => void };
 
 let nextId = 1;
 
@@ -68,6 +68,11 @@ export class ParsePool {
 
   get alive(): number {
     return this.children.length;
+  }
+
+  /** Live processes that have loaded the parsers. */
+  get loaded(): number {
+    return this.children.filter((c) => c.ready).length;
   }
 
   /** Process ids of the live parse processes (benchmarks read their memory). */
@@ -93,6 +98,17 @@ export class ParsePool {
   warm(): this {
     while (!this.closed && this.children.length < this.limits.processes) this.spawn();
     return this;
+  }
+
+  /**
+   * Resolves once every process started so far has loaded the parsers (or died, or `maxMs`
+   * passed): the worker waits for it before its first claim, so no lease is spent on a start.
+   */
+  async ready(maxMs = 30_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs)));
+    await Promise.race([Promise.all(this.children.map((c) => c.started)), cap]);
+    clearTimeout(timer);
   }
 
   /** Stops every process; queued and running parses reject. */
@@ -133,7 +149,9 @@ export class ParsePool {
       serialization: "advanced", // structured clone: the bytes cross as bytes, not base64 JSON
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
-    const t: Child = { child, ready: false, job: null, timer: null, gone: false, stderr: "" };
+    let settled = () => {};
+    const started = new Promise<void>((resolve) => (settled = resolve));
+    const t: Child = { child, ready: false, job: null, timer: null, gone: false, stderr: "", started, settled };
     this.children.push(t);
     this.started++;
     this.idle(t);
@@ -172,6 +190,7 @@ export class ParsePool {
   private onMessage(t: Child, m: ParseReply | { kind: "ready" }): void {
     if (m.kind === "ready") {
       t.ready = true;
+      t.settled();
       if (t.job) this.startClock(t);
       return;
     }
@@ -208,6 +227,7 @@ export class ParsePool {
   private async kill(t: Child, err: unknown, replace: boolean): Promise<void> {
     if (t.gone) return;
     t.gone = true;
+    t.settled();
     if (t.timer) clearTimeout(t.timer);
     this.children = this.children.filter((x) => x !== t);
     const job = t.job;
