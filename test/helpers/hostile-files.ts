@@ -24,7 +24,8 @@ async function deflateRepeated(unit: Uint8Array, total: number, raw: boolean, he
   await write(head);
   const block = new Uint8Array(Math.ceil(MiB / unit.length) * unit.length);
   for (let i = 0; i < block.length; i += unit.length) block.set(unit, i);
-  let left = total - head.length - tail.length;
+  // Whole units only, so the repeated markup stays well-formed.
+  let left = Math.floor((total - head.length - tail.length) / unit.length) * unit.length;
   while (left > 0) {
     const n = Math.min(left, block.length);
     await write(block.subarray(0, n));
@@ -38,51 +39,94 @@ async function deflateRepeated(unit: Uint8Array, total: number, raw: boolean, he
 
 type RawEntry = { name: string; body: Uint8Array; method: 0 | 8; crc: number; declaredSize: number };
 
-/** A ZIP of pre-compressed entries whose central directory and local headers say `declaredSize`. */
-function zipOf(entries: RawEntry[]): Uint8Array {
+/**
+ * A ZIP of pre-compressed entries whose central directory and local headers say `declaredSize`.
+ * `zip64`: every size and offset is 0xFFFFFFFF in the classic fields and given in ZIP64 extra
+ * fields, with a ZIP64 end record and locator, as archivers write past 4 GiB.
+ */
+function zipOf(entries: RawEntry[], zip64 = false): Uint8Array {
+  const M32 = 0xffffffff;
   const enc = new TextEncoder();
   const parts: Uint8Array[] = [];
   const central: Uint8Array[] = [];
   let offset = 0;
   for (const e of entries) {
     const name = enc.encode(e.name);
-    const local = new Uint8Array(30 + name.length);
+    const localExtra = zip64 ? 20 : 0;
+    const local = new Uint8Array(30 + name.length + localExtra);
     const lv = new DataView(local.buffer);
     lv.setUint32(0, 0x04034b50, true);
-    lv.setUint16(4, 20, true);
+    lv.setUint16(4, zip64 ? 45 : 20, true);
     lv.setUint16(8, e.method, true);
     lv.setUint16(12, 0x21, true);
     lv.setUint32(14, e.crc, true);
-    lv.setUint32(18, e.body.length, true);
-    lv.setUint32(22, e.declaredSize, true);
+    lv.setUint32(18, zip64 ? M32 : e.body.length, true);
+    lv.setUint32(22, zip64 ? M32 : e.declaredSize, true);
     lv.setUint16(26, name.length, true);
+    lv.setUint16(28, localExtra, true);
     local.set(name, 30);
-    const cd = new Uint8Array(46 + name.length);
+    if (zip64) {
+      const x = 30 + name.length;
+      lv.setUint16(x, 0x0001, true);
+      lv.setUint16(x + 2, 16, true);
+      lv.setBigUint64(x + 4, BigInt(e.declaredSize), true);
+      lv.setBigUint64(x + 12, BigInt(e.body.length), true);
+    }
+    const cdExtra = zip64 ? 28 : 0;
+    const cd = new Uint8Array(46 + name.length + cdExtra);
     const cv = new DataView(cd.buffer);
     cv.setUint32(0, 0x02014b50, true);
-    cv.setUint16(4, 20, true);
-    cv.setUint16(6, 20, true);
+    cv.setUint16(4, zip64 ? 45 : 20, true);
+    cv.setUint16(6, zip64 ? 45 : 20, true);
     cv.setUint16(10, e.method, true);
     cv.setUint16(14, 0x21, true);
     cv.setUint32(16, e.crc, true);
-    cv.setUint32(20, e.body.length, true);
-    cv.setUint32(24, e.declaredSize, true);
+    cv.setUint32(20, zip64 ? M32 : e.body.length, true);
+    cv.setUint32(24, zip64 ? M32 : e.declaredSize, true);
     cv.setUint16(28, name.length, true);
-    cv.setUint32(42, offset, true);
+    cv.setUint16(30, cdExtra, true);
+    cv.setUint32(42, zip64 ? M32 : offset, true);
     cd.set(name, 46);
+    if (zip64) {
+      const x = 46 + name.length;
+      cv.setUint16(x, 0x0001, true);
+      cv.setUint16(x + 2, 24, true);
+      cv.setBigUint64(x + 4, BigInt(e.declaredSize), true);
+      cv.setBigUint64(x + 12, BigInt(e.body.length), true);
+      cv.setBigUint64(x + 20, BigInt(offset), true);
+    }
     parts.push(local, e.body);
     central.push(cd);
     offset += local.length + e.body.length;
   }
   const cdSize = central.reduce((n, c) => n + c.length, 0);
+  const tail: Uint8Array[] = [];
+  if (zip64) {
+    const rec = new Uint8Array(56);
+    const rv = new DataView(rec.buffer);
+    rv.setUint32(0, 0x06064b50, true);
+    rv.setBigUint64(4, 44n, true);
+    rv.setUint16(12, 45, true);
+    rv.setUint16(14, 45, true);
+    rv.setBigUint64(24, BigInt(entries.length), true);
+    rv.setBigUint64(32, BigInt(entries.length), true);
+    rv.setBigUint64(40, BigInt(cdSize), true);
+    rv.setBigUint64(48, BigInt(offset), true);
+    const loc = new Uint8Array(20);
+    const lv = new DataView(loc.buffer);
+    lv.setUint32(0, 0x07064b50, true);
+    lv.setBigUint64(8, BigInt(offset + cdSize), true);
+    lv.setUint32(16, 1, true);
+    tail.push(rec, loc);
+  }
   const end = new Uint8Array(22);
   const ev = new DataView(end.buffer);
   ev.setUint32(0, 0x06054b50, true);
-  ev.setUint16(8, entries.length, true);
-  ev.setUint16(10, entries.length, true);
-  ev.setUint32(12, cdSize, true);
-  ev.setUint32(16, offset, true);
-  return new Uint8Array(Buffer.concat([...parts, ...central, end]));
+  ev.setUint16(8, zip64 ? 0xffff : entries.length, true);
+  ev.setUint16(10, zip64 ? 0xffff : entries.length, true);
+  ev.setUint32(12, zip64 ? M32 : cdSize, true);
+  ev.setUint32(16, zip64 ? M32 : offset, true);
+  return new Uint8Array(Buffer.concat([...parts, ...central, ...tail, end]));
 }
 
 const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
@@ -90,7 +134,7 @@ const RELS = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http:/
 const W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
 const enc = (s: string) => new TextEncoder().encode(s);
 
-async function docxWithBody(unit: string, bytes: number, declaredSize: number | "honest", open = "", close = ""): Promise<Uint8Array> {
+async function docxWithBody(unit: string, bytes: number, declaredSize: number | "honest", open = "", close = "", zip64 = false): Promise<Uint8Array> {
   const head = enc(`<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${open}`);
   const tail = enc(`${close}</w:body></w:document>`);
   const doc = await deflateRepeated(enc(unit), bytes, true, head, tail);
@@ -102,13 +146,13 @@ async function docxWithBody(unit: string, bytes: number, declaredSize: number | 
     await small("[Content_Types].xml", CONTENT_TYPES),
     await small("_rels/.rels", RELS),
     { name: "word/document.xml", body: doc.body, method: 8, crc: doc.crc, declaredSize: declaredSize === "honest" ? doc.size : declaredSize },
-  ]);
+  ], zip64);
 }
 
 /** A DOCX whose word/document.xml inflates to `bytes` (1 GiB) while its headers declare 1 KB. */
-export function docxBomb(bytes = 1024 * MiB): Promise<Uint8Array> {
+export function docxBomb(bytes = 1024 * MiB, opts: { zip64?: boolean } = {}): Promise<Uint8Array> {
   // One endless run of text: deflate's longest matches, so 1 GiB is ~1 MB of archive.
-  return docxWithBody("0".repeat(1024), bytes, 1024, "<w:p><w:r><w:t>", "</w:t></w:r></w:p>");
+  return docxWithBody("0".repeat(1024), bytes, 1024, "<w:p><w:r><w:t>", "</w:t></w:r></w:p>", opts.zip64);
 }
 
 /** An honest DOCX: word/document.xml is `bytes` (200 MB) of real paragraphs, sizes declared truly. */
@@ -152,4 +196,9 @@ export async function pdfFlateBomb(bytes = 1024 * MiB): Promise<Uint8Array> {
 /** 10 MiB (less a little, to stay within MAX_CONTENT_BYTES) of "[": markdown-it's slowest input. */
 export function markdownBracketFlood(bytes = 10 * MiB - 1024): Uint8Array {
   return new Uint8Array(Buffer.alloc(bytes, "["));
+}
+
+/** A small, honest DOCX written in ZIP64 form (sizes only in the ZIP64 fields). */
+export function zip64Docx(): Promise<Uint8Array> {
+  return docxWithBody("<w:p><w:r><w:t>Hello from a ZIP64 archive.</w:t></w:r></w:p>", 4000, "honest", "", "", true);
 }

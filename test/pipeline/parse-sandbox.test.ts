@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from "../../lib/pipeline/parsers/limits";
 import { ParsePool } from "../../lib/pipeline/parsers/sandbox";
 import { DOCX_CONTENT_TYPE, PipelineError } from "../../lib/pipeline/parse";
-import { honestHugeDocx, markdownBracketFlood, docxBomb } from "../helpers/hostile-files";
+import { honestHugeDocx, markdownBracketFlood, docxBomb, pdfFlateBomb, zip64Docx } from "../helpers/hostile-files";
 
 // The parse pool on its own: each limit ends a parse with PARSE_LIMIT_EXCEEDED naming it, a
 // process that was killed is replaced, and the caller's event loop keeps running meanwhile.
@@ -73,6 +73,27 @@ describe("parse process pool", () => {
     const err = await failure(pool.parse(DOCX_CONTENT_TYPE, await docxBomb(64 * 1024 * 1024)));
     expect(err.code).toBe("PARSE_LIMIT_EXCEEDED");
     expect(err.message).toMatch(/^limit inflated size: the DOCX archive inflates to more than 8 MiB \(DOCX_MAX_INFLATED_BYTES\); retrying/);
+  });
+
+  it("DOCX in ZIP64 form: the sizes in its ZIP64 fields are not trusted either", async () => {
+    const pool = poolWith({ maxInflatedBytes: 8 * 1024 * 1024 });
+    const err = await failure(pool.parse(DOCX_CONTENT_TYPE, await docxBomb(64 * 1024 * 1024, { zip64: true })));
+    expect(err.code).toBe("PARSE_LIMIT_EXCEEDED");
+    expect(err.message).toMatch(/^limit inflated size: /);
+    expect(err.message).not.toMatch(/declares/); // counted while inflating, not refused by declared sizes
+    // The same archive, small and honest, is read: the ZIP64 form itself is not refused.
+    const sections = await pool.parse(DOCX_CONTENT_TYPE, await zip64Docx());
+    expect(sections[0].text).toMatch(/^Hello from a ZIP64 archive\./);
+  });
+
+  it("PDF: FlateDecode streams are decoded and counted before PDF.js reads the file", async () => {
+    const pdf = await pdfFlateBomb(2 * 1024 * 1024);
+    const pool = poolWith({ maxDecodedBytes: 1024 * 1024 });
+    const err = await failure(pool.parse("application/pdf", pdf));
+    expect(err.code).toBe("PARSE_LIMIT_EXCEEDED");
+    expect(err.message).toMatch(/^limit decoded size: the PDF's compressed streams decode to more than 1 MiB \(PDF_MAX_DECODED_BYTES\)/);
+    // Under the limit the same compressed file is read as usual.
+    expect(await poolWith({}).parse("application/pdf", pdf)).toEqual([{ headingPath: ["Page 1"], text: "x" }]);
   });
 
   it("an abort ends a running parse at once (its process replaced) and a queued one without starting it", async () => {
