@@ -4,6 +4,7 @@ import { E2E_TOKEN, expect, test, uniqueKey } from "./fixtures";
 import { E2E_PORTS } from "./services/settings";
 import { rawRequest, type RawRequest } from "./support/raw-http";
 import { connectAppDb, contentSnapshot, snapshotDiff, type Snapshot } from "./support/content-snapshot";
+import { docxBomb } from "../test/helpers/hostile-files";
 
 // Hostile input against the running server, over real HTTP: every request here is malformed,
 // oversized, ambiguous or not allowed, and each must be refused with its documented status and
@@ -624,5 +625,24 @@ test.describe.serial("hostile input", () => {
 
     expect.soft(changed, "content tables before and after the hostile cases").toEqual([]);
     expect(failed.map((r) => `[${r.c.category}] ${r.c.name} — ${r.got}`)).toEqual([]);
+  });
+
+  // A hostile file is accepted (its bytes are only read by a parse process) and ends at its first
+  // attempt, saying which limit it broke: the running worker survives it.
+  test("a DOCX inflating to 1 GiB behind a declared 1 KB: DEAD PARSE_LIMIT_EXCEEDED at attempt 1, the document page names the limit", async ({ signedIn: page }) => {
+    test.setTimeout(120_000);
+    const key = uniqueKey("docx-bomb");
+    const content = Buffer.from(await docxBomb()).toString("base64");
+    await seedPublish(s.ta, key, { title: "Inflates to 1 GiB", contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", contentEncoding: "base64", content });
+    await waitForDocState(s.ta, key, "FAILED");
+    const tasks = await db.query(`SELECT t.status, t.attempts, t.error_code FROM index_tasks t JOIN documents d ON d.id = t.document_id WHERE d.tenant_id = $1 AND d.key = $2`, [s.ta, key]);
+    expect(tasks.rows).toEqual([{ status: "DEAD", attempts: 1, error_code: "PARSE_LIMIT_EXCEEDED" }]);
+    await page.goto(`/documents/${s.ta}/${key}`);
+    await expect(page.getByTestId("last-error")).toContainText("PARSE_LIMIT_EXCEEDED");
+    await expect(page.getByTestId("parse-limit-hint")).toContainText("over the inflated size parse limit");
+    // The same worker still indexes: another document of the tenant becomes searchable.
+    const next = uniqueKey("after-bomb");
+    await seedPublish(s.ta, next, { title: "After", contentType: "text/markdown", content: "# After\n\nStill indexing.\n" });
+    await waitForDocState(s.ta, next, "SEARCHABLE");
   });
 });

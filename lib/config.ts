@@ -2,6 +2,7 @@ import { BlockList, isIP } from "node:net";
 import { z } from "zod";
 import { HNSW_MAX_DIMENSIONS } from "./db/vector-index";
 import { ROLES, TENANT_PATTERN, type Role } from "./domain/constants";
+import { DEFAULT_PARSE_LIMITS } from "./pipeline/parsers/limits";
 
 // The one reader of process.env (eslint.config.mjs enforces it): every setting's name, default
 // and rule is here, one schema per area, so `npm start` can check them all before it starts.
@@ -34,6 +35,16 @@ const schema = z.object({
   OPENAI_BASE_URL: z.string().optional(),
   EMBEDDING_TIMEOUT_MS: int(30000, 100),
   MAX_CONTENT_BYTES: int(10 * 1024 * 1024, 1),
+  // Parsing runs in a pool of child processes with these limits (lib/pipeline/parsers/sandbox.ts); a file
+  // over one ends DEAD with PARSE_LIMIT_EXCEEDED at its first attempt.
+  PARSE_PROCESSES: int(DEFAULT_PARSE_LIMITS.processes, 1),
+  PARSE_MAX_HEAP_MB: int(DEFAULT_PARSE_LIMITS.heapMb, 32),
+  PARSE_TIMEOUT_MS: int(DEFAULT_PARSE_LIMITS.timeoutMs, 1),
+  PARSE_MAX_OUTPUT_BYTES: int(DEFAULT_PARSE_LIMITS.maxOutputBytes, 1024),
+  PARSE_MAX_SECTIONS: int(DEFAULT_PARSE_LIMITS.maxSections, 1),
+  DOCX_MAX_INFLATED_BYTES: int(DEFAULT_PARSE_LIMITS.maxInflatedBytes, 1024),
+  PDF_MAX_DECODED_BYTES: int(DEFAULT_PARSE_LIMITS.maxDecodedBytes, 1024),
+  PDF_MAX_PAGES: int(DEFAULT_PARSE_LIMITS.maxPages, 1),
   RETENTION_HOURS: num(24 * 7, 0),
   SHUTDOWN_GRACE_SECONDS: num(30, 0),
   // Read by lib/search/search.ts; parsed here so a bad value stops start instead of sending every search to HNSW.

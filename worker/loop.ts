@@ -14,6 +14,7 @@ import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
 import { newPool, run } from "../lib/db/pool";
 import { recordTask } from "../lib/pipeline/metrics";
+import { configureParsePool, parseLimitsOf } from "../lib/pipeline/parsers/sandbox";
 
 export type WorkerOptions = {
   pool: pg.Pool;
@@ -112,6 +113,9 @@ export class Worker {
          started_at = now(), last_heartbeat_at = now(), current_tasks = '{}', stopped_at = NULL`,
       [workerId, os.hostname(), process.pid, concurrency],
     );
+    // Parsing runs in child processes under this configuration's limits, started and loaded before
+    // the first claim, so no task's lease pays for a process start (~1 s).
+    await configureParsePool(parseLimitsOf(this.o.cfg)).warm().ready();
     await this.listen();
     if (this.o.preparedStatements === "auto") {
       // Asked of the server itself, not of how the process was started: a worker pointed at an

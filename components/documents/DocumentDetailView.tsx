@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useId } from "react";
 import { DOCUMENT_STATE } from "@/lib/domain/constants";
+import { parseLimitOf } from "@/lib/pipeline/parsers/limits";
 import { isApiError, taskHref } from "@/lib/ui/api";
 import { formatBytes, formatDateTime, formatVersion } from "@/lib/ui/format";
 import { DETAIL_BUSY_POLL_MS, DETAIL_IDLE_POLL_MS, useDocument, useTask } from "@/lib/ui/hooks";
@@ -175,6 +176,7 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
             <code className="code-chip code-chip--danger">{doc.lastError.code}</code>
           </p>
           {doc.lastError.message ? <pre className="error-panel__message">{doc.lastError.message}</pre> : null}
+          <ParseLimitHint code={doc.lastError.code} message={doc.lastError.message} />
           {newestDead ? (
             <div className="error-panel__actions">
               <Link href={taskHref(newestDead.taskId)} className="btn btn--secondary btn--sm" data-testid="last-error-task-link">
@@ -557,5 +559,16 @@ function NotFound({ tenant, docKey }: { tenant: string; docKey: string }) {
         </p>
       </EmptyState>
     </section>
+  );
+}
+
+/** For a file over a parse limit: which one, and that a retry of the same file fails again. */
+function ParseLimitHint({ code, message }: { code: string; message: string | null | undefined }) {
+  const limit = code === "PARSE_LIMIT_EXCEEDED" ? parseLimitOf(message) : null;
+  if (!limit) return null;
+  return (
+    <p data-testid="parse-limit-hint">
+      This file is over the <strong>{limit.kind}</strong> parse limit, so retrying it fails again: {limit.hint}. Publish the fixed file as a new version.
+    </p>
   );
 }

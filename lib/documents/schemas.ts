@@ -2,7 +2,7 @@ import { z } from "zod";
 import { KEY_PATTERN, TENANT_PATTERN, DOCUMENT_STATE } from "../domain/constants";
 import { searchMode } from "../search/modes";
 
-export { SUPPORTED_CONTENT_TYPES as SUPPORTED_TYPES } from "../pipeline/parse";
+export { SUPPORTED_CONTENT_TYPES as SUPPORTED_TYPES } from "../pipeline/parsers/content-types";
 
 // Text that reaches PostgreSQL and readers. PostgreSQL cannot store NUL in text (it would fail the
 // insert with a 500), and other control characters have no place in a title, a principal or a

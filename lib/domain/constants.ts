@@ -35,6 +35,8 @@ export const ERROR_CODES = Object.freeze({
   UNSUPPORTED_DOCUMENT: { retryable: false },
   PARSE_ERROR: { retryable: false },
   EMPTY_DOCUMENT: { retryable: false },
+  /** The file broke a parse limit (heap, time, output, inflated or decoded size): it will again. */
+  PARSE_LIMIT_EXCEEDED: { retryable: false },
   EMBEDDING_RATE_LIMITED: { retryable: true },
   EMBEDDING_TIMEOUT: { retryable: true },
   EMBEDDING_PROVIDER_UNAVAILABLE: { retryable: true },

@@ -11,7 +11,7 @@ import { auditListQuery } from "../audit/schemas";
 import { chunkListQuery } from "../documents/chunk-schemas";
 import { documentExportQuery, taskExportQuery } from "../exports/schemas";
 import { activityQuery } from "../operations/range";
-import { SUPPORTED_CONTENT_TYPES } from "../pipeline/parse";
+import { SUPPORTED_CONTENT_TYPES } from "../pipeline/parsers/content-types";
 import pkg from "../../package.json";
 
 // The OpenAPI 3.1 document of the HTTP API, generated from the zod schemas the route handlers parse

@@ -6,11 +6,11 @@
 //   * Markdown: markdown-it (CommonMark + GFM tables), see parsers/markdown.ts;
 //   * HTML: htmlparser2's tokenizer with all HTML5 named entities, see parsers/html.ts;
 //   * plain text: paragraphs split on blank lines, one section.
-// Each runs in time linear in its input, so hostile input (deep nesting, unclosed tags,
-// megabytes of text in one paragraph) cannot stall a worker.
+// Not every input is parsed in linear time (a Markdown bracket flood holds markdown-it for tens
+// of seconds), so the worker never calls these on its own thread: `parseDocumentAsync` runs every
+// format in a parse process under heap, time and output limits (parsers/sandbox.ts).
 //
-// Binary formats (PDF, DOCX) need asynchronous libraries and go through `parseDocumentAsync`,
-// which also handles the text formats by delegating to `parseDocument`:
+// Binary formats (PDF, DOCX) need asynchronous libraries; `parseDocumentAsync` reads them too:
 //   * PDF: the text layer via unpdf's PDF.js build; headings from the outline, else one section
 //     per page ("Page N"), see parsers/pdf.ts;
 //   * DOCX: mammoth converts the document to HTML, which the HTML parser turns into sections, so
@@ -19,6 +19,7 @@
 
 import { decodeHTML } from "entities";
 import { decodeDocumentText, normaliseContentType } from "./charset";
+import { BINARY_CONTENT_TYPES, DOCX_CONTENT_TYPE, PDF_CONTENT_TYPE, SUPPORTED_CONTENT_TYPES, TEXT_CONTENT_TYPES, isSupportedContentType } from "./parsers/content-types";
 import {
   CancellableJob,
   ParserUnavailableError,
@@ -33,22 +34,22 @@ import {
 import { parseHtml } from "./parsers/html";
 import { parseMarkdown } from "./parsers/markdown";
 import { parsePdf } from "./parsers/pdf";
+import { pdfDecodedBytes, zipInflatedBytes } from "./parsers/inflate";
+import { DEFAULT_PARSE_LIMITS, limitExceeded, type ParseLimits } from "./parsers/limits";
+import { parsePool, type SandboxParseOptions } from "./parsers/sandbox";
 
 export { PipelineError, ParserUnavailableError, normaliseContentType, type Section };
 export type { PipelineErrorCode } from "./parsers/common";
 
-export const TEXT_CONTENT_TYPES = ["text/markdown", "text/plain", "text/html"] as const;
-export const PDF_CONTENT_TYPE = "application/pdf";
-export const DOCX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
-/** Formats only `parseDocumentAsync` can parse. */
-export const BINARY_CONTENT_TYPES = [PDF_CONTENT_TYPE, DOCX_CONTENT_TYPE] as const;
-export const SUPPORTED_CONTENT_TYPES = [...TEXT_CONTENT_TYPES, ...BINARY_CONTENT_TYPES] as const;
-export type SupportedContentType = (typeof SUPPORTED_CONTENT_TYPES)[number];
-
-/** A supported format that only `parseDocumentAsync` can parse (PDF, DOCX). */
-export function isBinaryContentType(ct: string): boolean {
-  return (BINARY_CONTENT_TYPES as readonly string[]).includes(normaliseContentType(ct));
-}
+export {
+  TEXT_CONTENT_TYPES,
+  PDF_CONTENT_TYPE,
+  DOCX_CONTENT_TYPE,
+  BINARY_CONTENT_TYPES,
+  SUPPORTED_CONTENT_TYPES,
+  isBinaryContentType,
+  type SupportedContentType,
+} from "./parsers/content-types";
 
 /**
  * Parse a text document (Markdown, plain text, HTML) synchronously. Binary formats are rejected
@@ -88,15 +89,11 @@ export function parseDocument(contentType: string, content: Uint8Array): Section
 // Binary formats (asynchronous)
 
 export type ParseOptions = {
-  /** PDF: pages read at most; later pages are ignored (see `onTruncated`). Default 2,000. */
+  /** PDF: pages read at most; later pages are ignored (see `onTruncated`). Default PDF_MAX_PAGES. */
   maxPages?: number;
-  /**
-   * Wall-clock budget for one binary document; past it the parse is abandoned with PARSE_ERROR.
-   * Default 120,000 ms. The libraries run on this thread, so the budget is checked whenever they
-   * yield (between pages, between ZIP entries), not inside one synchronous step.
-   */
+  /** Wall-clock budget of this parse; past it the parse process is killed. Default PARSE_TIMEOUT_MS. */
   timeoutMs?: number;
-  /** DOCX: refuse archives whose entries declare more than this many unpacked bytes. Default 256 MiB. */
+  /** DOCX: refuse archives whose entries really inflate to more. Default DOCX_MAX_INFLATED_BYTES. */
   maxUnpackedBytes?: number;
   /** Abort the parse; the returned promise rejects with `signal.reason` (not a PipelineError). */
   signal?: AbortSignal;
@@ -104,87 +101,67 @@ export type ParseOptions = {
   onTruncated?: (info: { totalPages: number; parsedPages: number }) => void;
 };
 
-export const DEFAULT_MAX_PAGES = 2000;
-export const DEFAULT_PARSE_TIMEOUT_MS = 120_000;
-export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
-
 /**
- * Parse any supported document. Text types give exactly what `parseDocument` gives; PDF and DOCX
- * are read with their libraries. Every document problem is a `PipelineError`: UNSUPPORTED_DOCUMENT,
- * PARSE_ERROR (corrupt, truncated, encrypted, not the declared format, over the time budget) or
- * EMPTY_DOCUMENT (no extractable text). Otherwise it rejects only with `options.signal`'s reason
- * on abort, or with ParserUnavailableError when the PDF/DOCX library itself cannot be loaded.
+ * Parse any supported document, in the parse process pool (parsers/sandbox.ts) under its heap,
+ * time and output limits. Text types give exactly what `parseDocument` gives; PDF and DOCX are
+ * read with their libraries. Every document problem is a `PipelineError`: UNSUPPORTED_DOCUMENT,
+ * PARSE_ERROR (corrupt, truncated, encrypted, not the declared format), EMPTY_DOCUMENT (no
+ * extractable text) or PARSE_LIMIT_EXCEEDED (a limit broken; the message names it). Otherwise it
+ * rejects only with `options.signal`'s reason on abort, or with a plain Error when a parse process
+ * or a library cannot be started.
  */
 export async function parseDocumentAsync(contentType: string, content: Uint8Array, options: ParseOptions = {}): Promise<Section[]> {
-  const type = normaliseContentType(contentType);
-  if (type !== PDF_CONTENT_TYPE && type !== DOCX_CONTENT_TYPE) return parseDocument(contentType, content);
   options.signal?.throwIfAborted();
-  const timeoutMs = options.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
-  const what = type === PDF_CONTENT_TYPE ? "PDF" : "DOCX";
-  const job = new CancellableJob();
-  const cap = options.maxPages ?? DEFAULT_MAX_PAGES;
-  const maxPages = Number.isFinite(cap) ? Math.max(1, Math.floor(cap)) : DEFAULT_MAX_PAGES;
-  const work = type === PDF_CONTENT_TYPE ? parsePdf(content, { maxPages, onTruncated: options.onTruncated }, job) : parseDocx(content, options, job);
-  return settleWithin(work, timeoutMs, options.signal, job, what);
+  if (!isSupportedContentType(contentType)) {
+    throw new PipelineError("UNSUPPORTED_DOCUMENT", `unsupported content type "${contentType}"; supported: ${SUPPORTED_CONTENT_TYPES.join(", ")}`);
+  }
+  const limits: SandboxParseOptions["limits"] = {};
+  if (options.timeoutMs !== undefined) limits.timeoutMs = options.timeoutMs;
+  if (options.maxUnpackedBytes !== undefined) limits.maxInflatedBytes = options.maxUnpackedBytes;
+  if (options.maxPages !== undefined) limits.maxPages = Number.isFinite(options.maxPages) ? Math.max(1, Math.floor(options.maxPages)) : DEFAULT_MAX_PAGES;
+  return parsePool().parse(contentType, content, { signal: options.signal, onTruncated: options.onTruncated, limits });
 }
+
+export const DEFAULT_MAX_PAGES = DEFAULT_PARSE_LIMITS.maxPages;
 
 /**
- * Resolve/reject with `work`, unless the time budget runs out (PARSE_ERROR) or `signal` aborts
- * (its reason) first; then the job is cancelled and `work`'s eventual outcome is swallowed, so no
- * rejection goes unhandled. Library errors that are not PipelineErrors become PARSE_ERROR.
+ * The parsers themselves, on the calling thread: only a parse process calls this (parsers/child.ts).
+ * Before a library sees a DOCX or PDF, what it would inflate is measured (parsers/inflate.ts).
  */
-function settleWithin<T>(work: Promise<T>, timeoutMs: number, signal: AbortSignal | undefined, job: CancellableJob, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const finish = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      fn();
-    };
-    const onAbort = () =>
-      finish(() => {
-        job.cancel();
-        reject(signal!.reason);
-      });
-    const timer = setTimeout(
-      () =>
-        finish(() => {
-          job.cancel();
-          reject(new PipelineError("PARSE_ERROR", `reading the ${what} took longer than ${timeoutMs} ms; giving up`));
-        }),
-      Math.min(Math.max(0, timeoutMs), 2 ** 31 - 1), // setTimeout fires at once past 2^31-1 ms
-    );
-    signal?.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (v) => finish(() => resolve(v)),
-      (e: unknown) =>
-        finish(() =>
-          reject(
-            e instanceof PipelineError || e instanceof ParserUnavailableError
-              ? e
-              : new PipelineError("PARSE_ERROR", `could not read the ${what}: ${errorSummary(e)}`),
-          ),
-        ),
-    );
-  });
+export async function parseDocumentInProcess(
+  contentType: string,
+  content: Uint8Array,
+  options: { limits: ParseLimits; onTruncated?: ParseOptions["onTruncated"] },
+): Promise<Section[]> {
+  const type = normaliseContentType(contentType);
+  if (type !== PDF_CONTENT_TYPE && type !== DOCX_CONTENT_TYPE) return parseDocument(contentType, content);
+  const { limits } = options;
+  const what = type === PDF_CONTENT_TYPE ? "PDF" : "DOCX";
+  try {
+    if (type === PDF_CONTENT_TYPE) {
+      if ((await pdfDecodedBytes(content, limits.maxDecodedBytes)) === null) throw limitExceeded("decoded size", limits);
+      return await parsePdf(content, { maxPages: limits.maxPages, onTruncated: options.onTruncated }, new CancellableJob());
+    }
+    return await parseDocx(content, limits);
+  } catch (e) {
+    if (e instanceof PipelineError || e instanceof ParserUnavailableError) throw e;
+    throw new PipelineError("PARSE_ERROR", `could not read the ${what}: ${errorSummary(e)}`);
+  }
 }
-
 
 // --- DOCX --------------------------------------------------------------------------------------
 
-async function parseDocx(content: Uint8Array, options: ParseOptions, job: CancellableJob): Promise<Section[]> {
+async function parseDocx(content: Uint8Array, limits: ParseLimits): Promise<Section[]> {
   if (content.length === 0) throw new PipelineError("PARSE_ERROR", "the DOCX file is empty (0 bytes)");
   if (!(content[0] === 0x50 && content[1] === 0x4b && content[2] === 0x03 && content[3] === 0x04)) {
     throw new PipelineError("PARSE_ERROR", "not a DOCX file: it does not start with a ZIP header");
   }
-  checkZipUnpackedSize(content, options.maxUnpackedBytes ?? DEFAULT_MAX_UNPACKED_BYTES);
+  checkZipDirectory(content, limits);
+  if ((await zipInflatedBytes(content, limits.maxInflatedBytes)) === null) throw limitExceeded("inflated size", limits);
   const mammoth = await loadLibrary("mammoth", async () => {
     const mod = await import("mammoth");
     return (mod.default ?? mod) as typeof mod.default;
   });
-  job.check();
   let html: string;
   try {
     const result = await mammoth.convertToHtml(
@@ -199,19 +176,19 @@ async function parseDocx(content: Uint8Array, options: ParseOptions, job: Cancel
   } catch (e) {
     throw new PipelineError("PARSE_ERROR", `could not read the DOCX file: ${errorSummary(e)}`);
   }
-  job.check();
   const sections = parseHtml(html);
   if (sections.length === 0) throw new PipelineError("EMPTY_DOCUMENT", "the DOCX document has no indexable text");
   return sections;
 }
 
 /**
- * Zip-bomb guard: read the ZIP central directory and refuse the archive when its entries declare
- * more than `max` unpacked bytes in total. Also rejects a missing or damaged central directory
- * (a truncated file) with a clearer message than the ZIP library's. ZIP64 archives are left to
- * the library.
+ * Reads the ZIP central directory: a missing or damaged one (a truncated file) is PARSE_ERROR
+ * with a clearer message than the ZIP library's, and entries that declare more than the inflated
+ * limit are refused before anything is inflated. Declared sizes only ever refuse early: what is
+ * accepted is still measured by inflating it (zipInflatedBytes). ZIP64 directories are left to it.
  */
-function checkZipUnpackedSize(z: Uint8Array, max: number): void {
+function checkZipDirectory(z: Uint8Array, limits: ParseLimits): void {
+  const max = limits.maxInflatedBytes;
   const u16 = (p: number) => z[p] | (z[p + 1] << 8);
   const u32 = (p: number) => (z[p] | (z[p + 1] << 8) | (z[p + 2] << 16)) + z[p + 3] * 0x1000000;
   let eocd = -1;
@@ -234,7 +211,7 @@ function checkZipUnpackedSize(z: Uint8Array, max: number): void {
     const size = u32(p + 24);
     total += size === 0xffffffff ? Number.POSITIVE_INFINITY : size;
     if (total > max) {
-      throw new PipelineError("PARSE_ERROR", `the DOCX file would unpack to more than ${Math.floor(max / (1024 * 1024))} MiB; refusing it`);
+      throw limitExceeded("inflated size", limits, "(by the sizes its directory declares)");
     }
     p += 46 + u16(p + 28) + u16(p + 30) + u16(p + 32);
   }

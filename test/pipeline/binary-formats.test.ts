@@ -222,14 +222,14 @@ describe("PDF", () => {
     }
   });
 
-  it("gives up with PARSE_ERROR when the time budget runs out", async () => {
+  it("gives up with PARSE_LIMIT_EXCEEDED (time) when the time budget runs out", async () => {
     const long = makePdf(Array.from({ length: 300 }, (_, i) => [`Line on page ${i + 1}.`]));
     let timerFired = false;
     const t = setTimeout(() => (timerFired = true), 0);
     const err = await errorOf(parseDocumentAsync(PDF, long, { timeoutMs: 1 }));
     clearTimeout(t);
-    expect(err.code).toBe("PARSE_ERROR");
-    expect(err.message).toMatch(/longer than 1 ms/);
+    expect(err.code).toBe("PARSE_LIMIT_EXCEEDED");
+    expect(err.message).toMatch(/^limit time: parsing took longer than 1 ms \(PARSE_TIMEOUT_MS\); retrying will not help/);
     expect(timerFired).toBe(true); // the event loop kept running during the parse
     // The abandoned parse must not break the next one.
     expect(await parseDocumentAsync(PDF, twoPages())).toHaveLength(2);
@@ -314,8 +314,8 @@ describe("DOCX", () => {
 
   it("refuses an archive that declares too many unpacked bytes (zip-bomb guard)", async () => {
     const err = await errorOf(parseDocumentAsync(DOCX, sample(), { maxUnpackedBytes: 100 }));
-    expect(err.code).toBe("PARSE_ERROR");
-    expect(err.message).toMatch(/unpack/);
+    expect(err.code).toBe("PARSE_LIMIT_EXCEEDED");
+    expect(err.message).toMatch(/^limit inflated size: .*DOCX_MAX_INFLATED_BYTES/);
     expect(await parseDocumentAsync(DOCX, sample(), { maxUnpackedBytes: 1_000_000 })).toHaveLength(3);
   });
 

@@ -3,7 +3,7 @@
 
 export type Section = { headingPath: string[]; text: string };
 
-export type PipelineErrorCode = "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT";
+export type PipelineErrorCode = "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "PARSE_LIMIT_EXCEEDED";
 
 /** A non-retryable document problem. `code` matches the task error codes of the queue. */
 export class PipelineError extends Error {
