@@ -30,12 +30,13 @@ export function normalEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export async function identityForPassword(pool: pg.Pool, email: string, password: string): Promise<Identity | null> {
+/** `address`: the caller's address (its throttle bucket), so one caller cannot fill the hashing gate. */
+export async function identityForPassword(pool: pg.Pool, email: string, password: string, address?: string): Promise<Identity | null> {
   const u = (await pool.query<{ id: string; email: string; password_hash: string | null; role: Role; tenants: string[]; groups: string[] }>(
     `SELECT id, email, password_hash, role, tenants, groups || sso_groups AS groups FROM users WHERE email = $1 AND disabled_at IS NULL`,
     [normalEmail(email)],
   )).rows[0];
-  const { ok, needsRehash } = await verifyPassword(password, u?.password_hash ?? null);
+  const { ok, needsRehash } = await verifyPassword(password, u?.password_hash ?? null, [`account:${normalEmail(email)}`, ...(address ? [`address:${address}`] : [])]);
   if (!u || !ok) return null;
   if (needsRehash) await rehash(pool, u.id, u.password_hash!, password);
   return { principal: personPrincipal(u.email, u.role, u.tenants, u.groups), owner: { kind: "user", userId: u.id } };
