@@ -34,6 +34,9 @@ export const KNOWN_AUDIT_ACTIONS = [
   "task.retry",
   "task.bulk_retry",
   "task.force_done",
+  "task.cancel",
+  "queue.pause",
+  "queue.resume",
   "search.as_principals",
   "token.create",
   "token.revoke",
@@ -44,4 +47,5 @@ export const KNOWN_AUDIT_ACTIONS = [
   "webhook.update",
   "webhook.delete",
   "webhook.rotate_secret",
+  "webhook.redeliver",
 ] as const;

@@ -5,6 +5,7 @@ import * as oidc from "openid-client";
 import type { SessionOwner } from "./session";
 import { isHttps, publicOrigin } from "../http/origin";
 import { withTransaction } from "../db/pool";
+import { auditDetailJson } from "../audit/repository";
 import { oidcSettings, setting, type OidcSettings } from "../config";
 
 /**
@@ -202,5 +203,5 @@ export async function userForClaims(pool: pg.Pool, s: OidcSettings, c: Claims): 
 }
 
 async function audit(client: pg.PoolClient, userId: string, action: string, detail: unknown) {
-  await client.query(`INSERT INTO audit_log (actor, action, target_type, target_id, detail) VALUES ('sso', $1, 'user', $2, $3)`, [action, userId, JSON.stringify(detail)]);
+  await client.query(`INSERT INTO audit_log (actor, action, target_type, target_id, detail) VALUES ('sso', $1, 'user', $2, $3)`, [action, userId, auditDetailJson(detail)]);
 }
