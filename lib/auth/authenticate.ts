@@ -5,7 +5,7 @@ import { setting } from "../config";
 import { DomainError } from "../domain/errors";
 import { assertSameOrigin } from "../http/origin";
 import { noteSubject } from "../http/request-context";
-import { SESSION_COOKIE, cookieValue, principalForSession, type Identity } from "./session";
+import { principalForSession, sessionOf, type Identity } from "./session";
 import { hasRole, canSeeTenant, bootstrapPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
 import type { Role } from "../domain/constants";
 
@@ -50,7 +50,7 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
     principal = (await identityForToken(m[1]))?.principal ?? null;
     if (!principal) throw new DomainError("UNAUTHORIZED", "invalid or revoked token");
   } else {
-    principal = await principalForSession(getPool(), cookieValue(req, SESSION_COOKIE));
+    principal = await principalForSession(getPool(), sessionOf(req));
     if (!principal) throw new DomainError("UNAUTHORIZED", "sign in or send a bearer token");
     if (req.method !== "GET" && req.method !== "HEAD") assertSameOrigin(req, true);
   }

@@ -7,6 +7,17 @@ import { isHttps } from "../http/origin";
 import { setting } from "../config";
 
 export const SESSION_COOKIE = "iw_session";
+/**
+ * The name over TLS. Browsers accept a `__Host-` cookie only when it is Secure, for Path=/ and
+ * without a Domain, so a sibling subdomain or a plain-http response cannot plant or overwrite it
+ * (session fixation). Over plain http (localhost) the prefix could not be set at all, so the plain
+ * name stays there; over TLS only the prefixed name is read.
+ */
+export const SECURE_SESSION_COOKIE = "__Host-iw_session";
+
+export function sessionCookieName(https: boolean): string {
+  return https ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 
 /** Who a session acts for. Its role and tenants are read live from the owner on every request. */
@@ -86,11 +97,19 @@ export async function endSession(pool: pg.Pool, value: string | undefined): Prom
 }
 
 export function sessionCookie(value: string, req: Request): string {
-  const secure = isHttps(req) ? "; Secure" : "";
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_SECONDS}${secure}`;
+  const https = isHttps(req);
+  return `${sessionCookieName(https)}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_SECONDS}${https ? "; Secure" : ""}`;
 }
 
-export const CLEAR_SESSION_COOKIE = `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`;
+export function clearSessionCookie(req: Request): string {
+  const https = isHttps(req);
+  return `${sessionCookieName(https)}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${https ? "; Secure" : ""}`;
+}
+
+/** The session cookie's value under the name this request's scheme uses. */
+export function sessionOf(req: Request): string | undefined {
+  return cookieValue(req, sessionCookieName(isHttps(req)));
+}
 
 export function cookieValue(req: Request, name: string): string | undefined {
   const header = req.headers.get("cookie");

@@ -60,6 +60,26 @@ describe("sign-in", () => {
     expect(plain.headers.get("set-cookie")).not.toMatch(/Secure/);
   });
 
+  it("over TLS the cookie is __Host-iw_session (Secure, Path=/, no Domain), only that name is read there, and plain http keeps iw_session", async () => {
+    const tls = { "x-forwarded-proto": "https" };
+    const res = await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.0.0.11", ...tls }), ctx());
+    const set = res.headers.get("set-cookie")!;
+    expect(set).toMatch(/^__Host-iw_session=[A-Za-z0-9_-]{43}; Path=\/;/);
+    expect(set).toMatch(/; Secure/);
+    expect(set).not.toMatch(/Domain=/i);
+    const value = /^__Host-iw_session=([^;]+)/.exec(set)![1];
+    const list = (headers: Record<string, string>) => R.docs.GET(req("GET", undefined, headers), ctx());
+    expect((await list({ cookie: `__Host-iw_session=${value}`, ...tls })).status).toBe(200);
+    // A plain-named cookie, which a sibling subdomain or an http response could have planted, is not a session over TLS.
+    expect((await list({ cookie: `iw_session=${value}`, ...tls })).status).toBe(401);
+    const plain = await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.0.0.12" }), ctx());
+    const plainValue = /^iw_session=([^;]+)/.exec(plain.headers.get("set-cookie")!)![1];
+    expect((await list({ cookie: `iw_session=${plainValue}` })).status).toBe(200);
+    const out = await R.signout.POST(req("POST", undefined, { cookie: `__Host-iw_session=${value}`, origin: "https://dash.local", ...tls }), ctx());
+    expect(out.headers.get("set-cookie")).toMatch(/^__Host-iw_session=; Path=\/;.*Max-Age=0.*; Secure/);
+    expect((await list({ cookie: `__Host-iw_session=${value}`, ...tls })).status).toBe(401);
+  });
+
   it("a wrong password is 401, and repeated failures are throttled", async () => {
     const h = { "x-forwarded-for": "10.9.9.9" };
     for (let i = 0; i < 5; i++) {
