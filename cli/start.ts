@@ -117,8 +117,8 @@ export async function start(argv: string[]): Promise<void> {
   let adminNote: string;
   const adminPassword = setting("INDEXWRIGHT_ADMIN_PASSWORD");
   if (adminPassword) {
-    await upsertAdmin(setup, adminEmail, adminPassword);
-    adminNote = `${adminEmail} (password from INDEXWRIGHT_ADMIN_PASSWORD)`;
+    const { disabled } = await upsertAdmin(setup, adminEmail, adminPassword);
+    adminNote = `${adminEmail} (password from INDEXWRIGHT_ADMIN_PASSWORD)${disabled ? "; this account is disabled (an admin enables it under Admin → People)" : ""}`;
   } else if (!(await hasUser(setup, adminEmail))) {
     const password = generatePassword();
     await upsertAdmin(setup, adminEmail, password);

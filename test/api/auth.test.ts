@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { upsertAdmin } from "../../lib/auth/users";
+import { checkSettings } from "../../cli/settings";
 import { principalForSession } from "../../lib/auth/session";
 
 // People sign in with email + password (or a token), machines use tokens an admin creates;
@@ -36,6 +37,25 @@ const ctx = (p: object = {}) => ({ params: Promise.resolve(p) });
 const req = (method: string, body?: unknown, headers: Record<string, string> = {}) =>
   new Request("http://dash.local/x", { method, headers: { "content-type": "application/json", host: "dash.local", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
 const bearer = (tok: string) => ({ authorization: `Bearer ${tok}` });
+
+describe("INDEXWRIGHT_ADMIN_PASSWORD", () => {
+  it("never re-enables a disabled account: the password is set, the account stays disabled and cannot sign in", async () => {
+    await upsertAdmin(t.pool, "ops-admin@example.com", "first long password");
+    await t.pool.query(`UPDATE users SET disabled_at = now() WHERE email = 'ops-admin@example.com'`);
+    expect(await upsertAdmin(t.pool, "ops-admin@example.com", "second long password")).toEqual({ disabled: true });
+    const { rows } = await t.pool.query(`SELECT disabled_at FROM users WHERE email = 'ops-admin@example.com'`);
+    expect(rows[0].disabled_at).not.toBeNull();
+    const res = await R.signin.POST(req("POST", { email: "ops-admin@example.com", password: "second long password" }, { "x-forwarded-for": "10.0.3.1" }), ctx());
+    expect(res.status).toBe(401);
+  });
+
+  it("obeys the length rule: start refuses a short one, naming the setting, and nothing is written", async () => {
+    expect(() => checkSettings({ INDEXWRIGHT_ADMIN_PASSWORD: "short" })).toThrow(/INDEXWRIGHT_ADMIN_PASSWORD must be 12 to 500 characters \(it has 5\)/);
+    expect(checkSettings({ INDEXWRIGHT_ADMIN_PASSWORD: "twelve chars" }).cfg).toBeDefined();
+    await expect(upsertAdmin(t.pool, "short@example.com", "short")).rejects.toThrow(/12 to 500 characters/);
+    expect((await t.pool.query(`SELECT 1 FROM users WHERE email = 'short@example.com'`)).rowCount).toBe(0);
+  });
+});
 
 describe("sign-in", () => {
   it("email + password gives an httpOnly SameSite session cookie for the user's role", async () => {
