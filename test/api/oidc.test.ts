@@ -31,7 +31,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  for (const k of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ALLOW_HTTP", "OIDC_DEFAULT_ROLE", "OIDC_ALLOWED_DOMAINS"]) delete process.env[k];
+  for (const k of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ALLOW_HTTP", "OIDC_DEFAULT_ROLE", "OIDC_ALLOWED_DOMAINS", "OIDC_LINK_LOCAL_ACCOUNTS"]) delete process.env[k];
   const { closePools } = await import("../../lib/db/pool");
   await closePools();
   await idp?.close();
@@ -40,6 +40,7 @@ afterAll(async () => {
 beforeEach(() => {
   delete process.env.OIDC_DEFAULT_ROLE;
   delete process.env.OIDC_ALLOWED_DOMAINS;
+  delete process.env.OIDC_LINK_LOCAL_ACCOUNTS;
 });
 
 const ctx = () => ({ params: Promise.resolve({}) });
@@ -70,11 +71,40 @@ async function ssoSignIn(email: string, form: Record<string, string> = {}, next 
   return { res, back, flow };
 }
 
-async function createUser(email: string, role = "operator") {
-  const r = await R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify({ email, password: "a long enough password", role, tenants: ["*"] }) }), ctx());
+/** A person an admin added for single sign-on: no password (a local account with one is linked only where allowed, below). */
+async function createUser(email: string, role = "operator", password?: string) {
+  const r = await R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify({ email, password, role, tenants: ["*"] }) }), ctx());
   expect(r.status).toBe(201);
   return (await r.json()).id as string;
 }
+
+describe("OIDC and existing local accounts", () => {
+  it("a first SSO sign-in does not take over an account with a password (the bootstrap admin's included) unless an admin allowed it", async () => {
+    const { upsertAdmin } = await import("../../lib/auth/users");
+    await upsertAdmin(t.pool, "admin@localhost", "the bootstrap admin's password");
+    const local = await createUser("local@corp.example", "admin", "a long enough password");
+    const auditBefore = (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log`)).rows[0].n;
+    for (const email of ["admin@localhost", "local@corp.example"]) {
+      const { res } = await ssoSignIn(email);
+      expect(res.headers.get("location")).toBe("/signin?error=OIDC_LINK_NOT_ALLOWED");
+      expect(cookieFrom(res, "iw_session")).toBeUndefined();
+    }
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM users WHERE oidc_subject IS NOT NULL AND email IN ('admin@localhost', 'local@corp.example')`)).rows[0].n).toBe(0);
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM audit_log`)).rows[0].n).toBe(auditBefore);
+
+    // Allowed domains say the provider speaks for those addresses: linked there, not elsewhere.
+    process.env.OIDC_ALLOWED_DOMAINS = "corp.example";
+    expect((await ssoSignIn("local@corp.example")).res.headers.get("location")).toBe("/documents?state=DEAD");
+    expect((await t.pool.query(`SELECT oidc_subject FROM users WHERE id = $1`, [local])).rows[0].oidc_subject).not.toBeNull();
+    expect((await ssoSignIn("admin@localhost")).res.headers.get("location")).toBe("/signin?error=OIDC_DOMAIN_NOT_ALLOWED");
+
+    // Or the explicit setting.
+    delete process.env.OIDC_ALLOWED_DOMAINS;
+    process.env.OIDC_LINK_LOCAL_ACCOUNTS = "1";
+    await createUser("second@corp.example", "viewer", "a long enough password");
+    expect((await ssoSignIn("second@corp.example")).res.headers.get("location")).toBe("/documents?state=DEAD");
+  });
+});
 
 describe("OIDC sign-in", () => {
   it("an admin-added user signs in through the provider, lands on the page they asked for, and the identity is bound to them", async () => {
