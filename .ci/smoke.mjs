@@ -92,7 +92,7 @@ try {
   const again = await search();
   check("after a restart the document is still searchable", again[0]?.documentKey === "handbook");
   check("a second start prints no token, and says where it is kept", !server.output().includes(token) && server.output().includes("admin token: kept in"));
-  check("secret files are 0600", ["bootstrap-token", "session-secret", "admin-password"].every((f) => (statSync(`${DATA}/${f}`).mode & 0o777) === 0o600));
+  check("secret files are 0600", ["bootstrap-token", "session-secret", "admin-password", "db-password"].every((f) => (statSync(`${DATA}/${f}`).mode & 0o777) === 0o600));
   const code2 = await stop(server);
   check("second stop is clean too", code2 === "stopped", code2);
   server = null;

@@ -91,7 +91,9 @@ export async function start(argv: string[]): Promise<void> {
     releaseLock = takeLock(dataDir);
     const port = Number(setting("EMBEDDED_DB_PORT") ?? 54329);
     say(`starting embedded PostgreSQL (PGlite + pgvector), data in ${display(path.join(dataDir, "pgdata"))}`);
-    embedded = await startEmbedded({ dataDir: path.join(dataDir, "pgdata"), port });
+    // Kept beside the data (0600), so the database asks every client for it, this process's included.
+    const password = fileSecret(dataDir, "db-password", 24).value;
+    embedded = await startEmbedded({ dataDir: path.join(dataDir, "pgdata"), port, password });
     url = embedded.url;
   } else {
     // The embedded database ships a current pgvector; an external server may have none, or one too old.
