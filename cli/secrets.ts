@@ -42,5 +42,5 @@ export function fileSecret(dir: string, name: string, bytes: number): { value: s
 export function bootstrapTokenLine(t: { value: string; file: string; created: boolean } | "configured", shown: (p: string) => string): string {
   if (t === "configured") return "admin token: from INDEXWRIGHT_BOOTSTRAP_TOKEN";
   if (t.created) return `admin token: ${t.value}  (shown once; kept in ${shown(t.file)})`;
-  return `admin token: kept in ${shown(t.file)}`;
+  return `admin token: kept in ${shown(t.file)} (rotate: npm run cli -- token rotate-bootstrap)`;
 }

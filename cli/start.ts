@@ -130,6 +130,9 @@ export async function start(argv: string[]): Promise<void> {
     adminNote = `${adminEmail} (password set earlier)`;
   }
   if (existsSync(path.join(dataDir, "admin-password"))) keepPrivate(path.join(dataDir, "admin-password"));
+  // Rotated or revoked through the API since: the kept token no longer signs in, and start says so.
+  const boot = (await setup.query<{ token_hash: string | null }>(`SELECT token_hash FROM bootstrap_token WHERE id`)).rows[0];
+  const tokenStale = boot !== undefined && boot.token_hash !== createHash("sha256").update(token).digest("hex");
   if (values.demo || setting("INDEXWRIGHT_DEMO") === "1") {
     const n = await seedDemo(setup);
     say(n > 0 ? `demo: published ${n} sample versions in tenants acme and globex` : "demo: sample data already present");
@@ -174,7 +177,11 @@ export async function start(argv: string[]): Promise<void> {
   print(`dashboard: http://localhost:${cfg.PORT}`);
   print(`admin sign-in: ${adminNote}`);
   if (sso) print(`single sign-on: ${sso.displayName} (${sso.issuer})${sso.defaultRole ? `, new people join as ${sso.defaultRole}` : ", only people an admin added"}`);
-  print(bootstrapTokenLine(tokenFile ?? "configured", display));
+  print(
+    tokenStale
+      ? `admin token: ${boot!.token_hash ? "rotated" : "revoked"} through the API; the one ${tokenFile ? `in ${display(tokenFile.file)}` : "in INDEXWRIGHT_BOOTSTRAP_TOKEN"} no longer signs in`
+      : bootstrapTokenLine(tokenFile ?? "configured", display),
+  );
 
   async function shutdown(code: number): Promise<void> {
     if (stopping) return;

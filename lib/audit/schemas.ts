@@ -40,6 +40,8 @@ export const KNOWN_AUDIT_ACTIONS = [
   "search.as_principals",
   "token.create",
   "token.revoke",
+  "bootstrap_token.rotate",
+  "bootstrap_token.revoke",
   "user.create",
   "user.update",
   "user.sso_link",

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getPool } from "../db/pool";
-import { setting } from "../config";
+import { currentBootstrapHash } from "./bootstrap";
 import { DomainError } from "../domain/errors";
 import { assertSameOrigin } from "../http/origin";
 import { noteSubject } from "../http/request-context";
@@ -21,8 +21,9 @@ function safeEqual(a: string, b: string): boolean {
 
 /** Resolves a bearer token (bootstrap or stored) to a principal and the owner a session would record. */
 export async function identityForToken(token: string): Promise<Identity | null> {
-  const bootstrap = setting("INDEXWRIGHT_BOOTSTRAP_TOKEN");
-  if (bootstrap && safeEqual(token, bootstrap)) return { principal: bootstrapPrincipal(), owner: { kind: "bootstrap" } };
+  // Configured, or rotated or revoked through the API (./bootstrap.ts): compared as hashes, since a rotated token is kept only as one.
+  const bootstrap = await currentBootstrapHash(getPool());
+  if (bootstrap && safeEqual(hashToken(token), bootstrap)) return { principal: bootstrapPrincipal(), owner: { kind: "bootstrap" } };
   const { rows } = await getPool().query<TokenRow & { id: string }>(
     // last_used_at is written at most once a minute per token, not on every request.
     `WITH t AS (SELECT * FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),

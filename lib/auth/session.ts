@@ -4,7 +4,7 @@ import type pg from "pg";
 import { bootstrapPrincipal, personPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
 import { ROLES, type Role } from "../domain/constants";
 import { isHttps } from "../http/origin";
-import { setting } from "../config";
+import { currentBootstrapHash } from "./bootstrap";
 
 export const SESSION_COOKIE = "iw_session";
 /**
@@ -29,15 +29,10 @@ export type Identity = { principal: Principal; owner: SessionOwner };
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 const sha256 = (v: string) => createHash("sha256").update(v).digest("hex");
 
-function bootstrapHash(): string | null {
-  const t = setting("INDEXWRIGHT_BOOTSTRAP_TOKEN");
-  return t ? sha256(t) : null;
-}
-
 /** Stores a new session and returns the cookie value (the only copy of the session id). */
 export async function openSession(pool: pg.Pool, owner: SessionOwner, method: SessionMethod, userAgent: string | null): Promise<string> {
   const id = randomBytes(32).toString("base64url");
-  const boot = owner.kind === "bootstrap" ? bootstrapHash() : null;
+  const boot = owner.kind === "bootstrap" ? await currentBootstrapHash(pool) : null;
   if (owner.kind === "bootstrap" && !boot) throw new Error("no bootstrap token is configured");
   await pool.query(
     `INSERT INTO sessions (id_hash, user_id, token_id, bootstrap_hash, method, expires_at, user_agent)
@@ -85,7 +80,8 @@ export async function principalForSession(pool: pg.Pool, value: string | undefin
   );
   const r = rows[0];
   if (!r) return null;
-  if (r.bootstrap_hash) return r.bootstrap_hash === bootstrapHash() ? bootstrapPrincipal() : null;
+  // A session opened with a bootstrap token lasts only while that token is the current one.
+  if (r.bootstrap_hash) return r.bootstrap_hash === (await currentBootstrapHash(pool)) ? bootstrapPrincipal() : null;
   if (r.session_user_id) return r.email && ROLES.includes(r.person_role!) ? personPrincipal(r.email, r.person_role!, r.person_tenants, r.person_groups ?? []) : null;
   if (r.token_id) return r.name && ROLES.includes(r.role!) ? tokenPrincipal(r as TokenRow) : null;
   return null;
