@@ -198,6 +198,10 @@ const oidcSchema = z.object({
   // 1: a first SSO sign-in may take over an existing account that has a password (matched by
   // verified email). Unset: only where the email's domain is in OIDC_ALLOWED_DOMAINS.
   OIDC_LINK_LOCAL_ACCOUNTS: z.enum(["0", "1", "true", "false"]).optional(),
+  // Absolute lifetime of a session opened through SSO (seconds, at most the 12-hour default). The
+  // provider is asked again when it ends, so groups it removed (or the person) reach Indexwright at
+  // least this often.
+  OIDC_SESSION_MAX_SECONDS: z.coerce.number().int().min(300).max(43_200).default(43_200),
   // Tenants a person created at first sign-in gets: a comma list, or "*" for all. Unset means none,
   // so a new person sees nothing until an admin grants tenants.
   OIDC_DEFAULT_TENANTS: z
@@ -224,6 +228,7 @@ export type OidcSettings = {
   groupsClaim?: string;
   allowedDomains: string[];
   linkLocalAccounts: boolean;
+  sessionMaxSeconds: number;
   allowHttp: boolean;
   publicUrl?: string;
 };
@@ -243,6 +248,7 @@ export function oidcSettings(env: Env = process.env): OidcSettings | null {
     groupsClaim: e.OIDC_GROUPS_CLAIM,
     allowedDomains: (e.OIDC_ALLOWED_DOMAINS ?? "").split(",").map((d) => d.trim().toLowerCase()).filter(Boolean),
     linkLocalAccounts: e.OIDC_LINK_LOCAL_ACCOUNTS === "1" || e.OIDC_LINK_LOCAL_ACCOUNTS === "true",
+    sessionMaxSeconds: e.OIDC_SESSION_MAX_SECONDS,
     allowHttp: e.OIDC_ALLOW_HTTP === "1" || e.OIDC_ALLOW_HTTP === "true",
     publicUrl: e.INDEXWRIGHT_PUBLIC_URL?.replace(/\/+$/, ""),
   };

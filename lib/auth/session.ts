@@ -5,6 +5,7 @@ import { bootstrapPrincipal, personPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS,
 import { ROLES, type Role } from "../domain/constants";
 import { isHttps } from "../http/origin";
 import { currentBootstrapHash } from "./bootstrap";
+import { oidcSettings } from "../config";
 
 export const SESSION_COOKIE = "iw_session";
 /**
@@ -29,6 +30,16 @@ export type Identity = { principal: Principal; owner: SessionOwner };
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 const sha256 = (v: string) => createHash("sha256").update(v).digest("hex");
 
+/**
+ * Seconds a new session lasts, from its start (absolute, not sliding). An SSO session ends after
+ * OIDC_SESSION_MAX_SECONDS so the provider is asked again and what it says about groups, or the
+ * person, reaches us at least that often.
+ */
+export function sessionLifetime(method: SessionMethod): number {
+  if (method !== "oidc") return SESSION_TTL_SECONDS;
+  return Math.min(SESSION_TTL_SECONDS, oidcSettings()?.sessionMaxSeconds ?? SESSION_TTL_SECONDS);
+}
+
 /** Stores a new session and returns the cookie value (the only copy of the session id). */
 export async function openSession(pool: pg.Pool, owner: SessionOwner, method: SessionMethod, userAgent: string | null): Promise<string> {
   const id = randomBytes(32).toString("base64url");
@@ -37,7 +48,7 @@ export async function openSession(pool: pg.Pool, owner: SessionOwner, method: Se
   await pool.query(
     `INSERT INTO sessions (id_hash, user_id, token_id, bootstrap_hash, method, expires_at, user_agent)
      VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)`,
-    [sha256(id), owner.kind === "user" ? owner.userId : null, owner.kind === "token" ? owner.tokenId : null, boot, method, SESSION_TTL_SECONDS, userAgent?.slice(0, 300) ?? null],
+    [sha256(id), owner.kind === "user" ? owner.userId : null, owner.kind === "token" ? owner.tokenId : null, boot, method, sessionLifetime(method), userAgent?.slice(0, 300) ?? null],
   );
   // Sign-ins are rare, so they pay for sweeping sessions that ended long ago.
   await pool.query(`DELETE FROM sessions WHERE expires_at < now() - interval '7 days'`);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { oidcSettings } from "../../lib/config";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { startFakeOidc, type RunningFakeOidc } from "../helpers/fake-oidc";
 import { principalForSession } from "../../lib/auth/session";
@@ -31,7 +32,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  for (const k of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ALLOW_HTTP", "OIDC_DEFAULT_ROLE", "OIDC_ALLOWED_DOMAINS", "OIDC_LINK_LOCAL_ACCOUNTS"]) delete process.env[k];
+  for (const k of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ALLOW_HTTP", "OIDC_DEFAULT_ROLE", "OIDC_ALLOWED_DOMAINS", "OIDC_LINK_LOCAL_ACCOUNTS", "OIDC_SESSION_MAX_SECONDS"]) delete process.env[k];
   const { closePools } = await import("../../lib/db/pool");
   await closePools();
   await idp?.close();
@@ -41,6 +42,7 @@ beforeEach(() => {
   delete process.env.OIDC_DEFAULT_ROLE;
   delete process.env.OIDC_ALLOWED_DOMAINS;
   delete process.env.OIDC_LINK_LOCAL_ACCOUNTS;
+  delete process.env.OIDC_SESSION_MAX_SECONDS;
 });
 
 const ctx = () => ({ params: Promise.resolve({}) });
@@ -77,6 +79,22 @@ async function createUser(email: string, role = "operator", password?: string) {
   expect(r.status).toBe(201);
   return (await r.json()).id as string;
 }
+
+describe("SSO session lifetime", () => {
+  it("an SSO session ends after OIDC_SESSION_MAX_SECONDS from its start (absolute), so the provider is asked again; password sessions keep 12 hours", async () => {
+    const id = await createUser("short-lived@corp.example", "viewer");
+    process.env.OIDC_SESSION_MAX_SECONDS = "600";
+    const { res } = await ssoSignIn("short-lived@corp.example");
+    const cookie = cookieFrom(res, "iw_session")!;
+    expect(await principalForSession(t.pool, cookie)).toMatchObject({ subject: "user:short-lived@corp.example" });
+    const { rows } = await t.pool.query<{ secs: number }>(`SELECT extract(epoch FROM expires_at - created_at)::int AS secs FROM sessions WHERE user_id = $1`, [id]);
+    expect(rows.map((r) => r.secs)).toEqual([600]);
+    // Once that much time has passed the session is over, however recently it was used.
+    await t.pool.query(`UPDATE sessions SET created_at = created_at - interval '601 seconds', expires_at = expires_at - interval '601 seconds', last_seen_at = now() WHERE user_id = $1`, [id]);
+    expect(await principalForSession(t.pool, cookie)).toBeNull();
+    expect(() => oidcSettings({ OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: "x", OIDC_SESSION_MAX_SECONDS: "60" })).toThrow(/OIDC_SESSION_MAX_SECONDS/);
+  });
+});
 
 describe("OIDC and existing local accounts", () => {
   it("a first SSO sign-in does not take over an account with a password (the bootstrap admin's included) unless an admin allowed it", async () => {
