@@ -5,8 +5,8 @@ import { currentBootstrapHash } from "./bootstrap";
 import { DomainError } from "../domain/errors";
 import { assertSameOrigin } from "../http/origin";
 import { noteSubject } from "../http/request-context";
-import { principalForSession, sessionOf, type Identity } from "./session";
-import { hasRole, canSeeTenant, bootstrapPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
+import { principalForSession, sessionOf, ssoGroupsWindow, type Identity } from "./session";
+import { hasRole, canSeeTenant, bootstrapPrincipal, tokenPrincipal, tokenRowColumns, type Principal, type TokenRow } from "./principal";
 import type { Role } from "../domain/constants";
 
 export function hashToken(token: string): string {
@@ -29,7 +29,7 @@ export async function identityForToken(token: string): Promise<Identity | null> 
     `WITH t AS (SELECT * FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),
           touched AS (UPDATE api_tokens SET last_used_at = now()
                        WHERE id IN (SELECT id FROM t WHERE last_used_at IS NULL OR last_used_at < now() - interval '1 minute'))
-     SELECT t.id, ${TOKEN_ROW_COLUMNS} FROM t LEFT JOIN users u ON u.id = t.user_id`,
+     SELECT t.id, ${tokenRowColumns(ssoGroupsWindow())} FROM t LEFT JOIN users u ON u.id = t.user_id`,
     [hashToken(token)],
   );
   const t = rows[0];

@@ -204,7 +204,8 @@ export async function userForClaims(pool: pg.Pool, s: OidcSettings, c: Claims): 
     }
     if (user.disabled_at) throw new OidcSignInError("ACCOUNT_DISABLED");
     // The provider is the source of truth for SSO groups: what it says now replaces what it said before.
-    if (c.groups !== undefined) await client.query(`UPDATE users SET sso_groups = $2 WHERE id = $1 AND sso_groups IS DISTINCT FROM $2`, [user.id, c.groups]);
+    // sso_groups_at: person tokens carry these groups only while this sign-in is recent (lib/auth/principal.ts tokenRowColumns).
+    if (c.groups !== undefined) await client.query(`UPDATE users SET sso_groups = $2, sso_groups_at = now() WHERE id = $1`, [user.id, c.groups]);
     return { owner: { kind: "user", userId: user.id } as SessionOwner, email: user.email, created };
   });
 }

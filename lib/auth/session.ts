@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import type pg from "pg";
-import { bootstrapPrincipal, personPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
+import { bootstrapPrincipal, personPrincipal, tokenPrincipal, tokenRowColumns, type Principal, type TokenRow } from "./principal";
 import { ROLES, type Role } from "../domain/constants";
 import { isHttps } from "../http/origin";
 import { currentBootstrapHash } from "./bootstrap";
@@ -38,6 +38,11 @@ const sha256 = (v: string) => createHash("sha256").update(v).digest("hex");
 export function sessionLifetime(method: SessionMethod): number {
   if (method !== "oidc") return SESSION_TTL_SECONDS;
   return Math.min(SESSION_TTL_SECONDS, oidcSettings()?.sessionMaxSeconds ?? SESSION_TTL_SECONDS);
+}
+
+/** How recent a person's last SSO sign-in must be for their tokens to carry its groups: an SSO session's own lifetime. */
+export function ssoGroupsWindow(): number {
+  return sessionLifetime("oidc");
 }
 
 /** Stores a new session and returns the cookie value (the only copy of the session id). */
@@ -82,7 +87,7 @@ export async function principalForSession(pool: pg.Pool, value: string | undefin
           touched AS (UPDATE sessions SET last_seen_at = now()
                        WHERE id_hash IN (SELECT id_hash FROM s WHERE last_seen_at < now() - interval '1 minute'))
      SELECT s.bootstrap_hash, s.user_id AS session_user_id, p.email, p.role AS person_role, p.tenants AS person_tenants,
-            (p.groups || p.sso_groups) AS person_groups, s.token_id, ${TOKEN_ROW_COLUMNS}
+            (p.groups || p.sso_groups) AS person_groups, s.token_id, ${tokenRowColumns(ssoGroupsWindow())}
        FROM s
        LEFT JOIN users p ON p.id = s.user_id AND p.disabled_at IS NULL
        LEFT JOIN api_tokens t ON t.id = s.token_id AND t.revoked_at IS NULL

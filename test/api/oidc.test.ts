@@ -96,6 +96,31 @@ describe("SSO session lifetime", () => {
   });
 });
 
+describe("person tokens of SSO users", () => {
+  it("carry the provider's groups only while the person's last SSO sign-in is within OIDC_SESSION_MAX_SECONDS; admin-assigned groups always", async () => {
+    const { identityForToken } = await import("../../lib/auth/authenticate");
+    const id = await createUser("tokened@corp.example", "viewer");
+    await t.pool.query(`UPDATE users SET groups = ARRAY['wiki-editors'] WHERE id = $1`, [id]);
+    process.env.OIDC_GROUPS_CLAIM = "groups";
+    process.env.OIDC_SESSION_MAX_SECONDS = "600";
+    try {
+      await ssoSignIn("tokened@corp.example", { groups: "hr" });
+      const { createToken } = await import("../../lib/admin/repository");
+      const { bootstrapPrincipal } = await import("../../lib/auth/principal");
+      const tok = await createToken(t.pool, bootstrapPrincipal(), { name: "tokened-laptop", role: "viewer", tenants: ["*"], kind: "person", userId: id, capabilities: [] } as never);
+      expect((await identityForToken(tok.token))!.principal.principals).toEqual(["user:tokened@corp.example", "group:hr", "group:wiki-editors"]);
+      // Eleven minutes without an SSO sign-in: the provider may have removed hr since; the token no longer says it.
+      await t.pool.query(`UPDATE users SET sso_groups_at = now() - interval '660 seconds' WHERE id = $1`, [id]);
+      expect((await identityForToken(tok.token))!.principal.principals).toEqual(["user:tokened@corp.example", "group:wiki-editors"]);
+      // A new SSO sign-in brings what the provider says now.
+      await ssoSignIn("tokened@corp.example", { groups: "finance" });
+      expect((await identityForToken(tok.token))!.principal.principals).toEqual(["user:tokened@corp.example", "group:finance", "group:wiki-editors"]);
+    } finally {
+      delete process.env.OIDC_GROUPS_CLAIM;
+    }
+  });
+});
+
 describe("OIDC and existing local accounts", () => {
   it("a first SSO sign-in does not take over an account with a password (the bootstrap admin's included) unless an admin allowed it", async () => {
     const { upsertAdmin } = await import("../../lib/auth/users");
