@@ -196,6 +196,18 @@ describe("sessions live in the database", () => {
     expect(await docsWith(c)).toBe(401);
   });
 
+  it("disabling a person ends at once their password session, their person token, and the session opened with that token", async () => {
+    const u = await (await R.users.POST(req("POST", { email: "leaver@example.com", password: "a long enough password", role: "viewer", tenants: ["*"] }, bearer(BOOT)), ctx())).json();
+    const session = cookieOf(await R.signin.POST(req("POST", { email: "leaver@example.com", password: "a long enough password" }, { "x-forwarded-for": "10.4.1.1" }), ctx()));
+    const tok = (await (await R.tokens.POST(req("POST", { name: "leaver-laptop", role: "viewer", tenants: ["*"], kind: "person", userId: u.id }, bearer(BOOT)), ctx())).json()).token;
+    const viaToken = cookieOf(await R.signin.POST(req("POST", { token: tok }, { "x-forwarded-for": "10.4.1.2" }), ctx()));
+    const withToken = async () => (await R.docs.GET(req("GET", undefined, bearer(tok)), ctx())).status;
+    expect([await docsWith(session), await docsWith(viaToken), await withToken()]).toEqual([200, 200, 200]);
+    const r = await (await R.user.PATCH(req("PATCH", { disabled: true }, bearer(BOOT)), ctx({ id: u.id }))).json();
+    expect(r.sessionsEnded).toBe(2);
+    expect([await docsWith(session), await docsWith(viaToken), await withToken()]).toEqual([401, 401, 401]);
+  });
+
   it("forged, malformed and unknown cookies are 401", async () => {
     for (const c of ["x", "a".repeat(43), "../../etc", "a.b.c", "%E0%A4%A", "%", "é".repeat(5000)]) expect(await docsWith(c)).toBe(401);
   });
