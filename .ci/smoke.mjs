@@ -1,7 +1,7 @@
 // Smoke test of `npm start` on the embedded default, as a person would use it from a fresh clone:
 // health → publish with the printed token → SEARCHABLE → search hit → restart → still searchable.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 
 const PORT = 3217;
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -91,6 +91,8 @@ try {
   await waitFor(async () => (await fetch(`${BASE}/api/health`)).ok, 300_000, "health after restart");
   const again = await search();
   check("after a restart the document is still searchable", again[0]?.documentKey === "handbook");
+  check("a second start prints no token, and says where it is kept", !server.output().includes(token) && server.output().includes("admin token: kept in"));
+  check("secret files are 0600", ["bootstrap-token", "session-secret", "admin-password", "db-password"].every((f) => (statSync(`${DATA}/${f}`).mode & 0o777) === 0o600));
   const code2 = await stop(server);
   check("second stop is clean too", code2 === "stopped", code2);
   server = null;

@@ -1,5 +1,6 @@
 "use client";
 
+import "@/lib/zod-jitless";
 import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";

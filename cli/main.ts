@@ -27,6 +27,9 @@ Against a running server (--url URL or INDEXWRIGHT_URL; --token TOKEN or INDEXWR
   delete --tenant T --key K [--wait]
   reindex --tenant T --key K [--wait]
   rollback --tenant T --key K --to-version N --reason R
+  token rotate-bootstrap [--print]        a new bootstrap token (all-tenant admins); replaces the data directory's
+                                          bootstrap-token file when start keeps one there; the old token and its sessions stop
+  token revoke-bootstrap                  no bootstrap token signs in any more, until a rotation by another admin token
 `;
 
 async function main(): Promise<void> {
@@ -57,9 +60,11 @@ async function main(): Promise<void> {
     case "tasks":
     case "delete":
     case "reindex":
-    case "rollback": {
+    case "rollback":
+    case "token": {
       const remote = await import("./remote");
-      const run = { publish: remote.publishCmd, sync: remote.syncCmd, search: remote.searchCmd, status: remote.statusCmd, tasks: remote.tasksCmd, delete: remote.deleteCmd, reindex: remote.reindexCmd, rollback: remote.rollbackCmd }[cmd];
+      const { tokenCmd } = await import("./token");
+      const run = { publish: remote.publishCmd, sync: remote.syncCmd, search: remote.searchCmd, status: remote.statusCmd, tasks: remote.tasksCmd, delete: remote.deleteCmd, reindex: remote.reindexCmd, rollback: remote.rollbackCmd, token: tokenCmd }[cmd];
       try {
         return await run(rest);
       } catch (err) {

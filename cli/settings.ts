@@ -1,6 +1,7 @@
 import { environment, loadConfig, loadProxyConfig, loadReconcileConfig, oidcSettings, type Config, type OidcSettings, type ProxyConfig, type ReconcileConfig } from "../lib/config";
 import { createEmbedder } from "../lib/embedding";
 import { indexedVector } from "../lib/db/vector-index";
+import { checkAdminPassword } from "../lib/auth/users";
 
 export type Settings = {
   cfg: Config;
@@ -19,6 +20,7 @@ export type Settings = {
  */
 export function checkSettings(env: Record<string, string | undefined> = environment()): Settings {
   const cfg = loadConfig(env);
+  if (env.INDEXWRIGHT_ADMIN_PASSWORD) checkAdminPassword(env.INDEXWRIGHT_ADMIN_PASSWORD);
   const embedder = createEmbedder(cfg);
   return {
     cfg,

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { randomBytes, createHash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync, readdirSync, statSync, rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -15,21 +15,13 @@ import { generatePassword } from "../lib/auth/password";
 import pg from "pg";
 import { log } from "../lib/log";
 import { print } from "./print";
+import { bootstrapTokenLine, fileSecret, keepPrivate, writeSecret } from "./secrets";
 
 const ROOT = process.cwd();
 // The launcher's progress is logged like the worker's and the web server's; what a person reads to
 // get in (the URL, the sign-in, the token) is printed as plain lines (cli/print.ts).
 const say = (m: string) => log.info(m);
 const display = (p: string) => (p.startsWith(ROOT + path.sep) ? path.relative(ROOT, p) : p);
-
-/** A secret kept under the data dir: read it, or make it once (0600). */
-function fileSecret(dir: string, name: string, bytes: number): string {
-  const file = path.join(dir, name);
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const value = randomBytes(bytes).toString("base64url");
-  writeFileSync(file, value + "\n", { mode: 0o600 });
-  return value;
-}
 
 // Data-dir lock: two embedded servers on one PGlite directory would corrupt it.
 function takeLock(dir: string): () => void {
@@ -99,7 +91,9 @@ export async function start(argv: string[]): Promise<void> {
     releaseLock = takeLock(dataDir);
     const port = Number(setting("EMBEDDED_DB_PORT") ?? 54329);
     say(`starting embedded PostgreSQL (PGlite + pgvector), data in ${display(path.join(dataDir, "pgdata"))}`);
-    embedded = await startEmbedded({ dataDir: path.join(dataDir, "pgdata"), port });
+    // Kept beside the data (0600), so the database asks every client for it, this process's included.
+    const password = fileSecret(dataDir, "db-password", 24).value;
+    embedded = await startEmbedded({ dataDir: path.join(dataDir, "pgdata"), port, password });
     url = embedded.url;
   } else {
     // The embedded database ships a current pgvector; an external server may have none, or one too old.
@@ -109,8 +103,9 @@ export async function start(argv: string[]): Promise<void> {
   const r = await migrate(url, { log: (m) => say(m) });
   say(r.applied.length ? `applied ${r.applied.length} migration(s)` : "database schema is up to date");
 
-  const token = cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ?? fileSecret(dataDir, "bootstrap-token", 24);
-  const sessionSecret = cfg.INDEXWRIGHT_SESSION_SECRET ?? fileSecret(dataDir, "session-secret", 32);
+  const tokenFile = cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ? null : fileSecret(dataDir, "bootstrap-token", 24);
+  const token = cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ?? tokenFile!.value;
+  const sessionSecret = cfg.INDEXWRIGHT_SESSION_SECRET ?? fileSecret(dataDir, "session-secret", 32).value;
   const childEnv: NodeJS.ProcessEnv = {
     ...environment(),
     DATABASE_URL: url,
@@ -124,16 +119,20 @@ export async function start(argv: string[]): Promise<void> {
   let adminNote: string;
   const adminPassword = setting("INDEXWRIGHT_ADMIN_PASSWORD");
   if (adminPassword) {
-    await upsertAdmin(setup, adminEmail, adminPassword);
-    adminNote = `${adminEmail} (password from INDEXWRIGHT_ADMIN_PASSWORD)`;
+    const { disabled } = await upsertAdmin(setup, adminEmail, adminPassword);
+    adminNote = `${adminEmail} (password from INDEXWRIGHT_ADMIN_PASSWORD)${disabled ? "; this account is disabled (an admin enables it under Admin → People)" : ""}`;
   } else if (!(await hasUser(setup, adminEmail))) {
     const password = generatePassword();
     await upsertAdmin(setup, adminEmail, password);
-    writeFileSync(path.join(dataDir, "admin-password"), password + "\n", { mode: 0o600 });
+    writeSecret(path.join(dataDir, "admin-password"), password);
     adminNote = `${adminEmail} / ${password}  (shown once; also in ${display(path.join(dataDir, "admin-password"))})`;
   } else {
     adminNote = `${adminEmail} (password set earlier)`;
   }
+  if (existsSync(path.join(dataDir, "admin-password"))) keepPrivate(path.join(dataDir, "admin-password"));
+  // Rotated or revoked through the API since: the kept token no longer signs in, and start says so.
+  const boot = (await setup.query<{ token_hash: string | null }>(`SELECT token_hash FROM bootstrap_token WHERE id`)).rows[0];
+  const tokenStale = boot !== undefined && boot.token_hash !== createHash("sha256").update(token).digest("hex");
   if (values.demo || setting("INDEXWRIGHT_DEMO") === "1") {
     const n = await seedDemo(setup);
     say(n > 0 ? `demo: published ${n} sample versions in tenants acme and globex` : "demo: sample data already present");
@@ -178,7 +177,11 @@ export async function start(argv: string[]): Promise<void> {
   print(`dashboard: http://localhost:${cfg.PORT}`);
   print(`admin sign-in: ${adminNote}`);
   if (sso) print(`single sign-on: ${sso.displayName} (${sso.issuer})${sso.defaultRole ? `, new people join as ${sso.defaultRole}` : ", only people an admin added"}`);
-  print(`admin token: ${token}${cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN ? " (from INDEXWRIGHT_BOOTSTRAP_TOKEN)" : ` (stored in ${display(path.join(dataDir, "bootstrap-token"))})`}`);
+  print(
+    tokenStale
+      ? `admin token: ${boot!.token_hash ? "rotated" : "revoked"} through the API; the one ${tokenFile ? `in ${display(tokenFile.file)}` : "in INDEXWRIGHT_BOOTSTRAP_TOKEN"} no longer signs in`
+      : bootstrapTokenLine(tokenFile ?? "configured", display),
+  );
 
   async function shutdown(code: number): Promise<void> {
     if (stopping) return;

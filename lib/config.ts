@@ -206,6 +206,13 @@ const oidcSchema = z.object({
   // admin must add them first (by email) on the Admin page.
   OIDC_DEFAULT_ROLE: z.enum(ROLES).optional(),
   OIDC_ALLOWED_DOMAINS: z.string().optional(),
+  // 1: a first SSO sign-in may take over an existing account that has a password (matched by
+  // verified email). Unset: only where the email's domain is in OIDC_ALLOWED_DOMAINS.
+  OIDC_LINK_LOCAL_ACCOUNTS: z.enum(["0", "1", "true", "false"]).optional(),
+  // Absolute lifetime of a session opened through SSO (seconds, at most the 12-hour default). The
+  // provider is asked again when it ends, so groups it removed (or the person) reach Indexwright at
+  // least this often.
+  OIDC_SESSION_MAX_SECONDS: z.coerce.number().int().min(300).max(43_200).default(43_200),
   // Tenants a person created at first sign-in gets: a comma list, or "*" for all. Unset means none,
   // so a new person sees nothing until an admin grants tenants.
   OIDC_DEFAULT_TENANTS: z
@@ -231,6 +238,8 @@ export type OidcSettings = {
   defaultTenants: string[];
   groupsClaim?: string;
   allowedDomains: string[];
+  linkLocalAccounts: boolean;
+  sessionMaxSeconds: number;
   allowHttp: boolean;
   publicUrl?: string;
 };
@@ -249,6 +258,8 @@ export function oidcSettings(env: Env = process.env): OidcSettings | null {
     defaultTenants: e.OIDC_DEFAULT_TENANTS,
     groupsClaim: e.OIDC_GROUPS_CLAIM,
     allowedDomains: (e.OIDC_ALLOWED_DOMAINS ?? "").split(",").map((d) => d.trim().toLowerCase()).filter(Boolean),
+    linkLocalAccounts: e.OIDC_LINK_LOCAL_ACCOUNTS === "1" || e.OIDC_LINK_LOCAL_ACCOUNTS === "true",
+    sessionMaxSeconds: e.OIDC_SESSION_MAX_SECONDS,
     allowHttp: e.OIDC_ALLOW_HTTP === "1" || e.OIDC_ALLOW_HTTP === "true",
     publicUrl: e.INDEXWRIGHT_PUBLIC_URL?.replace(/\/+$/, ""),
   };

@@ -45,12 +45,13 @@ function listen(server: http.Server, port: number, host: string): Promise<boolea
 /**
  * Serves this process's metrics (lib/pipeline/metrics.ts) as GET /metrics, when WORKER_METRICS_PORT
  * asks for it. Unauthenticated, like any Prometheus exporter: the figures carry no tenant, document
- * or task names. WORKER_METRICS_HOST narrows the listening address (default: every interface).
+ * or task names. Loopback by default, since there is no authentication and a worker often runs on
+ * a host with a public address; WORKER_METRICS_HOST widens it (0.0.0.0 for a scraper elsewhere).
  */
 export async function startWorkerMetrics(env: { WORKER_METRICS_PORT?: string; WORKER_METRICS_HOST?: string } = settings("WORKER_METRICS_PORT", "WORKER_METRICS_HOST")): Promise<MetricsServer | null> {
   const range = parseMetricsPort(env.WORKER_METRICS_PORT);
   if (!range) return null;
-  const host = env.WORKER_METRICS_HOST?.trim() || "0.0.0.0";
+  const host = env.WORKER_METRICS_HOST?.trim() || "127.0.0.1";
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/metrics") {

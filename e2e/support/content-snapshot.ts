@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import pg from "pg";
 
 /**
@@ -41,8 +43,10 @@ const VOLATILE: Record<string, string[]> = { api_tokens: ["last_used_at"] };
 
 export type Snapshot = Record<string, { rows: number; md5: string }>;
 
+/** The app's embedded database, with the password `start` keeps in its data directory (playwright.config.ts names the directory). */
 export function connectAppDb(port: number): pg.Client {
-  return new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable` });
+  const password = readFileSync(path.join(".indexwright", `e2e-${process.env.INDEXWRIGHT_E2E_RUN_STAMP}`, "db-password"), "utf8").trim();
+  return new pg.Client({ connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres?sslmode=disable` });
 }
 
 export async function contentSnapshot(db: pg.Client, tenants: string[]): Promise<Snapshot> {

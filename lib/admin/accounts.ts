@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/schemas";
 import { ROLES, TENANT_PATTERN, type Role } from "../domain/constants";
 import { ALL_TENANTS, CAPABILITIES, hasRole, tenantsOf, tenantsWithin, type Principal } from "../auth/principal";
 import { DomainError } from "../domain/errors";
@@ -39,10 +40,10 @@ export const newTokenBody = z
     if (b.kind === "application" && b.userId) ctx.addIssue({ code: "custom", path: ["userId"], message: "an application token belongs to no user" });
   });
 export const newUserBody = z
-  .object({ email: z.string().trim().email().max(320), password: z.string().min(12).max(500).optional(), role: z.enum(ROLES), tenants: tenantGrant, groups: groups.optional() })
+  .object({ email: z.string().trim().email().max(320), password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH).optional(), role: z.enum(ROLES), tenants: tenantGrant, groups: groups.optional() })
   .strict();
 export const patchUserBody = z
-  .object({ role: z.enum(ROLES).optional(), tenants: tenantGrant.optional(), groups: groups.optional(), disabled: z.boolean().optional(), password: z.string().min(12).max(500).optional(), signOut: z.literal(true).optional() })
+  .object({ role: z.enum(ROLES).optional(), tenants: tenantGrant.optional(), groups: groups.optional(), disabled: z.boolean().optional(), password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH).optional(), signOut: z.literal(true).optional() })
   .strict();
 
 

@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { prisma, iso, type Prisma, type Tx } from "../db/repository";
 import type { AuditFilters } from "./schemas";
+import { redactForReader, scrubForStorage } from "./redact";
 
 export type AuditEntry = {
   actor: string;
@@ -22,7 +23,12 @@ export type AuditEntry = {
  */
 export async function writeAudit(tx: Tx, e: AuditEntry): Promise<void> {
   await tx.$executeRaw`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id, reason, detail)
-    VALUES (${e.actor}, ${e.action}, ${e.tenant ?? null}, ${e.targetType}, ${e.targetId}, ${e.reason ?? null}, ${e.detail === undefined ? null : JSON.stringify(e.detail)}::jsonb)`;
+    VALUES (${e.actor}, ${e.action}, ${e.tenant ?? null}, ${e.targetType}, ${e.targetId}, ${e.reason ?? null}, ${e.detail === undefined ? null : auditDetailJson(e.detail)}::jsonb)`;
+}
+
+/** A detail as stored: every audit insert goes through this (writeAudit, and the raw inserts on hot paths). */
+export function auditDetailJson(detail: unknown): string {
+  return JSON.stringify(scrubForStorage(detail));
 }
 
 /** The optional filters of the audit page (lib/audit/schemas.ts), as a model-query condition. */
@@ -38,8 +44,11 @@ function filterWhere(f: AuditFilters): Prisma.AuditLogWhereInput {
   };
 }
 
-/** Newest first, keyset-paginated on id; a tenant-limited caller sees its tenants' entries only. */
-export async function listAudit(pool: pg.Pool, f: { cursor?: string; limit: number; tenants: string[] | null } & AuditFilters) {
+/**
+ * Newest first, keyset-paginated on id; a tenant-limited caller sees its tenants' entries only.
+ * `fullDetail`: admins only; everyone else reads URLs cut to their origin (./redact.ts).
+ */
+export async function listAudit(pool: pg.Pool, f: { cursor?: string; limit: number; tenants: string[] | null; fullDetail: boolean } & AuditFilters) {
   const rows = await prisma(pool).auditLog.findMany({
     where: { ...filterWhere(f), ...(f.cursor ? { id: { lt: BigInt(f.cursor) } } : {}), ...(f.tenants ? { tenantId: { in: f.tenants } } : {}) },
     orderBy: { id: "desc" },
@@ -55,7 +64,7 @@ export async function listAudit(pool: pg.Pool, f: { cursor?: string; limit: numb
     targetType: r.targetType,
     targetId: r.targetId,
     reason: r.reason,
-    detail: r.detail,
+    detail: f.fullDetail ? r.detail : (redactForReader(r.detail) as typeof r.detail),
   }));
   return { items, nextCursor: more ? items[items.length - 1].id : null };
 }

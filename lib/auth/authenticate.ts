@@ -1,12 +1,12 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getPool } from "../db/pool";
-import { setting } from "../config";
+import { currentBootstrapHash } from "./bootstrap";
 import { DomainError } from "../domain/errors";
 import { assertSameOrigin } from "../http/origin";
 import { noteSubject } from "../http/request-context";
-import { SESSION_COOKIE, cookieValue, principalForSession, type Identity } from "./session";
-import { hasRole, hasCapability, canSeeTenant, bootstrapPrincipal, tokenPrincipal, TOKEN_ROW_COLUMNS, type Principal, type TokenRow } from "./principal";
+import { principalForSession, sessionOf, ssoGroupsWindow, type Identity } from "./session";
+import { hasRole, hasCapability, canSeeTenant, bootstrapPrincipal, tokenPrincipal, tokenRowColumns, type Principal, type TokenRow } from "./principal";
 import type { Role } from "../domain/constants";
 import type { RouteRule } from "../http/routes";
 import { keyParam, tenantParam } from "../documents/schemas";
@@ -23,14 +23,15 @@ function safeEqual(a: string, b: string): boolean {
 
 /** Resolves a bearer token (bootstrap or stored) to a principal and the owner a session would record. */
 export async function identityForToken(token: string): Promise<Identity | null> {
-  const bootstrap = setting("INDEXWRIGHT_BOOTSTRAP_TOKEN");
-  if (bootstrap && safeEqual(token, bootstrap)) return { principal: bootstrapPrincipal(), owner: { kind: "bootstrap" } };
+  // Configured, or rotated or revoked through the API (./bootstrap.ts): compared as hashes, since a rotated token is kept only as one.
+  const bootstrap = await currentBootstrapHash(getPool());
+  if (bootstrap && safeEqual(hashToken(token), bootstrap)) return { principal: bootstrapPrincipal(), owner: { kind: "bootstrap" } };
   const { rows } = await getPool().query<TokenRow & { id: string }>(
     // last_used_at is written at most once a minute per token, not on every request.
     `WITH t AS (SELECT * FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),
           touched AS (UPDATE api_tokens SET last_used_at = now()
                        WHERE id IN (SELECT id FROM t WHERE last_used_at IS NULL OR last_used_at < now() - interval '1 minute'))
-     SELECT t.id, ${TOKEN_ROW_COLUMNS} FROM t LEFT JOIN users u ON u.id = t.user_id`,
+     SELECT t.id, ${tokenRowColumns(ssoGroupsWindow())} FROM t LEFT JOIN users u ON u.id = t.user_id`,
     [hashToken(token)],
   );
   const t = rows[0];
@@ -52,7 +53,7 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
     principal = (await identityForToken(m[1]))?.principal ?? null;
     if (!principal) throw new DomainError("UNAUTHORIZED", "invalid or revoked token");
   } else {
-    principal = await principalForSession(getPool(), cookieValue(req, SESSION_COOKIE));
+    principal = await principalForSession(getPool(), sessionOf(req));
     if (!principal) throw new DomainError("UNAUTHORIZED", "sign in or send a bearer token");
     if (req.method !== "GET" && req.method !== "HEAD") assertSameOrigin(req, true);
   }

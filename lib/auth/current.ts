@@ -1,8 +1,9 @@
 import "server-only";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { cache } from "react";
 import { getPool } from "../db/pool";
-import { SESSION_COOKIE, principalForSession } from "./session";
+import { principalForSession, sessionCookieName } from "./session";
+import { isHttps } from "../http/origin";
 import type { Principal } from "./principal";
 
 /**
@@ -11,5 +12,7 @@ import type { Principal } from "./principal";
  */
 export const currentPrincipal = cache(async (): Promise<Principal | null> => {
   const jar = await cookies();
-  return principalForSession(getPool(), jar.get(SESSION_COOKIE)?.value);
+  // The same scheme test as API requests (lib/http/origin.ts), from this request's headers.
+  const https = isHttps(new Request("http://page.internal/", { headers: await headers() }));
+  return principalForSession(getPool(), jar.get(sessionCookieName(https))?.value);
 });

@@ -5,6 +5,7 @@ import * as oidc from "openid-client";
 import type { SessionOwner } from "./session";
 import { isHttps, publicOrigin } from "../http/origin";
 import { withTransaction } from "../db/pool";
+import { auditDetailJson } from "../audit/repository";
 import { oidcSettings, setting, type OidcSettings } from "../config";
 
 /**
@@ -109,6 +110,7 @@ export const OIDC_ERRORS = {
   OIDC_DOMAIN_NOT_ALLOWED: "Accounts from your email domain cannot sign in here.",
   OIDC_NO_ACCOUNT: "There is no Indexwright account for your email. Ask an admin to add you.",
   OIDC_IDENTITY_MISMATCH: "This account is linked to a different single sign-on identity.",
+  OIDC_LINK_NOT_ALLOWED: "An account with a password already uses your email here, and it is not set up for single sign-on. Sign in with its password, or ask an admin.",
   ACCOUNT_DISABLED: "Your account is disabled. Ask an admin to enable it.",
 } as const;
 export type OidcErrorCode = keyof typeof OIDC_ERRORS;
@@ -176,12 +178,18 @@ export async function userForClaims(pool: pg.Pool, s: OidcSettings, c: Claims): 
       if (!c.email || !c.email_verified) throw new OidcSignInError("OIDC_EMAIL_UNVERIFIED");
       const domain = c.email.split("@").pop() ?? "";
       if (s.allowedDomains.length && !s.allowedDomains.includes(domain)) throw new OidcSignInError("OIDC_DOMAIN_NOT_ALLOWED");
-      const byEmail = await client.query<{ id: string; email: string; disabled_at: Date | null; oidc_subject: string | null }>(
-        `SELECT id, email, disabled_at, oidc_subject FROM users WHERE email = $1 FOR UPDATE`,
+      const byEmail = await client.query<{ id: string; email: string; disabled_at: Date | null; oidc_subject: string | null; has_password: boolean }>(
+        `SELECT id, email, disabled_at, oidc_subject, password_hash IS NOT NULL AS has_password FROM users WHERE email = $1 FOR UPDATE`,
         [c.email],
       );
       if (byEmail.rows[0]) {
         if (byEmail.rows[0].oidc_subject !== null) throw new OidcSignInError("OIDC_IDENTITY_MISMATCH");
+        // An account with a password is a local account (the bootstrap admin's among them): binding
+        // it to whoever the provider vouches for under that email hands the account over, so only
+        // where an admin said the provider speaks for those addresses (OIDC_LINK_LOCAL_ACCOUNTS, or
+        // the email's domain among OIDC_ALLOWED_DOMAINS). An account an admin added without a
+        // password exists to be claimed through SSO and is linked as before.
+        if (byEmail.rows[0].has_password && !s.linkLocalAccounts && !s.allowedDomains.includes(domain)) throw new OidcSignInError("OIDC_LINK_NOT_ALLOWED");
         user = byEmail.rows[0];
         await client.query(`UPDATE users SET oidc_issuer = $2, oidc_subject = $3 WHERE id = $1`, [user.id, c.iss, c.sub]);
         await audit(client, user.id, "user.sso_link", { email: user.email, issuer: c.iss });
@@ -196,11 +204,12 @@ export async function userForClaims(pool: pg.Pool, s: OidcSettings, c: Claims): 
     }
     if (user.disabled_at) throw new OidcSignInError("ACCOUNT_DISABLED");
     // The provider is the source of truth for SSO groups: what it says now replaces what it said before.
-    if (c.groups !== undefined) await client.query(`UPDATE users SET sso_groups = $2 WHERE id = $1 AND sso_groups IS DISTINCT FROM $2`, [user.id, c.groups]);
+    // sso_groups_at: person tokens carry these groups only while this sign-in is recent (lib/auth/principal.ts tokenRowColumns).
+    if (c.groups !== undefined) await client.query(`UPDATE users SET sso_groups = $2, sso_groups_at = now() WHERE id = $1`, [user.id, c.groups]);
     return { owner: { kind: "user", userId: user.id } as SessionOwner, email: user.email, created };
   });
 }
 
 async function audit(client: pg.PoolClient, userId: string, action: string, detail: unknown) {
-  await client.query(`INSERT INTO audit_log (actor, action, target_type, target_id, detail) VALUES ('sso', $1, 'user', $2, $3)`, [action, userId, JSON.stringify(detail)]);
+  await client.query(`INSERT INTO audit_log (actor, action, target_type, target_id, detail) VALUES ('sso', $1, 'user', $2, $3)`, [action, userId, auditDetailJson(detail)]);
 }

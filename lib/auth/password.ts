@@ -11,24 +11,42 @@ const rawScrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number,
  * shares Node's four-thread pool with file and DNS work. At most HASH_CONCURRENCY run at once and
  * HASH_QUEUE wait; beyond that a caller gets 503 HASHING_BUSY with Retry-After at once, rather than
  * every sign-in (and the rest of the process) slowing down together.
+ *
+ * The places are shared fairly: one account, or one address, holds at most HASH_PER_CALLER of them
+ * (running or waiting). Without that, ~40 parallel sign-ins of one account filled the queue and
+ * everyone else got 503; now that caller's own surplus is refused and the rest keep their turn.
  */
 export const HASH_CONCURRENCY = 2;
 export const HASH_QUEUE = 32;
+export const HASH_PER_CALLER = 4;
 
-/** Runs at most `concurrency` tasks at once with up to `queue` waiting; refuses the rest at once. */
-export function hashGate(concurrency: number, queue: number): <T>(task: () => Promise<T>) => Promise<T> {
+export type HashGate = <T>(task: () => Promise<T>, callers?: readonly string[]) => Promise<T>;
+
+/**
+ * Runs at most `concurrency` tasks at once with up to `queue` waiting, and at most `perCaller` of
+ * them for any one caller key (an account, an address); refuses the rest at once.
+ */
+export function hashGate(concurrency: number, queue: number, perCaller = Infinity): HashGate {
   const limit = pLimit(concurrency);
-  return (task) => {
-    if (limit.pendingCount >= queue) {
+  const held = new Map<string, number>();
+  return (task, callers = []) => {
+    if (limit.pendingCount >= queue || callers.some((c) => (held.get(c) ?? 0) >= perCaller)) {
       return Promise.reject(new ApiError("HASHING_BUSY", "too many sign-ins at once; try again in a few seconds"));
     }
-    return limit(task);
+    for (const c of callers) held.set(c, (held.get(c) ?? 0) + 1);
+    return limit(task).finally(() => {
+      for (const c of callers) {
+        const n = (held.get(c) ?? 1) - 1;
+        if (n > 0) held.set(c, n);
+        else held.delete(c);
+      }
+    });
   };
 }
 
-const gate = hashGate(HASH_CONCURRENCY, HASH_QUEUE);
-function scrypt(pw: string, salt: Buffer, len: number, opts: Params & { maxmem: number }): Promise<Buffer> {
-  return gate(() => rawScrypt(pw, salt, len, opts));
+const gate = hashGate(HASH_CONCURRENCY, HASH_QUEUE, HASH_PER_CALLER);
+function scrypt(pw: string, salt: Buffer, len: number, opts: Params & { maxmem: number }, callers?: readonly string[]): Promise<Buffer> {
+  return gate(() => rawScrypt(pw, salt, len, opts), callers);
 }
 
 /**
@@ -73,15 +91,16 @@ export type Verification = {
   needsRehash: boolean;
 };
 
-export async function verifyPassword(password: string, stored: string | null): Promise<Verification> {
+/** `callers`: the keys this check is fairly shared by (the account and the client address). */
+export async function verifyPassword(password: string, stored: string | null, callers?: readonly string[]): Promise<Verification> {
   const s = parse(stored);
   if (!s) {
     // No usable hash (unknown user, SSO-only account): the same work as a real check at the
     // current setting, so such accounts cannot be told apart by timing.
-    await scrypt(password, DUMMY_SALT, KEY_LEN, { ...CURRENT, maxmem: MAX_MEM });
+    await scrypt(password, DUMMY_SALT, KEY_LEN, { ...CURRENT, maxmem: MAX_MEM }, callers);
     return { ok: false, needsRehash: false };
   }
-  const actual = await scrypt(password, s.salt, s.hash.length, { ...s.params, maxmem: MAX_MEM });
+  const actual = await scrypt(password, s.salt, s.hash.length, { ...s.params, maxmem: MAX_MEM }, callers);
   const ok = actual.length === s.hash.length && timingSafeEqual(actual, s.hash);
   return { ok, needsRehash: ok && weaker(s.params) };
 }

@@ -128,5 +128,15 @@ export function tokenPrincipal(t: TokenRow): Principal | null {
 }
 
 /** SQL select list for TokenRow, given api_tokens aliased t and users aliased u (LEFT JOIN u ON u.id = t.user_id). */
-export const TOKEN_ROW_COLUMNS = `t.name, t.role, t.tenants, t.capabilities, t.user_id, u.email AS user_email, u.role AS user_role,
-  u.tenants AS user_tenants, (u.groups || u.sso_groups) AS user_groups, (u.disabled_at IS NOT NULL) AS user_disabled, t.minted_by_user_id`;
+/**
+ * The columns tokenPrincipal reads. A person token carries its person's SSO groups only while the
+ * provider told us them within `ssoWindowSeconds` (their last SSO sign-in): a token is not a
+ * sign-in, so groups the provider removed would otherwise live on for the token's whole life.
+ */
+export function tokenRowColumns(ssoWindowSeconds: number): string {
+  const secs = Math.max(0, Math.floor(ssoWindowSeconds));
+  return `t.name, t.role, t.tenants, t.capabilities, t.user_id, u.email AS user_email, u.role AS user_role,
+  u.tenants AS user_tenants,
+  (u.groups || CASE WHEN u.sso_groups_at > now() - make_interval(secs => ${secs}) THEN u.sso_groups ELSE '{}'::text[] END) AS user_groups,
+  (u.disabled_at IS NOT NULL) AS user_disabled, t.minted_by_user_id`;
+}

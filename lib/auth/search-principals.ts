@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { DomainError } from "../domain/errors";
+import { auditDetailJson } from "../audit/repository";
 import { hasCapability, hasRole, type Principal } from "./principal";
 
 export type SearchAs = { principals: string[]; audited: boolean };
@@ -33,6 +34,6 @@ export async function auditSearchAs(db: pg.Pool, p: Principal, tenant: string, a
   await db.query(`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id, detail) VALUES ($1, 'search.as_principals', $2, 'tenant', $2, $3)`, [
     p.subject,
     tenant,
-    JSON.stringify({ principals: as.principals, topK }),
+    auditDetailJson({ principals: as.principals, topK }),
   ]);
 }

@@ -15,9 +15,12 @@ import { normalEmail } from "./users";
 //     too. Many people can share an address (an office, a carrier's NAT, a proxy), so one guesser
 //     must not shut them all out for long: the block is short, and an account that signed in from
 //     that address before (within KNOWN_PAIR_SECONDS) is still admitted, under its own pair limit.
-// Attempts are counted when they are admitted, before the password is checked (a success gives the
-// point back): checking first and counting after would let a burst of parallel requests all pass
-// the check before the first failure is recorded.
+// Attempts are counted when they are admitted, before the password is checked: checking first and
+// counting after would let a burst of parallel requests all pass the check before the first failure
+// is recorded. A success gives back the one point its own admission took, in the window that took
+// it and never below zero (refundAddress): a refund handed to the next window would start it below
+// zero, and a few dozen sign-ins held open across the hour's edge would then buy as many extra
+// guesses at other accounts. A success clears only its own account + address pair.
 
 export const FREE_ATTEMPTS = 5;
 export const MAX_DELAY_SECONDS = 15 * 60;
@@ -72,7 +75,13 @@ export type Admission =
   | { allowed: false; retryAfterSeconds: number };
 
 /** What an admitted attempt reserved; hand it back to `succeeded` or `failed`. */
-export type Ticket = { address: string; pair: string | null; attempt: number };
+export type Ticket = {
+  address: string;
+  pair: string | null;
+  attempt: number;
+  /** When the address window that counted this attempt ends (ms since the epoch, the limiter's clock). */
+  addressWindowEnds: number;
+};
 
 const waitFor = (res: RateLimiterRes): Admission => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) });
 
@@ -88,7 +97,7 @@ export class SignInThrottle {
   private readonly gate: RateLimiterPostgres;
   private readonly known: RateLimiterPostgres;
 
-  constructor(pool: pg.Pool) {
+  constructor(private readonly pool: pg.Pool) {
     const common = { storeClient: unnamed(pool), storeType: "pool", tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false };
     this.byAddress = new RateLimiterPostgres({
       ...common,
@@ -114,15 +123,20 @@ export class SignInThrottle {
   async admit(address: string, account: string | null): Promise<Admission> {
     const bucket = addressBucket(address);
     const pair = account === null ? null : pairKey(account, bucket);
+    let addressWindowEnds = 0;
     try {
-      await this.byAddress.consume(bucket);
+      const res = await this.byAddress.consume(bucket);
+      addressWindowEnds = Date.now() + res.msBeforeNext;
     } catch (err) {
       const res = rejection(err);
+      // Counted even when refused (the limiter adds before it compares), so a known pair let in
+      // below has a point of its own to give back.
+      addressWindowEnds = Date.now() + res.msBeforeNext;
       // Someone else's guessing from a shared address does not shut out a person who has signed in
       // from it before; their own pair limit below still applies.
       if (pair === null || !(await this.known.get(pair))) return waitFor(res);
     }
-    if (pair === null) return { allowed: true, ticket: { address: bucket, pair: null, attempt: 0 } };
+    if (pair === null) return { allowed: true, ticket: { address: bucket, pair: null, attempt: 0, addressWindowEnds } };
     const attempt = (await this.attempts.penalty(pair)).consumedPoints;
     if (attempt >= FREE_ATTEMPTS) {
       try {
@@ -135,13 +149,28 @@ export class SignInThrottle {
         return waitFor(res);
       }
     }
-    return { allowed: true, ticket: { address: bucket, pair, attempt } };
+    return { allowed: true, ticket: { address: bucket, pair, attempt, addressWindowEnds } };
   }
 
-  /** The attempt signed in: its address point is given back and the pair starts afresh. */
+  /**
+   * Gives back the point this attempt's admission took at its address, only while that same window
+   * lasts and never below zero. One statement on the limiter's own row (key, points, expire in ms)
+   * rather than reward(), which adds -1 to whatever window is current, a fresh one included. A
+   * later window ends at least FAILURES window lengths apart, so ±5 s tells the windows apart
+   * whatever the clock drift between admit and now.
+   */
+  private async refundAddress(t: Ticket): Promise<void> {
+    await this.pool.query(
+      `UPDATE ${TABLE} SET points = points - 1
+        WHERE key = $1 AND points > 0 AND expire > $2 AND expire BETWEEN $3::bigint - 5000 AND $3::bigint + 5000`,
+      [`signin-address:${t.address}`, Date.now(), Math.round(t.addressWindowEnds)],
+    );
+  }
+
+  /** The attempt signed in: its own address point is given back and its own pair starts afresh. */
   async succeeded(t: Ticket): Promise<void> {
     await Promise.all([
-      this.byAddress.reward(t.address),
+      this.refundAddress(t),
       t.pair ? this.attempts.delete(t.pair) : null,
       t.pair ? this.gate.delete(t.pair) : null,
       t.pair ? this.known.set(t.pair, 1, KNOWN_PAIR_SECONDS) : null,

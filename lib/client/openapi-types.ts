@@ -744,6 +744,50 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/bootstrap-token/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the bootstrap token
+         * @description A new random bootstrap token, shown once; the one it replaces (configured or rotated before) stops signing in at once, with its sessions, in every web process. Audited as bootstrap_token.rotate. All-tenant admins only.
+         *
+         *     Role admin or above. Fleet-wide: all-tenant callers only (403 FLEET_SCOPE_REQUIRED).
+         */
+        post: operations["rotateBootstrapToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/bootstrap-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke the bootstrap token
+         * @description No bootstrap token signs in any more (the configured one neither) until a rotation issues a new one; its sessions end. Audited as bootstrap_token.revoke. All-tenant admins only.
+         *
+         *     Role admin or above. Fleet-wide: all-tenant callers only (403 FLEET_SCOPE_REQUIRED).
+         */
+        delete: operations["revokeBootstrapToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/webhooks": {
         parameters: {
             query?: never;
@@ -1674,6 +1718,16 @@ export type components = {
             id: string;
             /** @enum {boolean} */
             revoked: true;
+        };
+        BootstrapTokenRotated: {
+            /** @description The new bootstrap token, shown once; the old one and its sessions stopped working. */
+            token: string;
+            sessionsEnded: number;
+        };
+        BootstrapTokenRevoked: {
+            /** @enum {boolean} */
+            revoked: true;
+            sessionsEnded: number;
         };
         WebhookEndpointList: {
             items: components["schemas"]["WebhookEndpoint"][];
@@ -5193,6 +5247,106 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rotateBootstrapToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BootstrapTokenRotated"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FLEET_SCOPE_REQUIRED, FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeBootstrapToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BootstrapTokenRevoked"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FLEET_SCOPE_REQUIRED, FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
                         };
                     };

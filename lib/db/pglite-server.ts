@@ -1,4 +1,5 @@
 import net from "node:net";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketHandler, type PGLiteSocketHandlerOptions } from "@electric-sql/pglite-socket";
 import { NotificationRouter } from "./pglite-notify";
@@ -112,23 +113,115 @@ export class StickyQueryQueue {
   }
 }
 
+const SSL_REQUEST = 80877103;
+const GSSENC_REQUEST = 80877104;
+const CANCEL_REQUEST = 80877102;
+const PROTOCOL_3 = 196608;
+const MAX_STARTUP_BYTES = 10_000;
+const AUTH_TIMEOUT_MS = 10_000;
+
+function errorResponse(code: string, message: string): Buffer {
+  const fields = Buffer.concat([
+    ...[["S", "FATAL"], ["V", "FATAL"], ["C", code], ["M", message]].map(([k, v]) => Buffer.from(`${k}${v}\0`, "utf8")),
+    Buffer.from([0]),
+  ]);
+  const head = Buffer.alloc(5);
+  head.write("E", 0);
+  head.writeInt32BE(4 + fields.length, 1);
+  return Buffer.concat([head, fields]);
+}
+
+const digest = (v: string | Buffer) => createHash("sha256").update(v).digest();
+
+/**
+ * Password authentication in front of PGlite, which has none of its own: PGlite answers every
+ * startup message with AuthenticationOk, so any local process could connect as superuser.
+ * (@electric-sql/pglite-socket 0.2 forwards the startup message to PGlite as it is and has no
+ * authentication option.) This reads the connection's startup exchange before the socket is handed
+ * to pglite-socket: SSL and GSS encryption requests are declined ('N'), the StartupMessage is held,
+ * the client is asked for a cleartext password (AuthenticationCleartextPassword) and refused with
+ * 28P01 unless it matches; then the held StartupMessage is replayed to PGlite, whose
+ * AuthenticationOk, ParameterStatus and ReadyForQuery complete the exchange as a server's would.
+ * Cleartext is acceptable here because the server listens on loopback only: reading loopback
+ * traffic takes the privileges that could read the password file anyway. Resolves with the held
+ * StartupMessage, or null when the connection was refused (and closed).
+ */
+export function authenticateStartup(socket: net.Socket, password: string): Promise<Buffer | null> {
+  const want = digest(password);
+  return new Promise((resolve) => {
+    let buf = Buffer.alloc(0);
+    let startup: Buffer | null = null;
+    let user = "";
+    const done = (result: Buffer | null, refusal?: Buffer) => {
+      clearTimeout(timer);
+      socket.off("data", onData);
+      socket.off("error", onEnd);
+      socket.off("close", onEnd);
+      if (refusal && socket.writable) socket.end(refusal);
+      else if (!result) socket.destroy();
+      resolve(result);
+    };
+    const onEnd = () => done(null);
+    const timer = setTimeout(() => done(null, errorResponse("08P01", "authentication timed out")), AUTH_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      for (;;) {
+        if (!startup) {
+          if (buf.length < 8) return;
+          const len = buf.readInt32BE(0);
+          if (len < 8 || len > MAX_STARTUP_BYTES) return done(null, errorResponse("08P01", "invalid startup packet length"));
+          if (buf.length < len) return;
+          const code = buf.readInt32BE(4);
+          const msg = buf.subarray(0, len);
+          buf = buf.subarray(len);
+          if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
+            socket.write("N");
+            continue;
+          }
+          // PGlite cannot cancel a running statement; a cancel request is closed without effect.
+          if (code === CANCEL_REQUEST) return done(null);
+          if (code !== PROTOCOL_3) return done(null, errorResponse("0A000", "unsupported frontend protocol"));
+          const params = msg.subarray(8).toString("utf8").split("\0");
+          user = params[params.indexOf("user") + 1] ?? "";
+          startup = Buffer.from(msg);
+          socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3])); // AuthenticationCleartextPassword
+          continue;
+        }
+        if (buf.length < 5) return;
+        if (buf[0] !== 0x70) return done(null, errorResponse("08P01", "expected a password message"));
+        const len = buf.readInt32BE(1);
+        if (len < 5 || len > MAX_STARTUP_BYTES) return done(null, errorResponse("08P01", "invalid password message length"));
+        if (buf.length < 1 + len) return;
+        const given = buf.subarray(5, 1 + len - 1); // without the terminating NUL
+        if (!timingSafeEqual(digest(given), want)) return done(null, errorResponse("28P01", `password authentication failed for user "${user}"`));
+        return done(startup);
+      }
+    };
+    socket.on("data", onData);
+    socket.once("error", onEnd);
+    socket.once("close", onEnd);
+  });
+}
+
 export class PGliteServer {
   private server: net.Server | null = null;
   private handlers = new Set<PGLiteSocketHandler>();
   private queue: StickyQueryQueue;
   private router = new NotificationRouter();
 
-  constructor(private readonly o: { db: PGlite; host: string; port: number; maxConnections: number }) {
+  constructor(private readonly o: { db: PGlite; host: string; port: number; maxConnections: number; password: string }) {
     this.queue = new StickyQueryQueue(o.db, this.router);
   }
 
   async start(): Promise<void> {
     await this.o.db.waitReady;
-    this.server = net.createServer((socket) => {
+    this.server = net.createServer(async (socket) => {
       if (this.handlers.size >= this.o.maxConnections) {
         socket.destroy();
         return;
       }
+      const startup = await authenticateStartup(socket, this.o.password);
+      if (!startup || socket.destroyed) return;
       const handler = new PGLiteSocketHandler({ queryQueue: this.queue as unknown as PGLiteSocketHandlerOptions["queryQueue"], closeOnDetach: true });
       this.handlers.add(handler);
       const id = handler.handlerId;
@@ -141,10 +234,14 @@ export class PGliteServer {
       };
       handler.addEventListener("close", drop);
       handler.addEventListener("error", drop);
-      void handler.attach(socket).catch(() => {
-        drop();
-        socket.destroy();
-      });
+      // attach() subscribes to the socket before it returns; the held StartupMessage goes first.
+      void handler
+        .attach(socket)
+        .then(() => socket.emit("data", startup))
+        .catch(() => {
+          drop();
+          socket.destroy();
+        });
     });
     await new Promise<void>((resolve, reject) => {
       this.server!.once("error", reject);

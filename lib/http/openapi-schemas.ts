@@ -365,6 +365,10 @@ export const tokenCreated = z
   .strictObject({ id: uuid, name: z.string(), kind: tokenKind, userId: uuid.nullable(), role, tenants: tenantGrantOut, capabilities, token: z.string().meta({ description: "The secret, shown this once: only its hash is stored." }) })
   .meta({ id: "TokenCreated" });
 export const tokenRevoked = z.strictObject({ id: uuid, revoked: z.literal(true) }).meta({ id: "TokenRevoked" });
+export const bootstrapTokenRotated = z
+  .strictObject({ token: z.string().meta({ description: "The new bootstrap token, shown once; the old one and its sessions stopped working." }), sessionsEnded: count })
+  .meta({ id: "BootstrapTokenRotated" });
+export const bootstrapTokenRevoked = z.strictObject({ revoked: z.literal(true), sessionsEnded: count }).meta({ id: "BootstrapTokenRevoked" });
 
 export const signInResult = z.strictObject({ ok: z.literal(true), role, subject: z.string() }).meta({ id: "SignInResult" });
 export const okResult = z.strictObject({ ok: z.literal(true) });

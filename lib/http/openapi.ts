@@ -390,6 +390,22 @@ export const OPERATIONS: Record<string, Op> = {
     ok: { 200: { description: "Revoked (also when it already was).", schema: R.tokenRevoked } },
     errors: { 404: ["NOT_FOUND"] },
   },
+  "POST /api/v1/admin/bootstrap-token/rotate": {
+    operationId: "rotateBootstrapToken",
+    summary: "Replace the bootstrap token",
+    description: "A new random bootstrap token, shown once; the one it replaces (configured or rotated before) stops signing in at once, with its sessions, in every web process. Audited as bootstrap_token.rotate. All-tenant admins only.",
+    tags: ["admin"],
+    ok: { 200: { description: "The new token.", schema: R.bootstrapTokenRotated } },
+    errors: { 403: ["FLEET_SCOPE_REQUIRED"] },
+  },
+  "DELETE /api/v1/admin/bootstrap-token": {
+    operationId: "revokeBootstrapToken",
+    summary: "Revoke the bootstrap token",
+    description: "No bootstrap token signs in any more (the configured one neither) until a rotation issues a new one; its sessions end. Audited as bootstrap_token.revoke. All-tenant admins only.",
+    tags: ["admin"],
+    ok: { 200: { description: "Revoked.", schema: R.bootstrapTokenRevoked } },
+    errors: { 403: ["FLEET_SCOPE_REQUIRED"] },
+  },
   "GET /api/v1/admin/webhooks": {
     operationId: "listWebhookEndpoints",
     summary: "Webhook endpoints",

@@ -87,6 +87,9 @@ export const ROUTES: readonly RouteRule[] = Object.freeze([
   role("GET", "/api/v1/admin/tokens", "admin", "own-tenants"),
   role("POST", "/api/v1/admin/tokens", "admin", "own-tenants"),
   role("DELETE", "/api/v1/admin/tokens/[id]", "admin", "own-tenants"),
+  // The bootstrap token is every tenant's admin: replaced or revoked by an all-tenant admin only.
+  role("POST", "/api/v1/admin/bootstrap-token/rotate", "admin", "fleet"),
+  role("DELETE", "/api/v1/admin/bootstrap-token", "admin", "fleet"),
   // Webhook endpoints belong to one tenant; a tenant-limited admin manages its tenants' only.
   role("GET", "/api/v1/admin/webhooks", "admin", "own-tenants"),
   role("POST", "/api/v1/admin/webhooks", "admin", "own-tenants"),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { upsertAdmin } from "../../lib/auth/users";
+import { checkSettings } from "../../cli/settings";
 import { principalForSession } from "../../lib/auth/session";
 
 // People sign in with email + password (or a token), machines use tokens an admin creates;
@@ -37,6 +38,25 @@ const req = (method: string, body?: unknown, headers: Record<string, string> = {
   new Request("http://dash.local/x", { method, headers: { "content-type": "application/json", host: "dash.local", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
 const bearer = (tok: string) => ({ authorization: `Bearer ${tok}` });
 
+describe("INDEXWRIGHT_ADMIN_PASSWORD", () => {
+  it("never re-enables a disabled account: the password is set, the account stays disabled and cannot sign in", async () => {
+    await upsertAdmin(t.pool, "ops-admin@example.com", "first long password");
+    await t.pool.query(`UPDATE users SET disabled_at = now() WHERE email = 'ops-admin@example.com'`);
+    expect(await upsertAdmin(t.pool, "ops-admin@example.com", "second long password")).toEqual({ disabled: true });
+    const { rows } = await t.pool.query(`SELECT disabled_at FROM users WHERE email = 'ops-admin@example.com'`);
+    expect(rows[0].disabled_at).not.toBeNull();
+    const res = await R.signin.POST(req("POST", { email: "ops-admin@example.com", password: "second long password" }, { "x-forwarded-for": "10.0.3.1" }), ctx());
+    expect(res.status).toBe(401);
+  });
+
+  it("obeys the length rule: start refuses a short one, naming the setting, and nothing is written", async () => {
+    expect(() => checkSettings({ INDEXWRIGHT_ADMIN_PASSWORD: "short" })).toThrow(/INDEXWRIGHT_ADMIN_PASSWORD must be 12 to 500 characters \(it has 5\)/);
+    expect(checkSettings({ INDEXWRIGHT_ADMIN_PASSWORD: "twelve chars" }).cfg).toBeDefined();
+    await expect(upsertAdmin(t.pool, "short@example.com", "short")).rejects.toThrow(/12 to 500 characters/);
+    expect((await t.pool.query(`SELECT 1 FROM users WHERE email = 'short@example.com'`)).rowCount).toBe(0);
+  });
+});
+
 describe("sign-in", () => {
   it("email + password gives an httpOnly SameSite session cookie for the user's role", async () => {
     const res = await R.signin.POST(req("POST", { email: "admin@example.com", password: "correct horse battery staple" }), ctx());
@@ -58,6 +78,26 @@ describe("sign-in", () => {
     expect(res.headers.get("set-cookie")).toMatch(/; Secure/);
     const plain = await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.0.0.10" }), ctx());
     expect(plain.headers.get("set-cookie")).not.toMatch(/Secure/);
+  });
+
+  it("over TLS the cookie is __Host-iw_session (Secure, Path=/, no Domain), only that name is read there, and plain http keeps iw_session", async () => {
+    const tls = { "x-forwarded-proto": "https" };
+    const res = await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.0.0.11", ...tls }), ctx());
+    const set = res.headers.get("set-cookie")!;
+    expect(set).toMatch(/^__Host-iw_session=[A-Za-z0-9_-]{43}; Path=\/;/);
+    expect(set).toMatch(/; Secure/);
+    expect(set).not.toMatch(/Domain=/i);
+    const value = /^__Host-iw_session=([^;]+)/.exec(set)![1];
+    const list = (headers: Record<string, string>) => R.docs.GET(req("GET", undefined, headers), ctx());
+    expect((await list({ cookie: `__Host-iw_session=${value}`, ...tls })).status).toBe(200);
+    // A plain-named cookie, which a sibling subdomain or an http response could have planted, is not a session over TLS.
+    expect((await list({ cookie: `iw_session=${value}`, ...tls })).status).toBe(401);
+    const plain = await R.signin.POST(req("POST", { token: BOOT }, { "x-forwarded-for": "10.0.0.12" }), ctx());
+    const plainValue = /^iw_session=([^;]+)/.exec(plain.headers.get("set-cookie")!)![1];
+    expect((await list({ cookie: `iw_session=${plainValue}` })).status).toBe(200);
+    const out = await R.signout.POST(req("POST", undefined, { cookie: `__Host-iw_session=${value}`, origin: "https://dash.local", ...tls }), ctx());
+    expect(out.headers.get("set-cookie")).toMatch(/^__Host-iw_session=; Path=\/;.*Max-Age=0.*; Secure/);
+    expect((await list({ cookie: `__Host-iw_session=${value}`, ...tls })).status).toBe(401);
   });
 
   it("a wrong password is 401, and repeated failures are throttled", async () => {
@@ -154,6 +194,18 @@ describe("sessions live in the database", () => {
     const out = await R.signout.POST(req("POST", undefined, asCookie(c)), ctx());
     expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
     expect(await docsWith(c)).toBe(401);
+  });
+
+  it("disabling a person ends at once their password session, their person token, and the session opened with that token", async () => {
+    const u = await (await R.users.POST(req("POST", { email: "leaver@example.com", password: "a long enough password", role: "viewer", tenants: ["*"] }, bearer(BOOT)), ctx())).json();
+    const session = cookieOf(await R.signin.POST(req("POST", { email: "leaver@example.com", password: "a long enough password" }, { "x-forwarded-for": "10.4.1.1" }), ctx()));
+    const tok = (await (await R.tokens.POST(req("POST", { name: "leaver-laptop", role: "viewer", tenants: ["*"], kind: "person", userId: u.id }, bearer(BOOT)), ctx())).json()).token;
+    const viaToken = cookieOf(await R.signin.POST(req("POST", { token: tok }, { "x-forwarded-for": "10.4.1.2" }), ctx()));
+    const withToken = async () => (await R.docs.GET(req("GET", undefined, bearer(tok)), ctx())).status;
+    expect([await docsWith(session), await docsWith(viaToken), await withToken()]).toEqual([200, 200, 200]);
+    const r = await (await R.user.PATCH(req("PATCH", { disabled: true }, bearer(BOOT)), ctx({ id: u.id }))).json();
+    expect(r.sessionsEnded).toBe(2);
+    expect([await docsWith(session), await docsWith(viaToken), await withToken()]).toEqual([401, 401, 401]);
   });
 
   it("forged, malformed and unknown cookies are 401", async () => {

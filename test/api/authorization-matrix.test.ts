@@ -258,6 +258,8 @@ type Prepared = {
   check?: (a: Answer) => Promise<string[]>;
   /** Run `check` on refused calls too: what a refused write must have left alone. */
   checkRefused?: boolean;
+  /** Undoes what the call changed for every later case (rotating the bootstrap token ends every caller using it). */
+  undo?: () => Promise<void>;
 };
 type FixtureCtx = { target: string; n: number; caller: Caller };
 
@@ -367,6 +369,13 @@ const taskStatus = async (taskId: string) => (await t.pool.query<{ status: strin
 const targets: Record<string, string> = {};
 
 const DOC = "/api/v1/tenants/[tenant]/documents/[key]";
+const dbNow = async () => (await t.pool.query<{ now: Date }>(`SELECT now()`)).rows[0].now;
+/** The configured bootstrap token again, with the sessions the call ended (those ended since `since`). */
+const restoreBootstrapToken = (since: Date) => async () => {
+  await t.pool.query(`DELETE FROM bootstrap_token`);
+  await t.pool.query(`UPDATE sessions SET revoked_at = NULL WHERE bootstrap_hash IS NOT NULL AND revoked_at >= $1`, [since]);
+};
+
 const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
   "POST /api/auth/signin": async () => ({ params: {}, body: { token: BOOT } }),
   // Public: every caller, signed in or not, gets the same document.
@@ -584,6 +593,8 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     };
   },
   "POST /api/v1/admin/tokens": async ({ target, n }) => ({ params: {}, body: { name: `new-${n}`, role: "viewer", tenants: [target] } }),
+  "POST /api/v1/admin/bootstrap-token/rotate": async () => ({ params: {}, undo: restoreBootstrapToken(await dbNow()) }),
+  "DELETE /api/v1/admin/bootstrap-token": async () => ({ params: {}, undo: restoreBootstrapToken(await dbNow()) }),
   "DELETE /api/v1/admin/tokens/[id]": async ({ target, n }) => {
     const tok = await asBoot(R.tokens, "POST", { name: `target-${n}`, role: "viewer", tenants: [target] });
     return { params: { id: tok.id } };
@@ -897,6 +908,7 @@ describe("authorization matrix", () => {
         }
       }
       record({ label, row, method: row.method, caller, target, kind: origin ? "Origin" : "call", want, status: got.status, code: got.code }, problems);
+      await prepared.undo?.();
 
       // Next.js answers HEAD with the route's GET (it strips the body on the way out): HEAD must
       // get what GET got, for every caller. The fixture is still valid: GET changed nothing.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { oidcSettings } from "../../lib/config";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { startFakeOidc, type RunningFakeOidc } from "../helpers/fake-oidc";
 import { principalForSession } from "../../lib/auth/session";
@@ -31,7 +32,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  for (const k of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ALLOW_HTTP", "OIDC_DEFAULT_ROLE", "OIDC_ALLOWED_DOMAINS"]) delete process.env[k];
+  for (const k of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ALLOW_HTTP", "OIDC_DEFAULT_ROLE", "OIDC_ALLOWED_DOMAINS", "OIDC_LINK_LOCAL_ACCOUNTS", "OIDC_SESSION_MAX_SECONDS"]) delete process.env[k];
   const { closePools } = await import("../../lib/db/pool");
   await closePools();
   await idp?.close();
@@ -40,6 +41,8 @@ afterAll(async () => {
 beforeEach(() => {
   delete process.env.OIDC_DEFAULT_ROLE;
   delete process.env.OIDC_ALLOWED_DOMAINS;
+  delete process.env.OIDC_LINK_LOCAL_ACCOUNTS;
+  delete process.env.OIDC_SESSION_MAX_SECONDS;
 });
 
 const ctx = () => ({ params: Promise.resolve({}) });
@@ -70,11 +73,81 @@ async function ssoSignIn(email: string, form: Record<string, string> = {}, next 
   return { res, back, flow };
 }
 
-async function createUser(email: string, role = "operator") {
-  const r = await R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify({ email, password: "a long enough password", role, tenants: ["*"] }) }), ctx());
+/** A person an admin added for single sign-on: no password (a local account with one is linked only where allowed, below). */
+async function createUser(email: string, role = "operator", password?: string) {
+  const r = await R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify({ email, password, role, tenants: ["*"] }) }), ctx());
   expect(r.status).toBe(201);
   return (await r.json()).id as string;
 }
+
+describe("SSO session lifetime", () => {
+  it("an SSO session ends after OIDC_SESSION_MAX_SECONDS from its start (absolute), so the provider is asked again; password sessions keep 12 hours", async () => {
+    const id = await createUser("short-lived@corp.example", "viewer");
+    process.env.OIDC_SESSION_MAX_SECONDS = "600";
+    const { res } = await ssoSignIn("short-lived@corp.example");
+    const cookie = cookieFrom(res, "iw_session")!;
+    expect(await principalForSession(t.pool, cookie)).toMatchObject({ subject: "user:short-lived@corp.example" });
+    const { rows } = await t.pool.query<{ secs: number }>(`SELECT extract(epoch FROM expires_at - created_at)::int AS secs FROM sessions WHERE user_id = $1`, [id]);
+    expect(rows.map((r) => r.secs)).toEqual([600]);
+    // Once that much time has passed the session is over, however recently it was used.
+    await t.pool.query(`UPDATE sessions SET created_at = created_at - interval '601 seconds', expires_at = expires_at - interval '601 seconds', last_seen_at = now() WHERE user_id = $1`, [id]);
+    expect(await principalForSession(t.pool, cookie)).toBeNull();
+    expect(() => oidcSettings({ OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: "x", OIDC_SESSION_MAX_SECONDS: "60" })).toThrow(/OIDC_SESSION_MAX_SECONDS/);
+  });
+});
+
+describe("person tokens of SSO users", () => {
+  it("carry the provider's groups only while the person's last SSO sign-in is within OIDC_SESSION_MAX_SECONDS; admin-assigned groups always", async () => {
+    const { identityForToken } = await import("../../lib/auth/authenticate");
+    const id = await createUser("tokened@corp.example", "viewer");
+    await t.pool.query(`UPDATE users SET groups = ARRAY['wiki-editors'] WHERE id = $1`, [id]);
+    process.env.OIDC_GROUPS_CLAIM = "groups";
+    process.env.OIDC_SESSION_MAX_SECONDS = "600";
+    try {
+      await ssoSignIn("tokened@corp.example", { groups: "hr" });
+      const { createToken } = await import("../../lib/admin/repository");
+      const { bootstrapPrincipal } = await import("../../lib/auth/principal");
+      const tok = await createToken(t.pool, bootstrapPrincipal(), { name: "tokened-laptop", role: "viewer", tenants: ["*"], kind: "person", userId: id, capabilities: [] } as never);
+      expect((await identityForToken(tok.token))!.principal.principals).toEqual(["user:tokened@corp.example", "group:hr", "group:wiki-editors"]);
+      // Eleven minutes without an SSO sign-in: the provider may have removed hr since; the token no longer says it.
+      await t.pool.query(`UPDATE users SET sso_groups_at = now() - interval '660 seconds' WHERE id = $1`, [id]);
+      expect((await identityForToken(tok.token))!.principal.principals).toEqual(["user:tokened@corp.example", "group:wiki-editors"]);
+      // A new SSO sign-in brings what the provider says now.
+      await ssoSignIn("tokened@corp.example", { groups: "finance" });
+      expect((await identityForToken(tok.token))!.principal.principals).toEqual(["user:tokened@corp.example", "group:finance", "group:wiki-editors"]);
+    } finally {
+      delete process.env.OIDC_GROUPS_CLAIM;
+    }
+  });
+});
+
+describe("OIDC and existing local accounts", () => {
+  it("a first SSO sign-in does not take over an account with a password (the bootstrap admin's included) unless an admin allowed it", async () => {
+    const { upsertAdmin } = await import("../../lib/auth/users");
+    await upsertAdmin(t.pool, "admin@localhost", "the bootstrap admin's password");
+    const local = await createUser("local@corp.example", "admin", "a long enough password");
+    const auditBefore = (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log`)).rows[0].n;
+    for (const email of ["admin@localhost", "local@corp.example"]) {
+      const { res } = await ssoSignIn(email);
+      expect(res.headers.get("location")).toBe("/signin?error=OIDC_LINK_NOT_ALLOWED");
+      expect(cookieFrom(res, "iw_session")).toBeUndefined();
+    }
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM users WHERE oidc_subject IS NOT NULL AND email IN ('admin@localhost', 'local@corp.example')`)).rows[0].n).toBe(0);
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM audit_log`)).rows[0].n).toBe(auditBefore);
+
+    // Allowed domains say the provider speaks for those addresses: linked there, not elsewhere.
+    process.env.OIDC_ALLOWED_DOMAINS = "corp.example";
+    expect((await ssoSignIn("local@corp.example")).res.headers.get("location")).toBe("/documents?state=DEAD");
+    expect((await t.pool.query(`SELECT oidc_subject FROM users WHERE id = $1`, [local])).rows[0].oidc_subject).not.toBeNull();
+    expect((await ssoSignIn("admin@localhost")).res.headers.get("location")).toBe("/signin?error=OIDC_DOMAIN_NOT_ALLOWED");
+
+    // Or the explicit setting.
+    delete process.env.OIDC_ALLOWED_DOMAINS;
+    process.env.OIDC_LINK_LOCAL_ACCOUNTS = "1";
+    await createUser("second@corp.example", "viewer", "a long enough password");
+    expect((await ssoSignIn("second@corp.example")).res.headers.get("location")).toBe("/documents?state=DEAD");
+  });
+});
 
 describe("OIDC sign-in", () => {
   it("an admin-added user signs in through the provider, lands on the page they asked for, and the identity is bound to them", async () => {

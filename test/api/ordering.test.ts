@@ -35,9 +35,9 @@ const ascending = (xs: number[]) => xs.every((x, i) => i === 0 || xs[i - 1] < x)
 
 describe("lists ordered by id are ordered numerically", () => {
   it("audit log: newest first, and the cursor continues where the page ended", async () => {
-    const page1 = await listAudit(t.pool, { limit: 5, tenants: null });
-    const page2 = await listAudit(t.pool, { limit: 5, cursor: page1.nextCursor!, tenants: null });
-    const page3 = await listAudit(t.pool, { limit: 5, cursor: page2.nextCursor!, tenants: null });
+    const page1 = await listAudit(t.pool, { limit: 5, tenants: null, fullDetail: true });
+    const page2 = await listAudit(t.pool, { limit: 5, cursor: page1.nextCursor!, tenants: null, fullDetail: true });
+    const page3 = await listAudit(t.pool, { limit: 5, cursor: page2.nextCursor!, tenants: null, fullDetail: true });
     const all = numeric([...page1.items, ...page2.items, ...page3.items].map((a) => a.id));
     expect(all).toHaveLength(12);
     expect(descending(all)).toBe(true);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes, randomUUID, scryptSync } from "node:crypto";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { legacyHash } from "../helpers/legacy-hash";
-import { CURRENT, HASH_CONCURRENCY, HASH_QUEUE, hashGate, hashPassword, verifyPassword } from "../../lib/auth/password";
+import { CURRENT, HASH_CONCURRENCY, HASH_PER_CALLER, HASH_QUEUE, hashGate, hashPassword, verifyPassword } from "../../lib/auth/password";
 import { identityForPassword, rehash } from "../../lib/auth/users";
 
 // Password hashes carry their scrypt setting; a sign-in that matches an older, weaker one stores a
@@ -120,4 +120,19 @@ describe("hashing is bounded", () => {
     // Once drained, the gate admits again.
     await expect(run(task)).resolves.toMatch(/^scrypt\$/);
   });
+
+  it(`is shared fairly: one account or one address holds at most ${HASH_PER_CALLER} places, so ~40 parallel sign-ins of one account leave others a turn`, async () => {
+    const stored = await hashPassword("the owner's password");
+    const flood = Array.from({ length: 40 }, () => verifyPassword("guess", stored, ["account:flood@example.com", "address:10.9.0.1"]));
+    const otherAccount = verifyPassword("the owner's password", stored, ["account:someone@example.com", "address:10.9.0.2"]);
+    const sameAddress = Array.from({ length: 10 }, (_, i) => verifyPassword("guess", stored, [`account:spray${i}@example.com`, "address:10.9.0.3"]));
+    const [f, o, a] = await Promise.all([Promise.allSettled(flood), otherAccount, Promise.allSettled(sameAddress)]);
+    expect(o.ok).toBe(true);
+    expect(f.filter((r) => r.status === "fulfilled")).toHaveLength(HASH_PER_CALLER);
+    for (const r of f.filter((r) => r.status === "rejected")) expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 503, code: "HASHING_BUSY" });
+    // Many accounts from one address are one caller too.
+    expect(a.filter((r) => r.status === "fulfilled")).toHaveLength(HASH_PER_CALLER);
+    // Its places are given back once its checks end.
+    await expect(verifyPassword("guess", stored, ["account:flood@example.com", "address:10.9.0.1"])).resolves.toMatchObject({ ok: false });
+  }, 60_000);
 });

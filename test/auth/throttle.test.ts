@@ -164,6 +164,50 @@ describe("per address", () => {
   }, 30_000);
 });
 
+describe("a success refunds only its own attempt", () => {
+  it("a holder of one valid account cannot spray other accounts past the address cap by signing in between guesses", async () => {
+    const at = "10.2.0.20";
+    await a.succeeded(ticketOf(await a.admit(at, "holder@example.com")));
+    let sprays = 0;
+    for (let i = 0; i < FAILURES_PER_ADDRESS * 2; i++) {
+      const guess = await a.admit(at, `victim${i}@example.com`);
+      if (guess.allowed) {
+        sprays++;
+        await a.failed(guess.ticket);
+      }
+      const own = await b.admit(at, "holder@example.com");
+      if (own.allowed) await b.succeeded(own.ticket);
+    }
+    expect(sprays).toBeLessThanOrEqual(FAILURES_PER_ADDRESS);
+    const { rows } = await t.pool.query(`SELECT points FROM sign_in_limits WHERE key = $1`, [`signin-address:${at}`]);
+    expect(rows[0].points).toBeGreaterThanOrEqual(0);
+  }, 60_000);
+
+  it("a success held open across the hour's edge refunds nothing into the next window (no guesses bought for later)", async () => {
+    const at = "10.2.0.22";
+    const held = await Promise.all(Array.from({ length: 10 }, (_, i) => a.admit(at, `holder-edge${i}@example.com`)));
+    // The hour ends while those sign-ins are still checking their passwords.
+    await t.pool.query(`UPDATE sign_in_limits SET expire = 1 WHERE key = $1`, [`signin-address:${at}`]);
+    for (const h of held) await a.succeeded(ticketOf(h));
+    let sprays = 0;
+    for (let i = 0; i < FAILURES_PER_ADDRESS + 10; i++) {
+      const guess = await b.admit(at, `edge${i}@example.com`);
+      if (guess.allowed) {
+        sprays++;
+        await b.failed(guess.ticket);
+      }
+    }
+    expect(sprays).toBe(FAILURES_PER_ADDRESS);
+  }, 60_000);
+
+  it("a success resets its own account's counter, not another account's at the same address", async () => {
+    const at = "10.2.0.21";
+    for (let i = 0; i < FREE_ATTEMPTS; i++) await fail(a, at, "guessed@example.com");
+    await a.succeeded(ticketOf(await a.admit(at, "neighbour@example.com")));
+    expect((await a.admit(at, "guessed@example.com")).allowed).toBe(false);
+  });
+});
+
 describe("storage", () => {
   it("keys hold no email or address in clear, and every row expires", async () => {
     const { rows } = await t.pool.query<{ key: string; expire: string | null }>(`SELECT key, expire FROM sign_in_limits`);

@@ -50,6 +50,23 @@ const doc = (key: string, content: string) =>
 
 const statusOf = async (taskId: string) => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0].status as string;
 
+describe("where the metrics server listens", () => {
+  it("on loopback unless WORKER_METRICS_HOST widens it (no authentication, so not on every interface by default)", async () => {
+    const local = (await startWorkerMetrics({ WORKER_METRICS_PORT: "0" }))!;
+    try {
+      expect(local.host).toBe("127.0.0.1");
+    } finally {
+      await local.close();
+    }
+    const wide = (await startWorkerMetrics({ WORKER_METRICS_PORT: "0", WORKER_METRICS_HOST: "0.0.0.0" }))!;
+    try {
+      expect(wide.host).toBe("0.0.0.0");
+    } finally {
+      await wide.close();
+    }
+  });
+});
+
 describe("worker metrics", () => {
   it("count tasks, steps and embedding calls while a real task runs, and failures by error code", async () => {
     const before = await scrape();

@@ -21,7 +21,7 @@ export const POST = publicHandler(async (req) => {
     const s = admission.retryAfterSeconds;
     return json({ error: { code: "TOO_MANY_ATTEMPTS", message: `too many failed sign-ins; try again in ${s} second${s === 1 ? "" : "s"}` } }, 429, { "retry-after": String(s) });
   }
-  const identity = "token" in b ? await identityForToken(b.token.trim()) : await identityForPassword(db(), b.email, b.password);
+  const identity = "token" in b ? await identityForToken(b.token.trim()) : await identityForPassword(db(), b.email, b.password, admission.ticket.address);
   if (!identity) {
     await throttle.failed(admission.ticket);
     throw new DomainError("UNAUTHORIZED", "token" in b ? "that token is not valid" : "wrong email or password");

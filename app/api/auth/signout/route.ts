@@ -1,5 +1,5 @@
 import { publicHandler, json } from "@/lib/http/handler";
-import { CLEAR_SESSION_COOKIE, SESSION_COOKIE, cookieValue, endSession } from "@/lib/auth/session";
+import { clearSessionCookie, endSession, sessionOf } from "@/lib/auth/session";
 import { assertSameOrigin } from "@/lib/http/origin";
 import { db } from "@/lib/server";
 
@@ -9,10 +9,10 @@ import { db } from "@/lib/server";
  * Without an Origin the caller is not a browser on another site, and may sign out.
  */
 export const POST = publicHandler(async (req) => {
-  const session = cookieValue(req, SESSION_COOKIE);
+  const session = sessionOf(req);
   if (session) assertSameOrigin(req, false);
   await endSession(db(), session);
-  return json({ ok: true }, 200, { "set-cookie": CLEAR_SESSION_COOKIE });
+  return json({ ok: true }, 200, { "set-cookie": clearSessionCookie(req) });
 });
 
 export * from "@/lib/http/method-fallback";
