@@ -28,7 +28,11 @@ export default defineConfig({
   // A hung browser call must fail the run, not stall CI: no run of this suite needs 25 minutes.
   globalTimeout: 25 * 60_000,
   expect: { timeout: 10_000 },
-  reporter: [["list"], ["json", { outputFile: "reports/playwright.json" }], ["html", { open: "never", outputFolder: "reports/playwright-html" }]],
+  reporter: [
+    ["list"],
+    ["json", { outputFile: "reports/playwright.json" }],
+    ["html", { open: "never", outputFolder: "reports/playwright-html" }],
+  ],
   use: {
     baseURL: APP_URL,
     browserName: "chromium",

@@ -16,4 +16,8 @@ export function proxy(req: NextRequest) {
 // uploads and defeat the handlers' streaming size limits. The API answers unknown paths and
 // methods itself (app/api/[...rest]/route.ts, lib/http/method-fallback.ts).
 // Icons and the manifest (public/) render no page, so they need no x-iw-path.
-export const config = { matcher: ["/((?!api/|_next/|signin|favicon\\.ico|icon\\.svg|icon-\\d+\\.png|apple-touch-icon\\.png|manifest\\.webmanifest).*)"] };
+export const config = {
+  matcher: [
+    "/((?!api/|_next/|signin|favicon\\.ico|icon\\.svg|icon-\\d+\\.png|apple-touch-icon\\.png|manifest\\.webmanifest).*)",
+  ],
+};

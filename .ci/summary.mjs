@@ -1,7 +1,9 @@
 // Adds up what the test runners reported (their JSON reports) into one closing line.
 import { readFileSync, existsSync } from "node:fs";
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 if (existsSync("reports/vitest.json")) {
   const v = JSON.parse(readFileSync("reports/vitest.json", "utf8"));
   passed += v.numPassedTests;

@@ -15,12 +15,19 @@ export default function GlobalError({ error, retry }: { error: unknown; retry: (
       <body>
         <title>Something went wrong · Indexwright</title>
         <main className="standalone" id="main">
-          <section className="card standalone__card route-state route-state--error" role="alert" data-testid="global-error">
+          <section
+            className="card standalone__card route-state route-state--error"
+            role="alert"
+            data-testid="global-error"
+          >
             <div className="route-state__icon" aria-hidden="true">
               !
             </div>
             <h1 className="route-state__title">Indexwright could not start this page</h1>
-            <p className="route-state__body">The dashboard failed before it could draw anything. Trying again often helps; if not, the server log has the cause.</p>
+            <p className="route-state__body">
+              The dashboard failed before it could draw anything. Trying again often helps; if not, the server log has
+              the cause.
+            </p>
             {digest ? (
               <p className="route-state__digest">
                 Error reference <code className="code-chip">{digest}</code>

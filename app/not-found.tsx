@@ -24,7 +24,9 @@ export default function NotFound() {
           404
         </p>
         <h1 className="route-state__title">This page does not exist</h1>
-        <p className="route-state__body">The address may be misspelled, or the page may have moved. These are the places the dashboard has:</p>
+        <p className="route-state__body">
+          The address may be misspelled, or the page may have moved. These are the places the dashboard has:
+        </p>
         <ul className="route-state__links">
           {PLACES.map((p) => (
             <li key={p.href}>

@@ -27,7 +27,10 @@ async function seed(pool: pg.Pool, tenant: string, n: number, ago: number) {
 }
 
 /** Claim time in ms over SAMPLES rolled-back claims, and what the first claim took. */
-async function measure(pool: pg.Pool, text: string): Promise<{ p50: number; p95: number; claimedTenants: Record<string, number> }> {
+async function measure(
+  pool: pg.Pool,
+  text: string,
+): Promise<{ p50: number; p95: number; claimedTenants: Record<string, number> }> {
   const times: number[] = [];
   let claimedTenants: Record<string, number> = {};
   const c = await pool.connect();
@@ -39,7 +42,11 @@ async function measure(pool: pg.Pool, text: string): Promise<{ p50: number; p95:
       const ms = performance.now() - t0;
       await c.query("ROLLBACK");
       if (i >= 3) times.push(ms); // the first few warm the cache and the plan
-      if (i === 0) claimedTenants = rows.reduce<Record<string, number>>((a, r) => ({ ...a, [r.tenant_id]: (a[r.tenant_id] ?? 0) + 1 }), {});
+      if (i === 0)
+        claimedTenants = rows.reduce<Record<string, number>>(
+          (a, r) => ({ ...a, [r.tenant_id]: (a[r.tenant_id] ?? 0) + 1 }),
+          {},
+        );
     }
   } finally {
     c.release();
@@ -53,9 +60,15 @@ async function plan(pool: pg.Pool, text: string): Promise<string[]> {
   const c = await pool.connect();
   try {
     await c.query("BEGIN");
-    const { rows } = await c.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${text}`, ["bench", 60]);
+    const { rows } = await c.query<{ "QUERY PLAN": string }>(
+      `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${text}`,
+      ["bench", 60],
+    );
     await c.query("ROLLBACK");
-    return rows.map((r) => r["QUERY PLAN"]).filter((l) => /CTE due|InitPlan|Index Scan|Anti Join|Rows Removed|SubPlan|Seq Scan on index_tasks/.test(l)).map((l) => l.trim());
+    return rows
+      .map((r) => r["QUERY PLAN"])
+      .filter((l) => /CTE due|InitPlan|Index Scan|Anti Join|Rows Removed|SubPlan|Seq Scan on index_tasks/.test(l))
+      .map((l) => l.trim());
   } finally {
     c.release();
   }
@@ -72,7 +85,8 @@ await withBenchDatabase("claim_pause", async (url) => {
     await pool.query("ANALYZE documents");
     const shipped = claimTasks("bench", 60, LIMIT).text;
     const filter = /\(NOT EXISTS \(SELECT 1 FROM task_pauses\)\s+OR NOT \(tenant_id = ANY[\s\S]*?IS NOT NULL\)\)\)\)/g;
-    if ((shipped.match(filter) ?? []).length !== 2) throw new Error("the claim's pause filter is not where this bench expects it");
+    if ((shipped.match(filter) ?? []).length !== 2)
+      throw new Error("the claim's pause filter is not where this bench expects it");
     const swap = (replacement: string) => shipped.replace(filter, replacement);
     // The forms not shipped, each measured on the same queue.
     const alternatives: Record<string, string> = {
@@ -80,7 +94,8 @@ await withBenchDatabase("claim_pause", async (url) => {
       gatedCorrelatedExists:
         "(NOT EXISTS (SELECT 1 FROM task_pauses) OR NOT EXISTS (SELECT 1 FROM task_pauses p WHERE p.tenant_id = index_tasks.tenant_id OR p.task_type = index_tasks.task_type))",
       // One correlated NOT EXISTS: planned as an anti-join that reads every due row.
-      singleNotExists: "NOT EXISTS (SELECT 1 FROM task_pauses p WHERE p.tenant_id = index_tasks.tenant_id OR p.task_type = index_tasks.task_type)",
+      singleNotExists:
+        "NOT EXISTS (SELECT 1 FROM task_pauses p WHERE p.tenant_id = index_tasks.tenant_id OR p.task_type = index_tasks.task_type)",
       // The arrays without the gate: the planner cannot size them and picks a scan and sort.
       ungatedArrays:
         "NOT (tenant_id = ANY (ARRAY(SELECT tenant_id FROM task_pauses WHERE tenant_id IS NOT NULL)) OR task_type = ANY (ARRAY(SELECT task_type FROM task_pauses WHERE task_type IS NOT NULL)))",
@@ -96,17 +111,26 @@ await withBenchDatabase("claim_pause", async (url) => {
     };
     const results = [];
     results.push(await scenario("no pause"));
-    await pool.query(`INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ('elsewhere', 'bench', 'a pause that holds nothing at the head')`);
+    await pool.query(
+      `INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ('elsewhere', 'bench', 'a pause that holds nothing at the head')`,
+    );
     results.push(await scenario("pause elsewhere (head of the queue runnable)"));
     await pool.query(`DELETE FROM task_pauses`);
-    await pool.query(`INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ('held', 'bench', 'the whole head of the queue held')`);
+    await pool.query(
+      `INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ('held', 'bench', 'the whole head of the queue held')`,
+    );
     results.push(await scenario(`${N} paused due tasks ahead of the runnable ones`));
     const facts = await machineFacts(pool);
     for (const r of results) {
-      process.stderr.write(`\n== ${r.name}\nshipped p50 ${r.shipped.p50} ms p95 ${r.shipped.p95} ms, claimed ${JSON.stringify(r.shipped.claimedTenants)}\n  ${r.plan.join("\n  ")}\n`);
-      for (const [k, v] of Object.entries(r.alternatives)) process.stderr.write(`${k}: p50 ${v.p50} ms p95 ${v.p95} ms\n`);
+      process.stderr.write(
+        `\n== ${r.name}\nshipped p50 ${r.shipped.p50} ms p95 ${r.shipped.p95} ms, claimed ${JSON.stringify(r.shipped.claimedTenants)}\n  ${r.plan.join("\n  ")}\n`,
+      );
+      for (const [k, v] of Object.entries(r.alternatives))
+        process.stderr.write(`${k}: p50 ${v.p50} ms p95 ${v.p95} ms\n`);
     }
-    process.stdout.write(`${JSON.stringify({ bench: "claim-pause", dueTasks: N + 500, claimLimit: LIMIT, samples: SAMPLES, results, machine: facts })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ bench: "claim-pause", dueTasks: N + 500, claimLimit: LIMIT, samples: SAMPLES, results, machine: facts })}\n`,
+    );
   } finally {
     await pool.end();
   }

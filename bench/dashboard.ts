@@ -92,7 +92,9 @@ async function seed(pool: pg.Pool) {
        FROM documents d JOIN index_tasks t ON t.document_id = d.id AND t.version_number = d.business_version AND t.task_type = 'INDEX'`,
     [LOCAL_MODEL],
   );
-  await pool.query(`INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) SELECT document_id, tenant_id, id, version_number FROM index_versions WHERE version_number > 0`);
+  await pool.query(
+    `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) SELECT document_id, tenant_id, id, version_number FROM index_versions WHERE version_number > 0`,
+  );
   // The pointer trigger just rewrote every document once (its search version): compact the table
   // and its indexes, as a table that grew one publish at a time would be, not twice its size.
   await pool.query(`VACUUM FULL documents`);
@@ -121,8 +123,12 @@ async function seed(pool: pg.Pool) {
       WHERE d.tenant_id = $1`,
     [SEARCH_TENANT],
   );
-  await pool.query(`CREATE INDEX chunk_vectors_embedding_384_hnsw ON chunk_vectors USING hnsw ((embedding::vector(384)) vector_cosine_ops) WHERE dims = 384`);
-  await pool.query(`INSERT INTO workers (id, host, pid, concurrency) SELECT 'w' || i, 'host', 1000 + i, 4 FROM generate_series(0, 3) i`);
+  await pool.query(
+    `CREATE INDEX chunk_vectors_embedding_384_hnsw ON chunk_vectors USING hnsw ((embedding::vector(384)) vector_cosine_ops) WHERE dims = 384`,
+  );
+  await pool.query(
+    `INSERT INTO workers (id, host, pid, concurrency) SELECT 'w' || i, 'host', 1000 + i, 4 FROM generate_series(0, 3) i`,
+  );
   await pool.query(
     sql`INSERT INTO workers (id, host, pid, concurrency, started_at, last_heartbeat_at, stopped_at)
      SELECT 'old' || i, 'host', 2000 + i, 4, now() - interval '2 days', now() - make_interval(hours => i), now() - make_interval(hours => i) FROM generate_series(1, 40) i`,
@@ -141,9 +147,15 @@ async function seed(pool: pg.Pool) {
   );
   // People use the dashboard through session cookies: 200 all-tenant operators and 50 tenant-limited
   // viewers, 10,000 of their sessions (half ended or expired), 300 API tokens.
-  await pool.query(`INSERT INTO users (id, email, role, tenants) SELECT gen_random_uuid(), 'user' || i || '@bench.example', 'operator', ARRAY['*'] FROM generate_series(1, 200) i`);
-  await pool.query(`INSERT INTO users (id, email, role, tenants) SELECT gen_random_uuid(), 'viewer' || i || '@bench.example', 'viewer', ARRAY['t' || (i % 10)] FROM generate_series(1, 50) i`);
-  await pool.query(`INSERT INTO users (id, email, role, tenants) VALUES (gen_random_uuid(), 'admin@bench.example', 'admin', ARRAY['*'])`);
+  await pool.query(
+    `INSERT INTO users (id, email, role, tenants) SELECT gen_random_uuid(), 'user' || i || '@bench.example', 'operator', ARRAY['*'] FROM generate_series(1, 200) i`,
+  );
+  await pool.query(
+    `INSERT INTO users (id, email, role, tenants) SELECT gen_random_uuid(), 'viewer' || i || '@bench.example', 'viewer', ARRAY['t' || (i % 10)] FROM generate_series(1, 50) i`,
+  );
+  await pool.query(
+    `INSERT INTO users (id, email, role, tenants) VALUES (gen_random_uuid(), 'admin@bench.example', 'admin', ARRAY['*'])`,
+  );
   await pool.query(
     sql`INSERT INTO sessions (id_hash, user_id, method, created_at, expires_at, revoked_at)
      SELECT md5(i::text) || md5((i + 1)::text), u.id, 'password', now() - interval '1 hour',
@@ -195,7 +207,9 @@ function build(): Promise<number> {
       env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
     });
     child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve((performance.now() - t0) / 1000) : reject(new Error(`next build exited with ${code}`))));
+    child.once("exit", (code) =>
+      code === 0 ? resolve((performance.now() - t0) / 1000) : reject(new Error(`next build exited with ${code}`)),
+    );
   });
 }
 
@@ -248,7 +262,11 @@ function cpuSeconds(pid: number): number | null {
 
 /** CPU of the web process and of its database backends (the pool's connections, application_name indexwright). */
 async function cpuSnapshot(pool: pg.Pool, webPid: number): Promise<{ web: number | null; db: number | null }> {
-  const pids = (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright'`)).rows.map((r) => r.pid);
+  const pids = (
+    await pool.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright'`,
+    )
+  ).rows.map((r) => r.pid);
   const db = pids.map(cpuSeconds);
   return { web: cpuSeconds(webPid), db: db.includes(null) ? null : (db as number[]).reduce((a, b) => a + b, 0) };
 }
@@ -260,23 +278,45 @@ type Answer = { status: number; body: string };
  * can fail the request sent on it just then; that one is sent again on a new connection, as Node's
  * documentation advises (`reusedSocket`).
  */
-async function get(url: string, headers: Record<string, string>, agent: http.Agent | undefined, body?: string): Promise<Answer> {
+async function get(
+  url: string,
+  headers: Record<string, string>,
+  agent: http.Agent | undefined,
+  body?: string,
+): Promise<Answer> {
   try {
     return await send(url, headers, agent, body);
   } catch (err) {
-    if ((err as { reused?: boolean }).reused && (err as NodeJS.ErrnoException).code === "ECONNRESET") return send(url, headers, agent, body);
+    if ((err as { reused?: boolean }).reused && (err as NodeJS.ErrnoException).code === "ECONNRESET")
+      return send(url, headers, agent, body);
     throw err;
   }
 }
 
-function send(url: string, headers: Record<string, string>, agent: http.Agent | undefined, body?: string): Promise<Answer> {
+function send(
+  url: string,
+  headers: Record<string, string>,
+  agent: http.Agent | undefined,
+  body?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: body === undefined ? "GET" : "POST", headers: body === undefined ? headers : { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: body === undefined ? "GET" : "POST",
+        headers:
+          body === undefined
+            ? headers
+            : { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+        agent,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", (err) => reject(Object.assign(err, { reused: req.reusedSocket })));
     req.end(body);
   });
@@ -301,7 +341,8 @@ type Probe = { name: string; route: string; path: string; body?: string };
 async function main() {
   let buildSeconds: number | null = null;
   if (process.env.BENCH_SKIP_BUILD === "1") {
-    if (!existsSync(path.join(ROOT, ".next", "BUILD_ID"))) throw new Error("BENCH_SKIP_BUILD=1 but there is no .next build; run `npm run build` first");
+    if (!existsSync(path.join(ROOT, ".next", "BUILD_ID")))
+      throw new Error("BENCH_SKIP_BUILD=1 but there is no .next build; run `npm run build` first");
   } else buildSeconds = await build();
 
   let failed = false;
@@ -323,15 +364,26 @@ async function main() {
                 (SELECT count(*) FROM sessions)::int AS sessions, (SELECT count(*) FROM documents WHERE drifted)::int AS drifted`,
       )
     ).rows[0];
-    const dead = (await pool.query(`SELECT d.tenant_id, d.key FROM index_tasks t JOIN documents d ON d.id = t.document_id WHERE t.status = 'DEAD' ORDER BY t.task_id LIMIT 1`)).rows[0];
-    const evTask = (await pool.query(`SELECT task_id::text AS id FROM task_events ORDER BY id DESC LIMIT 1`)).rows[0].id;
-    const chunked = (await pool.query(`SELECT d.tenant_id, d.key FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY d.updated_at DESC LIMIT 1`)).rows[0];
+    const dead = (
+      await pool.query(
+        `SELECT d.tenant_id, d.key FROM index_tasks t JOIN documents d ON d.id = t.document_id WHERE t.status = 'DEAD' ORDER BY t.task_id LIMIT 1`,
+      )
+    ).rows[0];
+    const evTask = (await pool.query(`SELECT task_id::text AS id FROM task_events ORDER BY id DESC LIMIT 1`)).rows[0]
+      .id;
+    const chunked = (
+      await pool.query(
+        `SELECT d.tenant_id, d.key FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY d.updated_at DESC LIMIT 1`,
+      )
+    ).rows[0];
     const endpoint = (await pool.query(`SELECT id FROM webhook_endpoints WHERE tenant_id = 't1'`)).rows[0].id;
 
     // An admin's session, opened the way sign-in opens one: the cookie is the only copy of its id.
     const { openSession } = await import("../lib/auth/session");
     const admin = (await pool.query(`SELECT id FROM users WHERE email = 'admin@bench.example'`)).rows[0].id;
-    const headers = { cookie: `iw_session=${await openSession(pool, { kind: "user", userId: admin }, "password", "bench")}` };
+    const headers = {
+      cookie: `iw_session=${await openSession(pool, { kind: "user", userId: admin }, "password", "bench")}`,
+    };
 
     const server = await startServer(url);
     const base = `http://127.0.0.1:${server.port}`;
@@ -342,7 +394,11 @@ async function main() {
       const deep = async (p: string) => {
         let cursor: string | null = null;
         for (let i = 0; i < 4; i++) {
-          const r = await get(`${base}${p}${p.includes("?") ? "&" : "?"}limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, headers, agent);
+          const r = await get(
+            `${base}${p}${p.includes("?") ? "&" : "?"}limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+            headers,
+            agent,
+          );
           if (r.status !== 200) throw new Error(`${p} answered ${r.status}: ${r.body.slice(0, 200)}`);
           cursor = JSON.parse(r.body).nextCursor;
         }
@@ -355,45 +411,133 @@ async function main() {
       const probes: Probe[] = [
         { name: "GET /api/health", route: "GET /api/health", path: "/api/health" },
         { name: "GET /api/v1/overview", route: "GET /api/v1/overview", path: "/api/v1/overview" },
-        { name: "GET /api/v1/overview/activity?range=1h", route: "GET /api/v1/overview/activity", path: "/api/v1/overview/activity?range=1h" },
-        { name: "GET /api/v1/overview/activity (24h)", route: "GET /api/v1/overview/activity", path: "/api/v1/overview/activity" },
-        { name: "GET /api/v1/overview/activity?range=7d", route: "GET /api/v1/overview/activity", path: "/api/v1/overview/activity?range=7d" },
+        {
+          name: "GET /api/v1/overview/activity?range=1h",
+          route: "GET /api/v1/overview/activity",
+          path: "/api/v1/overview/activity?range=1h",
+        },
+        {
+          name: "GET /api/v1/overview/activity (24h)",
+          route: "GET /api/v1/overview/activity",
+          path: "/api/v1/overview/activity",
+        },
+        {
+          name: "GET /api/v1/overview/activity?range=7d",
+          route: "GET /api/v1/overview/activity",
+          path: "/api/v1/overview/activity?range=7d",
+        },
         { name: "GET /api/metrics", route: "GET /api/metrics", path: "/api/metrics" },
         { name: "GET /api/openapi.json", route: "GET /api/openapi.json", path: "/api/openapi.json" },
         { name: "GET /api/v1/workers", route: "GET /api/v1/workers", path: "/api/v1/workers" },
         { name: "GET /api/v1/tenants", route: "GET /api/v1/tenants", path: "/api/v1/tenants" },
         { name: "GET /api/v1/documents", route: "GET /api/v1/documents", path: "/api/v1/documents?limit=50" },
-        { name: "GET /api/v1/documents (page 5)", route: "GET /api/v1/documents", path: `/api/v1/documents?limit=50&cursor=${docCursor}` },
-        { name: "GET /api/v1/documents?state=FAILED", route: "GET /api/v1/documents", path: "/api/v1/documents?state=FAILED&limit=50" },
-        { name: "GET /api/v1/documents?state=INDEXING", route: "GET /api/v1/documents", path: "/api/v1/documents?state=INDEXING&limit=50" },
-        { name: "GET /api/v1/documents?state=UPDATING", route: "GET /api/v1/documents", path: "/api/v1/documents?state=UPDATING&limit=50" },
-        { name: "GET /api/v1/documents?state=NOT_INDEXED", route: "GET /api/v1/documents", path: "/api/v1/documents?state=NOT_INDEXED&limit=50" },
-        { name: "GET /api/v1/documents?state=DELETED", route: "GET /api/v1/documents", path: "/api/v1/documents?state=DELETED&limit=50" },
-        { name: "GET /api/v1/documents?tenant=t3&state=SEARCHABLE", route: "GET /api/v1/documents", path: "/api/v1/documents?tenant=t3&state=SEARCHABLE&limit=50" },
-        { name: "GET /api/v1/documents?tenant=t3&q=doc-42", route: "GET /api/v1/documents", path: "/api/v1/documents?tenant=t3&q=doc-42&limit=50" },
-        { name: "GET /api/v1/documents?q=doc-77777 (one match)", route: "GET /api/v1/documents", path: "/api/v1/documents?q=doc-77777&limit=50" },
-        { name: "GET /api/v1/tenants/{t}/documents/{k}", route: `GET /api/v1/tenants/[tenant]/documents/[key]`, path: doc },
+        {
+          name: "GET /api/v1/documents (page 5)",
+          route: "GET /api/v1/documents",
+          path: `/api/v1/documents?limit=50&cursor=${docCursor}`,
+        },
+        {
+          name: "GET /api/v1/documents?state=FAILED",
+          route: "GET /api/v1/documents",
+          path: "/api/v1/documents?state=FAILED&limit=50",
+        },
+        {
+          name: "GET /api/v1/documents?state=INDEXING",
+          route: "GET /api/v1/documents",
+          path: "/api/v1/documents?state=INDEXING&limit=50",
+        },
+        {
+          name: "GET /api/v1/documents?state=UPDATING",
+          route: "GET /api/v1/documents",
+          path: "/api/v1/documents?state=UPDATING&limit=50",
+        },
+        {
+          name: "GET /api/v1/documents?state=NOT_INDEXED",
+          route: "GET /api/v1/documents",
+          path: "/api/v1/documents?state=NOT_INDEXED&limit=50",
+        },
+        {
+          name: "GET /api/v1/documents?state=DELETED",
+          route: "GET /api/v1/documents",
+          path: "/api/v1/documents?state=DELETED&limit=50",
+        },
+        {
+          name: "GET /api/v1/documents?tenant=t3&state=SEARCHABLE",
+          route: "GET /api/v1/documents",
+          path: "/api/v1/documents?tenant=t3&state=SEARCHABLE&limit=50",
+        },
+        {
+          name: "GET /api/v1/documents?tenant=t3&q=doc-42",
+          route: "GET /api/v1/documents",
+          path: "/api/v1/documents?tenant=t3&q=doc-42&limit=50",
+        },
+        {
+          name: "GET /api/v1/documents?q=doc-77777 (one match)",
+          route: "GET /api/v1/documents",
+          path: "/api/v1/documents?q=doc-77777&limit=50",
+        },
+        {
+          name: "GET /api/v1/tenants/{t}/documents/{k}",
+          route: `GET /api/v1/tenants/[tenant]/documents/[key]`,
+          path: doc,
+        },
         {
           name: "GET /api/v1/tenants/{t}/documents/{k}/chunks",
           route: "GET /api/v1/tenants/[tenant]/documents/[key]/chunks",
           path: `/api/v1/tenants/${chunked.tenant_id}/documents/${chunked.key}/chunks`,
         },
         { name: "GET /api/v1/tasks", route: "GET /api/v1/tasks", path: "/api/v1/tasks?limit=50" },
-        { name: "GET /api/v1/tasks (page 5)", route: "GET /api/v1/tasks", path: `/api/v1/tasks?limit=50&cursor=${taskCursor}` },
-        { name: "GET /api/v1/tasks?status=DEAD", route: "GET /api/v1/tasks", path: "/api/v1/tasks?status=DEAD&limit=50" },
-        { name: "GET /api/v1/tasks?status=RUNNING&tenant=t3", route: "GET /api/v1/tasks", path: "/api/v1/tasks?status=RUNNING&tenant=t3&limit=50" },
-        { name: "GET /api/v1/tasks?status=DEAD&errorCode=PARSE_ERROR&tenant=t1", route: "GET /api/v1/tasks", path: "/api/v1/tasks?status=DEAD&errorCode=PARSE_ERROR&tenant=t1&limit=50" },
-        { name: "GET /api/v1/tasks?errorCode=EMBEDDING_TIMEOUT", route: "GET /api/v1/tasks", path: "/api/v1/tasks?errorCode=EMBEDDING_TIMEOUT&limit=50" },
-        { name: "GET /api/v1/tasks?type=REINDEX", route: "GET /api/v1/tasks", path: "/api/v1/tasks?type=REINDEX&limit=50" },
-        { name: "GET /api/v1/tasks?type=DELETE (none)", route: "GET /api/v1/tasks", path: "/api/v1/tasks?type=DELETE&limit=50" },
+        {
+          name: "GET /api/v1/tasks (page 5)",
+          route: "GET /api/v1/tasks",
+          path: `/api/v1/tasks?limit=50&cursor=${taskCursor}`,
+        },
+        {
+          name: "GET /api/v1/tasks?status=DEAD",
+          route: "GET /api/v1/tasks",
+          path: "/api/v1/tasks?status=DEAD&limit=50",
+        },
+        {
+          name: "GET /api/v1/tasks?status=RUNNING&tenant=t3",
+          route: "GET /api/v1/tasks",
+          path: "/api/v1/tasks?status=RUNNING&tenant=t3&limit=50",
+        },
+        {
+          name: "GET /api/v1/tasks?status=DEAD&errorCode=PARSE_ERROR&tenant=t1",
+          route: "GET /api/v1/tasks",
+          path: "/api/v1/tasks?status=DEAD&errorCode=PARSE_ERROR&tenant=t1&limit=50",
+        },
+        {
+          name: "GET /api/v1/tasks?errorCode=EMBEDDING_TIMEOUT",
+          route: "GET /api/v1/tasks",
+          path: "/api/v1/tasks?errorCode=EMBEDDING_TIMEOUT&limit=50",
+        },
+        {
+          name: "GET /api/v1/tasks?type=REINDEX",
+          route: "GET /api/v1/tasks",
+          path: "/api/v1/tasks?type=REINDEX&limit=50",
+        },
+        {
+          name: "GET /api/v1/tasks?type=DELETE (none)",
+          route: "GET /api/v1/tasks",
+          path: "/api/v1/tasks?type=DELETE&limit=50",
+        },
         { name: "GET /api/v1/tasks?tenant=t7", route: "GET /api/v1/tasks", path: "/api/v1/tasks?tenant=t7&limit=50" },
         { name: "GET /api/v1/tasks/{id}", route: "GET /api/v1/tasks/[taskId]", path: `/api/v1/tasks/${evTask}` },
         { name: "GET /api/v1/audit", route: "GET /api/v1/audit", path: "/api/v1/audit?limit=50" },
-        { name: "GET /api/v1/audit (page 5)", route: "GET /api/v1/audit", path: `/api/v1/audit?limit=50&cursor=${auditCursor}` },
+        {
+          name: "GET /api/v1/audit (page 5)",
+          route: "GET /api/v1/audit",
+          path: `/api/v1/audit?limit=50&cursor=${auditCursor}`,
+        },
         { name: "GET /api/v1/admin/users", route: "GET /api/v1/admin/users", path: "/api/v1/admin/users" },
         { name: "GET /api/v1/admin/tokens", route: "GET /api/v1/admin/tokens", path: "/api/v1/admin/tokens" },
         { name: "GET /api/v1/admin/webhooks", route: "GET /api/v1/admin/webhooks", path: "/api/v1/admin/webhooks" },
-        { name: "GET /api/v1/admin/webhooks/{id}/deliveries", route: "GET /api/v1/admin/webhooks/[id]/deliveries", path: `/api/v1/admin/webhooks/${endpoint}/deliveries` },
+        {
+          name: "GET /api/v1/admin/webhooks/{id}/deliveries",
+          route: "GET /api/v1/admin/webhooks/[id]/deliveries",
+          path: `/api/v1/admin/webhooks/${endpoint}/deliveries`,
+        },
         {
           name: `POST /api/v1/tenants/{t}/search (${data.chunks} chunks)`,
           route: "POST /api/v1/tenants/[tenant]/search",
@@ -405,10 +549,24 @@ async function main() {
       // redirects are not dashboard reads; the exports stream a whole list as a download), so a new
       // route cannot go untimed unnoticed.
       const timed = new Set(probes.map((p) => p.route));
-      const getRoutesNotTimed = ROUTES.filter((r) => r.method === "GET" && !r.path.startsWith("/api/auth/") && !timed.has(`${r.method} ${r.path}`)).map((r) => r.path);
-      if (getRoutesNotTimed.length) console.error(`[bench] GET routes of lib/http/routes.ts without a probe here: ${getRoutesNotTimed.join(", ")}`);
+      const getRoutesNotTimed = ROUTES.filter(
+        (r) => r.method === "GET" && !r.path.startsWith("/api/auth/") && !timed.has(`${r.method} ${r.path}`),
+      ).map((r) => r.path);
+      if (getRoutesNotTimed.length)
+        console.error(`[bench] GET routes of lib/http/routes.ts without a probe here: ${getRoutesNotTimed.join(", ")}`);
 
-      const results: Record<string, { p50: number; p95: number; max: number; requests: number; status: number; bytes: number; cpuMsPerRequest: { web: number | null; db: number | null } }> = {};
+      const results: Record<
+        string,
+        {
+          p50: number;
+          p95: number;
+          max: number;
+          requests: number;
+          status: number;
+          bytes: number;
+          cpuMsPerRequest: { web: number | null; db: number | null };
+        }
+      > = {};
       const refused: string[] = [];
       const searchHeaders = { ...headers, origin: base };
       for (const p of probes) {
@@ -417,7 +575,8 @@ async function main() {
         let last: Answer = { status: 0, body: "" };
         const perClient = Math.ceil(REQUESTS / CLIENTS);
         // Warm-up rounds at full concurrency (JIT, the route's first compile, plan caches), not timed.
-        for (let w = 0; w < WARMUP_ROUNDS; w++) await Promise.all(Array.from({ length: CLIENTS }, () => get(base + p.path, h, agent, p.body)));
+        for (let w = 0; w < WARMUP_ROUNDS; w++)
+          await Promise.all(Array.from({ length: CLIENTS }, () => get(base + p.path, h, agent, p.body)));
         // Backends can come and go with the pool's idle timeout; read them after warm-up, when the pool is full.
         const before = await cpuSnapshot(pool, server.child.pid!);
         await Promise.all(
@@ -433,7 +592,8 @@ async function main() {
         );
         lat.sort((a, b) => a - b);
         const after = await cpuSnapshot(pool, server.child.pid!);
-        const perRequest = (a: number | null, b: number | null) => (a === null || b === null || b < a ? null : round3(((b - a) * 1000) / lat.length));
+        const perRequest = (a: number | null, b: number | null) =>
+          a === null || b === null || b < a ? null : round3(((b - a) * 1000) / lat.length);
         results[p.name] = {
           p50: round3(percentile(lat, 50)),
           p95: round3(percentile(lat, 95)),
@@ -444,21 +604,41 @@ async function main() {
           cpuMsPerRequest: { web: perRequest(before.web, after.web), db: perRequest(before.db, after.db) },
         };
         const r = results[p.name];
-        console.error(`[bench] ${p.name}: p50 ${r.p50} ms, p95 ${r.p95} ms, CPU per request web ${r.cpuMsPerRequest.web} ms, db ${r.cpuMsPerRequest.db} ms`);
+        console.error(
+          `[bench] ${p.name}: p50 ${r.p50} ms, p95 ${r.p95} ms, CPU per request web ${r.cpuMsPerRequest.web} ms, db ${r.cpuMsPerRequest.db} ms`,
+        );
       }
       const [worstRoute, worst] = Object.entries(results).reduce((a, b) => (b[1].p95 > a[1].p95 ? b : a));
       const req = createRequire(import.meta.url);
-      const version = (pkg: string) => (JSON.parse(readFileSync(req.resolve(`${pkg}/package.json`), "utf8")) as { version: string }).version;
+      const version = (pkg: string) =>
+        (JSON.parse(readFileSync(req.resolve(`${pkg}/package.json`), "utf8")) as { version: string }).version;
       failed = refused.length > 0;
       console.log(
         JSON.stringify({
           bench: "dashboard",
           date: new Date().toISOString(),
           method: `HTTP against a production build (next build, then cli/web.ts as npm start runs it) on real PostgreSQL; admin session cookie; per route ${WARMUP_ROUNDS} untimed rounds of ${CLIENTS} concurrent requests, then ${CLIENTS} concurrent clients each sending ${Math.ceil(REQUESTS / CLIENTS)} requests back to back over keep-alive connections; latency is request sent to body read; CPU per request is the web process's and its database backends' (/proc) over the timed requests`,
-          settings: { clients: CLIENTS, requestsPerRoute: Math.ceil(REQUESTS / CLIENTS) * CLIENTS, warmupRounds: WARMUP_ROUNDS, pgPoolMax: Number(process.env.PG_POOL_MAX ?? 10), auth: "admin session cookie" },
-          versions: { node: process.version, next: version("next"), react: version("react"), prisma: version("@prisma/client"), pg: version("pg"), postgres: facts.postgres },
+          settings: {
+            clients: CLIENTS,
+            requestsPerRoute: Math.ceil(REQUESTS / CLIENTS) * CLIENTS,
+            warmupRounds: WARMUP_ROUNDS,
+            pgPoolMax: Number(process.env.PG_POOL_MAX ?? 10),
+            auth: "admin session cookie",
+          },
+          versions: {
+            node: process.version,
+            next: version("next"),
+            react: version("react"),
+            prisma: version("@prisma/client"),
+            pg: version("pg"),
+            postgres: facts.postgres,
+          },
           machine: { ...facts, loadAverage1mAtEnd: Math.round((await import("node:os")).loadavg()[0] * 100) / 100 },
-          data: { ...data, seedSeconds: seedSeconds === null ? null : round3(seedSeconds), reusedDatabase: REUSE ?? null },
+          data: {
+            ...data,
+            seedSeconds: seedSeconds === null ? null : round3(seedSeconds),
+            reusedDatabase: REUSE ?? null,
+          },
           buildSeconds: buildSeconds === null ? null : round3(buildSeconds),
           routesMs: results,
           worstRoute,

@@ -97,9 +97,14 @@ export async function startCpuMeter(db: Queryish, clientPids: number[]) {
       }
       const clients1 = procsCpuMs(clientPids);
       const self = process.cpuUsage(self0);
-      const clientMs = clients0 === null || clients1 === null ? null : clients1 - clients0 + (self.user + self.system) / 1000;
+      const clientMs =
+        clients0 === null || clients1 === null ? null : clients1 - clients0 + (self.user + self.system) / 1000;
       const s = (ms: number | null) => (ms === null ? null : round3(ms / 1000));
-      return { node: s(clientMs), database: s(databaseMs), total: clientMs === null || databaseMs === null ? null : s(clientMs + databaseMs) };
+      return {
+        node: s(clientMs),
+        database: s(databaseMs),
+        total: clientMs === null || databaseMs === null ? null : s(clientMs + databaseMs),
+      };
     },
   };
 }

@@ -35,20 +35,41 @@ const rssOf = (pid: number): number => {
 };
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return { n: s.length, p50: Math.round(percentile(s, 50)), p95: Math.round(percentile(s, 95)), max: Math.round(s[s.length - 1]) };
+  return {
+    n: s.length,
+    p50: Math.round(percentile(s, 50)),
+    p95: Math.round(percentile(s, 95)),
+    max: Math.round(s[s.length - 1]),
+  };
 };
 
 await withBenchDatabase("hostile", async (url) => {
   const pool = new pg.Pool({ connectionString: url, max: 6 });
   // The database is dropped WITH (FORCE) right after: an idle client's end is expected then.
   pool.on("error", () => undefined);
-  const cfg = loadConfig({ POLL_INTERVAL_MS: "50", LOG_LEVEL: "silent", WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY ?? "2" });
-  const worker = new Worker({ pool, databaseUrl: url, workerId: "bench-hostile", concurrency: cfg.WORKER_CONCURRENCY, cfg, embedder: new LocalEmbedder(384) });
+  const cfg = loadConfig({
+    POLL_INTERVAL_MS: "50",
+    LOG_LEVEL: "silent",
+    WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY ?? "2",
+  });
+  const worker = new Worker({
+    pool,
+    databaseUrl: url,
+    workerId: "bench-hostile",
+    concurrency: cfg.WORKER_CONCURRENCY,
+    cfg,
+    embedder: new LocalEmbedder(384),
+  });
   await worker.start();
   let n = 0;
-  const waitDone = async (taskId: string | null): Promise<{ status: string; attempts: number; error_code: string | null; error_message: string | null }> => {
+  const waitDone = async (
+    taskId: string | null,
+  ): Promise<{ status: string; attempts: number; error_code: string | null; error_message: string | null }> => {
     for (;;) {
-      const r = await pool.query(`SELECT status, attempts, error_code, error_message FROM index_tasks WHERE task_id = $1 AND status NOT IN ('PENDING', 'RUNNING', 'RETRY_WAIT')`, [taskId]);
+      const r = await pool.query(
+        `SELECT status, attempts, error_code, error_message FROM index_tasks WHERE task_id = $1 AND status NOT IN ('PENDING', 'RUNNING', 'RETRY_WAIT')`,
+        [taskId],
+      );
       if (r.rows[0]) return r.rows[0];
       await sleep(5);
     }
@@ -56,7 +77,18 @@ await withBenchDatabase("hostile", async (url) => {
   const otherPublish = async (): Promise<number> => {
     const key = `note-${n++}`;
     const t0 = performance.now();
-    const r = await publish(pool, { tenant: "other", key, title: key, contentType: "text/markdown", content: Buffer.from(`One paragraph about the ${key} policy of the other tenant.`), acl: [], abstract: null, overview: null, actor: "bench", maxAttempts: 3 });
+    const r = await publish(pool, {
+      tenant: "other",
+      key,
+      title: key,
+      contentType: "text/markdown",
+      content: Buffer.from(`One paragraph about the ${key} policy of the other tenant.`),
+      acl: [],
+      abstract: null,
+      overview: null,
+      actor: "bench",
+      maxAttempts: 3,
+    });
     const row = await waitDone(r.taskId);
     if (row.status !== "SUCCEEDED") throw new Error(`the other tenant's task ended ${row.status}`);
     return performance.now() - t0;
@@ -79,11 +111,28 @@ await withBenchDatabase("hostile", async (url) => {
       let peakChildren = 0;
       const sampler = setInterval(() => {
         peak = Math.max(peak, process.memoryUsage().rss);
-        peakChildren = Math.max(peakChildren, parsePool().pids.reduce((s, p) => s + rssOf(p), 0));
+        peakChildren = Math.max(
+          peakChildren,
+          parsePool().pids.reduce((s, p) => s + rssOf(p), 0),
+        );
       }, 20);
       const t0 = performance.now();
-      const bad = await publish(pool, { tenant: "attacker", key: `bad-${c.name.toLowerCase()}`, title: c.name, contentType: c.contentType, content, acl: [], abstract: null, overview: null, actor: "bench", maxAttempts: 5 });
-      while ((await pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'PENDING'`, [bad.taskId])).rowCount) await sleep(2);
+      const bad = await publish(pool, {
+        tenant: "attacker",
+        key: `bad-${c.name.toLowerCase()}`,
+        title: c.name,
+        contentType: c.contentType,
+        content,
+        acl: [],
+        abstract: null,
+        overview: null,
+        actor: "bench",
+        maxAttempts: 5,
+      });
+      while (
+        (await pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'PENDING'`, [bad.taskId])).rowCount
+      )
+        await sleep(2);
       const during: number[] = [];
       let outcome: Awaited<ReturnType<typeof waitDone>> | undefined;
       const done = waitDone(bad.taskId).then((r) => (outcome = r));
@@ -104,7 +153,14 @@ await withBenchDatabase("hostile", async (url) => {
       });
       console.error(JSON.stringify(out[out.length - 1]));
     }
-    console.log(JSON.stringify({ bench: "hostile", limits: parsePool().limits, idle: { otherTenantMs: stats(idle), workerRssMiB: Math.round(rssAtRest / MiB) }, cases: out }));
+    console.log(
+      JSON.stringify({
+        bench: "hostile",
+        limits: parsePool().limits,
+        idle: { otherTenantMs: stats(idle), workerRssMiB: Math.round(rssAtRest / MiB) },
+        cases: out,
+      }),
+    );
   } finally {
     await worker.stop(2000);
     await parsePool().close();

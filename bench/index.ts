@@ -66,10 +66,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // ---------------------------------------------------------------------------------------------
 // Corpus: deterministic pseudo-random prose (the same generator as earlier runs of this bench).
 const rand = prng(42);
-const WORDS = "policy refund travel expense receipt manager approve deadline invoice customer contract renewal security password rotate access badge office desk schedule holiday leave payroll salary benefit insurance claim training onboarding laptop network printer meeting budget forecast quarter audit compliance vendor shipping warehouse inventory".split(" ");
-const sentence = () => Array.from({ length: 12 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(" ") + ".";
+const WORDS =
+  "policy refund travel expense receipt manager approve deadline invoice customer contract renewal security password rotate access badge office desk schedule holiday leave payroll salary benefit insurance claim training onboarding laptop network printer meeting budget forecast quarter audit compliance vendor shipping warehouse inventory".split(
+    " ",
+  );
+const sentence = () =>
+  Array.from({ length: 12 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(" ") + ".";
 const paragraph = () => Array.from({ length: 3 + Math.floor(rand() * 3) }, sentence).join(" ");
-const render = (paras: string[], i: number) => [`# Document ${i}`, ...paras.flatMap((p, j) => (j % 5 === 0 ? [`## Part ${j / 5 + 1}`, p] : [p]))].join("\n\n");
+const render = (paras: string[], i: number) =>
+  [`# Document ${i}`, ...paras.flatMap((p, j) => (j % 5 === 0 ? [`## Part ${j / 5 + 1}`, p] : [p]))].join("\n\n");
 
 const corpus = Array.from({ length: DOCS }, () => Array.from({ length: PARAS }, paragraph));
 const v1 = corpus.map((paras, i) => ({ key: `doc-${i}`, text: render(paras, i) }));
@@ -106,29 +111,72 @@ async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<unkno
   );
 }
 
-type Counts = { texts: number; embedCalls: number; embedMs: number; statements: number; writeCommits: number; transactions: number; rollbacks: number; dbMs: number; byKind: Record<string, { n: number; ms: number }> };
+type Counts = {
+  texts: number;
+  embedCalls: number;
+  embedMs: number;
+  statements: number;
+  writeCommits: number;
+  transactions: number;
+  rollbacks: number;
+  dbMs: number;
+  byKind: Record<string, { n: number; ms: number }>;
+};
 type Steps = Record<string, { seconds: number; count: number }>;
 
 type BenchWorker = { child: ChildProcess; id: string; metricsPort: number; countsFile: string; logFile: string };
 
 function nodeArgs(script: string, instrument: boolean): string[] {
-  return ["--conditions=react-server", "--import", "tsx", ...(instrument ? ["--import", path.join(ROOT, "bench/instrument-worker.ts")] : []), script];
+  return [
+    "--conditions=react-server",
+    "--import",
+    "tsx",
+    ...(instrument ? ["--import", path.join(ROOT, "bench/instrument-worker.ts")] : []),
+    script,
+  ];
 }
 
-async function startWorker(db: pg.Pool, url: string, id: string, env: Record<string, string> = {}, instrument = true): Promise<BenchWorker> {
+async function startWorker(
+  db: pg.Pool,
+  url: string,
+  id: string,
+  env: Record<string, string> = {},
+  instrument = true,
+): Promise<BenchWorker> {
   const metricsPort = await freePort();
   const countsFile = path.join(TMP, `${id}.counts.json`);
   const logFile = path.join(TMP, `${id}.log`);
   const out = openSync(logFile, "a");
-  const child = spawn(process.execPath, [...nodeArgs(path.join(ROOT, "cli/main.ts"), instrument), "worker", "--concurrency", String(CONCURRENCY), "--id", id], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: url, WORKER_METRICS_PORT: String(metricsPort), WORKER_METRICS_HOST: "127.0.0.1", BENCH_COUNTS_FILE: countsFile, ...env },
-    stdio: ["ignore", out, out],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs(path.join(ROOT, "cli/main.ts"), instrument),
+      "worker",
+      "--concurrency",
+      String(CONCURRENCY),
+      "--id",
+      id,
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        WORKER_METRICS_PORT: String(metricsPort),
+        WORKER_METRICS_HOST: "127.0.0.1",
+        BENCH_COUNTS_FILE: countsFile,
+        ...env,
+      },
+      stdio: ["ignore", out, out],
+    },
+  );
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`worker ${id} exited with ${child.exitCode}:\n${readFileSync(logFile, "utf8").slice(-3000)}`);
-    const r = await db.query(`SELECT 1 FROM workers WHERE id = $1 AND stopped_at IS NULL`, [id]).catch(() => ({ rowCount: 0 }));
+    if (child.exitCode !== null)
+      throw new Error(`worker ${id} exited with ${child.exitCode}:\n${readFileSync(logFile, "utf8").slice(-3000)}`);
+    const r = await db
+      .query(`SELECT 1 FROM workers WHERE id = $1 AND stopped_at IS NULL`, [id])
+      .catch(() => ({ rowCount: 0 }));
     if (r.rowCount) return { child, id, metricsPort, countsFile, logFile };
     if (Date.now() > deadline) throw new Error(`worker ${id} did not register within 60 s`);
     await sleep(50);
@@ -138,7 +186,9 @@ async function startWorker(db: pg.Pool, url: string, id: string, env: Record<str
 async function scrapeSteps(w: BenchWorker): Promise<Steps> {
   const text = await (await fetch(`http://127.0.0.1:${w.metricsPort}/metrics`)).text();
   const steps: Steps = {};
-  for (const m of text.matchAll(/^indexwright_worker_step_duration_seconds_(sum|count)\{step="(\w+)"\} ([0-9.e+-]+)$/gm)) {
+  for (const m of text.matchAll(
+    /^indexwright_worker_step_duration_seconds_(sum|count)\{step="(\w+)"\} ([0-9.e+-]+)$/gm,
+  )) {
     const s = (steps[m[2]] ??= { seconds: 0, count: 0 });
     if (m[1] === "sum") s.seconds = round3(Number(m[3]));
     else s.count = Number(m[3]);
@@ -165,13 +215,28 @@ async function drain(db: pg.Pool, sinceTaskId: number): Promise<void> {
     await sleep(25);
   }
 }
-const maxTaskId = async (db: pg.Pool) => Number((await db.query(`SELECT coalesce(max(task_id), 0) AS m FROM index_tasks`)).rows[0].m);
+const maxTaskId = async (db: pg.Pool) =>
+  Number((await db.query(`SELECT coalesce(max(task_id), 0) AS m FROM index_tasks`)).rows[0].m);
 
 const publishDoc = (db: pg.Pool, d: { key: string; text: string }) =>
-  publish(db, { tenant: "bench", key: d.key, title: d.key, contentType: "text/markdown", content: Buffer.from(d.text), acl: [], abstract: null, overview: null, actor: "bench", maxAttempts: 8 });
+  publish(db, {
+    tenant: "bench",
+    key: d.key,
+    title: d.key,
+    contentType: "text/markdown",
+    content: Buffer.from(d.text),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "bench",
+    maxAttempts: 8,
+  });
 
 /** Every document searchable at its business version, complete, in the expected space. */
-async function verifyServing(db: pg.Pool, dims: number): Promise<{ documents: number; serving: number; chunks: number; attemptsOverOne: number }> {
+async function verifyServing(
+  db: pg.Pool,
+  dims: number,
+): Promise<{ documents: number; serving: number; chunks: number; attemptsOverOne: number }> {
   const r = (
     await db.query(
       `SELECT count(*)::int AS documents,
@@ -186,7 +251,8 @@ async function verifyServing(db: pg.Pool, dims: number): Promise<{ documents: nu
       [dims],
     )
   ).rows[0];
-  if (r.serving !== r.documents) throw new Error(`${r.documents - r.serving} of ${r.documents} documents are not serving their business version`);
+  if (r.serving !== r.documents)
+    throw new Error(`${r.documents - r.serving} of ${r.documents} documents are not serving their business version`);
   return { documents: r.documents, serving: r.serving, chunks: r.chunks, attemptsOverOne: r.attempts_over_one };
 }
 
@@ -224,7 +290,10 @@ function cpuRatio(a: Cpu[], b: Cpu[]): number | null {
   if (a.length === 0 || a.length !== b.length || [...a, ...b].some((c) => !c.total)) return null;
   return round3(median(a.map((x, i) => x.total! / b[i].total!)));
 }
-const fmtCpu = (c: Cpu) => (c.total === null ? "n/a" : `${c.total.toFixed(1)} core-s (node ${c.node!.toFixed(1)}, database ${c.database!.toFixed(1)})`);
+const fmtCpu = (c: Cpu) =>
+  c.total === null
+    ? "n/a"
+    : `${c.total.toFixed(1)} core-s (node ${c.node!.toFixed(1)}, database ${c.database!.toFixed(1)})`;
 
 // ---------------------------------------------------------------------------------------------
 // Ours
@@ -233,9 +302,14 @@ async function runOurs(url: string) {
   const db = new pg.Pool({ connectionString: url, max: PUBLISHERS + 2 });
   db.on("error", () => undefined); // the database is dropped under idle clients at the end
   const phase = async (name: string, env: Record<string, string>, dims: number, work: () => Promise<void>) => {
-    const workers = await Promise.all(Array.from({ length: WORKERS }, (_, k) => startWorker(db, url, `bench-${name}-${k}`, env)));
+    const workers = await Promise.all(
+      Array.from({ length: WORKERS }, (_, k) => startWorker(db, url, `bench-${name}-${k}`, env)),
+    );
     const since = await maxTaskId(db);
-    const meter = await startCpuMeter(db, workers.map((w) => w.child.pid!));
+    const meter = await startCpuMeter(
+      db,
+      workers.map((w) => w.child.pid!),
+    );
     const t0 = performance.now();
     await work();
     await drain(db, since);
@@ -244,10 +318,15 @@ async function runOurs(url: string) {
     const stopped = await Promise.all(workers.map(stopWorker));
     const counts = stopped.map((s) => s.counts).reduce(sumCounts);
     const steps: Steps = {};
-    for (const s of stopped) for (const [k, v] of Object.entries(s.steps)) steps[k] = { seconds: round3((steps[k]?.seconds ?? 0) + v.seconds), count: (steps[k]?.count ?? 0) + v.count };
+    for (const s of stopped)
+      for (const [k, v] of Object.entries(s.steps))
+        steps[k] = { seconds: round3((steps[k]?.seconds ?? 0) + v.seconds), count: (steps[k]?.count ?? 0) + v.count };
     const serving = await verifyServing(db, dims);
     const tasks = (
-      await db.query(`SELECT count(*)::int AS n, coalesce(sum(chunks_total), 0)::int AS total, coalesce(sum(chunks_reused), 0)::int AS reused FROM index_tasks WHERE task_id > $1 AND status = 'SUCCEEDED'`, [since])
+      await db.query(
+        `SELECT count(*)::int AS n, coalesce(sum(chunks_total), 0)::int AS total, coalesce(sum(chunks_reused), 0)::int AS reused FROM index_tasks WHERE task_id > $1 AND status = 'SUCCEEDED'`,
+        [since],
+      )
     ).rows[0];
     log(`ours ${name}: ${seconds.toFixed(1)} s, ${tasks.n} tasks, ${counts.texts} texts embedded, CPU ${fmtCpu(cpu)}`);
     return { seconds, cpu, counts, steps, serving, tasks };
@@ -265,7 +344,8 @@ async function runOurs(url: string) {
 
 function sumCounts(a: Counts, b: Counts): Counts {
   const byKind = { ...a.byKind };
-  for (const [k, v] of Object.entries(b.byKind)) byKind[k] = { n: (byKind[k]?.n ?? 0) + v.n, ms: (byKind[k]?.ms ?? 0) + v.ms };
+  for (const [k, v] of Object.entries(b.byKind))
+    byKind[k] = { n: (byKind[k]?.n ?? 0) + v.n, ms: (byKind[k]?.ms ?? 0) + v.ms };
   return {
     texts: a.texts + b.texts,
     embedCalls: a.embedCalls + b.embedCalls,
@@ -282,19 +362,48 @@ function sumCounts(a: Counts, b: Counts): Counts {
 // ---------------------------------------------------------------------------------------------
 // LangChain.js
 
-type LcPhase = { seconds: number; cpu: Cpu; chunkSeconds: number; documents: number; chunks: number; textsEmbedded: number; embedCalls: number; rowsAfter: number; result: Record<string, number> };
+type LcPhase = {
+  seconds: number;
+  cpu: Cpu;
+  chunkSeconds: number;
+  documents: number;
+  chunks: number;
+  textsEmbedded: number;
+  embedCalls: number;
+  rowsAfter: number;
+  result: Record<string, number>;
+};
 
 function ensureLangChain(): void {
   if (existsSync(path.join(LC_PEER, "node_modules/@langchain/community/package.json"))) return;
   log("installing the LangChain.js peer into bench/peers/langchain (its own package-lock.json)…");
-  const r = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: LC_PEER, stdio: ["ignore", "inherit", "inherit"] });
+  const r = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--ignore-scripts"], {
+    cwd: LC_PEER,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   if (r.status !== 0) throw new Error("npm ci in bench/peers/langchain failed");
 }
 
 async function runLangChain(url: string, hnsw: boolean): Promise<{ full: LcPhase; republish: LcPhase }> {
   const input = path.join(TMP, `langchain-${hnsw ? "hnsw" : "plain"}.json`);
-  writeFileSync(input, JSON.stringify({ url, dimensions: DIMS, hnsw, batchSize: LC_BATCH, phases: [{ name: "full", docs: v1 }, { name: "republish", docs: v2 }] }));
-  const r = spawnSync(process.execPath, [...nodeArgs(path.join(LC_PEER, "run.ts"), false), input], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20 });
+  writeFileSync(
+    input,
+    JSON.stringify({
+      url,
+      dimensions: DIMS,
+      hnsw,
+      batchSize: LC_BATCH,
+      phases: [
+        { name: "full", docs: v1 },
+        { name: "republish", docs: v2 },
+      ],
+    }),
+  );
+  const r = spawnSync(process.execPath, [...nodeArgs(path.join(LC_PEER, "run.ts"), false), input], {
+    cwd: ROOT,
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
   if (r.status !== 0) throw new Error(`LangChain run failed (${r.status}):\n${r.stderr.slice(-4000)}`);
   const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as { phases: { full: LcPhase; republish: LcPhase } };
   log(
@@ -306,7 +415,11 @@ async function runLangChain(url: string, hnsw: boolean): Promise<{ full: LcPhase
 // ---------------------------------------------------------------------------------------------
 // publish → searchable on an idle fleet
 
-async function latency(url: string, samples: number, gapMs: [number, number]): Promise<{ samples: number; p50: number; p95: number; max: number; gapMs: [number, number] }> {
+async function latency(
+  url: string,
+  samples: number,
+  gapMs: [number, number],
+): Promise<{ samples: number; p50: number; p95: number; max: number; gapMs: [number, number] }> {
   const db = new pg.Pool({ connectionString: url, max: 2 });
   db.on("error", () => undefined);
   const w = await startWorker(db, url, `bench-latency-${process.pid}-${Date.now()}`, {}, false);
@@ -316,7 +429,18 @@ async function latency(url: string, samples: number, gapMs: [number, number]): P
     for (let i = 0; i < samples; i++) {
       await sleep(gapMs[0] + r() * (gapMs[1] - gapMs[0]));
       const t0 = performance.now();
-      const p = await publish(db, { tenant: "latency", key: `note-${i}`, title: `Note ${i}`, contentType: "text/markdown", content: Buffer.from(`# Note ${i}\n\n${paragraph()}`), acl: [], abstract: null, overview: null, actor: "bench", maxAttempts: 8 });
+      const p = await publish(db, {
+        tenant: "latency",
+        key: `note-${i}`,
+        title: `Note ${i}`,
+        contentType: "text/markdown",
+        content: Buffer.from(`# Note ${i}\n\n${paragraph()}`),
+        acl: [],
+        abstract: null,
+        overview: null,
+        actor: "bench",
+        maxAttempts: 8,
+      });
       for (;;) {
         const s = await db.query(
           `SELECT 1 FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id WHERE sp.document_id = $1 AND sp.version_number = $2 AND iv.status = 'ACTIVE'`,
@@ -333,7 +457,13 @@ async function latency(url: string, samples: number, gapMs: [number, number]): P
     await db.end();
   }
   const sorted = [...ms].sort((a, b) => a - b);
-  return { samples, p50: Math.round(percentile(sorted, 50)), p95: Math.round(percentile(sorted, 95)), max: Math.round(sorted[sorted.length - 1]), gapMs };
+  return {
+    samples,
+    p50: Math.round(percentile(sorted, 50)),
+    p95: Math.round(percentile(sorted, 95)),
+    max: Math.round(sorted[sorted.length - 1]),
+    gapMs,
+  };
 }
 
 async function latencyPglite(samples: number, gapMs: [number, number]) {
@@ -369,11 +499,18 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const spread = (xs: number[]) => ({ median: round3(median(xs)), min: round3(Math.min(...xs)), max: round3(Math.max(...xs)), runs: xs.map(round3) });
+const spread = (xs: number[]) => ({
+  median: round3(median(xs)),
+  min: round3(Math.min(...xs)),
+  max: round3(Math.max(...xs)),
+  runs: xs.map(round3),
+});
 
 async function main() {
   if (!SKIP_LANGCHAIN) ensureLangChain();
-  log(`corpus: ${DOCS} documents × ${PARAS} paragraphs; ${edits} paragraphs edited in ${v2.length} documents; ${REPEAT} repeat(s); ${WORKERS} worker process(es) × ${CONCURRENCY} slots × ${TASKS_PER_SLOT} tasks per slot`);
+  log(
+    `corpus: ${DOCS} documents × ${PARAS} paragraphs; ${edits} paragraphs edited in ${v2.length} documents; ${REPEAT} repeat(s); ${WORKERS} worker process(es) × ${CONCURRENCY} slots × ${TASKS_PER_SLOT} tasks per slot`,
+  );
   type Ours = Awaited<ReturnType<typeof runOurs>>;
   const ours: Ours[] = [];
   const lcHnsw: { full: LcPhase; republish: LcPhase }[] = [];
@@ -421,39 +558,96 @@ async function main() {
     bench: "index",
     method:
       "ours: real worker process(es), local embedder, library publish() path, PostgreSQL; wall time from the first publish/reindex until every task SUCCEEDED. LangChain.js: index() + PostgresRecordManager + PGVectorStore (cleanup incremental, batchSize 50), fed our chunker's chunks, the same embedder wrapped as Embeddings; parse+chunk inside the timed region on both sides. Medians over repeats; ratios paired per repeat. CPU: user+system time from /proc of the client processes (ours: bench process with the publishers, worker; LangChain: its process) and of the phase database's backends, start to end of each phase",
-    machine: { cpus: os.cpus().length, load1: round3(os.loadavg()[0]), node: process.version, postgres: ours[0].postgres },
-    corpus: { documents: DOCS, paragraphsPerDocument: PARAS, chunks, editPercent: EDIT_PCT, paragraphsEdited: edits, documentsRepublished: v2.length },
-    setup: { workerProcesses: WORKERS, slotsPerWorker: CONCURRENCY, tasksPerSlot: TASKS_PER_SLOT, publishers: PUBLISHERS, repeats: REPEAT, langchainBatchSize: LC_BATCH },
+    machine: {
+      cpus: os.cpus().length,
+      load1: round3(os.loadavg()[0]),
+      node: process.version,
+      postgres: ours[0].postgres,
+    },
+    corpus: {
+      documents: DOCS,
+      paragraphsPerDocument: PARAS,
+      chunks,
+      editPercent: EDIT_PCT,
+      paragraphsEdited: edits,
+      documentsRepublished: v2.length,
+    },
+    setup: {
+      workerProcesses: WORKERS,
+      slotsPerWorker: CONCURRENCY,
+      tasksPerSlot: TASKS_PER_SLOT,
+      publishers: PUBLISHERS,
+      repeats: REPEAT,
+      langchainBatchSize: LC_BATCH,
+    },
     ratioVsLangChain: lcRe.length ? round3(median(pairs(lcRe, oursRe, (t, o) => t / o))) : null,
     ratioVsLangChainNoHnsw: lcPlainRe.length ? round3(median(pairs(lcPlainRe, oursRe, (t, o) => t / o))) : null,
     fullIndexRatioVsLangChain: lcFull.length ? round3(median(pairs(oursFull, lcFull, (o, t) => t / o))) : null,
-    fullIndexRatioVsLangChainNoHnsw: lcPlainFull.length ? round3(median(pairs(oursFull, lcPlainFull, (o, t) => t / o))) : null,
+    fullIndexRatioVsLangChainNoHnsw: lcPlainFull.length
+      ? round3(median(pairs(oursFull, lcPlainFull, (o, t) => t / o)))
+      : null,
     republishVsOwnFullReindex: round3(median(pairs(oursRe, oursReindex, (r, f) => r / f))),
     // The same comparison in CPU (core-seconds, client processes + database backends): what each
     // side spends, beside the wall time it takes; ratios again paired per repeat.
-    cpuRatioVsLangChain: cpuRatio(lcHnsw.map((l) => l.republish.cpu), ours.map((o) => o.republish.cpu)),
-    fullIndexCpuRatioVsLangChain: cpuRatio(lcHnsw.map((l) => l.full.cpu), ours.map((o) => o.full.cpu)),
-    republishCpuVsOwnFullReindex: cpuRatio(ours.map((o) => o.republish.cpu), ours.map((o) => o.reindexAll.cpu)),
-    textsEmbedded: { ours: last.republish.counts.texts, langchain: lcHnsw.length ? lcHnsw[lcHnsw.length - 1].republish.textsEmbedded : null },
+    cpuRatioVsLangChain: cpuRatio(
+      lcHnsw.map((l) => l.republish.cpu),
+      ours.map((o) => o.republish.cpu),
+    ),
+    fullIndexCpuRatioVsLangChain: cpuRatio(
+      lcHnsw.map((l) => l.full.cpu),
+      ours.map((o) => o.full.cpu),
+    ),
+    republishCpuVsOwnFullReindex: cpuRatio(
+      ours.map((o) => o.republish.cpu),
+      ours.map((o) => o.reindexAll.cpu),
+    ),
+    textsEmbedded: {
+      ours: last.republish.counts.texts,
+      langchain: lcHnsw.length ? lcHnsw[lcHnsw.length - 1].republish.textsEmbedded : null,
+    },
     chunksPerSecond: {
       ours: Math.round(chunks / median(oursFull)),
       langchain: lcFull.length ? Math.round(lcHnsw[0].full.chunks / median(lcFull)) : null,
       langchainNoHnsw: lcPlainFull.length ? Math.round(lcPlain[0].full.chunks / median(lcPlainFull)) : null,
     },
-    publishToSearchableP95Ms: latencyResult ? { postgres: (latencyResult.postgres as { p95: number }).p95, pglite: (latencyResult.pglite as { p95: number }).p95 } : null,
+    publishToSearchableP95Ms: latencyResult
+      ? {
+          postgres: (latencyResult.postgres as { p95: number }).p95,
+          pglite: (latencyResult.pglite as { p95: number }).p95,
+        }
+      : null,
     seconds: {
       ours: { fullIndex: spread(oursFull), republish: spread(oursRe), fullReindex: spread(oursReindex) },
       langchain: lcFull.length ? { fullIndex: spread(lcFull), republish: spread(lcRe) } : null,
       langchainNoHnsw: lcPlainFull.length ? { fullIndex: spread(lcPlainFull), republish: spread(lcPlainRe) } : null,
     },
     cpuSeconds: {
-      ours: { fullIndex: cpuMedian(ours.map((o) => o.full.cpu)), republish: cpuMedian(ours.map((o) => o.republish.cpu)), fullReindex: cpuMedian(ours.map((o) => o.reindexAll.cpu)) },
-      langchain: lcHnsw.length ? { fullIndex: cpuMedian(lcHnsw.map((l) => l.full.cpu)), republish: cpuMedian(lcHnsw.map((l) => l.republish.cpu)) } : null,
-      langchainNoHnsw: lcPlain.length ? { fullIndex: cpuMedian(lcPlain.map((l) => l.full.cpu)), republish: cpuMedian(lcPlain.map((l) => l.republish.cpu)) } : null,
+      ours: {
+        fullIndex: cpuMedian(ours.map((o) => o.full.cpu)),
+        republish: cpuMedian(ours.map((o) => o.republish.cpu)),
+        fullReindex: cpuMedian(ours.map((o) => o.reindexAll.cpu)),
+      },
+      langchain: lcHnsw.length
+        ? {
+            fullIndex: cpuMedian(lcHnsw.map((l) => l.full.cpu)),
+            republish: cpuMedian(lcHnsw.map((l) => l.republish.cpu)),
+          }
+        : null,
+      langchainNoHnsw: lcPlain.length
+        ? {
+            fullIndex: cpuMedian(lcPlain.map((l) => l.full.cpu)),
+            republish: cpuMedian(lcPlain.map((l) => l.republish.cpu)),
+          }
+        : null,
     },
     publishToSearchable: latencyResult,
     ours: {
-      fullIndex: { texts: last.full.counts.texts, tasks: last.full.tasks.n, steps: last.full.steps, ...perDoc(last.full.counts, DOCS) },
+      fullIndex: {
+        texts: last.full.counts.texts,
+        tasks: last.full.tasks.n,
+        steps: last.full.steps,
+        ...perDoc(last.full.counts, DOCS),
+      },
       republish: {
         texts: last.republish.counts.texts,
         tasks: last.republish.tasks.n,
@@ -462,7 +656,12 @@ async function main() {
         steps: last.republish.steps,
         ...perDoc(last.republish.counts, v2.length),
       },
-      fullReindex: { texts: last.reindexAll.counts.texts, tasks: last.reindexAll.tasks.n, steps: last.reindexAll.steps, ...perDoc(last.reindexAll.counts, DOCS) },
+      fullReindex: {
+        texts: last.reindexAll.counts.texts,
+        tasks: last.reindexAll.tasks.n,
+        steps: last.reindexAll.steps,
+        ...perDoc(last.reindexAll.counts, DOCS),
+      },
     },
     langchain: lcHnsw.length ? { hnsw: lcHnsw[lcHnsw.length - 1], noHnsw: lcPlain[lcPlain.length - 1] } : null,
   };

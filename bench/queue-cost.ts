@@ -25,7 +25,12 @@ const num = (name: string, fallback: number) => {
   if (!Number.isInteger(n) || n < 0) throw new Error(`BENCH_INVALID_SETTING: ${name} must be a non-negative integer`);
   return n;
 };
-const S = { tasks: num("TASKS", 20_000), finished: num("FINISHED", 1_000_000), claimers: num("CLAIMERS", 10), batch: num("BATCH", 3) };
+const S = {
+  tasks: num("TASKS", 20_000),
+  finished: num("FINISHED", 1_000_000),
+  claimers: num("CLAIMERS", 10),
+  batch: num("BATCH", 3),
+};
 const kept = process.env.QUEUE_COST_DATABASE?.trim() || null;
 const say = (msg: string) => process.stderr.write(`[bench:queue-cost] ${msg}\n`);
 
@@ -54,7 +59,9 @@ async function main() {
       await pool.query(`INSERT INTO tenants (id, name) VALUES ('bench', 'bench')`);
       await seedFinishedTasks(pool, S.finished);
     }
-    const next = Number((await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v);
+    const next = Number(
+      (await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v,
+    );
     const perDoc = Math.ceil(S.tasks / 1000);
     await pool.query(
       `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type)
@@ -65,15 +72,21 @@ async function main() {
     await pool.query(`CHECKPOINT`);
 
     setPreparedStatements(true);
-    const clients = await Promise.all(Array.from({ length: S.claimers }, async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      return c;
-    }));
-    const pids = await Promise.all(clients.map(async (c) => Number((await c.query(`SELECT pg_backend_pid() AS p`)).rows[0].p)));
+    const clients = await Promise.all(
+      Array.from({ length: S.claimers }, async () => {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        return c;
+      }),
+    );
+    const pids = await Promise.all(
+      clients.map(async (c) => Number((await c.query(`SELECT pg_backend_pid() AS p`)).rows[0].p)),
+    );
     const counters = async () =>
-      (await pool.query(`SELECT pg_current_wal_insert_lsn() AS lsn,
-              (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()) AS commits`)).rows[0] as { lsn: string; commits: string };
+      (
+        await pool.query(`SELECT pg_current_wal_insert_lsn() AS lsn,
+              (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()) AS commits`)
+      ).rows[0] as { lsn: string; commits: string };
     // A checkpoint elsewhere on the server may recycle the run's WAL before it is read: a
     // physical slot holds it until then.
     const slot = `iw_queue_cost_${process.pid}`;
@@ -82,44 +95,55 @@ async function main() {
     const cpu0 = backendCpuMs(pids);
     let statements = 0;
     const t0 = performance.now();
-    const done = await Promise.all(clients.map(async (c, i) => {
-      let n = 0;
-      for (;;) {
-        const leases = await claim(c, `cost-${i}`, 60, S.batch);
-        statements++;
-        if (leases.length === 0) return n;
-        for (const l of leases) {
-          await complete(c, l);
+    const done = await Promise.all(
+      clients.map(async (c, i) => {
+        let n = 0;
+        for (;;) {
+          const leases = await claim(c, `cost-${i}`, 60, S.batch);
           statements++;
-          n++;
+          if (leases.length === 0) return n;
+          for (const l of leases) {
+            await complete(c, l);
+            statements++;
+            n++;
+          }
         }
-      }
-    }));
+      }),
+    );
     const seconds = (performance.now() - t0) / 1000;
     const cpu = backendCpuMs(pids) - cpu0;
     await Promise.all(clients.map((c) => c.end()));
     await new Promise((r) => setTimeout(r, 1200));
     const after = await counters();
     // pg_walinspect reads only flushed WAL; the claims' asynchronous commits may not be yet.
-    while ((await pool.query(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok`, [after.lsn])).rows[0].ok !== true) await new Promise((r) => setTimeout(r, 50));
+    while ((await pool.query(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok`, [after.lsn])).rows[0].ok !== true)
+      await new Promise((r) => setTimeout(r, 50));
     const total = done.reduce((a, b) => a + b, 0);
     if (total !== S.tasks) throw new Error(`completed ${total} of ${S.tasks}`);
     // Other databases of the server may write WAL meanwhile: only records touching this
     // database's relations count, with the commit records of the transactions that wrote them.
-    const wal = (await pool.query<{ rm: string; n: string; bytes: string; fpi: string }>(
-      `WITH r AS (SELECT * FROM pg_get_wal_records_info($1, $2)),
+    const wal = (
+      await pool.query<{ rm: string; n: string; bytes: string; fpi: string }>(
+        `WITH r AS (SELECT * FROM pg_get_wal_records_info($1, $2)),
             ours AS (SELECT DISTINCT xid FROM r WHERE block_ref LIKE '%/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/%' AND xid <> '0')
        SELECT resource_manager || '/' || split_part(record_type, ' ', 1) AS rm, count(*) AS n, sum(record_length) AS bytes, count(*) FILTER (WHERE fpi_length > 0) AS fpi
          FROM r
         WHERE block_ref LIKE '%/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/%'
            OR (resource_manager = 'Transaction' AND xid IN (SELECT xid FROM ours))
         GROUP BY 1 ORDER BY 3 DESC`,
-      [before.lsn, after.lsn],
-    )).rows;
+        [before.lsn, after.lsn],
+      )
+    ).rows;
     await pool.query(`SELECT pg_drop_replication_slot($1)`, [slot]);
     const per = (x: number) => round3(x / total);
-    const kinds = Object.fromEntries(wal.map((r) => [r.rm, { records: per(Number(r.n)), bytes: Math.round(Number(r.bytes) / total), fpi: per(Number(r.fpi)) }]));
-    const sum = (pred: (rm: string) => boolean, field: "n" | "bytes" | "fpi") => wal.filter((r) => pred(r.rm)).reduce((a, r) => a + Number(r[field]), 0);
+    const kinds = Object.fromEntries(
+      wal.map((r) => [
+        r.rm,
+        { records: per(Number(r.n)), bytes: Math.round(Number(r.bytes) / total), fpi: per(Number(r.fpi)) },
+      ]),
+    );
+    const sum = (pred: (rm: string) => boolean, field: "n" | "bytes" | "fpi") =>
+      wal.filter((r) => pred(r.rm)).reduce((a, r) => a + Number(r[field]), 0);
     const result = {
       bench: "queue-cost",
       settings: S,

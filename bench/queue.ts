@@ -25,7 +25,16 @@ import path from "node:path";
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { runMigrations, Logger } from "graphile-worker";
 import PgBoss from "pg-boss";
-import { withBenchDatabase, percentile, round3, machineFacts, median, seedFinishedTasks, procsCpuMs, sessionBackendPids } from "./db";
+import {
+  withBenchDatabase,
+  percentile,
+  round3,
+  machineFacts,
+  median,
+  seedFinishedTasks,
+  procsCpuMs,
+  sessionBackendPids,
+} from "./db";
 import { claim, complete, setPreparedStatements } from "../lib/queue/engine";
 import { PGBOSS_QUEUE, type FromChild } from "./peers/child";
 
@@ -37,13 +46,15 @@ function setting(name: string, fallback: string): string {
 function positiveInt(name: string, fallback: number): number {
   const raw = setting(name, String(fallback));
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_INVALID_SETTING: ${name} must be a positive integer, got "${raw}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`BENCH_INVALID_SETTING: ${name} must be a positive integer, got "${raw}"`);
   return n;
 }
 function intList(name: string, fallback: string): number[] {
   const raw = setting(name, fallback);
   const xs = raw.split(",").map((s) => Number(s.trim()));
-  if (xs.length === 0 || xs.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_INVALID_SETTING: ${name} must be a comma-separated list of positive integers, got "${raw}"`);
+  if (xs.length === 0 || xs.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`BENCH_INVALID_SETTING: ${name} must be a comma-separated list of positive integers, got "${raw}"`);
   return xs;
 }
 
@@ -53,7 +64,13 @@ function intList(name: string, fallback: string): number[] {
 // measured beside it so the cost is visible in the same run, never the figure the ratios use.
 // "indexwright-baseline" is ours from another checkout (BENCH_BASELINE=<its directory>, sharing
 // this node_modules), to compare two versions of the engine in the same run.
-const SYSTEM_NAMES = ["indexwright", "graphile-worker", "pg-boss", "indexwright-unnamed", "indexwright-baseline"] as const;
+const SYSTEM_NAMES = [
+  "indexwright",
+  "graphile-worker",
+  "pg-boss",
+  "indexwright-unnamed",
+  "indexwright-baseline",
+] as const;
 const BASELINE = process.env.BENCH_BASELINE?.trim() || null;
 type SystemName = (typeof SYSTEM_NAMES)[number];
 
@@ -67,13 +84,23 @@ const S = {
   latencyClaimers: intList("LATENCY_CLAIMERS", "1,4,8"),
   pgBossWorkers: positiveInt("PGBOSS_WORKERS", 1),
   profile: process.env.BENCH_PROFILE === "1",
-  systems: setting("SYSTEMS", SYSTEM_NAMES.filter((n) => n !== "indexwright-baseline" || BASELINE).join(",")).split(",").map((s) => s.trim()) as SystemName[],
+  systems: setting("SYSTEMS", SYSTEM_NAMES.filter((n) => n !== "indexwright-baseline" || BASELINE).join(","))
+    .split(",")
+    .map((s) => s.trim()) as SystemName[],
 };
-if (S.systems.includes("indexwright-baseline") && !(BASELINE && fs.existsSync(path.join(BASELINE, "bench/peers/indexwright.ts")))) {
-  throw new Error(`BENCH_INVALID_SETTING: indexwright-baseline needs BENCH_BASELINE, a checkout with bench/peers/indexwright.ts (got "${BASELINE ?? ""}")`);
+if (
+  S.systems.includes("indexwright-baseline") &&
+  !(BASELINE && fs.existsSync(path.join(BASELINE, "bench/peers/indexwright.ts")))
+) {
+  throw new Error(
+    `BENCH_INVALID_SETTING: indexwright-baseline needs BENCH_BASELINE, a checkout with bench/peers/indexwright.ts (got "${BASELINE ?? ""}")`,
+  );
 }
-if (!Number.isInteger(S.finished) || S.finished < 0) throw new Error(`BENCH_INVALID_SETTING: FINISHED must be a non-negative integer, got "${process.env.FINISHED}"`);
-for (const s of S.systems) if (!SYSTEM_NAMES.includes(s)) throw new Error(`BENCH_INVALID_SETTING: SYSTEMS: unknown system "${s}" (known: ${SYSTEM_NAMES.join(", ")})`);
+if (!Number.isInteger(S.finished) || S.finished < 0)
+  throw new Error(`BENCH_INVALID_SETTING: FINISHED must be a non-negative integer, got "${process.env.FINISHED}"`);
+for (const s of S.systems)
+  if (!SYSTEM_NAMES.includes(s))
+    throw new Error(`BENCH_INVALID_SETTING: SYSTEMS: unknown system "${s}" (known: ${SYSTEM_NAMES.join(", ")})`);
 
 const pct = percentile;
 const round = round3;
@@ -86,7 +113,11 @@ function packageVersion(name: string): string {
 function revision(dir: string): string {
   try {
     const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: dir, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "lib/queue", "worker", "bench"], { cwd: dir, encoding: "utf8" }).trim() !== "";
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--", "lib/queue", "worker", "bench"], {
+        cwd: dir,
+        encoding: "utf8",
+      }).trim() !== "";
     return dirty ? `${sha}+local changes` : sha;
   } catch {
     return "unknown";
@@ -114,7 +145,10 @@ function indexwrightAdapter(name: SystemName, prepared: boolean, root = ROOT): A
     file: path.join(root, "bench/peers/indexwright.ts"),
     env: { BENCH_CHILD_PREPARED: prepared ? "1" : "0" },
     async enqueue(pool, n) {
-      if (versionCounter.next === 0) versionCounter.next = Number((await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v);
+      if (versionCounter.next === 0)
+        versionCounter.next = Number(
+          (await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v,
+        );
       const nextVersion = versionCounter.next;
       const perDoc = Math.ceil(n / 1000);
       const r = await pool.query<{ lo: string; hi: string }>(
@@ -129,18 +163,35 @@ function indexwrightAdapter(name: SystemName, prepared: boolean, root = ROOT): A
       range = r.rows[0];
     },
     async remaining(pool) {
-      return Number((await pool.query(`SELECT count(*) FROM index_tasks WHERE task_id BETWEEN $1 AND $2 AND status <> 'SUCCEEDED'`, [range.lo, range.hi])).rows[0].count);
+      return Number(
+        (
+          await pool.query(
+            `SELECT count(*) FROM index_tasks WHERE task_id BETWEEN $1 AND $2 AND status <> 'SUCCEEDED'`,
+            [range.lo, range.hi],
+          )
+        ).rows[0].count,
+      );
     },
     async verify(pool, n) {
-      const t = (await pool.query(
-        `SELECT count(*) FILTER (WHERE status = 'SUCCEEDED' AND attempts = 1) AS once, count(*) AS total FROM index_tasks WHERE task_id BETWEEN $1 AND $2`,
+      const t = (
+        await pool.query(
+          `SELECT count(*) FILTER (WHERE status = 'SUCCEEDED' AND attempts = 1) AS once, count(*) AS total FROM index_tasks WHERE task_id BETWEEN $1 AND $2`,
+          [range.lo, range.hi],
+        )
+      ).rows[0];
+      const ev = await pool.query<{ kind: string; n: string }>(
+        `SELECT kind, count(*) AS n FROM task_events WHERE task_id BETWEEN $1 AND $2 GROUP BY kind`,
         [range.lo, range.hi],
-      )).rows[0];
-      const ev = await pool.query<{ kind: string; n: string }>(`SELECT kind, count(*) AS n FROM task_events WHERE task_id BETWEEN $1 AND $2 GROUP BY kind`, [range.lo, range.hi]);
+      );
       const events = Object.fromEntries(ev.rows.map((r) => [r.kind, Number(r.n)]));
-      if (Number(t.once) !== n || Number(t.total) !== n) throw new Error(`${name}: ${t.once} of ${n} tasks succeeded on their first lease (${t.total} in the run)`);
-      if (events.CLAIMED !== n || events.SUCCEEDED !== n) throw new Error(`${name}: task events ${JSON.stringify(events)}, expected ${n} CLAIMED and ${n} SUCCEEDED`);
-      return { succeededOnFirstLease: Number(t.once), ...Object.fromEntries(Object.entries(events).map(([k, v]) => [`events${k}`, v])) };
+      if (Number(t.once) !== n || Number(t.total) !== n)
+        throw new Error(`${name}: ${t.once} of ${n} tasks succeeded on their first lease (${t.total} in the run)`);
+      if (events.CLAIMED !== n || events.SUCCEEDED !== n)
+        throw new Error(`${name}: task events ${JSON.stringify(events)}, expected ${n} CLAIMED and ${n} SUCCEEDED`);
+      return {
+        succeededOnFirstLease: Number(t.once),
+        ...Object.fromEntries(Object.entries(events).map(([k, v]) => [`events${k}`, v])),
+      };
     },
   };
 }
@@ -171,7 +222,10 @@ function graphileAdapter(): Adapter {
 function pgBossAdapter(boss: PgBoss): Adapter {
   let completedBefore = 0;
   const completed = async (pool: pg.Pool) =>
-    Number((await pool.query(`SELECT count(*) FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [PGBOSS_QUEUE])).rows[0].count);
+    Number(
+      (await pool.query(`SELECT count(*) FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [PGBOSS_QUEUE]))
+        .rows[0].count,
+    );
   return {
     name: "pg-boss",
     file: path.join(ROOT, "bench/peers/pg-boss.ts"),
@@ -179,17 +233,26 @@ function pgBossAdapter(boss: PgBoss): Adapter {
       completedBefore = await completed(pool);
       for (let i = 0; i < n; i += 10_000) {
         // On the bench's own pool, whose counters are reported before each run (flushStatistics).
-        await boss.insert(Array.from({ length: Math.min(10_000, n - i) }, () => ({ name: PGBOSS_QUEUE, data: {} })), {
-          db: { executeSql: (text, values) => pool.query(text, values) },
-        });
+        await boss.insert(
+          Array.from({ length: Math.min(10_000, n - i) }, () => ({ name: PGBOSS_QUEUE, data: {} })),
+          {
+            db: { executeSql: (text, values) => pool.query(text, values) },
+          },
+        );
       }
     },
     async remaining(pool) {
-      return Number((await pool.query(`SELECT count(*) FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [PGBOSS_QUEUE])).rows[0].count);
+      return Number(
+        (await pool.query(`SELECT count(*) FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [PGBOSS_QUEUE]))
+          .rows[0].count,
+      );
     },
     async verify(pool, n) {
       const done = (await completed(pool)) - completedBefore;
-      const retried = Number((await pool.query(`SELECT count(*) FROM pgboss.job WHERE name = $1 AND retry_count > 0`, [PGBOSS_QUEUE])).rows[0].count);
+      const retried = Number(
+        (await pool.query(`SELECT count(*) FROM pgboss.job WHERE name = $1 AND retry_count > 0`, [PGBOSS_QUEUE]))
+          .rows[0].count,
+      );
       if (done !== n) throw new Error(`pg-boss: ${done} of ${n} jobs completed`);
       return { completed: done, retried };
     },
@@ -212,8 +275,15 @@ type RunResult = {
 };
 
 async function dbCounters(pool: pg.Pool) {
-  const r = (await pool.query(`SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = current_database()`)).rows[0];
-  return { commits: Number(r.xact_commit), rows: Number(r.tup_inserted) + Number(r.tup_updated) + Number(r.tup_deleted) };
+  const r = (
+    await pool.query(
+      `SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = current_database()`,
+    )
+  ).rows[0];
+  return {
+    commits: Number(r.xact_commit),
+    rows: Number(r.tup_inserted) + Number(r.tup_updated) + Number(r.tup_deleted),
+  };
 }
 
 /**
@@ -319,7 +389,9 @@ async function runOnce(pool: pg.Pool, url: string, a: Adapter, processes: number
     }
     const seconds = (performance.now() - t0) / 1000;
     const databaseCpu = await backendCpuMs(pool);
-    const exited = children.map((c) => new Promise<void>((r) => (c.exitCode !== null ? r() : c.once("exit", () => r()))));
+    const exited = children.map(
+      (c) => new Promise<void>((r) => (c.exitCode !== null ? r() : c.once("exit", () => r()))),
+    );
     for (const c of children) c.send({ type: "stop" });
     await Promise.race([Promise.all(stopped), sleep(30_000)]);
     // Backends report their counters to pg_stat_database at most once a second and when they
@@ -366,7 +438,10 @@ async function claimLatency(url: string) {
   pool.on("error", () => undefined);
   // As a worker on an external PostgreSQL runs them by default (WORKER_PREPARED_STATEMENTS=auto).
   setPreparedStatements(true);
-  if (versionCounter.next === 0) versionCounter.next = Number((await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v);
+  if (versionCounter.next === 0)
+    versionCounter.next = Number(
+      (await pool.query(`SELECT coalesce(max(version_number), 0) + 1 AS v FROM index_tasks`)).rows[0].v,
+    );
   const runs = [];
   const all: number[] = [];
   for (const n of S.latencyClaimers) {
@@ -377,25 +452,29 @@ async function claimLatency(url: string) {
       [versionCounter.next, versionCounter.next + perDoc - 1, S.latencyTasks],
     );
     versionCounter.next += perDoc;
-    const clients = await Promise.all(Array.from({ length: n }, async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      return c;
-    }));
+    const clients = await Promise.all(
+      Array.from({ length: n }, async () => {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        return c;
+      }),
+    );
     const latencies: number[] = [];
     const t0 = process.hrtime.bigint();
-    const counts = await Promise.all(clients.map(async (c, i) => {
-      let k = 0;
-      for (;;) {
-        const s = process.hrtime.bigint();
-        const leases = await claim(c, `latency-${n}-${i}`, 60, 1);
-        latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
-        if (leases.length === 0) break;
-        await complete(c, leases[0]);
-        k++;
-      }
-      return k;
-    }));
+    const counts = await Promise.all(
+      clients.map(async (c, i) => {
+        let k = 0;
+        for (;;) {
+          const s = process.hrtime.bigint();
+          const leases = await claim(c, `latency-${n}-${i}`, 60, 1);
+          latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
+          if (leases.length === 0) break;
+          await complete(c, leases[0]);
+          k++;
+        }
+        return k;
+      }),
+    );
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     await Promise.all(clients.map((c) => c.end()));
     const total = counts.reduce((a, b) => a + b, 0);
@@ -406,17 +485,33 @@ async function claimLatency(url: string) {
       tasks: total,
       seconds: round(seconds),
       tasksPerSecond: Math.round(total / seconds),
-      claimMs: { p50: round(pct(latencies, 50)), p95: round(pct(latencies, 95)), p99: round(pct(latencies, 99)), max: round(latencies[latencies.length - 1]) },
+      claimMs: {
+        p50: round(pct(latencies, 50)),
+        p95: round(pct(latencies, 95)),
+        p99: round(pct(latencies, 99)),
+        max: round(latencies[latencies.length - 1]),
+      },
     });
   }
   all.sort((a, b) => a - b);
-  const plan = (await pool.query(`EXPLAIN (FORMAT JSON) SELECT task_id FROM index_tasks WHERE status IN ('PENDING','RETRY_WAIT') AND next_attempt_at <= now() ORDER BY next_attempt_at, created_at, task_id LIMIT 1`)).rows[0]["QUERY PLAN"][0].Plan;
+  const plan = (
+    await pool.query(
+      `EXPLAIN (FORMAT JSON) SELECT task_id FROM index_tasks WHERE status IN ('PENDING','RETRY_WAIT') AND next_attempt_at <= now() ORDER BY next_attempt_at, created_at, task_id LIMIT 1`,
+    )
+  ).rows[0]["QUERY PLAN"][0].Plan;
   await pool.end();
   return {
-    method: "N claimers on separate connections, claim(batch=1) then complete as named statements (the default on PostgreSQL), until empty; client-side timing of every claim statement (including empty final claims)",
+    method:
+      "N claimers on separate connections, claim(batch=1) then complete as named statements (the default on PostgreSQL), until empty; client-side timing of every claim statement (including empty final claims)",
     runs,
-    claimMsAllRuns: { samples: all.length, p50: round(pct(all, 50)), p95: round(pct(all, 95)), p99: round(pct(all, 99)) },
-    dueScanPlan: `${plan["Node Type"]} → ${plan.Plans?.[0]?.["Node Type"] ?? ""} ${plan.Plans?.[0]?.["Index Name"] ?? ""}`.trim(),
+    claimMsAllRuns: {
+      samples: all.length,
+      p50: round(pct(all, 50)),
+      p95: round(pct(all, 95)),
+      p99: round(pct(all, 99)),
+    },
+    dueScanPlan:
+      `${plan["Node Type"]} → ${plan.Plans?.[0]?.["Node Type"] ?? ""} ${plan.Plans?.[0]?.["Index Name"] ?? ""}`.trim(),
   };
 }
 
@@ -435,23 +530,35 @@ async function main() {
     // and the termination of a closing connection must not take the process down.
     pool.on("error", () => undefined);
     const machine = await machineFacts(pool);
-    say(`${machine.cpus} cpus, load ${machine.loadAverage1m}, PostgreSQL ${machine.postgres}; ${S.tasks} tasks × processes ${S.processes.join("/")} × concurrency ${S.concurrency} × ${S.rounds} rounds`);
+    say(
+      `${machine.cpus} cpus, load ${machine.loadAverage1m}, PostgreSQL ${machine.postgres}; ${S.tasks} tasks × processes ${S.processes.join("/")} × concurrency ${S.concurrency} × ${S.rounds} rounds`,
+    );
 
     await pool.query(`INSERT INTO tenants (id, name) VALUES ('bench', 'bench')`);
     const seedStart = Date.now();
     await seedFinishedTasks(pool, S.finished);
     await pool.query(`VACUUM (ANALYZE) index_tasks`);
     const seedSeconds = (Date.now() - seedStart) / 1000;
-    const finishedInTable = Number((await pool.query(`SELECT count(*) FROM index_tasks WHERE status = 'SUCCEEDED'`)).rows[0].count);
+    const finishedInTable = Number(
+      (await pool.query(`SELECT count(*) FROM index_tasks WHERE status = 'SUCCEEDED'`)).rows[0].count,
+    );
 
     // The peers' schemas, installed by their own migration code.
     await runMigrations({ connectionString: url, logger: new Logger(() => () => undefined) });
-    const boss = new PgBoss({ connectionString: url, max: 2, supervise: false, schedule: false, application_name: "bench-parent" });
+    const boss = new PgBoss({
+      connectionString: url,
+      max: 2,
+      supervise: false,
+      schedule: false,
+      application_name: "bench-parent",
+    });
     boss.on("error", (err) => say(`pg-boss (enqueue side): ${err.message}`));
     await boss.start();
     await boss.createQueue(PGBOSS_QUEUE);
 
-    say(`seeded ${finishedInTable} finished tasks in ${round(seedSeconds)} s; claim latency with ${S.latencyClaimers.join("/")} claimers`);
+    say(
+      `seeded ${finishedInTable} finished tasks in ${round(seedSeconds)} s; claim latency with ${S.latencyClaimers.join("/")} claimers`,
+    );
     const latency = await claimLatency(url);
     say(`claim p95 ${latency.claimMsAllRuns.p95} ms (p50 ${latency.claimMsAllRuns.p50})`);
 
@@ -470,30 +577,48 @@ async function main() {
         for (const name of S.systems) {
           const r = await runOnce(pool, url, adapters[name], processes, roundNo);
           runs.push(r);
-          say(`${processes}p round ${roundNo} ${name.padEnd(15)} ${String(r.perSecond).padStart(6)} tasks/s (${r.seconds} s, ${r.commitsPerTask} commits/task, ${r.rowsWrittenPerTask} rows/task, CPU ms/task ${r.cpuMsPerTask.workers} workers + ${r.cpuMsPerTask.database} database)${r.statementsPerTask ? " " + JSON.stringify(r.statementsPerTask) : ""}`);
+          say(
+            `${processes}p round ${roundNo} ${name.padEnd(15)} ${String(r.perSecond).padStart(6)} tasks/s (${r.seconds} s, ${r.commitsPerTask} commits/task, ${r.rowsWrittenPerTask} rows/task, CPU ms/task ${r.cpuMsPerTask.workers} workers + ${r.cpuMsPerTask.database} database)${r.statementsPerTask ? " " + JSON.stringify(r.statementsPerTask) : ""}`,
+          );
         }
       }
     }
     await boss.stop({ graceful: false, wait: true });
 
-    const throughput: Record<string, Record<string, { perSecond: number[]; median: number; min: number; max: number; spreadPct: number }>> = {};
+    const throughput: Record<
+      string,
+      Record<string, { perSecond: number[]; median: number; min: number; max: number; spreadPct: number }>
+    > = {};
     const ratioVsGraphileWorker: Record<string, number | null> = {};
     const ratioVsPgBoss: Record<string, number | null> = {};
     const currentVsBaseline: Record<string, number> = {};
-    const unnamedRatios = { vsGraphileWorker: {} as Record<string, number | null>, vsPgBoss: {} as Record<string, number | null>, vsDefault: {} as Record<string, number | null> };
+    const unnamedRatios = {
+      vsGraphileWorker: {} as Record<string, number | null>,
+      vsPgBoss: {} as Record<string, number | null>,
+      vsDefault: {} as Record<string, number | null>,
+    };
     for (const p of S.processes) {
       throughput[p] = {};
       for (const name of S.systems) {
         const xs = runs.filter((r) => r.processes === p && r.system === name).map((r) => r.perSecond);
         const m = median(xs);
-        throughput[p][name] = { perSecond: xs, median: Math.round(m), min: Math.min(...xs), max: Math.max(...xs), spreadPct: Math.round(((Math.max(...xs) - Math.min(...xs)) / m) * 1000) / 10 };
+        throughput[p][name] = {
+          perSecond: xs,
+          median: Math.round(m),
+          min: Math.min(...xs),
+          max: Math.max(...xs),
+          spreadPct: Math.round(((Math.max(...xs) - Math.min(...xs)) / m) * 1000) / 10,
+        };
       }
       const ours = throughput[p].indexwright?.median;
-      ratioVsGraphileWorker[p] = ours && throughput[p]["graphile-worker"] ? round(ours / throughput[p]["graphile-worker"].median) : null;
+      ratioVsGraphileWorker[p] =
+        ours && throughput[p]["graphile-worker"] ? round(ours / throughput[p]["graphile-worker"].median) : null;
       ratioVsPgBoss[p] = ours && throughput[p]["pg-boss"] ? round(ours / throughput[p]["pg-boss"].median) : null;
       const prep = throughput[p]["indexwright-unnamed"]?.median;
       if (prep) {
-        unnamedRatios.vsGraphileWorker[p] = throughput[p]["graphile-worker"] ? round(prep / throughput[p]["graphile-worker"].median) : null;
+        unnamedRatios.vsGraphileWorker[p] = throughput[p]["graphile-worker"]
+          ? round(prep / throughput[p]["graphile-worker"].median)
+          : null;
         unnamedRatios.vsPgBoss[p] = throughput[p]["pg-boss"] ? round(prep / throughput[p]["pg-boss"].median) : null;
         unnamedRatios.vsDefault[p] = ours ? round(prep / ours) : null;
       }
@@ -516,9 +641,26 @@ async function main() {
         finishedTasksSeeded: S.finished,
         latencyTasks: S.latencyTasks,
         latencyClaimers: S.latencyClaimers,
-        indexwright: { poolPerProcess: S.concurrency + 4, pollIntervalMs: Number(process.env.POLL_INTERVAL_MS ?? 2000), leaseSeconds: Number(process.env.LEASE_SECONDS ?? 60), reconciler: "off" },
-        graphileWorker: { maxPoolSize: 10, pollInterval: 2000, preparedStatements: true, localQueue: "off", completeJobBatchDelay: -1 },
-        pgBoss: { max: 10, workLoops: S.pgBossWorkers, batchSize: Math.max(1, Math.floor(S.concurrency / S.pgBossWorkers)), pollingIntervalSeconds: 0.5, notifyWorkerWhenBatchFull: true },
+        indexwright: {
+          poolPerProcess: S.concurrency + 4,
+          pollIntervalMs: Number(process.env.POLL_INTERVAL_MS ?? 2000),
+          leaseSeconds: Number(process.env.LEASE_SECONDS ?? 60),
+          reconciler: "off",
+        },
+        graphileWorker: {
+          maxPoolSize: 10,
+          pollInterval: 2000,
+          preparedStatements: true,
+          localQueue: "off",
+          completeJobBatchDelay: -1,
+        },
+        pgBoss: {
+          max: 10,
+          workLoops: S.pgBossWorkers,
+          batchSize: Math.max(1, Math.floor(S.concurrency / S.pgBossWorkers)),
+          pollingIntervalSeconds: 0.5,
+          notifyWorkerWhenBatchFull: true,
+        },
         profile: S.profile,
       },
       versions,
@@ -531,19 +673,24 @@ async function main() {
       // Ours with unnamed statements (the embedded database's mode): its ratios, and ÷ the default.
       unnamedStatements: S.systems.includes("indexwright-unnamed") ? unnamedRatios : null,
       // This checkout's engine ÷ the BENCH_BASELINE checkout's, same run (null without a baseline).
-      vsBaseline: BASELINE && S.systems.includes("indexwright-baseline") ? { dir: BASELINE, ratio: currentVsBaseline } : null,
+      vsBaseline:
+        BASELINE && S.systems.includes("indexwright-baseline") ? { dir: BASELINE, ratio: currentVsBaseline } : null,
       claimP95Ms,
       claimLatency: latency,
       targets: { ratioVsGraphileWorker: 1, ratioVsPgBoss: 1, claimP95Ms: 20 },
       met: {
-        ratioVsGraphileWorker: ratios(ratioVsGraphileWorker).length > 0 ? ratios(ratioVsGraphileWorker).every((v) => v >= 1) : null,
+        ratioVsGraphileWorker:
+          ratios(ratioVsGraphileWorker).length > 0 ? ratios(ratioVsGraphileWorker).every((v) => v >= 1) : null,
         ratioVsPgBoss: ratios(ratioVsPgBoss).length > 0 ? ratios(ratioVsPgBoss).every((v) => v >= 1) : null,
         claimP95Ms: claimP95Ms < 20,
       },
       runs,
     };
     await pool.end();
-    for (const p of S.processes) say(`${p} process(es): ${S.systems.map((n) => `${n} ${throughput[p][n].median}/s (±${throughput[p][n].spreadPct}%)`).join(", ")}; ratio vs graphile-worker ${ratioVsGraphileWorker[p]}, vs pg-boss ${ratioVsPgBoss[p]}`);
+    for (const p of S.processes)
+      say(
+        `${p} process(es): ${S.systems.map((n) => `${n} ${throughput[p][n].median}/s (±${throughput[p][n].spreadPct}%)`).join(", ")}; ratio vs graphile-worker ${ratioVsGraphileWorker[p]}, vs pg-boss ${ratioVsPgBoss[p]}`,
+      );
     console.log(JSON.stringify(result));
   });
 }

@@ -44,8 +44,18 @@ export function previousSections(markdown: string): Map<string, { lines: string[
     if (!m || !(ALL as readonly string[]).includes(m[1])) continue;
     let j = i + 1;
     while (j < lines.length && !lines[j].startsWith("## ") && !lines[j].startsWith("# ")) j++;
-    const row = lines.find((l) => l.startsWith(`| ${m[1]} | `))?.split("|").map((c) => c.trim());
-    out.set(m[1], { lines: lines.slice(i + 1, j).join("\n").trim().split("\n"), measured: row?.[3] ?? "" });
+    const row = lines
+      .find((l) => l.startsWith(`| ${m[1]} | `))
+      ?.split("|")
+      .map((c) => c.trim());
+    out.set(m[1], {
+      lines: lines
+        .slice(i + 1, j)
+        .join("\n")
+        .trim()
+        .split("\n"),
+      measured: row?.[3] ?? "",
+    });
     i = j - 1;
   }
   return out;
@@ -63,7 +73,10 @@ function selected(): string[] {
 
 /** The JSON object on the last non-empty line; failing that, the last multi-line object (flagged). */
 export function lastJson(stdout: string): { value: Json | null; lastLine: boolean } {
-  const lines = stdout.split("\n").map((l) => l.trimEnd()).filter((l) => l.trim() !== "");
+  const lines = stdout
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "");
   const last = lines[lines.length - 1];
   try {
     const v = JSON.parse(last ?? "");
@@ -86,7 +99,11 @@ export function lastJson(stdout: string): { value: Json | null; lastLine: boolea
 function runBench(name: string): Promise<Outcome> {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn("npm", ["run", "-s", `bench:${name}`], { cwd: ROOT, env: process.env, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn("npm", ["run", "-s", `bench:${name}`], {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.on("data", (d: Buffer) => {
       out += d;
@@ -99,14 +116,23 @@ function runBench(name: string): Promise<Outcome> {
       if (code !== 0) problem = `exited with code ${code}`;
       else if (!value) problem = "printed no JSON object on its last line";
       else if (!lastLine) problem = "its JSON object is spread over several lines (read anyway)";
-      resolve({ name, ok: code === 0 && value !== null, seconds, exitCode: code, result: value, problem, lastLineJson: lastLine });
+      resolve({
+        name,
+        ok: code === 0 && value !== null,
+        seconds,
+        exitCode: code,
+        result: value,
+        problem,
+        lastLineJson: lastLine,
+      });
     });
   });
 }
 
 const fmt = (v: unknown): string => {
   if (v === null || v === undefined) return "—";
-  if (typeof v === "number") return Number.isInteger(v) ? v.toLocaleString("en-US") : String(Math.round(v * 1000) / 1000);
+  if (typeof v === "number")
+    return Number.isInteger(v) ? v.toLocaleString("en-US") : String(Math.round(v * 1000) / 1000);
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (Array.isArray(v)) return v.map(fmt).join(", ");
   return String(v);
@@ -128,26 +154,51 @@ function figures(o: unknown, prefix = "", out: [string, unknown][] = []): [strin
 
 function queueSection(r: Json): string[] {
   const L: string[] = [];
-  const tp = (r.throughput ?? {}) as Record<string, Record<string, { perSecond: number[]; median: number; spreadPct: number }>>;
+  const tp = (r.throughput ?? {}) as Record<
+    string,
+    Record<string, { perSecond: number[]; median: number; spreadPct: number }>
+  >;
   const rg = (r.ratioVsGraphileWorker ?? {}) as Record<string, number | null>;
   const rb = (r.ratioVsPgBoss ?? {}) as Record<string, number | null>;
   const settings = (r.settings ?? {}) as Json;
-  L.push(`Tasks per run: ${fmt(settings.tasks)}; concurrency ${fmt(settings.concurrency)} per process; ${fmt(settings.rounds)} rounds per system, alternating.`, "");
+  L.push(
+    `Tasks per run: ${fmt(settings.tasks)}; concurrency ${fmt(settings.concurrency)} per process; ${fmt(settings.rounds)} rounds per system, alternating.`,
+    "",
+  );
   L.push("| processes | system | tasks/s per run | median | spread | ours ÷ theirs |", "|---|---|---|---|---|---|");
   for (const [p, bySystem] of Object.entries(tp)) {
     for (const [system, t] of Object.entries(bySystem)) {
       const ratio = system === "graphile-worker" ? rg[p] : system === "pg-boss" ? rb[p] : null;
-      L.push(`| ${p} | ${system} | ${cell(t.perSecond)} | ${cell(t.median)} | ±${cell(t.spreadPct)} % | ${ratio === null || ratio === undefined ? "" : cell(ratio) + "×"} |`);
+      L.push(
+        `| ${p} | ${system} | ${cell(t.perSecond)} | ${cell(t.median)} | ±${cell(t.spreadPct)} % | ${ratio === null || ratio === undefined ? "" : cell(ratio) + "×"} |`,
+      );
     }
   }
-  const prepared = r.unnamedStatements as { vsGraphileWorker: Json; vsPgBoss: Json; vsDefault: Json } | null | undefined;
+  const prepared = r.unnamedStatements as
+    { vsGraphileWorker: Json; vsPgBoss: Json; vsDefault: Json } | null | undefined;
   if (prepared) {
-    L.push("", `indexwright-unnamed (unnamed statements, as on the embedded database or behind PgBouncer in transaction mode): ÷ graphile-worker ${Object.entries(prepared.vsGraphileWorker).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}; ÷ pg-boss ${Object.entries(prepared.vsPgBoss).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}; ÷ the default ${Object.entries(prepared.vsDefault).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}.`);
+    L.push(
+      "",
+      `indexwright-unnamed (unnamed statements, as on the embedded database or behind PgBouncer in transaction mode): ÷ graphile-worker ${Object.entries(
+        prepared.vsGraphileWorker,
+      )
+        .map(([p, v]) => `${p}p ${fmt(v)}×`)
+        .join(", ")}; ÷ pg-boss ${Object.entries(prepared.vsPgBoss)
+        .map(([p, v]) => `${p}p ${fmt(v)}×`)
+        .join(", ")}; ÷ the default ${Object.entries(prepared.vsDefault)
+        .map(([p, v]) => `${p}p ${fmt(v)}×`)
+        .join(", ")}.`,
+    );
   }
   const base = r.vsBaseline as { dir: string; ratio: Json } | null | undefined;
   if (base) {
     const rev = ((r.versions ?? {}) as Json)["indexwright-baseline"];
-    L.push("", `This engine ÷ the baseline checkout (${cell(rev)}), same run: ${Object.entries(base.ratio).map(([p, v]) => `${p}p ${fmt(v)}×`).join(", ")}.`);
+    L.push(
+      "",
+      `This engine ÷ the baseline checkout (${cell(rev)}), same run: ${Object.entries(base.ratio)
+        .map(([p, v]) => `${p}p ${fmt(v)}×`)
+        .join(", ")}.`,
+    );
   }
   const runs = (r.runs ?? []) as Json[];
   if (runs.length) {
@@ -160,17 +211,30 @@ function queueSection(r: Json): string[] {
     );
     for (const x of runs) {
       const cpu = (x.cpuMsPerTask ?? {}) as Json;
-      L.push(`| ${cell(x.processes)} | ${cell(x.round)} | ${cell(x.system)} | ${cell(x.perSecond)} | ${cell(x.commitsPerTask)} | ${cell(x.rowsWrittenPerTask)} | ${cell(cpu.workers)} | ${cell(cpu.database)} |`);
+      L.push(
+        `| ${cell(x.processes)} | ${cell(x.round)} | ${cell(x.system)} | ${cell(x.perSecond)} | ${cell(x.commitsPerTask)} | ${cell(x.rowsWrittenPerTask)} | ${cell(cpu.workers)} | ${cell(cpu.database)} |`,
+      );
     }
   }
   const lat = (r.claimLatency ?? {}) as Json;
   const all = (lat.claimMsAllRuns ?? {}) as Json;
-  L.push("", `Claim latency with ${fmt(r.finishedTasksInTable)} finished tasks in the table: p50 ${fmt(all.p50)} ms, p95 ${fmt(all.p95)} ms, p99 ${fmt(all.p99)} ms (${fmt(all.samples)} claims; ${cell(lat.method)}).`);
+  L.push(
+    "",
+    `Claim latency with ${fmt(r.finishedTasksInTable)} finished tasks in the table: p50 ${fmt(all.p50)} ms, p95 ${fmt(all.p95)} ms, p99 ${fmt(all.p99)} ms (${fmt(all.samples)} claims; ${cell(lat.method)}).`,
+  );
   const targets = (r.targets ?? {}) as Json;
   const met = (r.met ?? {}) as Json;
   L.push("", "| target | wanted | measured | met |", "|---|---|---|---|");
-  L.push(`| ours ÷ graphile-worker | ≥ ${fmt(targets.ratioVsGraphileWorker)} | ${Object.entries(rg).map(([p, v]) => `${p}p: ${fmt(v)}`).join(", ")} | ${fmt(met.ratioVsGraphileWorker)} |`);
-  L.push(`| ours ÷ pg-boss | ≥ ${fmt(targets.ratioVsPgBoss)} | ${Object.entries(rb).map(([p, v]) => `${p}p: ${fmt(v)}`).join(", ")} | ${fmt(met.ratioVsPgBoss)} |`);
+  L.push(
+    `| ours ÷ graphile-worker | ≥ ${fmt(targets.ratioVsGraphileWorker)} | ${Object.entries(rg)
+      .map(([p, v]) => `${p}p: ${fmt(v)}`)
+      .join(", ")} | ${fmt(met.ratioVsGraphileWorker)} |`,
+  );
+  L.push(
+    `| ours ÷ pg-boss | ≥ ${fmt(targets.ratioVsPgBoss)} | ${Object.entries(rb)
+      .map(([p, v]) => `${p}p: ${fmt(v)}`)
+      .join(", ")} | ${fmt(met.ratioVsPgBoss)} |`,
+  );
   L.push(`| claim p95 | < ${fmt(targets.claimP95Ms)} ms | ${fmt(r.claimP95Ms)} ms | ${fmt(met.claimP95Ms)} |`);
   return L;
 }
@@ -184,19 +248,29 @@ export function notesOf(markdown: string): string {
 export function render(outcomes: Outcome[], started: Date, notes = ""): string {
   const L: string[] = [];
   // The machine of a bench measured by this run: kept sections and earlier raw results carry their own.
-  const machine = (outcomes.find((o) => o.result?.machine && !o.problem)?.result?.machine ?? outcomes.find((o) => o.result?.machine)?.result?.machine ?? {}) as Json;
+  const machine = (outcomes.find((o) => o.result?.machine && !o.problem)?.result?.machine ??
+    outcomes.find((o) => o.result?.machine)?.result?.machine ??
+    {}) as Json;
   L.push("# Benchmark results", "");
-  L.push(`Written by \`npm run bench\` (bench/run-all.ts) on ${started.toISOString().slice(0, 10)} at ${started.toISOString().slice(11, 16)} UTC; do not edit by hand.`, "");
+  L.push(
+    `Written by \`npm run bench\` (bench/run-all.ts) on ${started.toISOString().slice(0, 10)} at ${started.toISOString().slice(11, 16)} UTC; do not edit by hand.`,
+    "",
+  );
   L.push("## Method", "");
   L.push(
     "Each bench creates its own database on `BENCH_DATABASE_URL` (default `postgresql://postgres@127.0.0.1:5432/postgres`), applies the migrations, seeds what it measures, prints one JSON object as the last line of its output and drops the database. The runner starts them one after another and reads that line; the raw objects are in `bench/results/` after a run. Figures are wall-clock on the machine below. It may be shared with other work while a bench runs, so read a figure together with its spread, and compare systems only within one run (the queue bench alternates them for that reason).",
     "",
   );
-  L.push(`Machine: ${cell(machine.cpus ?? os.cpus().length)} CPUs (${cell(machine.cpuModel ?? os.cpus()[0]?.model)}), ${cell(machine.memoryGiB ?? Math.round(os.totalmem() / 2 ** 30))} GiB memory, load ${cell(machine.loadAverage1m ?? os.loadavg()[0])} when its bench started (a section kept from an earlier run names its own machine where its bench records one); Node ${cell(machine.node ?? process.version)}; PostgreSQL ${cell(machine.postgres)}.`, "");
+  L.push(
+    `Machine: ${cell(machine.cpus ?? os.cpus().length)} CPUs (${cell(machine.cpuModel ?? os.cpus()[0]?.model)}), ${cell(machine.memoryGiB ?? Math.round(os.totalmem() / 2 ** 30))} GiB memory, load ${cell(machine.loadAverage1m ?? os.loadavg()[0])} when its bench started (a section kept from an earlier run names its own machine where its bench records one); Node ${cell(machine.node ?? process.version)}; PostgreSQL ${cell(machine.postgres)}.`,
+    "",
+  );
   L.push("| bench | result | measured | seconds |", "|---|---|---|---|");
   for (const o of outcomes) {
     const when = typeof o.result?.date === "string" ? o.result.date.slice(0, 16).replace("T", " ") + " UTC" : "";
-    L.push(`| ${o.name} | ${o.ok ? (o.problem ? `ok (${o.problem})` : "ok") : `failed: ${o.problem}`} | ${when || o.measured || o.kept?.measured || ""} | ${o.seconds || ""} |`);
+    L.push(
+      `| ${o.name} | ${o.ok ? (o.problem ? `ok (${o.problem})` : "ok") : `failed: ${o.problem}`} | ${when || o.measured || o.kept?.measured || ""} | ${o.seconds || ""} |`,
+    );
   }
   for (const o of outcomes) {
     L.push("", `## ${o.name}`, "");
@@ -210,7 +284,13 @@ export function render(outcomes: Outcome[], started: Date, notes = ""): string {
     }
     if (typeof o.result.method === "string") L.push(`Method: ${o.result.method}`, "");
     const versions = o.result.versions as Json | undefined;
-    if (versions) L.push(`Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${cell(v)}`).join(", ")}.`, "");
+    if (versions)
+      L.push(
+        `Versions: ${Object.entries(versions)
+          .map(([k, v]) => `${k} ${cell(v)}`)
+          .join(", ")}.`,
+        "",
+      );
     if (o.name === "queue") L.push(...queueSection(o.result));
     else {
       const f = figures(o.result);
@@ -231,7 +311,8 @@ async function main() {
     say(`bench:${name} …`);
     const o = await runBench(name);
     outcomes.push(o);
-    if (o.result) fs.writeFileSync(path.join(ROOT, "bench", "results", `${name}.json`), JSON.stringify(o.result, null, 2) + "\n");
+    if (o.result)
+      fs.writeFileSync(path.join(ROOT, "bench", "results", `${name}.json`), JSON.stringify(o.result, null, 2) + "\n");
     say(`bench:${name} ${o.ok ? "done" : "FAILED"} in ${o.seconds} s${o.problem ? ` (${o.problem})` : ""}`);
   }
   // A partial run (named benches only) keeps the sections of the others: from their raw results
@@ -244,14 +325,38 @@ async function main() {
     const file = path.join(ROOT, "bench", "results", `${n}.json`);
     if (fs.existsSync(file)) {
       const measured = fs.statSync(file).mtime.toISOString().slice(0, 16).replace("T", " ") + " UTC";
-      outcomes.push({ name: n, ok: true, seconds: 0, exitCode: 0, result: JSON.parse(fs.readFileSync(file, "utf8")), problem: "from an earlier run", lastLineJson: true, measured });
-    }
-    else if (oldSections.has(n)) outcomes.push({ name: n, ok: true, seconds: 0, exitCode: 0, result: null, problem: "kept from the previous RESULTS.md", lastLineJson: true, kept: oldSections.get(n) });
+      outcomes.push({
+        name: n,
+        ok: true,
+        seconds: 0,
+        exitCode: 0,
+        result: JSON.parse(fs.readFileSync(file, "utf8")),
+        problem: "from an earlier run",
+        lastLineJson: true,
+        measured,
+      });
+    } else if (oldSections.has(n))
+      outcomes.push({
+        name: n,
+        ok: true,
+        seconds: 0,
+        exitCode: 0,
+        result: null,
+        problem: "kept from the previous RESULTS.md",
+        lastLineJson: true,
+        kept: oldSections.get(n),
+      });
   }
   outcomes.sort((a, b) => ALL.indexOf(a.name as (typeof ALL)[number]) - ALL.indexOf(b.name as (typeof ALL)[number]));
   fs.writeFileSync(path.join(ROOT, "bench", "RESULTS.md"), render(outcomes, started, notesOf(oldMarkdown)));
   say("bench/RESULTS.md rewritten");
-  console.log(JSON.stringify({ bench: "all", date: started.toISOString(), results: Object.fromEntries(outcomes.map((o) => [o.name, { ok: o.ok, seconds: o.seconds, problem: o.problem }])) }));
+  console.log(
+    JSON.stringify({
+      bench: "all",
+      date: started.toISOString(),
+      results: Object.fromEntries(outcomes.map((o) => [o.name, { ok: o.ok, seconds: o.seconds, problem: o.problem }])),
+    }),
+  );
   process.exit(outcomes.every((o) => o.ok) ? 0 : 1);
 }
 

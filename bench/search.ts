@@ -39,7 +39,8 @@ import { search, searchWithPlan, EXACT_SEARCH_MAX_CHUNKS, HNSW_SEARCH } from "..
 import { vectorSearchSql } from "../lib/search/sql";
 import { vectorIndexName } from "../lib/db/vector-index";
 
-const env = (name: string, fallback: number) => (/^\d+$/.test(process.env[name] ?? "") ? Number(process.env[name]) : fallback);
+const env = (name: string, fallback: number) =>
+  /^\d+$/.test(process.env[name] ?? "") ? Number(process.env[name]) : fallback;
 const CHUNKS = env("CHUNKS", 100_000);
 const PER_DOC = env("PER_DOC", 50);
 const TENANTS = env("TENANTS", Math.max(2, Math.min(10, Math.round(CHUNKS / 100_000))));
@@ -51,7 +52,10 @@ const EF_SEARCH = env("EF_SEARCH", HNSW_SEARCH.efSearch);
 const WRITE_COST = env("WRITE_COST_CHUNKS", 20_000);
 const RETAINED_EDIT_PCT = Math.min(100, env("RETAINED_EDIT_PCT", 10));
 const CODE_QUERIES = env("CODE_QUERIES", 100);
-const EF_SWEEP = (process.env.EF_SWEEP ?? "").split(",").filter((x) => /^\d+$/.test(x)).map(Number);
+const EF_SWEEP = (process.env.EF_SWEEP ?? "")
+  .split(",")
+  .filter((x) => /^\d+$/.test(x))
+  .map(Number);
 const VECTORS = process.env.VECTORS === "local" ? "local" : "clustered";
 const DIMS = 384;
 const TOPICS = 300;
@@ -125,7 +129,11 @@ const VOCAB = Array.from({ length: 5000 }, (_, i) => {
 function chunkText(topic: number): string {
   const words: string[] = [];
   for (let i = 0; i < 24; i++) {
-    words.push(rand() < 0.5 ? VOCAB[(topic * 37 + Math.floor(rand() * 30) * 101) % VOCAB.length] : VOCAB[Math.floor(rand() ** 2 * VOCAB.length)]);
+    words.push(
+      rand() < 0.5
+        ? VOCAB[(topic * 37 + Math.floor(rand() * 30) * 101) % VOCAB.length]
+        : VOCAB[Math.floor(rand() ** 2 * VOCAB.length)],
+    );
   }
   return words.join(" ");
 }
@@ -160,8 +168,26 @@ function vectorBytes(v: Float32Array): Buffer {
 /** One product code per document, named once, in its first chunk; neighbours differ by one digit. */
 const codeOf = (d: Doc) => `KT-${d.key.slice(4).padStart(6, "0")}-${"ABCDEFGHJK"[Number(d.key.slice(4)) % 10]}`;
 
-type Doc = { id: string; tenant: string; key: string; topic: number; center: Float64Array; acl: string[]; retained: boolean; activeIv: string; retainedIv: string | null };
-type ChunkRow = { iv: string; ordinal: number; chunkId: string; doc: Doc; text: string; hash: string; vectorId: number };
+type Doc = {
+  id: string;
+  tenant: string;
+  key: string;
+  topic: number;
+  center: Float64Array;
+  acl: string[];
+  retained: boolean;
+  activeIv: string;
+  retainedIv: string | null;
+};
+type ChunkRow = {
+  iv: string;
+  ordinal: number;
+  chunkId: string;
+  doc: Doc;
+  text: string;
+  hash: string;
+  vectorId: number;
+};
 
 const int8 = (n: number) => {
   const b = Buffer.alloc(8);
@@ -171,8 +197,18 @@ const int8 = (n: number) => {
 
 function chunkTuple(r: ChunkRow): Buffer {
   const parts: Buffer[] = [int2(11)];
-  parts.push(...field(uuidBytes(r.iv)), ...field(int4(r.ordinal)), ...field(Buffer.from(r.chunkId)), ...field(Buffer.from(r.doc.tenant)));
-  parts.push(...field(uuidBytes(r.doc.id)), ...field(int2(2)), ...field(Buffer.from("")), ...field(Buffer.from(r.text)));
+  parts.push(
+    ...field(uuidBytes(r.iv)),
+    ...field(int4(r.ordinal)),
+    ...field(Buffer.from(r.chunkId)),
+    ...field(Buffer.from(r.doc.tenant)),
+  );
+  parts.push(
+    ...field(uuidBytes(r.doc.id)),
+    ...field(int2(2)),
+    ...field(Buffer.from("")),
+    ...field(Buffer.from(r.text)),
+  );
   parts.push(...field(Buffer.from(r.hash)), ...field(int4(DIMS)), ...field(int8(r.vectorId)));
   return Buffer.concat(parts);
 }
@@ -180,8 +216,19 @@ function chunkTuple(r: ChunkRow): Buffer {
 /** One stored content: (id, tenant, document, content hash, model, dims, chunker version, vector, text). */
 function vectorTuple(id: number, doc: Doc, hash: string, vec: Float32Array, text: string): Buffer {
   const parts: Buffer[] = [int2(9)];
-  parts.push(...field(int8(id)), ...field(Buffer.from(doc.tenant)), ...field(uuidBytes(doc.id)), ...field(Buffer.from(hash)));
-  parts.push(...field(Buffer.from(MODEL)), ...field(int4(DIMS)), ...field(Buffer.from("c")), ...field(vectorBytes(vec)), ...field(Buffer.from(text)));
+  parts.push(
+    ...field(int8(id)),
+    ...field(Buffer.from(doc.tenant)),
+    ...field(uuidBytes(doc.id)),
+    ...field(Buffer.from(hash)),
+  );
+  parts.push(
+    ...field(Buffer.from(MODEL)),
+    ...field(int4(DIMS)),
+    ...field(Buffer.from("c")),
+    ...field(vectorBytes(vec)),
+    ...field(Buffer.from(text)),
+  );
   return Buffer.concat(parts);
 }
 
@@ -253,30 +300,72 @@ async function seed(pool: pg.Pool): Promise<{ docs: Doc[]; counts: Record<string
       [ids, tenants, b.map((d) => d.activeIv), versions],
     );
   }
-  const counts = { documents: docs.length, activeChunks: 0, retainedChunks: 0, retainedEditedChunks: 0, hiddenChunks: 0, storedVectors: 0 };
+  const counts = {
+    documents: docs.length,
+    activeChunks: 0,
+    retainedChunks: 0,
+    retainedEditedChunks: 0,
+    hiddenChunks: 0,
+    storedVectors: 0,
+  };
   // Vectors first (the records reference them), records kept meanwhile: they carry no vector.
   const records: Buffer[] = [COPY_HEADER];
   const editEvery = RETAINED_EDIT_PCT > 0 ? 100 / RETAINED_EDIT_PCT : Infinity;
   function* vectorTuples(): Generator<Buffer> {
     yield COPY_HEADER;
     for (const d of docs) {
-      const texts = Array.from({ length: PER_DOC }, (_, o) => (o === 0 ? `${chunkText(d.topic)} part ${codeOf(d)}` : chunkText(d.topic)));
-      const vecs = VECTORS === "local" ? embedLocal(texts, DIMS).map((v) => Float32Array.from(v)) : texts.map(() => embedLatent(near(d.center, 0.5)));
+      const texts = Array.from({ length: PER_DOC }, (_, o) =>
+        o === 0 ? `${chunkText(d.topic)} part ${codeOf(d)}` : chunkText(d.topic),
+      );
+      const vecs =
+        VECTORS === "local"
+          ? embedLocal(texts, DIMS).map((v) => Float32Array.from(v))
+          : texts.map(() => embedLatent(near(d.center, 0.5)));
       const vrows: Buffer[] = [];
       const rrows: Buffer[] = [];
       for (let o = 0; o < PER_DOC; o++) {
         const id = ++counts.storedVectors;
         vrows.push(vectorTuple(id, d, `h${o}`, vecs[o], texts[o]));
-        rrows.push(chunkTuple({ iv: d.activeIv, ordinal: o, chunkId: `${d.key}-v${d.retained ? 2 : 1}-${o}`, doc: d, text: texts[o], hash: `h${o}`, vectorId: id }));
+        rrows.push(
+          chunkTuple({
+            iv: d.activeIv,
+            ordinal: o,
+            chunkId: `${d.key}-v${d.retained ? 2 : 1}-${o}`,
+            doc: d,
+            text: texts[o],
+            hash: `h${o}`,
+            vectorId: id,
+          }),
+        );
         if (!d.retained) continue;
         if (o % editEvery < 1) {
           // An earlier wording: its own text, hash and stored vector, near the active one.
           const old = ++counts.storedVectors;
           vrows.push(vectorTuple(old, d, `h${o}-v1`, perturb(vecs[o], 0.15), `${texts[o]} (earlier wording)`));
-          rrows.push(chunkTuple({ iv: d.retainedIv!, ordinal: o, chunkId: `${d.key}-v1-${o}`, doc: d, text: `${texts[o]} (earlier wording)`, hash: `h${o}-v1`, vectorId: old }));
+          rrows.push(
+            chunkTuple({
+              iv: d.retainedIv!,
+              ordinal: o,
+              chunkId: `${d.key}-v1-${o}`,
+              doc: d,
+              text: `${texts[o]} (earlier wording)`,
+              hash: `h${o}-v1`,
+              vectorId: old,
+            }),
+          );
           counts.retainedEditedChunks++;
         } else {
-          rrows.push(chunkTuple({ iv: d.retainedIv!, ordinal: o, chunkId: `${d.key}-v1-${o}`, doc: d, text: texts[o], hash: `h${o}`, vectorId: id }));
+          rrows.push(
+            chunkTuple({
+              iv: d.retainedIv!,
+              ordinal: o,
+              chunkId: `${d.key}-v1-${o}`,
+              doc: d,
+              text: texts[o],
+              hash: `h${o}`,
+              vectorId: id,
+            }),
+          );
         }
       }
       records.push(Buffer.concat(rrows));
@@ -291,12 +380,20 @@ async function seed(pool: pg.Pool): Promise<{ docs: Doc[]; counts: Record<string
   try {
     await pipeline(
       Readable.from(vectorTuples()),
-      client.query(copyFrom(`COPY chunk_vectors (id, tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text) FROM STDIN WITH (FORMAT binary)`)),
+      client.query(
+        copyFrom(
+          `COPY chunk_vectors (id, tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text) FROM STDIN WITH (FORMAT binary)`,
+        ),
+      ),
     );
     records.push(int2(-1));
     await pipeline(
       Readable.from(records),
-      client.query(copyFrom(`COPY chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, vector_id) FROM STDIN WITH (FORMAT binary)`)),
+      client.query(
+        copyFrom(
+          `COPY chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, vector_id) FROM STDIN WITH (FORMAT binary)`,
+        ),
+      ),
     );
     await client.query(`SELECT setval(pg_get_serial_sequence('chunk_vectors', 'id'), $1)`, [counts.storedVectors]);
   } finally {
@@ -326,10 +423,18 @@ async function buildIndex(pool: pg.Pool, rows: number) {
     await c.query(`SET maintenance_work_mem = '${mwmMB}MB'`);
     await c.query(`SET max_parallel_maintenance_workers = ${workers}`);
     const t0 = performance.now();
-    await c.query(`CREATE INDEX ${HNSW_INDEX} ON chunk_vectors USING hnsw ((embedding::vector(${DIMS})) vector_cosine_ops) WITH (m = ${M}, ef_construction = ${EF_CONSTRUCTION}) WHERE dims = ${DIMS}`);
+    await c.query(
+      `CREATE INDEX ${HNSW_INDEX} ON chunk_vectors USING hnsw ((embedding::vector(${DIMS})) vector_cosine_ops) WITH (m = ${M}, ef_construction = ${EF_CONSTRUCTION}) WHERE dims = ${DIMS}`,
+    );
     const seconds = (performance.now() - t0) / 1000;
     const size = (await c.query(`SELECT pg_relation_size('${HNSW_INDEX}')::bigint AS b`)).rows[0].b;
-    return { seconds, estimatedGraphMB: Math.round(estimate / 2 ** 20), maintenanceWorkMemMB: mwmMB, parallelWorkers: workers, indexMB: Math.round(Number(size) / 2 ** 20) };
+    return {
+      seconds,
+      estimatedGraphMB: Math.round(estimate / 2 ** 20),
+      maintenanceWorkMemMB: mwmMB,
+      parallelWorkers: workers,
+      indexMB: Math.round(Number(size) / 2 ** 20),
+    };
   } finally {
     c.release();
   }
@@ -349,20 +454,32 @@ async function buildIndex(pool: pg.Pool, rows: number) {
 async function measureWriteCost(pool: pg.Pool, total: number, withHnsw: boolean) {
   const c = await pool.connect();
   try {
-    await c.query(`CREATE TABLE chunk_vectors_before (LIKE chunk_vectors INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING IDENTITY)`);
+    await c.query(
+      `CREATE TABLE chunk_vectors_before (LIKE chunk_vectors INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING IDENTITY)`,
+    );
     await c.query(`ALTER TABLE chunk_vectors_before DROP COLUMN tsv, DROP COLUMN search_language`);
     await c.query(`ALTER TABLE chunk_vectors_before ADD FOREIGN KEY (document_id) REFERENCES documents(id)`);
     if (!withHnsw) {
-      for (const r of (await c.query(`SELECT indexname FROM pg_indexes WHERE tablename IN ('chunk_vectors', 'chunk_vectors_before') AND indexdef LIKE '%hnsw%'`)).rows) await c.query(`DROP INDEX ${r.indexname}`);
+      for (const r of (
+        await c.query(
+          `SELECT indexname FROM pg_indexes WHERE tablename IN ('chunk_vectors', 'chunk_vectors_before') AND indexdef LIKE '%hnsw%'`,
+        )
+      ).rows)
+        await c.query(`DROP INDEX ${r.indexname}`);
     }
     await c.query(`INSERT INTO tenants (id, name) VALUES ('w', 'w') ON CONFLICT DO NOTHING`);
     const docId = randomUUID();
-    await c.query(`INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, 'w', $2, 'w')`, [docId, `w-${withHnsw ? "h" : "n"}`]);
+    await c.query(`INSERT INTO documents (id, tenant_id, key, title) VALUES ($1, 'w', $2, 'w')`, [
+      docId,
+      `w-${withHnsw ? "h" : "n"}`,
+    ]);
     const ms = { before: 0, after: 0 };
     const batches = Math.ceil(total / 2 / PER_DOC);
     for (let b = 0; b < batches * 2; b++) {
       const table = b % 2 === 0 ? "chunk_vectors_before" : "chunk_vectors";
-      const texts = Array.from({ length: PER_DOC }, () => Array.from({ length: 10 }, () => chunkText(Math.floor(rand() * TOPICS))).join(" "));
+      const texts = Array.from({ length: PER_DOC }, () =>
+        Array.from({ length: 10 }, () => chunkText(Math.floor(rand() * TOPICS))).join(" "),
+      );
       const vecs = texts.map(() => toVectorLiteral(Array.from(embedLatent(CENTROIDS[Math.floor(rand() * TOPICS)]))));
       const t0 = performance.now();
       await c.query(
@@ -377,7 +494,13 @@ async function measureWriteCost(pool: pg.Pool, total: number, withHnsw: boolean)
     await c.query(`DELETE FROM chunk_vectors WHERE tenant_id = 'w'`);
     const before = n / (ms.before / 1000);
     const after = n / (ms.after / 1000);
-    return { contentsEach: n, hnswIndex: withHnsw, beforeContentsPerSecond: Math.round(before), afterContentsPerSecond: Math.round(after), slowdown: round3(before / after) };
+    return {
+      contentsEach: n,
+      hnswIndex: withHnsw,
+      beforeContentsPerSecond: Math.round(before),
+      afterContentsPerSecond: Math.round(after),
+      slowdown: round3(before / after),
+    };
   } finally {
     c.release();
   }
@@ -462,7 +585,13 @@ async function serverMs(pool: pg.Pool, q: Query): Promise<{ execution: number; p
   const c = await pool.connect();
   try {
     await c.query(`BEGIN; SET LOCAL hnsw.ef_search = ${EF_SEARCH}; SET LOCAL hnsw.iterative_scan = relaxed_order`);
-    const { rows } = await c.query(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${vectorSearchSql(DIMS, false, TOPK)}`, [q.tenant, toVectorLiteral(q.vec), null, PRINCIPALS, MODEL]);
+    const { rows } = await c.query(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${vectorSearchSql(DIMS, false, TOPK)}`, [
+      q.tenant,
+      toVectorLiteral(q.vec),
+      null,
+      PRINCIPALS,
+      MODEL,
+    ]);
     await c.query("ROLLBACK");
     const out = rows[0]["QUERY PLAN"][0];
     return { execution: Number(out["Execution Time"]), planning: Number(out["Planning Time"]) };
@@ -477,13 +606,20 @@ async function explain(pool: pg.Pool, q: Query): Promise<{ plan: string[]; visib
     await c.query("BEGIN");
     await c.query(`SET LOCAL hnsw.ef_search = ${EF_SEARCH}`);
     await c.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-    const { rows } = await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${vectorSearchSql(DIMS, false, TOPK)}`, [q.tenant, toVectorLiteral(q.vec), null, PRINCIPALS, MODEL]);
+    const { rows } = await c.query(
+      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${vectorSearchSql(DIMS, false, TOPK)}`,
+      [q.tenant, toVectorLiteral(q.vec), null, PRINCIPALS, MODEL],
+    );
     await c.query("ROLLBACK");
     const plan = rows.map((r) => String(r["QUERY PLAN"]));
     // The HNSW scan must be the one the limit reads, with the visibility test as its own filter.
     const scan = plan.findIndex((l) => l.includes(`Index Scan using ${HNSW_INDEX}`));
     const filter = plan.slice(scan + 1).find((l) => l.trim().startsWith("Filter:")) ?? "";
-    const parent = plan.slice(0, Math.max(0, scan)).reverse().find((l) => l.trim().startsWith("->")) ?? "";
+    const parent =
+      plan
+        .slice(0, Math.max(0, scan))
+        .reverse()
+        .find((l) => l.trim().startsWith("->")) ?? "";
     return { plan, visibilityInsideHnswScan: scan > 0 && /Limit/.test(parent) && filter.includes("SubPlan") };
   } finally {
     c.release();
@@ -495,7 +631,13 @@ async function main() {
     const pool = new pg.Pool({ connectionString: url, max: 4 });
     pool.on("error", () => undefined); // the database is dropped under idle clients at the end
     const machine = await machineFacts(pool);
-    const writeCost = WRITE_COST > 0 ? [await measureWriteCost(pool, Math.min(WRITE_COST, 4000), true), await measureWriteCost(pool, WRITE_COST, false)] : null;
+    const writeCost =
+      WRITE_COST > 0
+        ? [
+            await measureWriteCost(pool, Math.min(WRITE_COST, 4000), true),
+            await measureWriteCost(pool, WRITE_COST, false),
+          ]
+        : null;
     await pool.query(`DROP INDEX IF EXISTS ${HNSW_INDEX}`);
     await pool.query(`DROP INDEX chunk_vectors_tsv_idx`);
     // The bench's tenants keep the default configuration; the per-row lookup would only slow the load.
@@ -521,10 +663,22 @@ async function main() {
     const codeQueries = Array.from({ length: CODE_QUERIES }, () => {
       const d = visibleDocs[Math.floor(rand() * visibleDocs.length)];
       const text = codeOf(d);
-      return { text, tenant: d.tenant, target: `${d.key}-v${d.retained ? 2 : 1}-0`, vec: VECTORS === "local" ? embedLocal([text], DIMS)[0] : Array.from(embedLatent(near(CENTROIDS[Math.floor(rand() * TOPICS)], 0.5))) };
+      return {
+        text,
+        tenant: d.tenant,
+        target: `${d.key}-v${d.retained ? 2 : 1}-0`,
+        vec:
+          VECTORS === "local"
+            ? embedLocal([text], DIMS)[0]
+            : Array.from(embedLatent(near(CENTROIDS[Math.floor(rand() * TOPICS)], 0.5))),
+      };
     });
     const vecOf = new Map([...queries, ...codeQueries].map((q) => [q.text, q.vec]));
-    const embedder: Embedder = { model: MODEL, dimensions: DIMS, embed: async (texts) => texts.map((t) => vecOf.get(t) ?? embedLocal([t], DIMS)[0]) };
+    const embedder: Embedder = {
+      model: MODEL,
+      dimensions: DIMS,
+      embed: async (texts) => texts.map((t) => vecOf.get(t) ?? embedLocal([t], DIMS)[0]),
+    };
     const lat: number[] = [];
     const ping: number[] = [];
     const server: number[] = [];
@@ -541,7 +695,14 @@ async function main() {
       // settings in a transaction of its own), so both ways are timed on the same data in one run.
       const prepared = i % 2 === 0;
       const s = performance.now();
-      const res = await searchWithPlan(pool, embedder, { tenant: q.tenant, query: q.text, topK: TOPK, principals: PRINCIPALS, efSearch: EF_SEARCH, prepared });
+      const res = await searchWithPlan(pool, embedder, {
+        tenant: q.tenant,
+        query: q.text,
+        topK: TOPK,
+        principals: PRINCIPALS,
+        efSearch: EF_SEARCH,
+        prepared,
+      });
       const ms = performance.now() - s;
       if (i < WARMUP) continue;
       (prepared ? lat : unprepared).push(ms);
@@ -550,7 +711,13 @@ async function main() {
       planning.push(sm.planning);
       // The same search again, its pages now cached: what a first visit to the data adds.
       const r0 = performance.now();
-      await searchWithPlan(pool, embedder, { tenant: q.tenant, query: q.text, topK: TOPK, principals: PRINCIPALS, efSearch: EF_SEARCH });
+      await searchWithPlan(pool, embedder, {
+        tenant: q.tenant,
+        query: q.text,
+        topK: TOPK,
+        principals: PRINCIPALS,
+        efSearch: EF_SEARCH,
+      });
       repeat.push(performance.now() - r0);
       // A bare round trip beside each search: what the machine's load adds to any query.
       const p0 = performance.now();
@@ -562,7 +729,9 @@ async function main() {
       const got = res.hits.map((h) => h.chunkId);
       recallSum += got.filter((id) => exact.has(id)).length / Math.max(1, exact.size);
       // A retained (-v1- of a document now at v2) or finance-only chunk in the answer is a leak.
-      invisible += res.hits.filter((h) => h.chunkId.includes("-v1-") && docs[Number(h.documentKey.slice(4))].retained).length;
+      invisible += res.hits.filter(
+        (h) => h.chunkId.includes("-v1-") && docs[Number(h.documentKey.slice(4))].retained,
+      ).length;
       invisible += res.hits.filter((h) => docs[Number(h.documentKey.slice(4))].acl.includes("group:finance")).length;
       const post = await postFilter(pool, q);
       recallPostSum += post.filter((id) => exact.has(id)).length / Math.max(1, exact.size);
@@ -581,12 +750,23 @@ async function main() {
       for (const [i, q] of queries.entries()) {
         if (i < WARMUP) continue;
         const t0 = performance.now();
-        const res = await searchWithPlan(pool, embedder, { tenant: q.tenant, query: q.text, topK: TOPK, principals: PRINCIPALS, efSearch: ef });
+        const res = await searchWithPlan(pool, embedder, {
+          tenant: q.tenant,
+          query: q.text,
+          topK: TOPK,
+          principals: PRINCIPALS,
+          efSearch: ef,
+        });
         ms.push(performance.now() - t0);
         recall += res.hits.filter((h) => truths[i].has(h.chunkId)).length / Math.max(1, truths[i].size);
       }
       ms.sort((a, b) => a - b);
-      efSweep.push({ ef_search: ef, p50Ms: round3(percentile(ms, 50)), p95Ms: round3(percentile(ms, 95)), recallAt10: round3(recall / QUERIES) });
+      efSweep.push({
+        ef_search: ef,
+        p50Ms: round3(percentile(ms, 50)),
+        p95Ms: round3(percentile(ms, 95)),
+        recallAt10: round3(recall / QUERIES),
+      });
     }
     const modes: Record<string, unknown> = {};
     for (const mode of ["vector", "text", "hybrid"] as const) {
@@ -595,14 +775,26 @@ async function main() {
       let first = 0;
       for (const q of codeQueries) {
         const t0 = performance.now();
-        const hits = await search(pool, embedder, { tenant: q.tenant, query: q.text, topK: TOPK, principals: PRINCIPALS, mode, efSearch: EF_SEARCH });
+        const hits = await search(pool, embedder, {
+          tenant: q.tenant,
+          query: q.text,
+          topK: TOPK,
+          principals: PRINCIPALS,
+          mode,
+          efSearch: EF_SEARCH,
+        });
         ms.push(performance.now() - t0);
         const at = hits.findIndex((h) => h.chunkId === q.target);
         if (at >= 0) found++;
         if (at === 0) first++;
       }
       ms.sort((a, b) => a - b);
-      modes[mode] = { p50Ms: round3(percentile(ms, 50)), p95Ms: round3(percentile(ms, 95)), recallAt10: round3(found / codeQueries.length), rankedFirst: round3(first / codeQueries.length) };
+      modes[mode] = {
+        p50Ms: round3(percentile(ms, 50)),
+        p95Ms: round3(percentile(ms, 95)),
+        recallAt10: round3(found / codeQueries.length),
+        rankedFirst: round3(first / codeQueries.length),
+      };
     }
     const plan = await explain(pool, queries[WARMUP]);
     process.stderr.write(`${plan.plan.join("\n")}\n`);
@@ -616,23 +808,67 @@ async function main() {
       machine: { ...machine, pgvector: ext, note: "2-core machine shared with other work: latencies are noisy" },
       chunks: rows,
       vectors: VECTORS,
-      data: { ...counts, retainedEditPct: RETAINED_EDIT_PCT, tenants: TENANTS, chunksPerTenant: Math.round(rows / TENANTS), perDocument: PER_DOC, dimensions: DIMS, topics: TOPICS, latentDimensions: LATENT, exactMaxChunks: EXACT_SEARCH_MAX_CHUNKS, seedSeconds: round3(seedSeconds), copySeconds: round3(copySeconds) },
+      data: {
+        ...counts,
+        retainedEditPct: RETAINED_EDIT_PCT,
+        tenants: TENANTS,
+        chunksPerTenant: Math.round(rows / TENANTS),
+        perDocument: PER_DOC,
+        dimensions: DIMS,
+        topics: TOPICS,
+        latentDimensions: LATENT,
+        exactMaxChunks: EXACT_SEARCH_MAX_CHUNKS,
+        seedSeconds: round3(seedSeconds),
+        copySeconds: round3(copySeconds),
+      },
       queries: QUERIES,
-      hnsw: { m: M, ef_construction: EF_CONSTRUCTION, ef_search: EF_SEARCH, iterative_scan: "relaxed_order", max_scan_tuples: HNSW_SEARCH.maxScanTuples },
+      hnsw: {
+        m: M,
+        ef_construction: EF_CONSTRUCTION,
+        ef_search: EF_SEARCH,
+        iterative_scan: "relaxed_order",
+        max_scan_tuples: HNSW_SEARCH.maxScanTuples,
+      },
       build: { ...build, seconds: round3(build.seconds) },
       strategies,
       efSearchSweep: efSweep,
       fullTextWriteCost: writeCost,
-      productCodeQueries: { queries: CODE_QUERIES, note: "a bare product code named in exactly one visible chunk; recall@10 = that chunk in the top 10", ginBuildSeconds: round3(ginSeconds), ...modes },
+      productCodeQueries: {
+        queries: CODE_QUERIES,
+        note: "a bare product code named in exactly one visible chunk; recall@10 = that chunk in the top 10",
+        ginBuildSeconds: round3(ginSeconds),
+        ...modes,
+      },
       invisibleHits: invisible,
       planVisibilityInsideHnswScan: plan.visibilityInsideHnswScan,
       postFilterRecallAt10: round3(recallPostSum / QUERIES),
       indexBuildSeconds: round3(build.seconds),
-      serverExecutionMs: { note: "EXPLAIN ANALYZE Execution Time of the same HNSW statement, run right after each search", p50: round3(percentile(server, 50)), p95: round3(percentile(server, 95)) },
-      unpreparedMs: { note: "every other query, sent unnamed with its settings in a transaction (the embedded database's way, SEARCH_PREPARED_STATEMENTS=false); p50Ms/p95Ms/p99Ms are the named statements' half", p50: round3(percentile(unprepared, 50)), p95: round3(percentile(unprepared, 95)), samples: unprepared.length },
-      serverPlanningMs: { note: "EXPLAIN ANALYZE Planning Time of the same statement", p50: round3(percentile(planning, 50)), p95: round3(percentile(planning, 95)) },
-      repeatMs: { note: "the same search again right after (its pages cached), timed like p95Ms", p50: round3(percentile(repeat, 50)), p95: round3(percentile(repeat, 95)) },
-      roundTripMs: { note: "SELECT 1 beside each search: load on the shared machine", p50: round3(percentile(ping, 50)), p95: round3(percentile(ping, 95)) },
+      serverExecutionMs: {
+        note: "EXPLAIN ANALYZE Execution Time of the same HNSW statement, run right after each search",
+        p50: round3(percentile(server, 50)),
+        p95: round3(percentile(server, 95)),
+      },
+      unpreparedMs: {
+        note: "every other query, sent unnamed with its settings in a transaction (the embedded database's way, SEARCH_PREPARED_STATEMENTS=false); p50Ms/p95Ms/p99Ms are the named statements' half",
+        p50: round3(percentile(unprepared, 50)),
+        p95: round3(percentile(unprepared, 95)),
+        samples: unprepared.length,
+      },
+      serverPlanningMs: {
+        note: "EXPLAIN ANALYZE Planning Time of the same statement",
+        p50: round3(percentile(planning, 50)),
+        p95: round3(percentile(planning, 95)),
+      },
+      repeatMs: {
+        note: "the same search again right after (its pages cached), timed like p95Ms",
+        p50: round3(percentile(repeat, 50)),
+        p95: round3(percentile(repeat, 95)),
+      },
+      roundTripMs: {
+        note: "SELECT 1 beside each search: load on the shared machine",
+        p50: round3(percentile(ping, 50)),
+        p95: round3(percentile(ping, 95)),
+      },
       p50Ms: round3(percentile(lat, 50)),
       p95Ms: round3(percentile(lat, 95)),
       p99Ms: round3(percentile(lat, 99)),

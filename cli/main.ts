@@ -64,7 +64,17 @@ async function main(): Promise<void> {
     case "token": {
       const remote = await import("./remote");
       const { tokenCmd } = await import("./token");
-      const run = { publish: remote.publishCmd, sync: remote.syncCmd, search: remote.searchCmd, status: remote.statusCmd, tasks: remote.tasksCmd, delete: remote.deleteCmd, reindex: remote.reindexCmd, rollback: remote.rollbackCmd, token: tokenCmd }[cmd];
+      const run = {
+        publish: remote.publishCmd,
+        sync: remote.syncCmd,
+        search: remote.searchCmd,
+        status: remote.statusCmd,
+        tasks: remote.tasksCmd,
+        delete: remote.deleteCmd,
+        reindex: remote.reindexCmd,
+        rollback: remote.rollbackCmd,
+        token: tokenCmd,
+      }[cmd];
       try {
         return await run(rest);
       } catch (err) {
@@ -91,8 +101,13 @@ async function configCmd(argv: string[], files: string[]): Promise<void> {
     print(JSON.stringify({ files, settings }, null, 2));
     return;
   }
-  print(files.length ? `.env files read (first wins; the environment wins over all): ${files.join(", ")}` : "no .env files read");
-  for (const [k, v] of Object.entries(settings)) print(`  ${k} = ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v ?? "")}`);
+  print(
+    files.length
+      ? `.env files read (first wins; the environment wins over all): ${files.join(", ")}`
+      : "no .env files read",
+  );
+  for (const [k, v] of Object.entries(settings))
+    print(`  ${k} = ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v ?? "")}`);
 }
 
 async function migrateCmd(argv: string[]): Promise<void> {
@@ -117,12 +132,20 @@ async function migrateCmd(argv: string[]): Promise<void> {
       return;
     }
     case "resolve": {
-      const { values } = parseArgs({ args, options: { applied: { type: "string" }, "rolled-back": { type: "string" } } });
+      const { values } = parseArgs({
+        args,
+        options: { applied: { type: "string" }, "rolled-back": { type: "string" } },
+      });
       const applied = values.applied;
       const rolledBack = values["rolled-back"];
-      if (!applied === !rolledBack) throw new Error("migrate resolve needs exactly one of --applied NAME or --rolled-back NAME");
+      if (!applied === !rolledBack)
+        throw new Error("migrate resolve needs exactly one of --applied NAME or --rolled-back NAME");
       await resolveMigration(databaseUrl(), applied ? { applied } : { rolledBack: rolledBack! });
-      print(applied ? `migration ${applied} marked as applied` : `migration ${rolledBack} marked as rolled back; the next migrate applies it`);
+      print(
+        applied
+          ? `migration ${applied} marked as applied`
+          : `migration ${rolledBack} marked as rolled back; the next migrate applies it`,
+      );
       return;
     }
     default:
@@ -132,16 +155,23 @@ async function migrateCmd(argv: string[]): Promise<void> {
 
 function printStatus(s: import("../lib/db/migrate").MigrationStatus): void {
   const local = s.migrations.filter((m) => m.local);
-  print(`${local.length} migration(s) in prisma/migrations${s.hasTable ? "" : "; the database has no migrations table yet"}`);
+  print(
+    `${local.length} migration(s) in prisma/migrations${s.hasTable ? "" : "; the database has no migrations table yet"}`,
+  );
   const when = (d: Date | null) => (d ? d.toISOString() : "");
   const width = Math.max(0, ...s.migrations.map((m) => m.name.length));
   for (const m of s.migrations) {
     const note =
-      m.state === "applied" ? when(m.finishedAt)
-      : m.state === "failed" ? `started ${when(m.startedAt)}`
-      : m.state === "modified" ? `applied ${when(m.finishedAt)}, file changed since`
-      : "";
-    print(`  ${m.state.padEnd(8)} ${m.name.padEnd(width)}  ${[note, m.local ? "" : "not in this checkout"].filter(Boolean).join("; ")}`.trimEnd());
+      m.state === "applied"
+        ? when(m.finishedAt)
+        : m.state === "failed"
+          ? `started ${when(m.startedAt)}`
+          : m.state === "modified"
+            ? `applied ${when(m.finishedAt)}, file changed since`
+            : "";
+    print(
+      `  ${m.state.padEnd(8)} ${m.name.padEnd(width)}  ${[note, m.local ? "" : "not in this checkout"].filter(Boolean).join("; ")}`.trimEnd(),
+    );
   }
   const failed = s.migrations.filter((m) => m.state === "failed");
   for (const m of failed) {
@@ -149,11 +179,15 @@ function printStatus(s: import("../lib/db/migrate").MigrationStatus): void {
   }
   if (failed.length > 0) {
     const n = failed[0].name;
-    print(`\nResolve a failed migration before migrating again:\n  undone (or a transactional one, which rolled back): npm run migrate -- resolve --rolled-back ${n}\n  completed by hand: npm run migrate -- resolve --applied ${n}`);
+    print(
+      `\nResolve a failed migration before migrating again:\n  undone (or a transactional one, which rolled back): npm run migrate -- resolve --rolled-back ${n}\n  completed by hand: npm run migrate -- resolve --applied ${n}`,
+    );
   }
-  if (s.migrations.some((m) => m.state === "modified")) print("\nA modified migration must be restored as it was applied; changes go in a new migration.");
+  if (s.migrations.some((m) => m.state === "modified"))
+    print("\nA modified migration must be restored as it was applied; changes go in a new migration.");
   if (s.upToDate) print("\ndatabase schema is up to date");
-  else if (failed.length === 0 && s.migrations.some((m) => m.state === "pending")) print("\npending migrations: run npm run migrate");
+  else if (failed.length === 0 && s.migrations.some((m) => m.state === "pending"))
+    print("\npending migrations: run npm run migrate");
 }
 
 main().catch((err) => {

@@ -37,8 +37,16 @@ const timeoutMs = (v?: string) => {
   return s * 1000;
 };
 
-async function follow(client: IndexwrightClient, values: Values & { timeout?: string }, target: { tenant: string; key: string }, goal: Goal): Promise<WaitResult> {
-  const r = await waitForDocument(client, target, goal, { timeoutMs: timeoutMs(values.timeout), reporter: new ProgressReporter(`${target.tenant}/${target.key}`) });
+async function follow(
+  client: IndexwrightClient,
+  values: Values & { timeout?: string },
+  target: { tenant: string; key: string },
+  goal: Goal,
+): Promise<WaitResult> {
+  const r = await waitForDocument(client, target, goal, {
+    timeoutMs: timeoutMs(values.timeout),
+    reporter: new ProgressReporter(`${target.tenant}/${target.key}`),
+  });
   process.exitCode = exitCodeOf(r.outcome);
   return r;
 }
@@ -59,14 +67,35 @@ function describeWait(r: WaitResult): string {
 export async function publishCmd(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { ...CONNECTION_OPTIONS, ...WAIT_OPTIONS, tenant: { type: "string" }, key: { type: "string" }, file: { type: "string" }, title: { type: "string" }, "content-type": { type: "string" }, acl: { type: "string" } },
+    options: {
+      ...CONNECTION_OPTIONS,
+      ...WAIT_OPTIONS,
+      tenant: { type: "string" },
+      key: { type: "string" },
+      file: { type: "string" },
+      title: { type: "string" },
+      "content-type": { type: "string" },
+      acl: { type: "string" },
+    },
   });
   required("publish", values, ["tenant", "key", "file"]);
   const client = connect(values);
   const target = { tenant: values.tenant!, key: values.key! };
-  const acl = values.acl === undefined ? undefined : values.acl.split(",").map((s) => s.trim()).filter(Boolean);
-  const r = await publishFile(client, target.tenant, target.key, values.file!, { title: values.title, contentType: values["content-type"], acl });
-  const waited = values.wait ? await follow(client, values, target, { kind: "searchable", versionNumber: r.versionNumber, taskId: r.taskId }) : null;
+  const acl =
+    values.acl === undefined
+      ? undefined
+      : values.acl
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean);
+  const r = await publishFile(client, target.tenant, target.key, values.file!, {
+    title: values.title,
+    contentType: values["content-type"],
+    acl,
+  });
+  const waited = values.wait
+    ? await follow(client, values, target, { kind: "searchable", versionNumber: r.versionNumber, taskId: r.taskId })
+    : null;
   out(values, waited ? { ...r, wait: waited } : r, () => [
     `${target.tenant}/${target.key}: version ${r.versionNumber}, ${r.state}${r.taskId ? ` (task ${r.taskId})` : ""}${searchNote(r)}`,
     ...(waited ? [describeWait(waited)] : []),
@@ -79,17 +108,27 @@ function searchNote(r: Schemas["PublishResult"]): string {
   if (!r.searchVersionServed) {
     const built = `; version ${r.searchVersion} was built with another embedding model, so search does not find it`;
     if (r.pinned) return `${built}, and a rollback pins it: unpin to rebuild and serve version ${r.versionNumber}`;
-    return r.searchVersion < r.versionNumber ? `${built} until version ${r.versionNumber} is built` : `${built} until it is re-indexed`;
+    return r.searchVersion < r.versionNumber
+      ? `${built} until version ${r.versionNumber} is built`
+      : `${built} until it is re-indexed`;
   }
-  if (r.searchVersion < r.versionNumber) return `; search answers from version ${r.searchVersion}${r.pinned ? " (pinned)" : ""}`;
+  if (r.searchVersion < r.versionNumber)
+    return `; search answers from version ${r.searchVersion}${r.pinned ? " (pinned)" : ""}`;
   return "";
 }
 
 export async function statusCmd(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { ...CONNECTION_OPTIONS, tenant: { type: "string" }, key: { type: "string" } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { ...CONNECTION_OPTIONS, tenant: { type: "string" }, key: { type: "string" } },
+  });
   const client = connect(values);
   if (values.tenant && values.key) {
-    const d = await unwrap(client.GET("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant: values.tenant, key: values.key } } }));
+    const d = await unwrap(
+      client.GET("/api/v1/tenants/{tenant}/documents/{key}", {
+        params: { path: { tenant: values.tenant, key: values.key } },
+      }),
+    );
     out(values, d, () => [
       `${d.tenant}/${d.key}: ${d.state}, version ${d.businessVersion}, search answers from ${d.searchVersion === null ? "no version" : `version ${d.searchVersion}`}${d.pinned ? " (pinned)" : ""}`,
       ...(d.lastError ? [`last error: ${d.lastError.code} ${d.lastError.message}`] : []),
@@ -108,22 +147,42 @@ export async function searchCmd(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...CONNECTION_OPTIONS, tenant: { type: "string" }, "top-k": { type: "string" }, mode: { type: "string" }, principal: { type: "string", multiple: true } },
+    options: {
+      ...CONNECTION_OPTIONS,
+      tenant: { type: "string" },
+      "top-k": { type: "string" },
+      mode: { type: "string" },
+      principal: { type: "string", multiple: true },
+    },
   });
   required("search", values, ["tenant"]);
   const query = positionals.join(" ").trim();
   if (!query) throw new UsageError("search needs a query: indexwright search --tenant T words to look for");
   const topK = values["top-k"] === undefined ? undefined : Number(values["top-k"]);
-  if (topK !== undefined && !Number.isInteger(topK)) throw new UsageError(`--top-k takes a whole number (got ${values["top-k"]})`);
+  if (topK !== undefined && !Number.isInteger(topK))
+    throw new UsageError(`--top-k takes a whole number (got ${values["top-k"]})`);
   const mode = values.mode as SearchBody["mode"];
-  if (mode !== undefined && !["vector", "text", "hybrid"].includes(mode)) throw new UsageError(`--mode is vector, text or hybrid (got ${values.mode})`);
+  if (mode !== undefined && !["vector", "text", "hybrid"].includes(mode))
+    throw new UsageError(`--mode is vector, text or hybrid (got ${values.mode})`);
   const r = await unwrap(
     connect(values).POST("/api/v1/tenants/{tenant}/search", {
       params: { path: { tenant: values.tenant! } },
-      body: { query, ...(topK !== undefined ? { topK } : {}), ...(mode ? { mode } : {}), ...(values.principal ? { principals: values.principal } : {}) },
+      body: {
+        query,
+        ...(topK !== undefined ? { topK } : {}),
+        ...(mode ? { mode } : {}),
+        ...(values.principal ? { principals: values.principal } : {}),
+      },
     }),
   );
-  out(values, r, () => (r.hits.length ? r.hits.map((h, i) => `${i + 1}. ${h.documentKey} v${h.versionNumber} ${h.score.toFixed(3)}${h.sectionPath ? `  ${h.sectionPath}` : ""}\n   ${h.text.replace(/\s+/g, " ").slice(0, 160)}`) : "no hits"));
+  out(values, r, () =>
+    r.hits.length
+      ? r.hits.map(
+          (h, i) =>
+            `${i + 1}. ${h.documentKey} v${h.versionNumber} ${h.score.toFixed(3)}${h.sectionPath ? `  ${h.sectionPath}` : ""}\n   ${h.text.replace(/\s+/g, " ").slice(0, 160)}`,
+        )
+      : "no hits",
+  );
 }
 
 export async function tasksCmd(argv: string[]): Promise<void> {
@@ -131,7 +190,15 @@ export async function tasksCmd(argv: string[]): Promise<void> {
   if (sub === "list") {
     const { values } = parseArgs({
       args: rest,
-      options: { ...CONNECTION_OPTIONS, status: { type: "string" }, tenant: { type: "string" }, type: { type: "string" }, "error-code": { type: "string" }, limit: { type: "string" }, cursor: { type: "string" } },
+      options: {
+        ...CONNECTION_OPTIONS,
+        status: { type: "string" },
+        tenant: { type: "string" },
+        type: { type: "string" },
+        "error-code": { type: "string" },
+        limit: { type: "string" },
+        cursor: { type: "string" },
+      },
     });
     const query = {
       ...(values.status ? { status: values.status } : {}),
@@ -146,7 +213,10 @@ export async function tasksCmd(argv: string[]): Promise<void> {
     out(values, page, () =>
       page.items.length
         ? [
-            ...page.items.map((t) => `${t.taskId.padStart(6)}  ${t.status.padEnd(10)} ${t.taskType.padEnd(7)} ${t.tenant}/${t.documentKey} v${t.versionNumber}  attempts ${t.attempts}/${t.maxAttempts}${t.errorCode ? `  ${t.errorCode}` : ""}`),
+            ...page.items.map(
+              (t) =>
+                `${t.taskId.padStart(6)}  ${t.status.padEnd(10)} ${t.taskType.padEnd(7)} ${t.tenant}/${t.documentKey} v${t.versionNumber}  attempts ${t.attempts}/${t.maxAttempts}${t.errorCode ? `  ${t.errorCode}` : ""}`,
+            ),
             ...(page.nextCursor ? [`more: --cursor ${page.nextCursor}`] : []),
           ]
         : "no tasks",
@@ -157,7 +227,14 @@ export async function tasksCmd(argv: string[]): Promise<void> {
     const { values, positionals } = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: { ...CONNECTION_OPTIONS, reason: { type: "string" }, dead: { type: "boolean" }, tenant: { type: "string" }, type: { type: "string" }, "error-code": { type: "string" } },
+      options: {
+        ...CONNECTION_OPTIONS,
+        reason: { type: "string" },
+        dead: { type: "boolean" },
+        tenant: { type: "string" },
+        type: { type: "string" },
+        "error-code": { type: "string" },
+      },
     });
     const client = connect(values);
     if (values.dead) {
@@ -176,53 +253,102 @@ export async function tasksCmd(argv: string[]): Promise<void> {
       out(values, r, () => `retried ${r.retried} DEAD task(s)${r.skipped ? `, skipped ${r.skipped} obsolete` : ""}`);
       return;
     }
-    if (!positionals.length) throw new UsageError("tasks retry needs task ids (or --dead to retry every DEAD task matching --tenant, --type, --error-code)");
+    if (!positionals.length)
+      throw new UsageError(
+        "tasks retry needs task ids (or --dead to retry every DEAD task matching --tenant, --type, --error-code)",
+      );
     const results: Schemas["TaskActionResult"][] = [];
     for (const taskId of positionals) {
-      results.push(await unwrap(client.POST("/api/v1/tasks/{taskId}/retry", { params: { path: { taskId } }, body: values.reason ? { reason: values.reason } : {} })));
+      results.push(
+        await unwrap(
+          client.POST("/api/v1/tasks/{taskId}/retry", {
+            params: { path: { taskId } },
+            body: values.reason ? { reason: values.reason } : {},
+          }),
+        ),
+      );
     }
     out(values, results.length === 1 ? results[0] : results, () => results.map((r) => `task ${r.taskId}: ${r.status}`));
     return;
   }
-  throw new UsageError("tasks list [--status S] [--tenant T] [--type T] [--error-code C] [--limit N] | tasks retry ID... [--reason R] | tasks retry --dead [filters]");
+  throw new UsageError(
+    "tasks list [--status S] [--tenant T] [--type T] [--error-code C] [--limit N] | tasks retry ID... [--reason R] | tasks retry --dead [filters]",
+  );
 }
 
 export async function deleteCmd(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { ...CONNECTION_OPTIONS, ...WAIT_OPTIONS, tenant: { type: "string" }, key: { type: "string" } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { ...CONNECTION_OPTIONS, ...WAIT_OPTIONS, tenant: { type: "string" }, key: { type: "string" } },
+  });
   required("delete", values, ["tenant", "key"]);
   const client = connect(values);
   const target = { tenant: values.tenant!, key: values.key! };
   const r = await unwrap(client.DELETE("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: target } }));
   const waited = values.wait ? await follow(client, values, target, { kind: "deleted", taskId: r.taskId }) : null;
-  out(values, waited ? { ...r, wait: waited } : r, () => [`${target.tenant}/${target.key}: delete queued (task ${r.taskId})`, ...(waited ? [describeWait(waited)] : [])]);
+  out(values, waited ? { ...r, wait: waited } : r, () => [
+    `${target.tenant}/${target.key}: delete queued (task ${r.taskId})`,
+    ...(waited ? [describeWait(waited)] : []),
+  ]);
 }
 
 export async function reindexCmd(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { ...CONNECTION_OPTIONS, ...WAIT_OPTIONS, tenant: { type: "string" }, key: { type: "string" } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { ...CONNECTION_OPTIONS, ...WAIT_OPTIONS, tenant: { type: "string" }, key: { type: "string" } },
+  });
   required("reindex", values, ["tenant", "key"]);
   const client = connect(values);
   const target = { tenant: values.tenant!, key: values.key! };
   const r = await unwrap(client.POST("/api/v1/tenants/{tenant}/documents/{key}/reindex", { params: { path: target } }));
   const waited = values.wait ? await follow(client, values, target, { kind: "rebuilt", taskId: r.taskId }) : null;
-  out(values, waited ? { ...r, wait: waited } : r, () => [`${target.tenant}/${target.key}: reindex queued (task ${r.taskId})`, ...(waited ? [describeWait(waited)] : [])]);
+  out(values, waited ? { ...r, wait: waited } : r, () => [
+    `${target.tenant}/${target.key}: reindex queued (task ${r.taskId})`,
+    ...(waited ? [describeWait(waited)] : []),
+  ]);
 }
 
 export async function rollbackCmd(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { ...CONNECTION_OPTIONS, tenant: { type: "string" }, key: { type: "string" }, "to-version": { type: "string" }, reason: { type: "string" } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      ...CONNECTION_OPTIONS,
+      tenant: { type: "string" },
+      key: { type: "string" },
+      "to-version": { type: "string" },
+      reason: { type: "string" },
+    },
+  });
   required("rollback", values, ["tenant", "key", "to-version", "reason"]);
   const toVersion = Number(values["to-version"]);
-  if (!Number.isInteger(toVersion) || toVersion < 1) throw new UsageError(`--to-version takes a version number (got ${values["to-version"]})`);
+  if (!Number.isInteger(toVersion) || toVersion < 1)
+    throw new UsageError(`--to-version takes a version number (got ${values["to-version"]})`);
   const r = await unwrap(
-    connect(values).POST("/api/v1/tenants/{tenant}/documents/{key}/rollback", { params: { path: { tenant: values.tenant!, key: values.key! } }, body: { toVersion, reason: values.reason! } }),
+    connect(values).POST("/api/v1/tenants/{tenant}/documents/{key}/rollback", {
+      params: { path: { tenant: values.tenant!, key: values.key! } },
+      body: { toVersion, reason: values.reason! },
+    }),
   );
-  out(values, r, () => `${r.tenant}/${r.key}: search answers from version ${r.searchVersion}, pinned until an unpin or the next publish`);
+  out(
+    values,
+    r,
+    () =>
+      `${r.tenant}/${r.key}: search answers from version ${r.searchVersion}, pinned until an unpin or the next publish`,
+  );
 }
 
 export async function syncCmd(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...CONNECTION_OPTIONS, ...WAIT_OPTIONS, tenant: { type: "string" }, prefix: { type: "string" }, "dry-run": { type: "boolean" }, concurrency: { type: "string" } },
+    options: {
+      ...CONNECTION_OPTIONS,
+      ...WAIT_OPTIONS,
+      tenant: { type: "string" },
+      prefix: { type: "string" },
+      "dry-run": { type: "boolean" },
+      concurrency: { type: "string" },
+    },
   });
   required("sync", values, ["tenant"]);
   if (positionals.length !== 1) throw new UsageError("sync needs one folder: indexwright sync DIR --tenant T");
@@ -233,7 +359,16 @@ export async function syncCmd(argv: string[]): Promise<void> {
   const tenant = values.tenant!;
   const { files, skipped } = await scanFolder(dir, prefix);
   const plan = planSync(files, await remoteDocuments(client, tenant, prefix, concurrency));
-  const report: { tenant: string; folder: string; prefix: string; dryRun: boolean; plan: SyncPlan; skipped: string[]; done?: unknown[]; wait?: Record<string, WaitOutcome> } = {
+  const report: {
+    tenant: string;
+    folder: string;
+    prefix: string;
+    dryRun: boolean;
+    plan: SyncPlan;
+    skipped: string[];
+    done?: unknown[];
+    wait?: Record<string, WaitOutcome>;
+  } = {
     tenant,
     folder: dir,
     prefix,
@@ -270,7 +405,9 @@ export async function syncCmd(argv: string[]): Promise<void> {
     ...plan.delete.map((d) =>
       limit(async () => {
         try {
-          const r = await unwrap(client.DELETE("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key: d.key } } }));
+          const r = await unwrap(
+            client.DELETE("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key: d.key } } }),
+          );
           goals.set(d.key, { kind: "deleted", taskId: r.taskId });
           return { action: "delete", key: d.key, ...r };
         } catch (err) {
@@ -296,13 +433,19 @@ export async function syncCmd(argv: string[]): Promise<void> {
 }
 
 /** Waits for every document a sync touched; a TTY shows one bar for all of them. */
-async function waitForAll(client: IndexwrightClient, tenant: string, goals: Map<string, Goal>, ms: number): Promise<Record<string, WaitOutcome>> {
+async function waitForAll(
+  client: IndexwrightClient,
+  tenant: string,
+  goals: Map<string, Goal>,
+  ms: number,
+): Promise<Record<string, WaitOutcome>> {
   const results: Record<string, WaitOutcome> = {};
   const tty = process.stderr.isTTY;
   const total = goals.size;
   const draw = () => {
     const n = Object.keys(results).length;
-    if (tty) process.stderr.write(`\rwaiting [${"#".repeat(Math.round((n / total) * 24)).padEnd(24, "-")}] ${n}/${total}`);
+    if (tty)
+      process.stderr.write(`\rwaiting [${"#".repeat(Math.round((n / total) * 24)).padEnd(24, "-")}] ${n}/${total}`);
   };
   draw();
   const limit = pLimit(4);
@@ -322,7 +465,9 @@ async function waitForAll(client: IndexwrightClient, tenant: string, goals: Map<
 }
 
 function errorBody(err: unknown) {
-  return err instanceof ApiRequestError ? { status: err.status, code: err.code, message: err.message } : { code: "CLIENT_ERROR", message: err instanceof Error ? err.message : String(err) };
+  return err instanceof ApiRequestError
+    ? { status: err.status, code: err.code, message: err.message }
+    : { code: "CLIENT_ERROR", message: err instanceof Error ? err.message : String(err) };
 }
 
 /** How main reports a failed command: the API's code and message, as JSON under --json. */
@@ -333,6 +478,9 @@ export function reportError(err: unknown, json: boolean): number {
     return 2;
   }
   if (json) printError(JSON.stringify({ error: errorBody(err) }));
-  else printError(err instanceof ApiRequestError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err));
+  else
+    printError(
+      err instanceof ApiRequestError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err),
+    );
   return 1;
 }

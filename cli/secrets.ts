@@ -23,7 +23,11 @@ export function writeSecret(file: string, value: string): void {
 }
 
 /** A secret kept under the data dir: read it, or make it once (0600). `created` says which. */
-export function fileSecret(dir: string, name: string, bytes: number): { value: string; file: string; created: boolean } {
+export function fileSecret(
+  dir: string,
+  name: string,
+  bytes: number,
+): { value: string; file: string; created: boolean } {
   const file = path.join(dir, name);
   if (existsSync(file)) {
     keepPrivate(file);
@@ -39,7 +43,10 @@ export function fileSecret(dir: string, name: string, bytes: number): { value: s
  * start's output ends up in terminals' scrollback and log collectors, and a token printed on every
  * start lands there on every start. Later starts say where it is kept.
  */
-export function bootstrapTokenLine(t: { value: string; file: string; created: boolean } | "configured", shown: (p: string) => string): string {
+export function bootstrapTokenLine(
+  t: { value: string; file: string; created: boolean } | "configured",
+  shown: (p: string) => string,
+): string {
   if (t === "configured") return "admin token: from INDEXWRIGHT_BOOTSTRAP_TOKEN";
   if (t.created) return `admin token: ${t.value}  (shown once; kept in ${shown(t.file)})`;
   return `admin token: kept in ${shown(t.file)} (rotate: npm run cli -- token rotate-bootstrap)`;

@@ -1,4 +1,14 @@
-import { environment, loadConfig, loadProxyConfig, loadReconcileConfig, oidcSettings, type Config, type OidcSettings, type ProxyConfig, type ReconcileConfig } from "../lib/config";
+import {
+  environment,
+  loadConfig,
+  loadProxyConfig,
+  loadReconcileConfig,
+  oidcSettings,
+  type Config,
+  type OidcSettings,
+  type ProxyConfig,
+  type ReconcileConfig,
+} from "../lib/config";
 import { createEmbedder } from "../lib/embedding";
 import { indexedVector } from "../lib/db/vector-index";
 import { checkAdminPassword } from "../lib/auth/users";
@@ -27,7 +37,12 @@ export function checkSettings(env: Record<string, string | undefined> = environm
     reconcile: loadReconcileConfig(env),
     proxy: loadProxyConfig(env),
     sso: oidcSettings(env),
-    embedding: { provider: cfg.EMBEDDING_PROVIDER, model: embedder.model, dimensions: embedder.dimensions, indexedAs: indexedVector(embedder.dimensions).type },
+    embedding: {
+      provider: cfg.EMBEDDING_PROVIDER,
+      model: embedder.model,
+      dimensions: embedder.dimensions,
+      indexedAs: indexedVector(embedder.dimensions).type,
+    },
   };
 }
 
@@ -52,6 +67,15 @@ export function describeSettings(s: Settings): Record<string, unknown> {
         return [k, v];
       }),
     );
-  const proxy = { TRUST_PROXY_HOPS: s.proxy.TRUST_PROXY_HOPS, TRUSTED_PROXY_ADDRESSES: s.proxy.TRUSTED_PROXY_ADDRESSES.rules };
-  return { ...mask(s.cfg as unknown as Record<string, unknown>), ...s.reconcile, ...proxy, sso: s.sso ? { issuer: s.sso.issuer, clientId: s.sso.clientId } : null, embedding: s.embedding };
+  const proxy = {
+    TRUST_PROXY_HOPS: s.proxy.TRUST_PROXY_HOPS,
+    TRUSTED_PROXY_ADDRESSES: s.proxy.TRUSTED_PROXY_ADDRESSES.rules,
+  };
+  return {
+    ...mask(s.cfg as unknown as Record<string, unknown>),
+    ...s.reconcile,
+    ...proxy,
+    sso: s.sso ? { issuer: s.sso.issuer, clientId: s.sso.clientId } : null,
+    embedding: s.embedding,
+  };
 }

@@ -37,7 +37,8 @@ function takeLock(dir: string): () => void {
     } catch {
       alive = false;
     }
-    if (alive && pid !== process.pid) throw new Error(`another Indexwright (pid ${pid}) is using ${dir}; stop it first`);
+    if (alive && pid !== process.pid)
+      throw new Error(`another Indexwright (pid ${pid}) is using ${dir}; stop it first`);
   }
   writeFileSync(file, String(process.pid));
   return () => rmSync(file, { force: true });
@@ -56,14 +57,20 @@ function sourceStamp(): string {
     }
   };
   for (const d of ["app", "components", "lib", "public"]) walk(path.join(ROOT, d));
-  for (const f of ["next.config.mjs", "package.json", "tsconfig.json"]) if (existsSync(f)) h.update(`${f}:${statSync(f).mtimeMs}\n`);
+  for (const f of ["next.config.mjs", "package.json", "tsconfig.json"])
+    if (existsSync(f)) h.update(`${f}:${statSync(f).mtimeMs}\n`);
   return h.digest("hex");
 }
 
 function ensureBuild(): void {
   const stampFile = path.join(ROOT, ".next", "indexwright-stamp");
   const stamp = sourceStamp();
-  if (existsSync(path.join(ROOT, ".next", "BUILD_ID")) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return;
+  if (
+    existsSync(path.join(ROOT, ".next", "BUILD_ID")) &&
+    existsSync(stampFile) &&
+    readFileSync(stampFile, "utf8") === stamp
+  )
+    return;
   say("building the dashboard (first run or sources changed; this takes a minute)…");
   const r = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "build"], {
     stdio: "inherit",
@@ -80,7 +87,9 @@ export async function start(argv: string[]): Promise<void> {
   if (envFiles.length > 0) say(`settings from ${envFiles.join(", ")} (variables set in the environment win)`);
   // Bad and contradictory settings stop start-up here, naming the variables (cli/settings.ts).
   const { cfg, sso, embedding } = checkSettings();
-  say(`embeddings: ${embedding.provider} ${embedding.model}, ${embedding.dimensions} dimensions (indexed as ${embedding.indexedAs})`);
+  say(
+    `embeddings: ${embedding.provider} ${embedding.model}, ${embedding.dimensions} dimensions (indexed as ${embedding.indexedAs})`,
+  );
   const dataDir = path.resolve(cfg.INDEXWRIGHT_DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
 
@@ -131,11 +140,14 @@ export async function start(argv: string[]): Promise<void> {
   }
   if (existsSync(path.join(dataDir, "admin-password"))) keepPrivate(path.join(dataDir, "admin-password"));
   // Rotated or revoked through the API since: the kept token no longer signs in, and start says so.
-  const boot = (await setup.query<{ token_hash: string | null }>(`SELECT token_hash FROM bootstrap_token WHERE id`)).rows[0];
+  const boot = (await setup.query<{ token_hash: string | null }>(`SELECT token_hash FROM bootstrap_token WHERE id`))
+    .rows[0];
   const tokenStale = boot !== undefined && boot.token_hash !== createHash("sha256").update(token).digest("hex");
   if (values.demo || setting("INDEXWRIGHT_DEMO") === "1") {
     const n = await seedDemo(setup);
-    say(n > 0 ? `demo: published ${n} sample versions in tenants acme and globex` : "demo: sample data already present");
+    say(
+      n > 0 ? `demo: published ${n} sample versions in tenants acme and globex` : "demo: sample data already present",
+    );
   }
   await setup.end();
 
@@ -166,17 +178,35 @@ export async function start(argv: string[]): Promise<void> {
 
   launch(
     "worker",
-    ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "cli", "main.ts"), "worker", "--concurrency", String(cfg.WORKER_CONCURRENCY), "--id", `embedded-${process.pid}`],
+    [
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      path.join(ROOT, "cli", "main.ts"),
+      "worker",
+      "--concurrency",
+      String(cfg.WORKER_CONCURRENCY),
+      "--id",
+      `embedded-${process.pid}`,
+    ],
     { INDEXWRIGHT_PROCESS: "worker" },
     true,
   );
   // Next behind our own HTTP server (cli/web.ts), which decides the client address; without the
   // react-server condition the worker needs, as Next resolves React's server builds itself.
-  launch("dashboard", ["--import", "tsx", path.join(ROOT, "cli", "web.ts")], { INDEXWRIGHT_PROCESS: "web", NODE_ENV: "production" }, false);
+  launch(
+    "dashboard",
+    ["--import", "tsx", path.join(ROOT, "cli", "web.ts")],
+    { INDEXWRIGHT_PROCESS: "web", NODE_ENV: "production" },
+    false,
+  );
 
   print(`dashboard: http://localhost:${cfg.PORT}`);
   print(`admin sign-in: ${adminNote}`);
-  if (sso) print(`single sign-on: ${sso.displayName} (${sso.issuer})${sso.defaultRole ? `, new people join as ${sso.defaultRole}` : ", only people an admin added"}`);
+  if (sso)
+    print(
+      `single sign-on: ${sso.displayName} (${sso.issuer})${sso.defaultRole ? `, new people join as ${sso.defaultRole}` : ", only people an admin added"}`,
+    );
   print(
     tokenStale
       ? `admin token: ${boot!.token_hash ? "rotated" : "revoked"} through the API; the one ${tokenFile ? `in ${display(tokenFile.file)}` : "in INDEXWRIGHT_BOOTSTRAP_TOKEN"} no longer signs in`

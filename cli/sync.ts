@@ -24,7 +24,10 @@ export function keyForPath(rel: string, prefix = ""): string {
       .split(/[\\/]+/)
       .map((part) => part.toLowerCase().replace(/[^a-z0-9._-]+/g, "-"))
       .join(".");
-  if (!KEY.test(key)) throw new Error(`${rel}: its key ${key} is not a valid document key ([a-z0-9][a-z0-9._-], at most 128 characters); rename the file or shorten --prefix`);
+  if (!KEY.test(key))
+    throw new Error(
+      `${rel}: its key ${key} is not a valid document key ([a-z0-9][a-z0-9._-], at most 128 characters); rename the file or shorten --prefix`,
+    );
   return key;
 }
 
@@ -46,11 +49,19 @@ export async function scanFolder(dir: string, prefix = ""): Promise<{ files: Loc
       continue;
     }
     const content = await readFile(abs);
-    files.push({ key: keyForPath(rel, prefix), rel, abs, checksum: createHash("sha256").update(content).digest("hex"), contentType, bytes: content.length });
+    files.push({
+      key: keyForPath(rel, prefix),
+      rel,
+      abs,
+      checksum: createHash("sha256").update(content).digest("hex"),
+      contentType,
+      bytes: content.length,
+    });
   }
   files.sort((a, b) => a.key.localeCompare(b.key));
   for (let i = 1; i < files.length; i++) {
-    if (files[i].key === files[i - 1].key) throw new Error(`${files[i - 1].rel} and ${files[i].rel} would both be document ${files[i].key}; rename one`);
+    if (files[i].key === files[i - 1].key)
+      throw new Error(`${files[i - 1].rel} and ${files[i].rel} would both be document ${files[i].key}; rename one`);
   }
   return { files, skipped: skipped.sort() };
 }
@@ -72,16 +83,24 @@ export function planSync(files: LocalFile[], remote: RemoteDoc[]): SyncPlan {
     else if (d.checksum !== f.checksum) plan.publish.push({ key: f.key, file: f.rel, reason: "changed" });
     else plan.unchanged.push(f.key);
   }
-  for (const d of remote) if (!local.has(d.key) && d.checksum !== null) plan.delete.push({ key: d.key, reason: "missing-locally" });
+  for (const d of remote)
+    if (!local.has(d.key) && d.checksum !== null) plan.delete.push({ key: d.key, reason: "missing-locally" });
   return plan;
 }
 
 /** The tenant's documents under the prefix, with their current version's checksum. */
-export async function remoteDocuments(client: IndexwrightClient, tenant: string, prefix: string, concurrency = 4): Promise<RemoteDoc[]> {
+export async function remoteDocuments(
+  client: IndexwrightClient,
+  tenant: string,
+  prefix: string,
+  concurrency = 4,
+): Promise<RemoteDoc[]> {
   const listed: { key: string; state: string }[] = [];
   let cursor: string | undefined;
   do {
-    const page = await unwrap(client.GET("/api/v1/documents", { params: { query: { tenant, limit: 200, ...(cursor ? { cursor } : {}) } } }));
+    const page = await unwrap(
+      client.GET("/api/v1/documents", { params: { query: { tenant, limit: 200, ...(cursor ? { cursor } : {}) } } }),
+    );
     for (const d of page.items) if (d.key.startsWith(prefix)) listed.push({ key: d.key, state: d.state });
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
@@ -90,7 +109,9 @@ export async function remoteDocuments(client: IndexwrightClient, tenant: string,
     listed.map((d) =>
       limit(async (): Promise<RemoteDoc> => {
         if (d.state === "DELETED") return { key: d.key, state: d.state, checksum: null };
-        const doc = await unwrap(client.GET("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key: d.key } } }));
+        const doc = await unwrap(
+          client.GET("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key: d.key } } }),
+        );
         const current = doc.versions.find((v) => v.versionNumber === doc.businessVersion);
         return { key: d.key, state: doc.state, checksum: doc.state === "DELETED" ? null : (current?.checksum ?? null) };
       }),
@@ -99,10 +120,19 @@ export async function remoteDocuments(client: IndexwrightClient, tenant: string,
 }
 
 /** Publishes one file as it is on disk: its bytes as base64, its content type from its extension. */
-export async function publishFile(client: IndexwrightClient, tenant: string, key: string, file: string, opts: { title?: string; contentType?: string; acl?: string[] } = {}) {
+export async function publishFile(
+  client: IndexwrightClient,
+  tenant: string,
+  key: string,
+  file: string,
+  opts: { title?: string; contentType?: string; acl?: string[] } = {},
+) {
   const content = await readFile(file);
   const contentType = opts.contentType ?? contentTypeOf(file);
-  if (!contentType) throw new Error(`${file}: unknown file type; pass --content-type (the server reads ${"Markdown, plain text, HTML, PDF and DOCX"})`);
+  if (!contentType)
+    throw new Error(
+      `${file}: unknown file type; pass --content-type (the server reads ${"Markdown, plain text, HTML, PDF and DOCX"})`,
+    );
   return unwrap(
     client.POST("/api/v1/tenants/{tenant}/documents/{key}/versions", {
       params: { path: { tenant, key } },

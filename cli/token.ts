@@ -22,7 +22,10 @@ export async function tokenCmd(argv: string[]): Promise<void> {
     // Replaces the file only where `start` keeps one; a token configured elsewhere is the operator's to replace.
     const saved = existsSync(file) && !setting("INDEXWRIGHT_BOOTSTRAP_TOKEN");
     if (saved) writeSecret(file, r.token);
-    if (values.json) return print(JSON.stringify({ ...r, token: values.print || !saved ? r.token : undefined, savedTo: saved ? file : null }));
+    if (values.json)
+      return print(
+        JSON.stringify({ ...r, token: values.print || !saved ? r.token : undefined, savedTo: saved ? file : null }),
+      );
     print(`bootstrap token rotated; ${r.sessionsEnded} session(s) opened with the old one ended`);
     if (saved) print(`the new token is kept in ${file}${values.print ? `: ${r.token}` : ""}`);
     else print(`new token (shown once; set it as INDEXWRIGHT_BOOTSTRAP_TOKEN for the next start): ${r.token}`);
@@ -31,7 +34,9 @@ export async function tokenCmd(argv: string[]): Promise<void> {
   if (sub === "revoke-bootstrap") {
     const r = await unwrap(client.DELETE("/api/v1/admin/bootstrap-token"));
     if (values.json) return print(JSON.stringify(r));
-    print(`bootstrap token revoked; ${r.sessionsEnded} session(s) ended. Rotate it (with another admin token) to issue a new one.`);
+    print(
+      `bootstrap token revoked; ${r.sessionsEnded} session(s) ended. Rotate it (with another admin token) to issue a new one.`,
+    );
     return;
   }
   throw new Error(`unknown token command: ${sub ?? "(none)"}; expected rotate-bootstrap or revoke-bootstrap`);

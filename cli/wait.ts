@@ -14,7 +14,11 @@ export type Goal =
 
 /** `held`: the version is built or closed, but search stays on an older one (a rollback's pin, a force-done) and nothing is building it. */
 export type WaitOutcome = "searchable" | "deleted" | "held" | "failed" | "timeout";
-export type WaitResult = { outcome: WaitOutcome; state: string | null; lastError: { code: string; message: string } | null };
+export type WaitResult = {
+  outcome: WaitOutcome;
+  state: string | null;
+  lastError: { code: string; message: string } | null;
+};
 
 /** The process exit code for an outcome: 0 done, 1 failed, 2 timed out. */
 export const exitCodeOf = (o: WaitOutcome) => (o === "failed" || o === "held" ? 1 : o === "timeout" ? 2 : 0);
@@ -27,7 +31,8 @@ export function judge(doc: Doc, goal: Goal): WaitOutcome | null {
   if (task?.status === "DEAD") return "failed";
   if (goal.kind === "deleted") return doc.state === "DELETED" ? "deleted" : null;
   if (goal.kind === "rebuilt") {
-    if (task?.status === "SUCCEEDED" || task?.status === "RESOLVED") return doc.state === "FAILED" ? "failed" : "searchable";
+    if (task?.status === "SUCCEEDED" || task?.status === "RESOLVED")
+      return doc.state === "FAILED" ? "failed" : "searchable";
     // Superseded by a newer publish, or no longer among the newest tasks: the document's state says.
     if (task && task.status !== "SUPERSEDED") return null;
     return doc.state === "SEARCHABLE" ? "searchable" : doc.state === "FAILED" ? "failed" : null;
@@ -63,7 +68,11 @@ export class ProgressReporter {
     if (this.out.isTTY) {
       // Work done (or nothing left to do) shows as a full bar, not an empty one.
       const finished = doc.state === "SEARCHABLE" || doc.state === "DELETED";
-      const line = `${this.label} ${finished ? bar(1, 1) : bar(p?.done ?? 0, p?.total ?? 0)} ${p ? `${p.done}/${p.total} chunks` : ""} ${doc.state}`.replace(/\s+/g, " ");
+      const line =
+        `${this.label} ${finished ? bar(1, 1) : bar(p?.done ?? 0, p?.total ?? 0)} ${p ? `${p.done}/${p.total} chunks` : ""} ${doc.state}`.replace(
+          /\s+/g,
+          " ",
+        );
       this.out.write(`\r${line.padEnd(Math.max(this.last.length, line.length))}`);
       this.last = line;
       this.drawn = true;

@@ -12,9 +12,20 @@ import { log } from "../lib/log";
 
 const NEXT_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-function sendJson(res: http.ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+function sendJson(
+  res: http.ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify({ error: { code, message } });
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), "cache-control": "no-store", ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -38,13 +49,21 @@ function refuseEarly(req: http.IncomingMessage, res: http.ServerResponse): boole
     }
     const route = routeFor(pathname);
     if (!route) sendJson(res, 404, "NOT_FOUND", `no API route at ${pathname}`);
-    else sendJson(res, 405, "METHOD_NOT_ALLOWED", `${method} is not allowed on ${pathname} (allowed: ${allowHeader(route.methods)})`, { allow: allowHeader(route.methods) });
+    else
+      sendJson(
+        res,
+        405,
+        "METHOD_NOT_ALLOWED",
+        `${method} is not allowed on ${pathname} (allowed: ${allowHeader(route.methods)})`,
+        { allow: allowHeader(route.methods) },
+      );
     return true;
   }
   // Node keeps the first of two Authorization headers and drops the rest; a proxy in front may keep
   // the last. Rather than act as whichever one we happened to read, refuse the request.
   let authorizations = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].toLowerCase() === "authorization") authorizations++;
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i].toLowerCase() === "authorization") authorizations++;
   if (authorizations > 1) {
     sendJson(res, 401, "UNAUTHORIZED", "send one Authorization header");
     return true;
@@ -68,7 +87,9 @@ export function createWebServer(handle: Handler, hops: number, proxies?: BlockLi
     if (refuseEarly(req, res)) return;
     const peer = clientAddress(req.socket.remoteAddress, undefined, 0);
     const viaProxy = hops > 0 && fromProxy(peer, proxies ?? DEFAULT_PROXY_NETWORKS);
-    req.headers["x-forwarded-for"] = viaProxy ? clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops, proxies ?? DEFAULT_PROXY_NETWORKS) : peer;
+    req.headers["x-forwarded-for"] = viaProxy
+      ? clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops, proxies ?? DEFAULT_PROXY_NETWORKS)
+      : peer;
     if (!viaProxy) {
       // Not from a proxy we trust, so nothing the caller says about the original host or scheme is
       // believed either: Next fills these in from the connection (they decide the same-origin check
@@ -84,7 +105,10 @@ export function createWebServer(handle: Handler, hops: number, proxies?: BlockLi
       .then(() => handle(req, res))
       .catch((err: unknown) => {
         // The path only: a query string can carry a sign-in code or a token.
-        log.error({ err, method: req.method, path: (req.url ?? "").split("?")[0] }, "unhandled error in the web server");
+        log.error(
+          { err, method: req.method, path: (req.url ?? "").split("?")[0] },
+          "unhandled error in the web server",
+        );
         if (!res.headersSent) {
           res.writeHead(500, { "content-type": "application/json; charset=utf-8" });
           res.end(JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "internal error" } }));
@@ -109,7 +133,10 @@ async function main(): Promise<void> {
     server.once("error", reject);
     server.listen(cfg.PORT, () => resolve());
   });
-  log.info({ port: cfg.PORT, trustedProxyHops: hops }, `listening on port ${cfg.PORT}, client address from ${hops === 0 ? "the connection (no trusted proxies)" : `X-Forwarded-For, ${hops} trusted proxy hop(s)`}`);
+  log.info(
+    { port: cfg.PORT, trustedProxyHops: hops },
+    `listening on port ${cfg.PORT}, client address from ${hops === 0 ? "the connection (no trusted proxies)" : `X-Forwarded-For, ${hops} trusted proxy hop(s)`}`,
+  );
 
   let closing = false;
   const stop = async (signal: NodeJS.Signals) => {

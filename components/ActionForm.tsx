@@ -53,7 +53,8 @@ export function ActionForm({
       {children}
       {error ? (
         <div className="form-error" role="alert" data-testid="action-error">
-          {isApiError(error) ? <code className="code-chip code-chip--danger">{error.code}</code> : null} {errorText(error)}
+          {isApiError(error) ? <code className="code-chip code-chip--danger">{error.code}</code> : null}{" "}
+          {errorText(error)}
         </div>
       ) : null}
       <footer className="dialog__footer">
@@ -86,7 +87,15 @@ type ReasonProps = {
 };
 
 /** The "Reason" textarea shared by operator actions (recorded in the audit log). */
-export function ReasonField({ id, value, onChange, required = false, error, hint, testId = "action-reason" }: ReasonProps) {
+export function ReasonField({
+  id,
+  value,
+  onChange,
+  required = false,
+  error,
+  hint,
+  testId = "action-reason",
+}: ReasonProps) {
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
   return (
@@ -135,7 +144,11 @@ type DialogMutation = { isPending: boolean; isError: boolean; reset: () => void 
  * clears the mutation's result. After a failed operator action it also refreshes the operational
  * views (the refusal may mean they are stale); admin dialogs opt out with `refreshAfterError: false`.
  */
-export function useDialogClose(mutation: DialogMutation, onClose: () => void, { refreshAfterError = true } = {}): () => void {
+export function useDialogClose(
+  mutation: DialogMutation,
+  onClose: () => void,
+  { refreshAfterError = true } = {},
+): () => void {
   const refresh = useRefreshOnCloseAfterError();
   return () => {
     if (mutation.isPending) return;

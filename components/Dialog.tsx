@@ -23,7 +23,17 @@ const FOCUSABLE =
  * Modal dialog on the native <dialog> element: showModal() makes the rest of the page inert, Esc
  * closes it, Tab wraps inside it, and focus goes back to whatever opened it.
  */
-export function Dialog({ open, onClose, title, description, children, busy = false, initialFocusId, size = "md", testId }: Props) {
+export function Dialog({
+  open,
+  onClose,
+  title,
+  description,
+  children,
+  busy = false,
+  initialFocusId,
+  size = "md",
+  testId,
+}: Props) {
   const ref = useRef<HTMLDialogElement>(null);
   const returnFocus = useRef<HTMLElement | null>(null);
   const titleId = useId();
@@ -60,7 +70,9 @@ export function Dialog({ open, onClose, title, description, children, busy = fal
     if (e.key !== "Tab") return;
     const dialog = ref.current;
     if (!dialog) return;
-    const items = Array.from(dialog.querySelectorAll<HTMLElement>(FOCUSABLE)).filter((el) => el.offsetParent !== null || el === document.activeElement);
+    const items = Array.from(dialog.querySelectorAll<HTMLElement>(FOCUSABLE)).filter(
+      (el) => el.offsetParent !== null || el === document.activeElement,
+    );
     if (items.length === 0) return;
     const first = items[0];
     const last = items[items.length - 1];

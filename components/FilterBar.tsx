@@ -29,10 +29,22 @@ export function FilterBar({ label, filtered, onClear, fetching, testId, clearTes
     if (hadFocus) form.current?.querySelector<HTMLElement>("input, select")?.focus();
   }
   return (
-    <form ref={form} className="toolbar" role="search" aria-label={label} onSubmit={(e) => e.preventDefault()} data-testid={testId}>
+    <form
+      ref={form}
+      className="toolbar"
+      role="search"
+      aria-label={label}
+      onSubmit={(e) => e.preventDefault()}
+      data-testid={testId}
+    >
       {children}
       {filtered ? (
-        <button type="button" className="btn btn--ghost btn--sm toolbar__clear" onClick={clear} data-testid={clearTestId}>
+        <button
+          type="button"
+          className="btn btn--ghost btn--sm toolbar__clear"
+          onClick={clear}
+          data-testid={clearTestId}
+        >
           Clear filters
         </button>
       ) : null}
@@ -44,7 +56,17 @@ export function FilterBar({ label, filtered, onClear, fetching, testId, clearTes
 type FieldWidth = "narrow" | "grow" | "time";
 
 /** One labelled control of a filter bar; the caller's control carries `id`. */
-export function FilterField({ id, label, width, children }: { id: string; label: ReactNode; width?: FieldWidth; children: ReactNode }) {
+export function FilterField({
+  id,
+  label,
+  width,
+  children,
+}: {
+  id: string;
+  label: ReactNode;
+  width?: FieldWidth;
+  children: ReactNode;
+}) {
   return (
     <div className={`field field--inline${width ? ` field--${width}` : ""}`}>
       <label htmlFor={id} className="field__label">
@@ -70,7 +92,17 @@ type FilterSelectProps<T extends string> = {
 };
 
 /** A select of a filter bar: empty is "all", any other value filters. */
-export function FilterSelect<T extends string>({ label, value, onChange, all, options = [], optionLabel = (v) => v, width, testId, children }: FilterSelectProps<T>) {
+export function FilterSelect<T extends string>({
+  label,
+  value,
+  onChange,
+  all,
+  options = [],
+  optionLabel = (v) => v,
+  width,
+  testId,
+  children,
+}: FilterSelectProps<T>) {
   const id = useId();
   return (
     <FilterField id={id} label={label} width={width}>
@@ -103,7 +135,17 @@ export function TenantFilter({ value, tenants, onChange, testId }: TenantFilterP
     const n = known.get(id);
     return n && n !== id ? `${n} (${id})` : id;
   };
-  return <FilterSelect label="Tenant" value={value} onChange={onChange} all="All tenants" options={ids} optionLabel={name} testId={testId} />;
+  return (
+    <FilterSelect
+      label="Tenant"
+      value={value}
+      onChange={onChange}
+      all="All tenants"
+      options={ids}
+      optionLabel={name}
+      testId={testId}
+    />
+  );
 }
 
 /** The "Live" dot at the end of a list's filter bar; it pulses while a refresh is in flight. */

@@ -28,7 +28,13 @@ export function ErrorState({ title = "Something went wrong", message, code, onRe
         {code ? <code className="code-chip code-chip--danger">{code}</code> : null} {message}
       </p>
       {onRetry ? (
-        <button type="button" className="btn btn--secondary" onClick={onRetry} disabled={retrying} aria-busy={retrying || undefined}>
+        <button
+          type="button"
+          className="btn btn--secondary"
+          onClick={onRetry}
+          disabled={retrying}
+          aria-busy={retrying || undefined}
+        >
           {retrying ? "Retrying…" : "Retry"}
         </button>
       ) : null}
@@ -37,7 +43,13 @@ export function ErrorState({ title = "Something went wrong", message, code, onRe
 }
 
 /** What the query-driven states need from a React Query result. */
-export type QueryLike = { isError: boolean; error: unknown; data: unknown; refetch: () => unknown; isRefetching: boolean };
+export type QueryLike = {
+  isError: boolean;
+  error: unknown;
+  data: unknown;
+  refetch: () => unknown;
+  isRefetching: boolean;
+};
 
 /** ErrorState for a query that failed with no data to show: the API error code, its message and a Retry. */
 export function QueryErrorState({ title, query }: { title: string; query: QueryLike }) {
@@ -66,7 +78,15 @@ export function StaleDataBanner({ query }: { query: Pick<QueryLike, "isError" | 
 }
 
 /** Grey shimmer placeholder rows in the shape of a table. */
-export function TableSkeleton({ rows = 6, columns = 6, label = "Loading" }: { rows?: number; columns?: number; label?: string }) {
+export function TableSkeleton({
+  rows = 6,
+  columns = 6,
+  label = "Loading",
+}: {
+  rows?: number;
+  columns?: number;
+  label?: string;
+}) {
   return (
     <div className="table-wrap" aria-busy="true" data-testid="table-skeleton">
       <span className="visually-hidden" role="status">

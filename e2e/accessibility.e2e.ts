@@ -37,7 +37,9 @@ async function settled(page: Page): Promise<void> {
   await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
 }
 
-test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no serious or critical violations", async ({ page }) => {
+test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no serious or critical violations", async ({
+  page,
+}) => {
   // Seeding, a dozen pages in two themes and up to a minute's wait for the chart history.
   test.setTimeout(600_000);
   const findings: Finding[] = [];
@@ -72,7 +74,22 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
         (v.impact === "serious" || v.impact === "critical" ? findings : minor).push(f);
       }
       await test.info().attach(`axe-${file}.json`, {
-        body: JSON.stringify({ url: page.url(), colorScheme: scheme, violations: results.violations, incomplete: results.incomplete.map((i) => ({ id: i.id, nodes: i.nodes.map((n) => ({ target: n.target.join(" "), why: n.any.concat(n.all, n.none).map((c) => c.message) })) })) }, null, 2),
+        body: JSON.stringify(
+          {
+            url: page.url(),
+            colorScheme: scheme,
+            violations: results.violations,
+            incomplete: results.incomplete.map((i) => ({
+              id: i.id,
+              nodes: i.nodes.map((n) => ({
+                target: n.target.join(" "),
+                why: n.any.concat(n.all, n.none).map((c) => c.message),
+              })),
+            })),
+          },
+          null,
+          2,
+        ),
         contentType: "application/json",
       });
       await saveScreenshot(page, test.info().outputPath(`a11y-${String(audited).padStart(2, "0")}-${file}.png`));
@@ -103,8 +120,17 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
 
   let taskId = "";
   await test.step("seed one searchable and one failing document", async () => {
-    await publish(goodKey, { title: "Accessible notes", contentType: "text/markdown", content: `# Accessible notes\n\n## Birds\n\n${sentence}\n` });
-    await publish(badKey, { title: "Broken scan", contentType: "application/pdf", contentEncoding: "base64", content: NOT_A_PDF });
+    await publish(goodKey, {
+      title: "Accessible notes",
+      contentType: "text/markdown",
+      content: `# Accessible notes\n\n## Birds\n\n${sentence}\n`,
+    });
+    await publish(badKey, {
+      title: "Broken scan",
+      contentType: "application/pdf",
+      contentEncoding: "base64",
+      content: NOT_A_PDF,
+    });
     await waitForState(goodKey, "SEARCHABLE");
     const bad = await waitForState(badKey, "FAILED");
     taskId = String(bad.tasks[0]?.taskId ?? "");
@@ -160,13 +186,29 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
 
   await test.step("document pinned by a rollback: pin note, then the unpin dialog open", async () => {
     const pinKey = uniqueKey("e2e-a11y-pin");
-    await publish(pinKey, { title: "Pinned notes", contentType: "text/markdown", content: "# Pinned notes\n\nFirst edition.\n" });
+    await publish(pinKey, {
+      title: "Pinned notes",
+      contentType: "text/markdown",
+      content: "# Pinned notes\n\nFirst edition.\n",
+    });
     await waitForState(pinKey, "SEARCHABLE");
-    await publish(pinKey, { title: "Pinned notes", contentType: "text/markdown", content: "# Pinned notes\n\nSecond edition.\n" });
+    await publish(pinKey, {
+      title: "Pinned notes",
+      contentType: "text/markdown",
+      content: "# Pinned notes\n\nSecond edition.\n",
+    });
     await expect
-      .poll(async () => (await waitForState(pinKey, "SEARCHABLE")).searchVersion, { timeout: 90_000, intervals: [250, 500, 1000] })
+      .poll(async () => (await waitForState(pinKey, "SEARCHABLE")).searchVersion, {
+        timeout: 90_000,
+        intervals: [250, 500, 1000],
+      })
       .toBe(2);
-    await unwrap(apiClient().POST("/api/v1/tenants/{tenant}/documents/{key}/rollback", { params: { path: { tenant: TENANT, key: pinKey } }, body: { toVersion: 1, reason: "accessibility check" } }));
+    await unwrap(
+      apiClient().POST("/api/v1/tenants/{tenant}/documents/{key}/rollback", {
+        params: { path: { tenant: TENANT, key: pinKey } },
+        body: { toVersion: 1, reason: "accessibility check" },
+      }),
+    );
     await visit("document-pinned", `/documents/${TENANT}/${pinKey}`, "Pinned notes");
     await expect(page.getByTestId("pin-note")).toBeVisible();
     await page.getByTestId("action-unpin").click();
@@ -197,7 +239,9 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
   await test.step("a tenant-limited viewer: own search, a refused widening, and the fleet-only Workers page", async () => {
     const email = `${uniqueKey("e2e-a11y-viewer")}@example.com`;
     const password = "lichen-harbour-compass-29";
-    await unwrap(apiClient().POST("/api/v1/admin/users", { body: { email, password, role: "viewer", tenants: [TENANT] } }));
+    await unwrap(
+      apiClient().POST("/api/v1/admin/users", { body: { email, password, role: "viewer", tenants: [TENANT] } }),
+    );
     await signOut(page);
     await signInWithPassword(page, email, password);
     await settled(page);
@@ -219,8 +263,13 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
   });
 
   const format = (list: Finding[]) =>
-    list.map((f) => `[${f.page}] ${f.id} (${f.impact}): ${f.help}\n    ${f.helpUrl}\n    targets: ${f.targets.join(" | ")}`).join("\n");
-  if (minor.length > 0) console.log(`axe: ${minor.length} minor/moderate finding(s), not failing the test:\n${format(minor)}`);
+    list
+      .map(
+        (f) => `[${f.page}] ${f.id} (${f.impact}): ${f.help}\n    ${f.helpUrl}\n    targets: ${f.targets.join(" | ")}`,
+      )
+      .join("\n");
+  if (minor.length > 0)
+    console.log(`axe: ${minor.length} minor/moderate finding(s), not failing the test:\n${format(minor)}`);
   if (findings.length > 0) console.log(`axe: ${findings.length} serious/critical finding(s):\n${format(findings)}`);
   expect(findings, `serious or critical axe violations:\n${format(findings)}`).toEqual([]);
 });

@@ -10,14 +10,20 @@ async function openAdmin(page: Page): Promise<void> {
   await expect(page.getByRole("heading", { level: 1, name: "Admin" })).toBeVisible();
 }
 
-test("admin creates a viewer token in the UI; signed in with it, the viewer can look but not act", async ({ signedIn: page, context }) => {
+test("admin creates a viewer token in the UI; signed in with it, the viewer can look but not act", async ({
+  signedIn: page,
+  context,
+}) => {
   const shot = shooter(page);
   const key = uniqueKey("e2e-admin-doc");
   const tokenName = uniqueKey("viewer-bot");
   let secret = "";
 
   await test.step("publish a document with the admin token", async () => {
-    await publishVersion(TENANT, key, { title: "Viewer check", content: "# Viewer check\n\nOnly admins and maintainers may change this.\n" });
+    await publishVersion(TENANT, key, {
+      title: "Viewer check",
+      content: "# Viewer check\n\nOnly admins and maintainers may change this.\n",
+    });
   });
 
   await test.step("open Admin from the navigation", async () => {
@@ -139,7 +145,10 @@ test("admin creates a viewer token in the UI; signed in with it, the viewer can 
     });
     expect(publish.status(), await publish.text()).toBe(403);
     expect((await publish.json()).error.code).toBe("FORBIDDEN");
-    const reindex = await page.request.post(`/api/v1/tenants/${TENANT}/documents/${key}/reindex`, { headers: viewer, data: {} });
+    const reindex = await page.request.post(`/api/v1/tenants/${TENANT}/documents/${key}/reindex`, {
+      headers: viewer,
+      data: {},
+    });
     expect(reindex.status(), await reindex.text()).toBe(403);
     expect((await reindex.json()).error.code).toBe("FORBIDDEN");
     const tokens = await page.request.get("/api/v1/admin/tokens", { headers: viewer });
@@ -163,7 +172,9 @@ test("admin creates a viewer token in the UI; signed in with it, the viewer can 
     await expect(row.getByTestId("token-revoke")).toHaveCount(0);
     await shot("10-token-revoked.png");
 
-    const after = await page.request.get(`/api/v1/tenants/${TENANT}/documents/${key}`, { headers: { authorization: `Bearer ${secret}` } });
+    const after = await page.request.get(`/api/v1/tenants/${TENANT}/documents/${key}`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
     expect(after.status()).toBe(401);
   });
 });
@@ -325,9 +336,17 @@ test("sign-in tabs work from the keyboard, and 401 / 429 answers are explained",
   await expect(tokenTab).toHaveAttribute("aria-selected", "true");
 
   // The server's answers are stubbed here, so that no real failures count towards the rate limit.
-  let answer: { status: number; code: string; message: string } = { status: 401, code: "UNAUTHORIZED", message: "that token is not valid" };
+  let answer: { status: number; code: string; message: string } = {
+    status: 401,
+    code: "UNAUTHORIZED",
+    message: "that token is not valid",
+  };
   await page.route("**/api/auth/signin", (route) =>
-    route.fulfill({ status: answer.status, contentType: "application/json", body: JSON.stringify({ error: { code: answer.code, message: answer.message } }) }),
+    route.fulfill({
+      status: answer.status,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { code: answer.code, message: answer.message } }),
+    }),
   );
 
   await panel.getByLabel("Access token").fill("iw_not-a-real-token");
@@ -350,7 +369,9 @@ test("sign-in tabs work from the keyboard, and 401 / 429 answers are explained",
   await shot("22-signin-429.png");
 });
 
-test("person's tokens act as a chosen user; application tokens carry capabilities; a tenant-limited admin grants only its tenants", async ({ signedIn: page }) => {
+test("person's tokens act as a chosen user; application tokens carry capabilities; a tenant-limited admin grants only its tenants", async ({
+  signedIn: page,
+}) => {
   const shot = shooter(page);
   const password = "copper-lantern-harbour-58";
   const person = `${uniqueKey("e2e-person")}@example.com`;
@@ -410,11 +431,16 @@ test("person's tokens act as a chosen user; application tokens carry capabilitie
     await shot("32-application-token-capabilities.png");
     await dialog.getByTestId("token-create-submit").click();
     const secretDialog = page.getByRole("dialog", { name: "Copy your new token" });
-    await expect(secretDialog.getByTestId("token-secret-view")).toContainText("may search on behalf of end users, may read /api/metrics");
+    await expect(secretDialog.getByTestId("token-secret-view")).toContainText(
+      "may search on behalf of end users, may read /api/metrics",
+    );
     await secretDialog.getByTestId("token-secret-done").click();
     const row = page.locator(`[data-testid="token-row"][data-name="${appToken}"]`);
     await expect(row).toHaveAttribute("data-kind", "application");
-    await expect(row.getByTestId("token-capabilities-cell").locator(".chip")).toHaveText(["End-user search", "Metrics"]);
+    await expect(row.getByTestId("token-capabilities-cell").locator(".chip")).toHaveText([
+      "End-user search",
+      "Metrics",
+    ]);
     await shot("33-tokens-table.png");
   });
 
@@ -425,7 +451,9 @@ test("person's tokens act as a chosen user; application tokens carry capabilitie
         ? route.fulfill({
             status: 403,
             contentType: "application/json",
-            body: JSON.stringify({ error: { code: "GRANT_EXCEEDS_OWN", message: "you cannot grant globex: you do not hold it" } }),
+            body: JSON.stringify({
+              error: { code: "GRANT_EXCEEDS_OWN", message: "you cannot grant globex: you do not hold it" },
+            }),
           })
         : route.fallback(),
     );

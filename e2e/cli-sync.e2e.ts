@@ -18,8 +18,16 @@ type Run = { code: number | null; stdout: string; stderr: string };
 /** Runs the CLI from a folder of its own (no .env files) with only the connection it is given. */
 function cli(cwd: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "silent" } as unknown as NodeJS.ProcessEnv;
-    const child = spawn(process.execPath, [BIN, ...args, "--url", APP_URL, "--token", E2E_TOKEN], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      LOG_LEVEL: "silent",
+    } as unknown as NodeJS.ProcessEnv;
+    const child = spawn(process.execPath, [BIN, ...args, "--url", APP_URL, "--token", E2E_TOKEN], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -32,7 +40,11 @@ function cli(cwd: string, ...args: string[]): Promise<Run> {
 /** The --json report of a sync (the plan, what was sent, how each wait ended). */
 type SyncReport = {
   dryRun: boolean;
-  plan: { publish: { key: string; file?: string; reason: string }[]; delete: { key: string; reason: string }[]; unchanged: string[] };
+  plan: {
+    publish: { key: string; file?: string; reason: string }[];
+    delete: { key: string; reason: string }[];
+    unchanged: string[];
+  };
   done?: { action: string; key: string }[];
   wait?: Record<string, string>;
 };
@@ -42,7 +54,9 @@ function report(r: Run): SyncReport {
   return JSON.parse(r.stdout) as SyncReport;
 }
 
-test("a folder synced with the CLI: published, then changed and pruned, then nothing to send", async ({ signedIn: page }) => {
+test("a folder synced with the CLI: published, then changed and pruned, then nothing to send", async ({
+  signedIn: page,
+}) => {
   const shot = shooter(page);
   const tenant = uniqueKey("e2e-sync").slice(0, 60);
   const dir = await mkdtemp(path.join(tmpdir(), "iw-e2e-sync-"));
@@ -53,12 +67,25 @@ test("a folder synced with the CLI: published, then changed and pruned, then not
     await test.step("a folder with Markdown, HTML and a PDF is synced and waited for", async () => {
       await writeFile(path.join(dir, "guide.md"), "# Harbour guide\n\nBoats moor on the east quay after dusk.\n");
       await writeFile(path.join(dir, "notes.md"), "# Notes\n\nThe ferry timetable changes in spring.\n");
-      await writeFile(path.join(dir, "page.html"), "<html><head><title>Tides</title></head><body><h1>Tides</h1><p>High water is at noon.</p></body></html>");
+      await writeFile(
+        path.join(dir, "page.html"),
+        "<html><head><title>Tides</title></head><body><h1>Tides</h1><p>High water is at noon.</p></body></html>",
+      );
       await writeFile(path.join(dir, "manual.pdf"), makePdf([["Lighthouse keepers trim the wick at dusk."]]));
       const first = report(await cli(cwd, "sync", dir, "--tenant", tenant, "--wait", "--json"));
-      expect(first.plan.publish.map((p) => `${p.reason} ${p.key}`)).toEqual(["new guide.md", "new manual.pdf", "new notes.md", "new page.html"]);
+      expect(first.plan.publish.map((p) => `${p.reason} ${p.key}`)).toEqual([
+        "new guide.md",
+        "new manual.pdf",
+        "new notes.md",
+        "new page.html",
+      ]);
       expect(first.plan.delete).toEqual([]);
-      expect(first.wait).toEqual({ "guide.md": "searchable", "manual.pdf": "searchable", "notes.md": "searchable", "page.html": "searchable" });
+      expect(first.wait).toEqual({
+        "guide.md": "searchable",
+        "manual.pdf": "searchable",
+        "notes.md": "searchable",
+        "page.html": "searchable",
+      });
     });
 
     await test.step("the tenant's documents list shows the four documents SEARCHABLE", async () => {
@@ -73,7 +100,10 @@ test("a folder synced with the CLI: published, then changed and pruned, then not
     });
 
     await test.step("one file changed, one removed: the dry run prints the plan and sends nothing", async () => {
-      await writeFile(path.join(dir, "guide.md"), "# Harbour guide\n\nBoats moor on the west quay after dusk; the east quay is closed for repairs.\n");
+      await writeFile(
+        path.join(dir, "guide.md"),
+        "# Harbour guide\n\nBoats moor on the west quay after dusk; the east quay is closed for repairs.\n",
+      );
       await unlink(path.join(dir, "notes.md"));
       const dry = await cli(cwd, "sync", dir, "--tenant", tenant, "--dry-run");
       expect(dry.code, dry.stderr).toBe(0);
@@ -108,7 +138,9 @@ test("a folder synced with the CLI: published, then changed and pruned, then not
       await expect(row("guide.md").locator(".cell-versions")).toHaveText("v2 / v2");
       // The list either leaves deleted documents out or shows them as DELETED.
       await expect
-        .poll(async () => ((await row("notes.md").count()) === 0 ? "gone" : await row("notes.md").getAttribute("data-state")))
+        .poll(async () =>
+          (await row("notes.md").count()) === 0 ? "gone" : await row("notes.md").getAttribute("data-state"),
+        )
         .toMatch(/^(gone|DELETED)$/);
       await expect(row("manual.pdf")).toHaveAttribute("data-state", "SEARCHABLE");
       await expect(row("page.html")).toHaveAttribute("data-state", "SEARCHABLE");

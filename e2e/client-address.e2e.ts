@@ -7,7 +7,10 @@ import { expect, test } from "./fixtures";
 test("a spoofed X-Forwarded-For does not dodge sign-in throttling", async ({ request }) => {
   const email = `spoofer-${Date.now().toString(36)}@example.test`;
   const attempt = (password: string, forwardedFor: string) =>
-    request.post("/api/auth/signin", { data: { email, password }, headers: { "x-forwarded-for": forwardedFor, "x-real-ip": forwardedFor } });
+    request.post("/api/auth/signin", {
+      data: { email, password },
+      headers: { "x-forwarded-for": forwardedFor, "x-real-ip": forwardedFor },
+    });
 
   for (let i = 1; i <= 5; i++) expect((await attempt(`wrong-${i}`, `198.51.100.${i}`)).status()).toBe(401);
   const blocked = await attempt("wrong-6", "203.0.113.200");

@@ -15,24 +15,32 @@ function watch(page: Page, where: () => string): Violation[] {
   // Injected by Playwright outside the page's CSP, before any page script runs.
   void page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) => {
-      console.error(`[csp-violation] ${e.violatedDirective} blocked ${e.blockedURI || "(inline)"} at ${e.sourceFile}:${e.lineNumber}`);
+      console.error(
+        `[csp-violation] ${e.violatedDirective} blocked ${e.blockedURI || "(inline)"} at ${e.sourceFile}:${e.lineNumber}`,
+      );
     });
   });
   page.on("console", (m) => {
     const text = m.text();
-    if (text.startsWith("[csp-violation]") || /Content Security Policy/i.test(text)) seen.push({ page: where(), what: text });
+    if (text.startsWith("[csp-violation]") || /Content Security Policy/i.test(text))
+      seen.push({ page: where(), what: text });
   });
   page.on("pageerror", (err) => seen.push({ page: where(), what: `page error: ${err.message}` }));
   return seen;
 }
 
-test("every page loads under the Content-Security-Policy with no violation; the policy forbids framing", async ({ page }) => {
+test("every page loads under the Content-Security-Policy with no violation; the policy forbids framing", async ({
+  page,
+}) => {
   test.setTimeout(300_000);
   let current = "(none)";
   const violations = watch(page, () => current);
 
   const key = uniqueKey("e2e-csp");
-  await publishVersion(TENANT, key, { title: "CSP notes", content: "# CSP notes\n\nHerons audit the policy at dawn.\n" });
+  await publishVersion(TENANT, key, {
+    title: "CSP notes",
+    content: "# CSP notes\n\nHerons audit the policy at dawn.\n",
+  });
   await waitSearchable(TENANT, key);
   const taskId = String((await getDocument(TENANT, key)).tasks[0]?.taskId ?? "");
   expect(taskId).not.toBe("");

@@ -13,7 +13,11 @@ export const E2E_TOKEN = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN ?? "e2e-bootstr
  * Unique keys still keep tests independent of each other within one run.
  */
 export function uniqueKey(prefix = "e2e-doc"): string {
-  const safe = prefix.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "") || "e2e";
+  const safe =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, "-")
+      .replace(/^[^a-z0-9]+/, "") || "e2e";
   return `${safe}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`.slice(0, 128);
 }
 
@@ -71,7 +75,9 @@ export async function saveScreenshot(page: Page, path: string): Promise<void> {
 export async function switchTheme(page: Page, scheme: "light" | "dark"): Promise<void> {
   await page.emulateMedia({ colorScheme: scheme });
   await page.waitForFunction(() =>
-    document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getComputedTiming().endTime === Infinity),
+    document
+      .getAnimations()
+      .every((a) => a.playState !== "running" || a.effect?.getComputedTiming().endTime === Infinity),
   );
 }
 

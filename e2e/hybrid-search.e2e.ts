@@ -11,24 +11,36 @@ const MANUAL =
   "Before servicing the circulation pump, isolate the supply, drain the housing and let the unit cool for at least thirty minutes. " +
   `Replace the impeller seal kit ${CODE} every two years or after any dry running, and check the bearing for play while the cover is off. ` +
   "Refill slowly, bleed the air from the top vent and watch the pressure gauge settle before restoring power to the controller.\n";
-const LOOKALIKES = ["XQ-7731-C", "XQ-7731-D", "XQ-7713-B", "XQ-7731-E", "XQ-7371-B", "XQ-7731-F", "XQ-1773-B", "XQ-7731-G"];
+const LOOKALIKES = [
+  "XQ-7731-C",
+  "XQ-7731-D",
+  "XQ-7713-B",
+  "XQ-7731-E",
+  "XQ-7371-B",
+  "XQ-7731-F",
+  "XQ-1773-B",
+  "XQ-7731-G",
+];
 
 async function publishDoc(tenant: string, key: string, content: string) {
   const r = await publishVersion(tenant, key, { content });
   expect(r.taskId, `publish ${tenant}/${key} queued no task`).not.toBeNull();
 }
 
-test("hybrid search finds a document by an exact product code that vector search misses", async ({ signedIn: page }) => {
+test("hybrid search finds a document by an exact product code that vector search misses", async ({
+  signedIn: page,
+}) => {
   const tenant = uniqueKey("hybrid");
-  const docs = [{ key: "pump-manual", content: MANUAL }, ...LOOKALIKES.map((code, i) => ({ key: `catalogue-${i}`, content: `# Part ${code}\n\nPart ${code} seal kit.\n` }))];
+  const docs = [
+    { key: "pump-manual", content: MANUAL },
+    ...LOOKALIKES.map((code, i) => ({ key: `catalogue-${i}`, content: `# Part ${code}\n\nPart ${code} seal kit.\n` })),
+  ];
   const shot = shooter(page);
   try {
     await test.step("seed a manual and eight look-alike catalogue pages", async () => {
       for (const d of docs) await publishDoc(tenant, d.key, d.content);
       for (const d of docs) {
-        await expect
-          .poll(async () => (await getDocument(tenant, d.key)).state, { timeout: 60_000 })
-          .toBe("SEARCHABLE");
+        await expect.poll(async () => (await getDocument(tenant, d.key)).state, { timeout: 60_000 }).toBe("SEARCHABLE");
       }
     });
 
@@ -72,6 +84,9 @@ test("hybrid search finds a document by an exact product code that vector search
       await shot("03-text-finds-code.png");
     });
   } finally {
-    for (const d of docs) await apiClient().DELETE("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key: d.key } } });
+    for (const d of docs)
+      await apiClient().DELETE("/api/v1/tenants/{tenant}/documents/{key}", {
+        params: { path: { tenant, key: d.key } },
+      });
   }
 });

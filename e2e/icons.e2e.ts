@@ -21,6 +21,11 @@ test("the icons and the manifest answer signed out, and the sign-in page links t
   expect(manifest.icons.map((i: { src: string }) => i.src)).toEqual(["/icon-192.png", "/icon-512.png"]);
 
   const head = await (await request.get("/signin")).text();
-  for (const link of ['rel="icon" href="/favicon.ico"', 'rel="icon" href="/icon.svg"', 'rel="apple-touch-icon" href="/apple-touch-icon.png"', 'rel="manifest" href="/manifest.webmanifest"'])
+  for (const link of [
+    'rel="icon" href="/favicon.ico"',
+    'rel="icon" href="/icon.svg"',
+    'rel="apple-touch-icon" href="/apple-touch-icon.png"',
+    'rel="manifest" href="/manifest.webmanifest"',
+  ])
     expect(head).toContain(`<link ${link}`);
 });

@@ -12,7 +12,14 @@ async function publishMarkdown(key: string, title: string, body: string): Promis
 }
 
 async function publishBrokenPdf(key: string, title: string): Promise<number> {
-  return (await publishVersion(TENANT, key, { title, contentType: "application/pdf", contentEncoding: "base64", content: NOT_A_PDF })).versionNumber;
+  return (
+    await publishVersion(TENANT, key, {
+      title,
+      contentType: "application/pdf",
+      contentEncoding: "base64",
+      content: NOT_A_PDF,
+    })
+  ).versionNumber;
 }
 
 async function docState(key: string): Promise<DocState> {
@@ -34,7 +41,9 @@ async function waitForState(key: string, state: string, searchVersion?: number):
     .toBe(searchVersion === undefined ? state : `${state}@v${searchVersion}`);
 }
 
-test("a failing version: FAILED with PARSE_ERROR → task timeline DEAD → force-close → RESOLVED and acknowledged drift", async ({ signedIn: page }) => {
+test("a failing version: FAILED with PARSE_ERROR → task timeline DEAD → force-close → RESOLVED and acknowledged drift", async ({
+  signedIn: page,
+}) => {
   const key = uniqueKey("e2e-fail");
   const shot = shooter(page);
   const reason = "Vendor PDF is corrupt; v1 stays until they resend it";
@@ -124,7 +133,17 @@ test("overview shows the KPI cards and the error breakdown chart", async ({ sign
   await page.waitForURL(/\/overview$/);
   await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
 
-  for (const id of ["kpi-due", "kpi-oldest-due", "kpi-running", "kpi-leases", "kpi-dead", "kpi-drift", "kpi-latency", "kpi-reuse", "kpi-workers"]) {
+  for (const id of [
+    "kpi-due",
+    "kpi-oldest-due",
+    "kpi-running",
+    "kpi-leases",
+    "kpi-dead",
+    "kpi-drift",
+    "kpi-latency",
+    "kpi-reuse",
+    "kpi-workers",
+  ]) {
     await expect(page.getByTestId(id)).toBeVisible();
   }
   // A DEAD task exists, so the DEAD card warns (in text too, not only colour).
@@ -144,7 +163,8 @@ test("overview shows the KPI cards and the error breakdown chart", async ({ sign
   for (const id of ["chart-backlog", "chart-oldest-due", "chart-latency", "chart-drift"]) {
     const c = page.getByTestId(id);
     await expect(c).toBeVisible();
-    if ((await c.getAttribute("data-empty")) === "true") await expect(c).toContainText(/Charts fill in|Fills in as documents finish/);
+    if ((await c.getAttribute("data-empty")) === "true")
+      await expect(c).toContainText(/Charts fill in|Fills in as documents finish/);
   }
   await shot("b1-overview.png");
 });
@@ -170,7 +190,9 @@ test("tasks page filtered to DEAD lists the failing task", async ({ signedIn: pa
   await expect(row).toContainText("PARSE_ERROR");
   await expect(row).toContainText("1 / ");
   // Every row shown matches the filter.
-  const statuses = await page.getByTestId("task-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-status")));
+  const statuses = await page
+    .getByTestId("task-row")
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-status")));
   expect(new Set(statuses)).toEqual(new Set(["DEAD"]));
 
   // Bulk retry is offered now, and its confirmation states the effect; cancel leaves everything as is.
@@ -210,7 +232,10 @@ test("rollback: search serves v1 again after rolling back from the document page
   await test.step("roll back to v1 from the document page", async () => {
     await page.goto(`/documents/${TENANT}/${key}`);
     await expect(page.getByTestId("search-version")).toHaveText("v2");
-    await expect(page.locator('[data-testid="index-version-row"][data-version="1"]')).toHaveAttribute("data-status", "RETIRED");
+    await expect(page.locator('[data-testid="index-version-row"][data-version="1"]')).toHaveAttribute(
+      "data-status",
+      "RETIRED",
+    );
     await page.getByTestId("action-rollback").click();
     const dialog = page.getByRole("dialog", { name: `Roll back ${key}` });
     await expect(dialog).toBeVisible();
@@ -224,7 +249,10 @@ test("rollback: search serves v1 again after rolling back from the document page
     await expect(page.getByTestId("toast").filter({ hasText: `Search now serves ${key} v1` })).toBeVisible();
     await expect(page.getByTestId("search-version")).toHaveText("v1");
     await expect(page.getByTestId("pin-note")).toContainText("Pinned to v1");
-    await expect(page.locator('[data-testid="index-version-row"][data-version="1"]')).toHaveAttribute("data-status", "ACTIVE");
+    await expect(page.locator('[data-testid="index-version-row"][data-version="1"]')).toHaveAttribute(
+      "data-status",
+      "ACTIVE",
+    );
     await shot("d2-rolled-back.png");
   });
 
@@ -240,7 +268,9 @@ test("rollback: search serves v1 again after rolling back from the document page
     await expect(first).toHaveAttribute("data-version", "1");
     await expect(first).toContainText("v1");
     await expect(first).toContainText("Albatrosses catalogue saffron");
-    await expect(page.locator(`[data-testid="search-hit"][data-document-key="${key}"][data-version="2"]`)).toHaveCount(0);
+    await expect(page.locator(`[data-testid="search-hit"][data-document-key="${key}"][data-version="2"]`)).toHaveCount(
+      0,
+    );
     await shot("d3-search-v1.png");
   });
 });

@@ -30,7 +30,9 @@ async function bothThemes(page: Page, shot: (name: string) => Promise<void>, nam
   await switchTheme(page, "light");
 }
 
-test("export: the filtered documents list downloads as CSV with the same rows; JSON too", async ({ signedIn: page }) => {
+test("export: the filtered documents list downloads as CSV with the same rows; JSON too", async ({
+  signedIn: page,
+}) => {
   const shot = shooter(page);
   const tenant = uniqueKey("e2e-exp").slice(0, 60);
   const keys = ["alpha", "beta", "gamma"].map((k) => `${k}-${tenant.slice(-6)}`);
@@ -45,7 +47,10 @@ test("export: the filtered documents list downloads as CSV with the same rows; J
   await test.step("filter the list, then download its CSV", async () => {
     await page.goto(`/documents?tenant=${tenant}&q=a`);
     await expect(page.getByTestId("doc-row")).toHaveCount(3);
-    await expect(page.getByTestId("export-csv")).toHaveAttribute("href", `/api/v1/documents/export?tenant=${tenant}&q=a&format=csv`);
+    await expect(page.getByTestId("export-csv")).toHaveAttribute(
+      "href",
+      `/api/v1/documents/export?tenant=${tenant}&q=a&format=csv`,
+    );
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-csv").click()]);
     expect(download.suggestedFilename()).toMatch(/^documents-\d{8}T\d{6}Z\.csv$/);
     const path = test.info().outputPath(download.suggestedFilename());
@@ -54,7 +59,12 @@ test("export: the filtered documents list downloads as CSV with the same rows; J
     await test.info().attach("export.csv", { path, contentType: "text/csv" });
     const rows = text.trim().split("\r\n");
     expect(rows[0]).toMatch(/^tenant,key,title,state,/);
-    expect(rows.slice(1).map((r) => r.split(",")[1]).sort()).toEqual([...keys].sort());
+    expect(
+      rows
+        .slice(1)
+        .map((r) => r.split(",")[1])
+        .sort(),
+    ).toEqual([...keys].sort());
     expect(text).toContain(`${tenant},${keys[0]},'=cmd|' /C calc'!A0,SEARCHABLE,`);
   });
 
@@ -64,7 +74,9 @@ test("export: the filtered documents list downloads as CSV with the same rows; J
     const body = await res.json();
     expect(body).toMatchObject({ kind: "documents", filters: { tenant, q: "a" }, count: 3 });
     // Shown as a page (the API sends it as an attachment), so the screenshot has the file's contents.
-    await page.setContent(`<main><h1>${body.kind} export</h1><pre style="white-space:pre-wrap;font:13px monospace">${JSON.stringify(body, null, 2).replace(/</g, "&lt;")}</pre></main>`);
+    await page.setContent(
+      `<main><h1>${body.kind} export</h1><pre style="white-space:pre-wrap;font:13px monospace">${JSON.stringify(body, null, 2).replace(/</g, "&lt;")}</pre></main>`,
+    );
     await shot("01-export-json-opened.png");
     await page.goto(`/documents?tenant=${tenant}&q=a`);
     await expect(page.getByTestId("doc-row")).toHaveCount(3);
@@ -80,7 +92,9 @@ test("audit log: filtered by action, actor and time, and cleared again", async (
   await test.step("an audited action: a reindex of a fresh document", async () => {
     await publish(tenant, key, "Audited", "# Audited\n\nReindexed by the journey.");
     await searchVersion(tenant, key, 1);
-    await unwrap(apiClient().POST("/api/v1/tenants/{tenant}/documents/{key}/reindex", { params: { path: { tenant, key } } }));
+    await unwrap(
+      apiClient().POST("/api/v1/tenants/{tenant}/documents/{key}/reindex", { params: { path: { tenant, key } } }),
+    );
   });
 
   await test.step("filter: document reindexes by the bootstrap token in this tenant, in the last hour", async () => {
@@ -119,7 +133,8 @@ test("overview: the time range switches the throughput chart between 1 h, 24 h a
   const tenant = uniqueKey("e2e-thr").slice(0, 60);
 
   await test.step("some finished tasks", async () => {
-    for (const k of ["one", "two"]) await publish(tenant, `${k}-${tenant.slice(-6)}`, `Throughput ${k}`, `# ${k}\n\nCounted.`);
+    for (const k of ["one", "two"])
+      await publish(tenant, `${k}-${tenant.slice(-6)}`, `Throughput ${k}`, `# ${k}\n\nCounted.`);
     for (const k of ["one", "two"]) await searchVersion(tenant, `${k}-${tenant.slice(-6)}`, 1);
   });
 
@@ -150,7 +165,8 @@ test("document page: chunks browsed by index version and level, reused or embedd
   const shot = shooter(page);
   const tenant = "e2e";
   const key = uniqueKey("e2e-chunks");
-  const v1 = "# Field guide\n\n## Herons\n\nHerons stand still in shallow water for a long time.\n\n## Kingfishers\n\nKingfishers dive from a low branch.\n\n## Swifts\n\nSwifts sleep on the wing.\n";
+  const v1 =
+    "# Field guide\n\n## Herons\n\nHerons stand still in shallow water for a long time.\n\n## Kingfishers\n\nKingfishers dive from a low branch.\n\n## Swifts\n\nSwifts sleep on the wing.\n";
   const v2 = v1.replace("dive from a low branch", "dive from a willow branch");
 
   await test.step("two versions: the second changes one section", async () => {
@@ -167,8 +183,13 @@ test("document page: chunks browsed by index version and level, reused or embedd
     const chunks = page.getByTestId("chunk");
     await expect(chunks.first()).toBeVisible();
     await expect(page.getByTestId("chunk").filter({ hasText: "willow" })).toHaveAttribute("data-reused", "false");
-    await expect(page.getByTestId("chunk").filter({ hasText: "Herons stand still" })).toHaveAttribute("data-reused", "true");
-    await expect(page.getByTestId("chunk").filter({ hasText: "Herons stand still" }).getByTestId("chunk-origin")).toHaveText("Reused");
+    await expect(page.getByTestId("chunk").filter({ hasText: "Herons stand still" })).toHaveAttribute(
+      "data-reused",
+      "true",
+    );
+    await expect(
+      page.getByTestId("chunk").filter({ hasText: "Herons stand still" }).getByTestId("chunk-origin"),
+    ).toHaveText("Reused");
     // From the top: a full-page capture of a scrolled page draws the sticky sidebar and top bar mid-page.
     await page.evaluate(() => window.scrollTo(0, 0));
     await bothThemes(page, shot, "07-chunks-served-version");

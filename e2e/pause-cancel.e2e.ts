@@ -26,7 +26,9 @@ async function resumeAll(tenant: string): Promise<void> {
   }
 }
 
-test("pause a tenant, see its work wait as paused, resume it; cancel a waiting task with a reason", async ({ signedIn: page }) => {
+test("pause a tenant, see its work wait as paused, resume it; cancel a waiting task with a reason", async ({
+  signedIn: page,
+}) => {
   const shot = shooter(page);
   const tenant = uniqueKey("e2e-pause").slice(0, 60);
   const key = `handbook-${tenant.slice(-6)}`;
@@ -34,7 +36,9 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
   try {
     await test.step("a document of the tenant is searchable at v1", async () => {
       await publish(tenant, key, "# Handbook\n\nReturns are accepted within thirty days.");
-      await expect.poll(() => documentState(tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] }).toBe("SEARCHABLE@v1");
+      await expect
+        .poll(() => documentState(tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] })
+        .toBe("SEARCHABLE@v1");
     });
 
     await test.step("pause the tenant from the Overview, by keyboard", async () => {
@@ -68,7 +72,10 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
       await page.waitForTimeout(3000);
       expect(await documentState(tenant, key)).toBe("UPDATING@v1");
       await page.reload();
-      await expect(page.locator(`[data-testid="task-row"][data-task-id="${waiting}"]`)).toHaveAttribute("data-status", "PENDING");
+      await expect(page.locator(`[data-testid="task-row"][data-task-id="${waiting}"]`)).toHaveAttribute(
+        "data-status",
+        "PENDING",
+      );
       await shot("03-tasks-paused.png");
       await page.goto(`/tasks/${waiting}`);
       await expect(page.getByTestId("task-paused")).toContainText(`tenant ${tenant}`);
@@ -96,20 +103,33 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
     });
 
     await test.step("select two waiting tasks on the list and cancel both; retry them back from the selection", async () => {
-      const ids = [await publish(tenant, `bulk-a-${tenant.slice(-6)}`, "# A\n\nFirst."), await publish(tenant, `bulk-b-${tenant.slice(-6)}`, "# B\n\nSecond.")];
+      const ids = [
+        await publish(tenant, `bulk-a-${tenant.slice(-6)}`, "# A\n\nFirst."),
+        await publish(tenant, `bulk-b-${tenant.slice(-6)}`, "# B\n\nSecond."),
+      ];
       await page.goto(`/tasks?tenant=${tenant}`);
-      for (const id of ids) await page.locator(`[data-testid="task-row"][data-task-id="${id}"]`).getByTestId("task-select").check();
+      for (const id of ids)
+        await page.locator(`[data-testid="task-row"][data-task-id="${id}"]`).getByTestId("task-select").check();
       await expect(page.getByTestId("selection-bar")).toContainText("2 selected");
       await page.getByTestId("bulk-cancel-selected").click();
       await page.getByTestId("bulk-selected-reason").fill("Wrong batch uploaded");
       await shot("07-bulk-cancel-dialog.png");
       await page.getByTestId("bulk-selected-confirm").click();
-      for (const id of ids) await expect(page.locator(`[data-testid="task-row"][data-task-id="${id}"]`)).toHaveAttribute("data-status", "CANCELLED");
+      for (const id of ids)
+        await expect(page.locator(`[data-testid="task-row"][data-task-id="${id}"]`)).toHaveAttribute(
+          "data-status",
+          "CANCELLED",
+        );
       await expect(page.getByTestId("selection-bar")).toHaveCount(0);
-      for (const id of ids) await page.locator(`[data-testid="task-row"][data-task-id="${id}"]`).getByTestId("task-select").check();
+      for (const id of ids)
+        await page.locator(`[data-testid="task-row"][data-task-id="${id}"]`).getByTestId("task-select").check();
       await page.getByTestId("bulk-retry-selected").click();
       await page.getByTestId("bulk-selected-confirm").click();
-      for (const id of ids) await expect(page.locator(`[data-testid="task-row"][data-task-id="${id}"]`)).toHaveAttribute("data-status", "PENDING");
+      for (const id of ids)
+        await expect(page.locator(`[data-testid="task-row"][data-task-id="${id}"]`)).toHaveAttribute(
+          "data-status",
+          "PENDING",
+        );
       await shot("08-bulk-retried.png");
     });
 
@@ -118,7 +138,9 @@ test("pause a tenant, see its work wait as paused, resume it; cancel a waiting t
       const item = page.locator(`[data-testid="pause-item"][data-target="${tenant}"]`);
       await item.getByTestId("pause-resume").click();
       await expect(item).toHaveCount(0);
-      await expect.poll(() => documentState(tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] }).toBe("SEARCHABLE@v2");
+      await expect
+        .poll(() => documentState(tenant, key), { timeout: 90_000, intervals: [250, 500, 1000] })
+        .toBe("SEARCHABLE@v2");
       // The cancelled task stays cancelled: resuming does not bring it back.
       expect(await documentState(tenant, other)).toBe("FAILED@vnull");
       await page.goto(`/documents/${tenant}/${key}`);

@@ -4,7 +4,13 @@ import { publishVersion, readDocument } from "./support/api";
 const TENANT = "e2e";
 const AUTH = { authorization: `Bearer ${E2E_TOKEN}` };
 
-type Doc = { state: string; businessVersion: number; searchVersion: number | null; pinned: boolean; pinnedBy: string | null };
+type Doc = {
+  state: string;
+  businessVersion: number;
+  searchVersion: number | null;
+  pinned: boolean;
+  pinnedBy: string | null;
+};
 
 async function publishMarkdown(key: string, title: string, body: string): Promise<void> {
   await publishVersion(TENANT, key, { title, content: `# ${title}\n\n${body}\n` });
@@ -88,9 +94,16 @@ test("unpin: after a rollback to v1 is pinned, Unpin… returns search to v2", a
 
   await test.step("unpinned: the page shows v2 serving, no pin and no drift note", async () => {
     await expect(page.getByTestId("search-version")).toHaveText("v2");
-    await expect(page.getByTestId("state-explainer")).toHaveText("Searchable: the latest version (v2) is in the search index.");
-    await expect(page.locator('[data-testid="index-version-row"][data-version="2"][data-status="ACTIVE"]')).toHaveCount(1);
-    await expect(page.locator('[data-testid="index-version-row"][data-version="1"]').first()).toHaveAttribute("data-status", "RETIRED");
+    await expect(page.getByTestId("state-explainer")).toHaveText(
+      "Searchable: the latest version (v2) is in the search index.",
+    );
+    await expect(page.locator('[data-testid="index-version-row"][data-version="2"][data-status="ACTIVE"]')).toHaveCount(
+      1,
+    );
+    await expect(page.locator('[data-testid="index-version-row"][data-version="1"]').first()).toHaveAttribute(
+      "data-status",
+      "RETIRED",
+    );
     await expect(page.getByTestId("pin-note")).toHaveCount(0);
     await expect(page.getByTestId("search-behind")).toHaveCount(0);
     await expect(page.getByTestId("action-unpin")).toHaveCount(0);
@@ -109,7 +122,9 @@ test("unpin: after a rollback to v1 is pinned, Unpin… returns search to v2", a
     await expect(first).toHaveAttribute("data-document-key", key);
     await expect(first).toHaveAttribute("data-version", "2");
     await expect(first).toContainText("Otters audit velvet");
-    await expect(page.locator(`[data-testid="search-hit"][data-document-key="${key}"][data-version="1"]`)).toHaveCount(0);
+    await expect(page.locator(`[data-testid="search-hit"][data-document-key="${key}"][data-version="1"]`)).toHaveCount(
+      0,
+    );
     await shot("p5-search-v2.png");
   });
 

@@ -55,7 +55,9 @@ function snapshot(page: Page): Promise<Snapshot> {
   });
 }
 
-test("a large document: INDEXING with a moving progress bar, then SEARCHABLE and found by search", async ({ signedIn: page }) => {
+test("a large document: INDEXING with a moving progress bar, then SEARCHABLE and found by search", async ({
+  signedIn: page,
+}) => {
   const key = uniqueKey("e2e-big");
   const nonce = key.split("-").slice(-2).join(" ");
   const SECTIONS = 60; // one chunk each: 15 embedding batches of 4
@@ -133,11 +135,18 @@ test("a large document: INDEXING with a moving progress bar, then SEARCHABLE and
       await expect(badge).toHaveAttribute("data-state", "SEARCHABLE", { timeout: 60_000 });
       await expect(page.getByTestId("search-version")).toHaveText("v1");
       await expect(page.getByRole("progressbar", { name: "Chunks indexed" })).toHaveCount(0);
-      await expect(page.locator(`[data-testid="task-row"][data-task-id="${taskId}"]`)).toHaveAttribute("data-status", "SUCCEEDED");
+      await expect(page.locator(`[data-testid="task-row"][data-task-id="${taskId}"]`)).toHaveAttribute(
+        "data-status",
+        "SUCCEEDED",
+      );
       await attachShot(page, "p4-detail-searchable.png");
 
       const task = await getTask(taskId);
-      expect(task.stats).toMatchObject({ chunksTotal: SECTIONS, chunksReused: 0, batchesSent: Math.ceil(SECTIONS / BATCH_SIZE) });
+      expect(task.stats).toMatchObject({
+        chunksTotal: SECTIONS,
+        chunksReused: 0,
+        batchesSent: Math.ceil(SECTIONS / BATCH_SIZE),
+      });
       expect(await providerRuleHits(page.request, key)).toBe(Math.ceil(SECTIONS / BATCH_SIZE));
     });
   } finally {
@@ -234,7 +243,10 @@ test("provider outage: DEAD with EMBEDDING_PROVIDER_UNAVAILABLE, provider recove
   await test.step("the same task succeeds and the document is SEARCHABLE", async () => {
     await expect(page.getByTestId("state-badge")).toHaveAttribute("data-state", "SEARCHABLE", { timeout: 60_000 });
     await expect(page.getByTestId("search-version")).toHaveText("v1");
-    await expect(page.locator(`[data-testid="task-row"][data-task-id="${taskId}"]`)).toHaveAttribute("data-status", "SUCCEEDED");
+    await expect(page.locator(`[data-testid="task-row"][data-task-id="${taskId}"]`)).toHaveAttribute(
+      "data-status",
+      "SUCCEEDED",
+    );
     await expect(page.getByTestId("last-error")).toHaveCount(0);
     await attachShot(page, "f4-document-searchable.png");
   });

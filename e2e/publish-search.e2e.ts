@@ -78,7 +78,11 @@ test("publish a Markdown document, watch it become searchable, then find it", as
 
 test("the Search page's tenant suggestion never changes what someone is typing", async ({ signedIn: page }) => {
   // A tenant named "default" is what the form suggests once the tenant list arrives.
-  const seeded = await publishVersion("default", uniqueKey("e2e-suggest"), { title: "Suggestion", contentType: "text/plain", content: "Present so that the default tenant exists." });
+  const seeded = await publishVersion("default", uniqueKey("e2e-suggest"), {
+    title: "Suggestion",
+    contentType: "text/plain",
+    content: "Present so that the default tenant exists.",
+  });
   expect(seeded.taskId).not.toBeNull();
 
   // Hold the tenant list back until the person is already in the field.

@@ -14,7 +14,10 @@ async function ssoSignIn(page: Page, email: string): Promise<void> {
   await page.getByRole("button", { name: "Continue" }).click();
 }
 
-test("single sign-on: a person an admin added comes in through the provider; an admin can end their session; a stranger is told why not", async ({ page, browser }) => {
+test("single sign-on: a person an admin added comes in through the provider; an admin can end their session; a stranger is told why not", async ({
+  page,
+  browser,
+}) => {
   const shot = shooter(page);
   const email = `${uniqueKey("sso")}@corp.example`;
 

@@ -28,7 +28,9 @@ function nav(page: Page) {
   return page.getByRole("navigation", { name: "Main" });
 }
 
-test("a tenant-limited viewer searches only as themselves; an operator searches as group:hr and it is audited", async ({ page }) => {
+test("a tenant-limited viewer searches only as themselves; an operator searches as group:hr and it is audited", async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   const shot = shooter(page);
   const tenant = uniqueKey("e2e-trust");
@@ -70,7 +72,9 @@ test("a tenant-limited viewer searches only as themselves; an operator searches 
     await expect(whoami).toContainText("viewer");
     await expect(page.getByTestId("whoami-tenants")).toContainText(`tenant ${tenant}`);
     await expect(nav(page).getByRole("link", { name: "Workers" })).toHaveCount(0);
-    await expect(page.getByTestId("scope-note")).toContainText("Fleet-wide charts and workers are shown to all-tenant accounts");
+    await expect(page.getByTestId("scope-note")).toContainText(
+      "Fleet-wide charts and workers are shown to all-tenant accounts",
+    );
     await expect(page.getByTestId("chart-backlog")).toHaveCount(0);
     await expect(page.getByTestId("kpi-workers")).toHaveCount(0);
     await shot("trust-01-viewer-overview.png");
@@ -146,7 +150,9 @@ test("a tenant-limited viewer searches only as themselves; an operator searches 
   await test.step("the Audit page shows the operator's search.as_principals entry (one: the link did not add another)", async () => {
     await nav(page).getByRole("link", { name: "Audit", exact: true }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
-    const row = page.locator('[data-testid="audit-row"][data-action="search.as_principals"]').filter({ hasText: `user:${operator}` });
+    const row = page
+      .locator('[data-testid="audit-row"][data-action="search.as_principals"]')
+      .filter({ hasText: `user:${operator}` });
     await expect(row).toHaveCount(1);
     await expect(row).toContainText(tenant);
     await expect(row).toContainText("group:hr");

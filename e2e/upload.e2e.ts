@@ -18,7 +18,13 @@ async function openDialog(page: Page): Promise<Locator> {
 }
 
 /** Publishes, then waits on the document's page until it is SEARCHABLE. */
-async function publishAndWait(page: Page, dialog: Locator, key: string, shot: (n: string) => Promise<void>, prefix: string): Promise<void> {
+async function publishAndWait(
+  page: Page,
+  dialog: Locator,
+  key: string,
+  shot: (n: string) => Promise<void>,
+  prefix: string,
+): Promise<void> {
   await dialog.getByRole("button", { name: "Publish", exact: true }).click();
   await expect(dialog).toBeHidden({ timeout: 30_000 });
   await expect(page.getByTestId("toast").filter({ hasText: key })).toBeVisible();
@@ -28,7 +34,13 @@ async function publishAndWait(page: Page, dialog: Locator, key: string, shot: (n
   await shot(`${prefix}-searchable.png`);
 }
 
-async function searchFor(page: Page, query: string, key: string, shot: (n: string) => Promise<void>, name: string): Promise<void> {
+async function searchFor(
+  page: Page,
+  query: string,
+  key: string,
+  shot: (n: string) => Promise<void>,
+  name: string,
+): Promise<void> {
   await page.getByRole("link", { name: "Search", exact: true }).click();
   await page.waitForURL("**/search");
   await page.getByLabel("Tenant").fill(TENANT);
@@ -45,14 +57,19 @@ async function auditDialog(page: Page, name: string): Promise<void> {
     await switchTheme(page, scheme);
     const results = await new AxeBuilder({ page }).include("dialog[open]").withTags(TAGS).analyze();
     const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    await test.info().attach(`axe-${name}-${scheme}.json`, { body: JSON.stringify(results.violations, null, 2), contentType: "application/json" });
+    await test.info().attach(`axe-${name}-${scheme}.json`, {
+      body: JSON.stringify(results.violations, null, 2),
+      contentType: "application/json",
+    });
     await saveScreenshot(page, test.info().outputPath(`${name}-${scheme}.png`));
     expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
   }
   await switchTheme(page, "light");
 }
 
-test("choose a PDF with the file button: type, size and key shown, upload progress, searchable, found; the dialog passes axe", async ({ signedIn: page }) => {
+test("choose a PDF with the file button: type, size and key shown, upload progress, searchable, found; the dialog passes axe", async ({
+  signedIn: page,
+}) => {
   const nonce = uniqueKey("n").split("-").slice(-2).join(" ");
   const sentence = `Albatrosses catalogue vermilion harbour lanterns every solstice ${nonce}.`;
   const fileName = `Harbour Lanterns ${nonce.replace(" ", "-")}.pdf`;
@@ -69,7 +86,11 @@ test("choose a PDF with the file button: type, size and key shown, upload progre
   });
 
   await test.step("a Markdown file is previewed", async () => {
-    await input.setInputFiles({ name: "Draft notes.md", mimeType: "text/markdown", buffer: Buffer.from("# Draft\n\nA preview of the notes.\n") });
+    await input.setInputFiles({
+      name: "Draft notes.md",
+      mimeType: "text/markdown",
+      buffer: Buffer.from("# Draft\n\nA preview of the notes.\n"),
+    });
     await expect(dialog.getByTestId("file-error")).toHaveCount(0);
     await expect(dialog.getByTestId("file-type")).toHaveText("text/markdown");
     await expect(dialog.getByTestId("file-preview")).toContainText("A preview of the notes.");
@@ -134,7 +155,9 @@ test("drop a DOCX on the drop zone: it becomes searchable and is found", async (
   await dialog.getByLabel("Key", { exact: true }).fill(key);
 
   await test.step("drop the DOCX", async () => {
-    const docx = Buffer.from(makeDocx([{ text: `Telescope notes ${nonce}`, style: "Heading1" }, sentence])).toString("base64");
+    const docx = Buffer.from(makeDocx([{ text: `Telescope notes ${nonce}`, style: "Heading1" }, sentence])).toString(
+      "base64",
+    );
     const dataTransfer = await page.evaluateHandle(
       ({ b64, type }) => {
         const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -172,7 +195,9 @@ test("a large text file: the progress bar moves with the bytes sent (upload thro
   const dialog = await openDialog(page);
   const line = "Porcupines rehearse quiet sonatas in the greenhouse after midnight.\n";
   const text = line.repeat(Math.ceil((400 * 1024) / line.length));
-  await dialog.getByTestId("file-input").setInputFiles({ name: `${key}.txt`, mimeType: "text/plain", buffer: Buffer.from(text) });
+  await dialog
+    .getByTestId("file-input")
+    .setInputFiles({ name: `${key}.txt`, mimeType: "text/plain", buffer: Buffer.from(text) });
   await expect(dialog.getByLabel("Key", { exact: true })).toHaveValue(key);
   await expect(dialog.getByTestId("file-preview")).toContainText("Porcupines rehearse");
   await expect(dialog.getByText("Preview (start of the file)")).toBeVisible();
@@ -180,7 +205,12 @@ test("a large text file: the progress bar moves with the bytes sent (upload thro
   // Chromium's network emulation throttles the request body, so the upload takes a few seconds.
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Network.enable");
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 128 * 1024 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: 128 * 1024,
+  });
   try {
     await dialog.getByRole("button", { name: "Publish", exact: true }).click();
     const bar = dialog.getByRole("progressbar", { name: "Upload progress" });
@@ -198,12 +228,19 @@ test("a large text file: the progress bar moves with the bytes sent (upload thro
     await shot("01-large-upload-moving.png");
     await expect(dialog).toBeHidden({ timeout: 60_000 });
   } finally {
-    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
   }
   await expect(page.getByTestId("toast").filter({ hasText: key })).toBeVisible();
 });
 
-test("a file over the server's content limit: the dialog shows the API's CONTENT_TOO_LARGE", async ({ signedIn: page }) => {
+test("a file over the server's content limit: the dialog shows the API's CONTENT_TOO_LARGE", async ({
+  signedIn: page,
+}) => {
   const key = uniqueKey("e2e-upload-too-large");
   const dialog = await openDialog(page);
   // The e2e server keeps the default MAX_CONTENT_BYTES (10 MiB); the dashboard is not told it.

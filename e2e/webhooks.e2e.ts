@@ -41,10 +41,14 @@ function receiver() {
 }
 
 async function publish(tenant: string, key: string) {
-  await publishVersion(tenant, key, { content: `# ${key}\n\nWebhooks tell other systems when ${key} is searchable.\n` });
+  await publishVersion(tenant, key, {
+    content: `# ${key}\n\nWebhooks tell other systems when ${key} is searchable.\n`,
+  });
 }
 
-test("webhooks: an endpoint added in the dashboard gets a signed delivery, a failed one goes DEAD, Redeliver sends it again", async ({ signedIn: page }) => {
+test("webhooks: an endpoint added in the dashboard gets a signed delivery, a failed one goes DEAD, Redeliver sends it again", async ({
+  signedIn: page,
+}) => {
   const shot = shooter(page);
   const tenant = uniqueKey("wh");
   const r = receiver();
@@ -89,9 +93,13 @@ test("webhooks: an endpoint added in the dashboard gets a signed delivery, a fai
 
     await test.step("a document becomes searchable: delivered, signed", async () => {
       await publish(tenant, "delivered-doc");
-      await expect(row("delivered-doc").getByTestId("webhook-delivery-status")).toHaveText("delivered", { timeout: 90_000 });
+      await expect(row("delivered-doc").getByTestId("webhook-delivery-status")).toHaveText("delivered", {
+        timeout: 90_000,
+      });
       await expect(row("delivered-doc").getByTestId("webhook-delivery-response")).toHaveText("204");
-      expect(r.hits.filter((h) => h.key === "delivered-doc")).toEqual([expect.objectContaining({ type: "document.searchable", verified: true, status: 204 })]);
+      expect(r.hits.filter((h) => h.key === "delivered-doc")).toEqual([
+        expect.objectContaining({ type: "document.searchable", verified: true, status: 204 }),
+      ]);
       await shot("w4-delivered.png");
     });
 
@@ -111,7 +119,9 @@ test("webhooks: an endpoint added in the dashboard gets a signed delivery, a fai
       r.state.failing = false;
       await row("failed-doc").getByTestId("webhook-redeliver").click();
       await expect(page.getByText("Redelivery queued")).toBeVisible();
-      await expect(row("failed-doc").getByTestId("webhook-delivery-status")).toHaveText("delivered", { timeout: 30_000 });
+      await expect(row("failed-doc").getByTestId("webhook-delivery-status")).toHaveText("delivered", {
+        timeout: 30_000,
+      });
       await expect(row("failed-doc").getByTestId("webhook-delivery-attempts")).toHaveText("1");
       const failed = r.hits.filter((h) => h.key === "failed-doc");
       expect(failed).toHaveLength(4);
@@ -123,7 +133,9 @@ test("webhooks: an endpoint added in the dashboard gets a signed delivery, a fai
       for (const scheme of ["light", "dark"] as const) {
         await switchTheme(page, scheme);
         const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-        const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+        const serious = results.violations
+          .filter((v) => v.impact === "serious" || v.impact === "critical")
+          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
         expect(serious, `${scheme} theme`).toEqual([]);
         if (scheme === "dark") await saveScreenshot(page, test.info().outputPath("w7-dark.png"));
       }

@@ -63,7 +63,10 @@ const schema = z.object({
   INDEXWRIGHT_SESSION_SECRET: z.string().optional(),
   // Webhook delivery (lib/webhooks/, worker/webhooks.ts). Private and loopback receivers are
   // refused unless allowed: a webhook URL is an admin-chosen request from inside the network.
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true"),
   WEBHOOK_TIMEOUT_MS: int(10_000, 100),
   WEBHOOK_MAX_ATTEMPTS: int(10, 1),
   WEBHOOK_RETRY_BASE_SECONDS: num(10, 0),
@@ -99,14 +102,20 @@ export function loadConfig(env: Env = process.env): Config {
   // A heartbeat at or past the lease lets the lease lapse between renewals: another worker takes
   // the task over while this one still runs it. Refuse the setting instead of fencing it out later.
   if (c.HEARTBEAT_SECONDS > 0 && c.HEARTBEAT_SECONDS >= c.LEASE_SECONDS) {
-    throw new Error(`invalid configuration: HEARTBEAT_SECONDS (${c.HEARTBEAT_SECONDS}) must be less than LEASE_SECONDS (${c.LEASE_SECONDS}); lease/3 is the default`);
+    throw new Error(
+      `invalid configuration: HEARTBEAT_SECONDS (${c.HEARTBEAT_SECONDS}) must be less than LEASE_SECONDS (${c.LEASE_SECONDS}); lease/3 is the default`,
+    );
   }
   // The cap would silently win over the base from the first retry on: every delay the same.
   if (c.RETRY_BASE_SECONDS > c.RETRY_MAX_SECONDS) {
-    throw new Error(`invalid configuration: RETRY_BASE_SECONDS (${c.RETRY_BASE_SECONDS}) must not exceed RETRY_MAX_SECONDS (${c.RETRY_MAX_SECONDS})`);
+    throw new Error(
+      `invalid configuration: RETRY_BASE_SECONDS (${c.RETRY_BASE_SECONDS}) must not exceed RETRY_MAX_SECONDS (${c.RETRY_MAX_SECONDS})`,
+    );
   }
   if (c.WEBHOOK_RETRY_BASE_SECONDS > c.WEBHOOK_RETRY_MAX_SECONDS) {
-    throw new Error(`invalid configuration: WEBHOOK_RETRY_BASE_SECONDS (${c.WEBHOOK_RETRY_BASE_SECONDS}) must not exceed WEBHOOK_RETRY_MAX_SECONDS (${c.WEBHOOK_RETRY_MAX_SECONDS})`);
+    throw new Error(
+      `invalid configuration: WEBHOOK_RETRY_BASE_SECONDS (${c.WEBHOOK_RETRY_BASE_SECONDS}) must not exceed WEBHOOK_RETRY_MAX_SECONDS (${c.WEBHOOK_RETRY_MAX_SECONDS})`,
+    );
   }
   // pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000; above that
   // every search would be a sequential scan, so refuse rather than degrade silently.
@@ -154,7 +163,10 @@ export const PRIVATE_NETWORKS = "127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.
 /** A CIDR list ("10.0.0.0/8, 2001:db8::/32", a bare address = one host) as a BlockList; throws on a bad entry. */
 export function proxyNetworks(list: string): BlockList {
   const b = new BlockList();
-  for (const raw of list.split(",").map((x) => x.trim()).filter(Boolean)) {
+  for (const raw of list
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const [addr, bits] = raw.split("/");
     const kind = isIP(addr);
     if (!kind) throw new Error(`"${raw}" is not an address or CIDR network`);
@@ -218,8 +230,15 @@ const oidcSchema = z.object({
   OIDC_DEFAULT_TENANTS: z
     .string()
     .optional()
-    .transform((v) => (v ?? "").split(",").map((t) => t.trim()).filter(Boolean))
-    .refine((ts) => ts.every((t) => t === "*" || TENANT_PATTERN.test(t)) && (!ts.includes("*") || ts.length === 1), { message: 'a comma list of tenant names, or "*" alone' }),
+    .transform((v) =>
+      (v ?? "")
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
+    )
+    .refine((ts) => ts.every((t) => t === "*" || TENANT_PATTERN.test(t)) && (!ts.includes("*") || ts.length === 1), {
+      message: 'a comma list of tenant names, or "*" alone',
+    }),
   // The ID-token claim that lists a person's groups (e.g. "groups"); they become `group:<name>`
   // principals in search, replaced at every sign-in. Unset: groups come only from admins.
   OIDC_GROUPS_CLAIM: z.string().min(1).max(100).optional(),
@@ -257,7 +276,10 @@ export function oidcSettings(env: Env = process.env): OidcSettings | null {
     defaultRole: e.OIDC_DEFAULT_ROLE,
     defaultTenants: e.OIDC_DEFAULT_TENANTS,
     groupsClaim: e.OIDC_GROUPS_CLAIM,
-    allowedDomains: (e.OIDC_ALLOWED_DOMAINS ?? "").split(",").map((d) => d.trim().toLowerCase()).filter(Boolean),
+    allowedDomains: (e.OIDC_ALLOWED_DOMAINS ?? "")
+      .split(",")
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean),
     linkLocalAccounts: e.OIDC_LINK_LOCAL_ACCOUNTS === "1" || e.OIDC_LINK_LOCAL_ACCOUNTS === "true",
     sessionMaxSeconds: e.OIDC_SESSION_MAX_SECONDS,
     allowHttp: e.OIDC_ALLOW_HTTP === "1" || e.OIDC_ALLOW_HTTP === "true",

@@ -4,7 +4,15 @@ import { publish } from "./documents/publish";
 // A small sample knowledge base so a newcomer sees every state, chart and action within a minute:
 // two tenants, a document with several versions, an ACL-restricted one, HTML and plain text, and
 // one that keeps failing (a "PDF" that is not one: PARSE_ERROR, DEAD at once, and again on retry).
-const DOCS: { tenant: string; key: string; title: string; contentType: string; versions: string[]; acl?: string[]; abstract?: string }[] = [
+const DOCS: {
+  tenant: string;
+  key: string;
+  title: string;
+  contentType: string;
+  versions: string[];
+  acl?: string[];
+  abstract?: string;
+}[] = [
   {
     tenant: "acme",
     key: "refund-policy",
@@ -22,7 +30,9 @@ const DOCS: { tenant: string; key: string; title: string; contentType: string; v
     key: "travel-expenses",
     title: "Travel and expenses",
     contentType: "text/markdown",
-    versions: ["# Travel and expenses\n\nBook economy class for flights under six hours.\n\n## Receipts\n\nKeep every receipt and file the claim within 30 days of returning.\n\n## Per diem\n\nMeals are reimbursed up to 60 EUR a day."],
+    versions: [
+      "# Travel and expenses\n\nBook economy class for flights under six hours.\n\n## Receipts\n\nKeep every receipt and file the claim within 30 days of returning.\n\n## Per diem\n\nMeals are reimbursed up to 60 EUR a day.",
+    ],
   },
   {
     tenant: "acme",
@@ -30,7 +40,9 @@ const DOCS: { tenant: string; key: string; title: string; contentType: string; v
     title: "Incident runbook",
     contentType: "text/html",
     acl: ["group:sre"],
-    versions: ["<h1>Incident runbook</h1><p>Page the on-call engineer through the paging tool.</p><h2>Severity</h2><p>SEV1 means customers cannot check out; open a bridge within five minutes.</p>"],
+    versions: [
+      "<h1>Incident runbook</h1><p>Page the on-call engineer through the paging tool.</p><h2>Severity</h2><p>SEV1 means customers cannot check out; open a bridge within five minutes.</p>",
+    ],
   },
   {
     tenant: "acme",
@@ -44,14 +56,18 @@ const DOCS: { tenant: string; key: string; title: string; contentType: string; v
     key: "onboarding",
     title: "Onboarding guide",
     contentType: "text/plain",
-    versions: ["Welcome to Globex.\n\nYour laptop is waiting at the front desk on your first day.\n\nBadges are printed by facilities within two working days."],
+    versions: [
+      "Welcome to Globex.\n\nYour laptop is waiting at the front desk on your first day.\n\nBadges are printed by facilities within two working days.",
+    ],
   },
   {
     tenant: "globex",
     key: "password-rotation",
     title: "Password rotation",
     contentType: "text/markdown",
-    versions: ["# Password rotation\n\nService passwords rotate every 90 days.\n\n## Exceptions\n\nHardware tokens replace passwords for production access."],
+    versions: [
+      "# Password rotation\n\nService passwords rotate every 90 days.\n\n## Exceptions\n\nHardware tokens replace passwords for production access.",
+    ],
   },
 ];
 

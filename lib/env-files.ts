@@ -18,6 +18,9 @@ import nextEnv from "@next/env";
  */
 export function loadEnvFiles(dir: string = process.cwd()): string[] {
   const dev = process.env.NODE_ENV === "development";
-  const { loadedEnvFiles } = nextEnv.loadEnvConfig(dir, dev, { info: () => undefined, error: (...args: unknown[]) => process.stderr.write(`${args.map(String).join(" ")}\n`) });
+  const { loadedEnvFiles } = nextEnv.loadEnvConfig(dir, dev, {
+    info: () => undefined,
+    error: (...args: unknown[]) => process.stderr.write(`${args.map(String).join(" ")}\n`),
+  });
   return loadedEnvFiles.map((f) => f.path);
 }

@@ -3,7 +3,15 @@
 // setting of lib/config.ts, off unless set; tests arm one through a child process's environment.
 import type { Config } from "./config";
 
-export type FaultSwitches = Partial<Pick<Config, "FAULT_AFTER_CHUNK_BATCH" | "FAULT_BEFORE_INDEX_SWITCH" | "FAULT_DROP_LEASE_HEARTBEAT" | "FAULT_AFTER_PUBLISH_COMMIT">>;
+export type FaultSwitches = Partial<
+  Pick<
+    Config,
+    | "FAULT_AFTER_CHUNK_BATCH"
+    | "FAULT_BEFORE_INDEX_SWITCH"
+    | "FAULT_DROP_LEASE_HEARTBEAT"
+    | "FAULT_AFTER_PUBLISH_COMMIT"
+  >
+>;
 
 function armed(v: string | undefined): boolean {
   return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
@@ -22,7 +30,8 @@ let embeddingBatches = 0;
 /** FAULT_AFTER_CHUNK_BATCH=n: crash once this process has sent its n-th embedding batch. */
 export function afterEmbeddingBatch(f: FaultSwitches | undefined): void {
   embeddingBatches++;
-  if (f?.FAULT_AFTER_CHUNK_BATCH && embeddingBatches >= f.FAULT_AFTER_CHUNK_BATCH) crash(`FAULT_AFTER_CHUNK_BATCH=${f.FAULT_AFTER_CHUNK_BATCH}`);
+  if (f?.FAULT_AFTER_CHUNK_BATCH && embeddingBatches >= f.FAULT_AFTER_CHUNK_BATCH)
+    crash(`FAULT_AFTER_CHUNK_BATCH=${f.FAULT_AFTER_CHUNK_BATCH}`);
 }
 
 /** FAULT_BEFORE_INDEX_SWITCH: crash inside the switch transaction, after the pointer moved and before COMMIT. */

@@ -8,7 +8,10 @@ import { setting, settings } from "./config";
  * line logged just before process.exit (the fault switches) is not lost, and no worker thread is
  * started (pino transports run in one).
  */
-export function logFormat(env: { LOG_FORMAT?: string } = settings("LOG_FORMAT"), isTTY = Boolean(process.stdout.isTTY)): "json" | "pretty" {
+export function logFormat(
+  env: { LOG_FORMAT?: string } = settings("LOG_FORMAT"),
+  isTTY = Boolean(process.stdout.isTTY),
+): "json" | "pretty" {
   const f = env.LOG_FORMAT?.trim().toLowerCase();
   if (!f) return isTTY ? "pretty" : "json";
   if (f === "json" || f === "pretty") return f;
@@ -24,5 +27,14 @@ const options: pino.LoggerOptions = {
 // One logger per process; ids of tasks/documents go in log fields, never in metric labels.
 export const log =
   logFormat() === "pretty"
-    ? pino(options, pretty({ sync: true, colorize: Boolean(process.stdout.isTTY), translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,svc", messageFormat: "[{svc}] {msg}" }))
+    ? pino(
+        options,
+        pretty({
+          sync: true,
+          colorize: Boolean(process.stdout.isTTY),
+          translateTime: "SYS:HH:MM:ss.l",
+          ignore: "pid,hostname,svc",
+          messageFormat: "[{svc}] {msg}",
+        }),
+      )
     : pino(options, pino.destination({ dest: 1, sync: true }));

@@ -8,16 +8,22 @@ import type pg from "pg";
 // Labels stay low-cardinality: state, error code, worker pool — never task, document or tenant ids.
 const registry = new Registry();
 collectProcessMetrics(registry, "indexwright_web_");
-const g = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+const g = (name: string, help: string, labelNames: string[] = []) =>
+  new Gauge({ name, help, labelNames, registers: [registry] });
 const due = g("indexwright_tasks_due", "Tasks due now (PENDING or RETRY_WAIT past next_attempt_at)");
 const oldestDue = g("indexwright_oldest_due_task_age_seconds", "Age of the oldest due task");
 const running = g("indexwright_tasks_running", "Tasks RUNNING");
 const leases = g("indexwright_leases", "RUNNING leases by condition", ["condition"]);
 const dead = g("indexwright_tasks_dead", "Tasks DEAD");
 const errors = g("indexwright_task_errors", "DEAD and RETRY_WAIT tasks by error code", ["error_code", "status"]);
-const drift = g("indexwright_documents_drifted", "Documents whose search version differs from the business version", ["acknowledged"]);
+const drift = g("indexwright_documents_drifted", "Documents whose search version differs from the business version", [
+  "acknowledged",
+]);
 const driftAge = g("indexwright_oldest_drift_age_seconds", "Age of the oldest drift");
-const otherSpace = g("indexwright_documents_other_embedding_space", "Live documents served by an index of another embedding model or dimension: invisible to search until rebuilt");
+const otherSpace = g(
+  "indexwright_documents_other_embedding_space",
+  "Live documents served by an index of another embedding model or dimension: invisible to search until rebuilt",
+);
 // A histogram, so latency can be aggregated and its quantiles computed over any window in
 // Prometheus. Fed from the overview's own sample (the newest 1,000 successful INDEX/REINDEX tasks):
 // each task is observed once per web process, the first time a scrape finds it there.
@@ -33,10 +39,21 @@ const reuse = g("indexwright_embedding_reuse_ratio", "Share of chunks whose embe
 const workers = g("indexwright_workers_live", "Workers with a recent heartbeat");
 // Deliveries the webhook senders should be working on, as their claim reads them (lib/webhooks/sql.ts):
 // waiting ones past their time and sends whose lease ran out; a disabled endpoint's wait on purpose.
-const webhooksDue = g("indexwright_webhook_deliveries_due", "Webhook deliveries of enabled endpoints due now (PENDING or RETRY_WAIT past next_attempt_at, or SENDING with an expired lease)");
-const webhooksOldestDue = g("indexwright_webhook_oldest_due_delivery_age_seconds", "Seconds the oldest due webhook delivery has been due (0 when none is)");
-const reconcileFindings = g("indexwright_reconcile_findings", "Findings of the newest reconciler pass by kind", ["kind"]);
-const reconcilePassAge = g("indexwright_reconcile_last_pass_age_seconds", "Seconds since the newest reconciler pass started (absent before the first)");
+const webhooksDue = g(
+  "indexwright_webhook_deliveries_due",
+  "Webhook deliveries of enabled endpoints due now (PENDING or RETRY_WAIT past next_attempt_at, or SENDING with an expired lease)",
+);
+const webhooksOldestDue = g(
+  "indexwright_webhook_oldest_due_delivery_age_seconds",
+  "Seconds the oldest due webhook delivery has been due (0 when none is)",
+);
+const reconcileFindings = g("indexwright_reconcile_findings", "Findings of the newest reconciler pass by kind", [
+  "kind",
+]);
+const reconcilePassAge = g(
+  "indexwright_reconcile_last_pass_age_seconds",
+  "Seconds since the newest reconciler pass started (absent before the first)",
+);
 // Running totals are kept in the database by the passes (any worker may run one), so each scrape
 // sets the counter to the stored total rather than counting in this process.
 const reconcileActions = new Counter({
@@ -64,7 +81,10 @@ async function observeNewLatencies(db: pg.Pool): Promise<void> {
   observedTasks = new Set(rows.map((r) => r.task_id));
 }
 
-export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number; space?: EmbeddingSpace }): Promise<{ body: string; contentType: string }> {
+export async function renderMetrics(
+  db: pg.Pool,
+  opts: { leaseSeconds: number; heartbeatSeconds: number; space?: EmbeddingSpace },
+): Promise<{ body: string; contentType: string }> {
   const o = await overview(db, opts);
   due.set(o.queue.due);
   oldestDue.set(o.queue.oldestDueAgeSeconds ?? 0);
@@ -81,7 +101,9 @@ export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; h
   await observeLatency(db);
   if (o.embeddingReuseRate !== null) reuse.set(Number(o.embeddingReuseRate));
   workers.set(o.workers.length);
-  const { rows: [wh] } = await db.query<{ due: number; age: number }>(
+  const {
+    rows: [wh],
+  } = await db.query<{ due: number; age: number }>(
     `SELECT count(*)::int AS due, coalesce(extract(epoch FROM now() - min(CASE WHEN d.status = 'SENDING' THEN d.lease_until ELSE d.next_attempt_at END)), 0)::float8 AS age
        FROM webhook_deliveries d JOIN webhook_endpoints ep ON ep.id = d.endpoint_id AND ep.enabled
       WHERE (d.status IN ('PENDING', 'RETRY_WAIT') AND d.next_attempt_at <= now()) OR (d.status = 'SENDING' AND d.lease_until <= now())`,
@@ -94,6 +116,7 @@ export async function renderMetrics(db: pg.Pool, opts: { leaseSeconds: number; h
   reconcileActions.reset();
   for (const t of rec.totals) reconcileActions.inc({ kind: t.kind, action: t.action }, t.count);
   reconcilePassAge.reset();
-  if (rec.lastPass) reconcilePassAge.set(Math.max(0, (Date.parse(o.generatedAt) - Date.parse(rec.lastPass.startedAt)) / 1000));
+  if (rec.lastPass)
+    reconcilePassAge.set(Math.max(0, (Date.parse(o.generatedAt) - Date.parse(rec.lastPass.startedAt)) / 1000));
   return { body: await registry.metrics(), contentType: registry.contentType };
 }

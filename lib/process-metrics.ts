@@ -6,5 +6,6 @@ import { collectDefaultMetrics, type Registry } from "prom-client";
 // stays. Shared by the dashboard's /api/metrics and each worker's /metrics.
 export function collectProcessMetrics(register: Registry, prefix: string): void {
   collectDefaultMetrics({ register, prefix });
-  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) register.removeSingleMetric(prefix + name);
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+    register.removeSingleMetric(prefix + name);
 }

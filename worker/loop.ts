@@ -2,7 +2,16 @@ import os from "node:os";
 import pg from "pg";
 import type { Config } from "../lib/config";
 import { heartbeatDropped } from "../lib/faults";
-import { claim, fail, isEmbeddedServer, preparedStatementsFor, release, renew, setPreparedStatements, type Lease } from "../lib/queue/engine";
+import {
+  claim,
+  fail,
+  isEmbeddedServer,
+  preparedStatementsFor,
+  release,
+  renew,
+  setPreparedStatements,
+  type Lease,
+} from "../lib/queue/engine";
 import { classify, LeaseLostError } from "../lib/queue/errors";
 import { NOTIFY_CHANNEL, recordRenewLost } from "../lib/queue/sql";
 import { executeTasks, collectGarbage } from "../lib/pipeline/run";
@@ -213,7 +222,9 @@ export class Worker {
         continue;
       }
       // Spread over the free slots, so two slots work in parallel even when few tasks are due.
-      const groups = Array.from({ length: Math.min(free, leases.length) }, (_, g) => leases.filter((_, k) => k % free === g));
+      const groups = Array.from({ length: Math.min(free, leases.length) }, (_, g) =>
+        leases.filter((_, k) => k % free === g),
+      );
       for (const group of groups) this.startSlot(group);
       if (leases.length === free * this.perSlot) continue; // more may be due: claim again at once
       // A short due-only claim is followed at once by a full one (lastClaimShort), not by a sleep:
@@ -245,11 +256,18 @@ export class Worker {
     // waiting for its siblings' work could outlive the lease and go unrecorded.
     const outcomes = tracked.map(() => {
       let settle!: (r: PromiseSettledResult<CompleteStats | null>) => void;
-      const promise = new Promise<CompleteStats | null>((resolve, reject) => (settle = (r) => (r.status === "fulfilled" ? resolve(r.value) : reject(r.reason))));
+      const promise = new Promise<CompleteStats | null>(
+        (resolve, reject) => (settle = (r) => (r.status === "fulfilled" ? resolve(r.value) : reject(r.reason))),
+      );
       return { promise, settle };
     });
     const settle = (i: number, r: PromiseSettledResult<CompleteStats | null>) => outcomes[i].settle(r);
-    const all = execute(pool, embedder, tracked.map((t, i) => ({ lease: t.lease, hooks: t.hooks, settled: (r) => settle(i, r) })), opts).then((rs) => rs.forEach((r, i) => settle(i, r)));
+    const all = execute(
+      pool,
+      embedder,
+      tracked.map((t, i) => ({ lease: t.lease, hooks: t.hooks, settled: (r) => settle(i, r) })),
+      opts,
+    ).then((rs) => rs.forEach((r, i) => settle(i, r)));
     // Settling twice is a no-op, so this only reaches tasks the run ended without deciding.
     const done = all.catch((reason) => outcomes.forEach((o) => o.settle({ status: "rejected", reason })));
     const ended = tracked.map((t, i) => t.finish(outcomes[i].promise));
@@ -260,12 +278,23 @@ export class Worker {
     });
   }
 
-  private track(lease: Lease): { lease: Lease; hooks: PipelineHooks; finish: (result: Promise<CompleteStats | null>) => Promise<void> } {
+  private track(lease: Lease): {
+    lease: Lease;
+    hooks: PipelineHooks;
+    finish: (result: Promise<CompleteStats | null>) => Promise<void>;
+  } {
     const { cfg, pool } = this.o;
     this.stats.claimed++;
     const controller = new AbortController();
     const slot = `${lease.taskId}#${lease.leaseAttempt}#${++this.claimNumber}`;
-    const entry: InFlight = { lease, controller, progress: { done: 0, total: 0 }, promise: Promise.resolve(), lost: false, switching: false };
+    const entry: InFlight = {
+      lease,
+      controller,
+      progress: { done: 0, total: 0 },
+      promise: Promise.resolve(),
+      lost: false,
+      switching: false,
+    };
     const dropHeartbeat = heartbeatDropped(cfg);
     const hb = setInterval(async () => {
       if (dropHeartbeat || controller.signal.aborted || entry.switching) return;
@@ -277,8 +306,13 @@ export class Worker {
           entry.lost = true;
           controller.abort(err);
           this.stats.lost++;
-          log.warn({ taskId: lease.taskId, leaseAttempt: lease.leaseAttempt }, "LOST_LEASE: renewal rejected; aborting work");
-          await run(pool, recordRenewLost(lease.taskId, lease.tenantId, lease.workerId, lease.leaseAttempt)).catch(() => undefined);
+          log.warn(
+            { taskId: lease.taskId, leaseAttempt: lease.leaseAttempt },
+            "LOST_LEASE: renewal rejected; aborting work",
+          );
+          await run(pool, recordRenewLost(lease.taskId, lease.tenantId, lease.workerId, lease.leaseAttempt)).catch(
+            () => undefined,
+          );
         } else {
           // A transient renewal error is not a lost lease; the next beat tries again.
           log.warn({ taskId: lease.taskId, err: (err as Error).message }, "lease renewal failed; will retry");
@@ -303,57 +337,82 @@ export class Worker {
       },
     };
     const t0 = Date.now();
-    const finish = (result: Promise<CompleteStats | null>) => (entry.promise = (async () => {
-      const seconds = () => (Date.now() - t0) / 1000;
-      try {
-        const stats = await result;
-        if (supersededBy !== null) {
-          this.stats.superseded++;
-          recordTask(lease.taskType, "superseded", seconds());
-          log.info({ taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, reason: supersededBy }, "task superseded at its switch; nothing written");
-        } else {
-          this.stats.succeeded++;
-          recordTask(lease.taskType, "succeeded", seconds());
-          log.info({ taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, ms: Date.now() - t0, ...stats }, "task succeeded");
-        }
-      } catch (err) {
-        if (entry.lost || err instanceof LeaseLostError) {
-          recordTask(lease.taskType, "lost_lease", seconds());
-          log.warn({ taskId: lease.taskId, leaseAttempt: lease.leaseAttempt }, "LOST_LEASE: stopped without writing");
-          return;
-        }
-        if (controller.signal.aborted && controller.signal.reason === SHUTDOWN) {
-          const released = await release(pool, lease).catch(() => false);
-          recordTask(lease.taskType, "released", seconds());
-          log.info({ taskId: lease.taskId, released }, "task released at shutdown");
-          return;
-        }
-        const { code, message, retryAfterSeconds } = classify(err);
-        this.stats.failed++;
-        if (code === "INTERNAL_ERROR") log.error({ err, taskId: lease.taskId }, "task failed with an unclassified error");
+    const finish = (result: Promise<CompleteStats | null>) =>
+      (entry.promise = (async () => {
+        const seconds = () => (Date.now() - t0) / 1000;
         try {
-          const r = await fail(pool, lease, code, message, { baseSeconds: cfg.RETRY_BASE_SECONDS, maxSeconds: cfg.RETRY_MAX_SECONDS, jitter: 0.2 }, retryAfterSeconds);
-          recordTask(lease.taskType, r.status === "DEAD" ? "dead" : "retry_wait", seconds(), code);
-          log.warn({ taskId: lease.taskId, code, status: r.status, nextAttemptAt: r.nextAttemptAt }, "task failed");
-        } catch (e) {
-          recordTask(lease.taskType, e instanceof LeaseLostError ? "lost_lease" : "unrecorded", seconds(), code);
-          if (e instanceof LeaseLostError) log.warn({ taskId: lease.taskId }, "LOST_LEASE: failure not recorded (lease gone)");
-          else log.error({ err: e, taskId: lease.taskId }, "could not record task failure");
+          const stats = await result;
+          if (supersededBy !== null) {
+            this.stats.superseded++;
+            recordTask(lease.taskType, "superseded", seconds());
+            log.info(
+              { taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, reason: supersededBy },
+              "task superseded at its switch; nothing written",
+            );
+          } else {
+            this.stats.succeeded++;
+            recordTask(lease.taskType, "succeeded", seconds());
+            log.info(
+              {
+                taskId: lease.taskId,
+                type: lease.taskType,
+                leaseAttempt: lease.leaseAttempt,
+                ms: Date.now() - t0,
+                ...stats,
+              },
+              "task succeeded",
+            );
+          }
+        } catch (err) {
+          if (entry.lost || err instanceof LeaseLostError) {
+            recordTask(lease.taskType, "lost_lease", seconds());
+            log.warn({ taskId: lease.taskId, leaseAttempt: lease.leaseAttempt }, "LOST_LEASE: stopped without writing");
+            return;
+          }
+          if (controller.signal.aborted && controller.signal.reason === SHUTDOWN) {
+            const released = await release(pool, lease).catch(() => false);
+            recordTask(lease.taskType, "released", seconds());
+            log.info({ taskId: lease.taskId, released }, "task released at shutdown");
+            return;
+          }
+          const { code, message, retryAfterSeconds } = classify(err);
+          this.stats.failed++;
+          if (code === "INTERNAL_ERROR")
+            log.error({ err, taskId: lease.taskId }, "task failed with an unclassified error");
+          try {
+            const r = await fail(
+              pool,
+              lease,
+              code,
+              message,
+              { baseSeconds: cfg.RETRY_BASE_SECONDS, maxSeconds: cfg.RETRY_MAX_SECONDS, jitter: 0.2 },
+              retryAfterSeconds,
+            );
+            recordTask(lease.taskType, r.status === "DEAD" ? "dead" : "retry_wait", seconds(), code);
+            log.warn({ taskId: lease.taskId, code, status: r.status, nextAttemptAt: r.nextAttemptAt }, "task failed");
+          } catch (e) {
+            recordTask(lease.taskType, e instanceof LeaseLostError ? "lost_lease" : "unrecorded", seconds(), code);
+            if (e instanceof LeaseLostError)
+              log.warn({ taskId: lease.taskId }, "LOST_LEASE: failure not recorded (lease gone)");
+            else log.error({ err: e, taskId: lease.taskId }, "could not record task failure");
+          }
+        } finally {
+          entry.switching = true;
+          clearInterval(hb);
+          this.inflight.delete(slot);
+          this.wake();
         }
-      } finally {
-        entry.switching = true;
-        clearInterval(hb);
-        this.inflight.delete(slot);
-        this.wake();
-      }
-    })());
+      })());
     this.inflight.set(slot, entry);
     return { lease, hooks, finish };
   }
 
   private async beat(): Promise<void> {
     await this.o.pool
-      .query(`UPDATE workers SET last_heartbeat_at = now(), current_tasks = $2::bigint[] WHERE id = $1`, [this.o.workerId, [...new Set([...this.inflight.values()].map((e) => e.lease.taskId))]])
+      .query(`UPDATE workers SET last_heartbeat_at = now(), current_tasks = $2::bigint[] WHERE id = $1`, [
+        this.o.workerId,
+        [...new Set([...this.inflight.values()].map((e) => e.lease.taskId))],
+      ])
       .catch((err) => log.warn({ err: err.message }, "worker registry heartbeat failed"));
   }
 
@@ -366,12 +425,22 @@ export class Worker {
       if (this.maintenanceTicks++ % 6 === 0) {
         // Seals a 15-minute bucket a few minutes after it ends; one worker does it, the rest skip.
         // Its own failure is logged and must not cost this tick its GC and reconciler pass.
-        await rollUpTaskOutcomes(this.o.pool).catch((err: Error) => log.warn({ err: err.message }, "task outcome roll-up failed; the activity charts count from the task table meanwhile"));
+        await rollUpTaskOutcomes(this.o.pool).catch((err: Error) =>
+          log.warn(
+            { err: err.message },
+            "task outcome roll-up failed; the activity charts count from the task table meanwhile",
+          ),
+        );
         const gc = await collectGarbage(this.o.pool, this.o.cfg.RETENTION_HOURS);
         if (gc > 0) log.info({ removed: gc }, "garbage-collected retired index versions");
       }
       // One pass per interval across the fleet; the pass itself decides whether this worker leads.
-      await reconcileTick(this.o.pool, { actor: this.o.workerId, embedding: this.o.embedder, maxAttempts: this.o.cfg.MAX_ATTEMPTS, retentionHours: this.o.cfg.RETENTION_HOURS });
+      await reconcileTick(this.o.pool, {
+        actor: this.o.workerId,
+        embedding: this.o.embedder,
+        maxAttempts: this.o.cfg.MAX_ATTEMPTS,
+        retentionHours: this.o.cfg.RETENTION_HOURS,
+      });
     } catch (err) {
       log.warn({ err: (err as Error).message }, "maintenance failed");
     }
@@ -386,7 +455,10 @@ export class Worker {
     // No claim is in flight once the loop has ended; the in-flight tasks use the shared pool.
     await this.claimPool?.end().catch(() => undefined);
     const all = Promise.all([...this.inflight.values()].map((e) => e.promise));
-    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref())]);
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref()),
+    ]);
     if (timedOut) {
       for (const e of this.inflight.values()) e.controller.abort(SHUTDOWN);
       await all;

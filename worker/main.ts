@@ -11,12 +11,17 @@ import { log } from "../lib/log";
 
 /** `npm run worker -- --concurrency N [--id NAME]` */
 export async function runWorker(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { concurrency: { type: "string" }, id: { type: "string" } }, allowPositionals: false });
+  const { values } = parseArgs({
+    args: argv,
+    options: { concurrency: { type: "string" }, id: { type: "string" } },
+    allowPositionals: false,
+  });
   const cfg = loadConfig();
   // Fail at start with the variable's name, not as a repeated maintenance warning later.
   loadReconcileConfig();
   const concurrency = values.concurrency ? Number(values.concurrency) : cfg.WORKER_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error("--concurrency must be an integer from 1 to 256");
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+    throw new Error("--concurrency must be an integer from 1 to 256");
   const workerId = values.id ?? `${os.hostname()}-${process.pid}`;
   // Before any claim: a metrics port that cannot be had stops the worker with the reason.
   const metrics = await startWorkerMetrics();
@@ -26,7 +31,16 @@ export async function runWorker(argv: string[]): Promise<void> {
   await ensureVectorIndex(pool, embedder.dimensions);
   const setting = cfg.WORKER_PREPARED_STATEMENTS;
   const preparedStatements = setting === "auto" ? "auto" : setting === "true";
-  const worker = new Worker({ pool, databaseUrl: url, workerId, concurrency, cfg, embedder, preparedStatements, tasksPerSlot: cfg.WORKER_TASKS_PER_SLOT });
+  const worker = new Worker({
+    pool,
+    databaseUrl: url,
+    workerId,
+    concurrency,
+    cfg,
+    embedder,
+    preparedStatements,
+    tasksPerSlot: cfg.WORKER_TASKS_PER_SLOT,
+  });
   await worker.start();
   const webhooks = new WebhookDeliveryLoop({ pool, workerId, settings: webhookSettings(cfg) });
   webhooks.start();
@@ -36,7 +50,10 @@ export async function runWorker(argv: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "stopping: no new claims; finishing in-flight work");
-    await Promise.all([worker.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000), webhooks.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000)]);
+    await Promise.all([
+      worker.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000),
+      webhooks.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000),
+    ]);
     await metrics?.close();
     await closePools();
     process.exit(0);

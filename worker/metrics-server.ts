@@ -18,7 +18,9 @@ export function parseMetricsPort(value: string | undefined): PortRange | null {
   const from = m ? Number(m[1]) : NaN;
   const to = m?.[2] !== undefined ? Number(m[2]) : from;
   if (!m || from > 65535 || to > 65535 || to < from || (from === 0 && to !== 0)) {
-    throw new Error(`invalid configuration: WORKER_METRICS_PORT: expected a port (9464), a range (9464-9471) or 0, got "${value}"`);
+    throw new Error(
+      `invalid configuration: WORKER_METRICS_PORT: expected a port (9464), a range (9464-9471) or 0, got "${value}"`,
+    );
   }
   return { from, to };
 }
@@ -48,7 +50,12 @@ function listen(server: http.Server, port: number, host: string): Promise<boolea
  * or task names. Loopback by default, since there is no authentication and a worker often runs on
  * a host with a public address; WORKER_METRICS_HOST widens it (0.0.0.0 for a scraper elsewhere).
  */
-export async function startWorkerMetrics(env: { WORKER_METRICS_PORT?: string; WORKER_METRICS_HOST?: string } = settings("WORKER_METRICS_PORT", "WORKER_METRICS_HOST")): Promise<MetricsServer | null> {
+export async function startWorkerMetrics(
+  env: { WORKER_METRICS_PORT?: string; WORKER_METRICS_HOST?: string } = settings(
+    "WORKER_METRICS_PORT",
+    "WORKER_METRICS_HOST",
+  ),
+): Promise<MetricsServer | null> {
   const range = parseMetricsPort(env.WORKER_METRICS_PORT);
   if (!range) return null;
   const host = env.WORKER_METRICS_HOST?.trim() || "127.0.0.1";
@@ -59,7 +66,9 @@ export async function startWorkerMetrics(env: { WORKER_METRICS_PORT?: string; WO
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }).end("method not allowed\n");
+      res
+        .writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" })
+        .end("method not allowed\n");
       return;
     }
     workerRegistry
@@ -80,12 +89,15 @@ export async function startWorkerMetrics(env: { WORKER_METRICS_PORT?: string; WO
       return {
         port: chosen,
         host,
-        close: () => new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
+        close: () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
       };
     }
   }
-  throw new Error(`WORKER_METRICS_PORT=${env.WORKER_METRICS_PORT}: ${range.from === range.to ? `port ${range.from} is` : `every port from ${range.from} to ${range.to} is`} in use`);
+  throw new Error(
+    `WORKER_METRICS_PORT=${env.WORKER_METRICS_PORT}: ${range.from === range.to ? `port ${range.from} is` : `every port from ${range.from} to ${range.to} is`} in use`,
+  );
 }

@@ -43,7 +43,9 @@ export class WebhookDeliveryLoop {
   readonly stats = { claimed: 0, delivered: 0, failed: 0, dead: 0, lost: 0 };
 
   constructor(private readonly o: { pool: pg.Pool; workerId: string; settings: WebhookSettings; sender?: Sender }) {
-    this.send = o.sender ?? createSender({ timeoutMs: o.settings.timeoutMs, allowPrivateNetworks: o.settings.allowPrivateNetworks });
+    this.send =
+      o.sender ??
+      createSender({ timeoutMs: o.settings.timeoutMs, allowPrivateNetworks: o.settings.allowPrivateNetworks });
   }
 
   /**
@@ -103,11 +105,18 @@ export class WebhookDeliveryLoop {
     await this.o.pool.query(sql.expireExhausted(s.maxAttempts));
     const free = s.concurrency - this.inflight.size;
     if (free <= 0) return true;
-    const { rows } = await this.o.pool.query<sql.ClaimedDelivery>(sql.claimDeliveries(this.o.workerId, free, s.maxAttempts, this.leaseSeconds));
+    const { rows } = await this.o.pool.query<sql.ClaimedDelivery>(
+      sql.claimDeliveries(this.o.workerId, free, s.maxAttempts, this.leaseSeconds),
+    );
     this.stats.claimed += rows.length;
     for (const d of rows) {
       const p: Promise<void> = this.deliver(d)
-        .catch((err) => log.warn({ err: (err as Error).message, deliveryId: d.id }, "webhook outcome not recorded; the lease will expire and the delivery be retried"))
+        .catch((err) =>
+          log.warn(
+            { err: (err as Error).message, deliveryId: d.id },
+            "webhook outcome not recorded; the lease will expire and the delivery be retried",
+          ),
+        )
         .finally(() => this.inflight.delete(p));
       this.inflight.add(p);
     }
@@ -121,9 +130,25 @@ export class WebhookDeliveryLoop {
     const owner = this.o.workerId;
     const stmt = r.ok
       ? sql.markDelivered(d.id, owner, d.attempts, r.statusCode, r.latencyMs)
-      : sql.markFailed(d.id, owner, d.attempts, s.maxAttempts, retryDelaySeconds(d.attempts, s.retryBaseSeconds, s.retryMaxSeconds, parseRetryAfter(r.retryAfter)), r.statusCode, r.latencyMs, r.error.slice(0, 500));
+      : sql.markFailed(
+          d.id,
+          owner,
+          d.attempts,
+          s.maxAttempts,
+          retryDelaySeconds(d.attempts, s.retryBaseSeconds, s.retryMaxSeconds, parseRetryAfter(r.retryAfter)),
+          r.statusCode,
+          r.latencyMs,
+          r.error.slice(0, 500),
+        );
     const { rows } = await this.o.pool.query<{ status: string }>(stmt);
-    const ctx = { deliveryId: d.id, messageId: d.message_id, type: d.type, endpointId: d.endpoint_id, attempt: d.attempts, latencyMs: r.latencyMs };
+    const ctx = {
+      deliveryId: d.id,
+      messageId: d.message_id,
+      type: d.type,
+      endpointId: d.endpoint_id,
+      attempt: d.attempts,
+      latencyMs: r.latencyMs,
+    };
     if (!rows[0]) {
       this.stats.lost++;
       log.warn(ctx, "webhook lease lost before the outcome was recorded");

@@ -14,7 +14,8 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 export default async function SignInPage({ searchParams }: Props) {
   const params = await searchParams;
   const next = safeNext(params.next);
-  const errorCode = typeof params.error === "string" && params.error in OIDC_ERRORS ? (params.error as OidcErrorCode) : null;
+  const errorCode =
+    typeof params.error === "string" && params.error in OIDC_ERRORS ? (params.error as OidcErrorCode) : null;
   const sso = ssoIfConfigured();
 
   let signedIn = false;
@@ -33,7 +34,11 @@ export default async function SignInPage({ searchParams }: Props) {
           <span>Indexwright</span>
         </div>
         <h1 className="signin__title">Sign in</h1>
-        <p className="signin__lead">{sso ? `Use ${sso.displayName}, your email and password, or an access token.` : "Use your email and password, or an access token."}</p>
+        <p className="signin__lead">
+          {sso
+            ? `Use ${sso.displayName}, your email and password, or an access token.`
+            : "Use your email and password, or an access token."}
+        </p>
         {errorCode ? (
           <div className="form-error signin-error sso-error" role="alert" data-testid="sso-error" data-code={errorCode}>
             <p className="signin-error__title">Single sign-on did not sign you in</p>
@@ -43,7 +48,11 @@ export default async function SignInPage({ searchParams }: Props) {
         {sso ? (
           <>
             {/* A plain link: the provider's page is a full navigation, and it works before any script loads. */}
-            <a className="btn btn--primary sso-button" href={`/api/auth/oidc/start?next=${encodeURIComponent(next)}`} data-testid="sso-sign-in">
+            <a
+              className="btn btn--primary sso-button"
+              href={`/api/auth/oidc/start?next=${encodeURIComponent(next)}`}
+              data-testid="sso-sign-in"
+            >
               Sign in with {sso.displayName}
             </a>
             <div className="signin-divider" role="separator" aria-label="or">

@@ -71,7 +71,12 @@ export async function runChild(setup: (env: ChildEnv) => Promise<System>): Promi
         const cpu = process.cpuUsage(cpuAtGo);
         clearInterval(timer);
         await system.stop();
-        send({ type: "stopped", done, cpuMs: Math.round((cpu.user + cpu.system) / 1000), stats: system.stats?.() ?? {} });
+        send({
+          type: "stopped",
+          done,
+          cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+          stats: system.stats?.() ?? {},
+        });
         process.disconnect();
         setTimeout(() => process.exit(0), 50).unref();
       }
@@ -91,8 +96,14 @@ export async function runChild(setup: (env: ChildEnv) => Promise<System>): Promi
 export function countStatements(): () => Record<string, { calls: number; ms: number }> {
   const byKind = new Map<string, { calls: number; ms: number }>();
   const kindOf = (text: string) => {
-    const t = text.replace(/--[^\n]*/g, " ").replace(/\s+/g, " ").trim();
-    const verb = /^(?:with .*?\)\s*)?(select|insert|update|delete|begin|commit|rollback|listen|set|show)\b/i.exec(t)?.[1] ?? t.split(" ")[0] ?? "?";
+    const t = text
+      .replace(/--[^\n]*/g, " ")
+      .replace(/\s+/g, " ")
+      .trim();
+    const verb =
+      /^(?:with .*?\)\s*)?(select|insert|update|delete|begin|commit|rollback|listen|set|show)\b/i.exec(t)?.[1] ??
+      t.split(" ")[0] ??
+      "?";
     // The first table named is enough to tell a claim from a completion or an event write.
     const table = /\b(?:from|into|update)\s+([\w."]+)/i.exec(t)?.[1] ?? "";
     return `${verb.toUpperCase()} ${table}`.trim();
@@ -125,5 +136,10 @@ export function countStatements(): () => Record<string, { calls: number; ms: num
     else note();
     return r;
   };
-  return () => Object.fromEntries([...byKind.entries()].sort((a, b) => b[1].calls - a[1].calls).map(([k, v]) => [k, { calls: v.calls, ms: Math.round(v.ms) }]));
+  return () =>
+    Object.fromEntries(
+      [...byKind.entries()]
+        .sort((a, b) => b[1].calls - a[1].calls)
+        .map(([k, v]) => [k, { calls: v.calls, ms: Math.round(v.ms) }]),
+    );
 }

@@ -71,7 +71,8 @@ export function TokensSection() {
             </span>
           </h2>
           <p className="card__lead">
-            For scripts, CI and other machines, or a person&rsquo;s own scripts. Each token acts with its role, in its tenants.
+            For scripts, CI and other machines, or a person&rsquo;s own scripts. Each token acts with its role, in its
+            tenants.
           </p>
         </div>
         {createButton("token-create-open")}
@@ -84,7 +85,10 @@ export function TokensSection() {
         empty={items.length === 0}
         emptyState={
           <EmptyState icon={adminIcons.key} title="No API tokens yet" action={createButton("token-create-open-empty")}>
-            <p>Create one for each script or machine, with the lowest role it needs. The bootstrap token from the server&rsquo;s settings is not listed here.</p>
+            <p>
+              Create one for each script or machine, with the lowest role it needs. The bootstrap token from the
+              server&rsquo;s settings is not listed here.
+            </p>
           </EmptyState>
         }
       >
@@ -134,7 +138,11 @@ function TokenRow({ token: t, onRevoke }: { token: AdminToken; onRevoke: () => v
         <span className="stack-xs">
           <span className="cell-name__text">{t.name}</span>
           {t.kind === "person" ? (
-            <span className="cell-sub" title="Acts as this user: never more than their role and tenants" data-testid="token-kind">
+            <span
+              className="cell-sub"
+              title="Acts as this user: never more than their role and tenants"
+              data-testid="token-kind"
+            >
               Person&rsquo;s token ·{" "}
               <span className="mono" data-testid="token-user">
                 {t.userEmail ?? "unknown user"}
@@ -176,11 +184,17 @@ function TokenRow({ token: t, onRevoke }: { token: AdminToken; onRevoke: () => v
           </span>
         </span>
       </td>
-      <td className="nowrap">{t.lastUsedAt ? <RelativeTime iso={t.lastUsedAt} /> : <span className="muted">never</span>}</td>
+      <td className="nowrap">
+        {t.lastUsedAt ? <RelativeTime iso={t.lastUsedAt} /> : <span className="muted">never</span>}
+      </td>
       <td className="nowrap">
         {revoked ? (
           <span className="stack-xs">
-            <span className="pill pill--muted pill--status" title={`Revoked ${formatDateTime(t.revokedAt)}`} data-testid="token-status">
+            <span
+              className="pill pill--muted pill--status"
+              title={`Revoked ${formatDateTime(t.revokedAt)}`}
+              data-testid="token-status"
+            >
               revoked
             </span>
             <span className="cell-sub">
@@ -195,7 +209,12 @@ function TokenRow({ token: t, onRevoke }: { token: AdminToken; onRevoke: () => v
       </td>
       <td className="col-right nowrap">
         {revoked ? null : (
-          <button type="button" className="btn btn--danger-outline btn--sm" onClick={onRevoke} data-testid="token-revoke">
+          <button
+            type="button"
+            className="btn btn--danger-outline btn--sm"
+            onClick={onRevoke}
+            data-testid="token-revoke"
+          >
             <span>
               Revoke<span className="visually-hidden"> token {t.name}</span>…
             </span>
@@ -226,7 +245,11 @@ function CreateTokenDialog({ open, onClose }: { open: boolean; onClose: () => vo
       description={created ? undefined : "The token acts with the role and tenants you choose here."}
       testId="token-create-dialog"
     >
-      {created ? <SecretView created={created} onDone={close} /> : <CreateTokenForm mutation={create} onCreated={setCreated} onCancel={close} />}
+      {created ? (
+        <SecretView created={created} onDone={close} />
+      ) : (
+        <CreateTokenForm mutation={create} onCreated={setCreated} onCancel={close} />
+      )}
     </Dialog>
   );
 }
@@ -237,8 +260,14 @@ type Problems = Partial<Record<"name" | GrantField, string | null>>;
 /** Field-level wording of the API's refusals of a grant (the dialog also shows the server's own words). */
 function refusalText(field: GrantField, kind: TokenKind, user: AdminUser | null): string {
   if (field === "user") return "This user is disabled. Enable them before giving them a token.";
-  if (field === "role") return kind === "person" && user ? `Higher than the role of ${user.email} (${user.role}).` : "Higher than your own role.";
-  if (field === "tenants") return kind === "person" && user ? `Includes tenants ${user.email} does not hold.` : "Includes tenants you do not hold.";
+  if (field === "role")
+    return kind === "person" && user
+      ? `Higher than the role of ${user.email} (${user.role}).`
+      : "Higher than your own role.";
+  if (field === "tenants")
+    return kind === "person" && user
+      ? `Includes tenants ${user.email} does not hold.`
+      : "Includes tenants you do not hold.";
   return kind === "person"
     ? "A person’s token has no capabilities: it acts as the person."
     : "“May read /api/metrics” needs an all-tenant admin and a token for All tenants.";
@@ -268,9 +297,12 @@ function CreateTokenForm({
   const people = (users.data ?? []).filter((u) => !u.disabledAt);
   const user = kind === "person" ? (people.find((u) => u.id === userId) ?? null) : null;
   // Nobody grants more than they hold; a person's token also never exceeds the person.
-  const ceiling = kind === "person" ? (user ? intersectTenants(viewer.tenants, grantToTenants(user.tenants)) : []) : viewer.tenants;
+  const ceiling =
+    kind === "person" ? (user ? intersectTenants(viewer.tenants, grantToTenants(user.tenants)) : []) : viewer.tenants;
   const resolved = resolveGrant(grant, ceiling);
-  const metricsBlocked = resolved.tenants.includes(ALL_TENANTS) ? null : "Tick “All tenants” first: metrics cover every tenant.";
+  const metricsBlocked = resolved.tenants.includes(ALL_TENANTS)
+    ? null
+    : "Tick “All tenants” first: metrics cover every tenant.";
   // A metrics grant is dropped as soon as the tenants stop being all of them.
   const caps = capabilities.filter((c) => c !== "metrics:read" || metricsBlocked === null);
 
@@ -304,18 +336,23 @@ function CreateTokenForm({
       effect={
         kind === "person" ? (
           <p>
-            Creates a token that acts as {user ? <span className="mono">{user.email}</span> : "the user you choose"}: never more than their role and
-            tenants, and searching with their groups. It stops working while they are disabled. The secret is shown <strong>once</strong>.
+            Creates a token that acts as {user ? <span className="mono">{user.email}</span> : "the user you choose"}:
+            never more than their role and tenants, and searching with their groups. It stops working while they are
+            disabled. The secret is shown <strong>once</strong>.
           </p>
         ) : (
           <p>
-            Creates a new secret. It is shown <strong>once</strong>, in the next step; Indexwright keeps only a hash. Give each script or machine its own
-            token, with the lowest role it needs.
+            Creates a new secret. It is shown <strong>once</strong>, in the next step; Indexwright keeps only a hash.
+            Give each script or machine its own token, with the lowest role it needs.
           </p>
         )
       }
       onSubmit={() => {
-        const nameProblem = name.trim() ? (name.trim().length > 100 ? "Keep the name under 100 characters." : null) : "Give the token a name.";
+        const nameProblem = name.trim()
+          ? name.trim().length > 100
+            ? "Keep the name under 100 characters."
+            : null
+          : "Give the token a name.";
         const userProblem = kind === "person" && !user ? "Choose the user this token acts as." : null;
         const tenantsProblem = userProblem ? null : resolved.problem;
         setProblems({ name: nameProblem, user: userProblem, tenants: tenantsProblem });
@@ -331,7 +368,11 @@ function CreateTokenForm({
         mutation.mutate(input, {
           onSuccess: (res) => {
             onCreated(res);
-            toast.push({ tone: "success", title: `Token “${res.name}” created`, body: "Copy the secret from the dialog now: it is not shown again." });
+            toast.push({
+              tone: "success",
+              title: `Token “${res.name}” created`,
+              body: "Copy the secret from the dialog now: it is not shown again.",
+            });
           },
           onError: (err) => {
             const f = grantErrorField(err)?.field;
@@ -363,14 +404,32 @@ function CreateTokenForm({
         <legend className="field__label">Kind</legend>
         <div className="kind-choice">
           <label className="kind-choice__option">
-            <input type="radio" name={`${id}-kind`} value="application" checked={kind === "application"} onChange={() => chooseKind("application")} data-testid="token-kind-application" />
+            <input
+              type="radio"
+              name={`${id}-kind`}
+              value="application"
+              checked={kind === "application"}
+              onChange={() => chooseKind("application")}
+              data-testid="token-kind-application"
+            />
             <span className="kind-choice__title">Application</span>
-            <span className="kind-choice__desc">A script, service or backend. It acts as itself, with no user or groups.</span>
+            <span className="kind-choice__desc">
+              A script, service or backend. It acts as itself, with no user or groups.
+            </span>
           </label>
           <label className="kind-choice__option">
-            <input type="radio" name={`${id}-kind`} value="person" checked={kind === "person"} onChange={() => chooseKind("person")} data-testid="token-kind-person" />
+            <input
+              type="radio"
+              name={`${id}-kind`}
+              value="person"
+              checked={kind === "person"}
+              onChange={() => chooseKind("person")}
+              data-testid="token-kind-person"
+            />
             <span className="kind-choice__title">Person&rsquo;s token</span>
-            <span className="kind-choice__desc">Acts as a user you choose, e.g. for their own scripts: their role, tenants and groups apply.</span>
+            <span className="kind-choice__desc">
+              Acts as a user you choose, e.g. for their own scripts: their role, tenants and groups apply.
+            </span>
           </label>
         </div>
       </fieldset>
@@ -396,7 +455,9 @@ function CreateTokenForm({
             ))}
           </select>
           <p id={`${id}-user-hint`} className="field__hint">
-            {users.isError ? "Could not load users; close the dialog and try again." : "Enabled users you manage. Disabled users’ tokens stop working."}
+            {users.isError
+              ? "Could not load users; close the dialog and try again."
+              : "Enabled users you manage. Disabled users’ tokens stop working."}
           </p>
           {fieldError("user") ? (
             <p id={`${id}-user-error`} className="field__error">
@@ -432,7 +493,11 @@ function CreateTokenForm({
             clear("tenants");
           }}
           error={fieldError("tenants")}
-          ceilingNote={kind === "person" && user ? `At most the tenants ${user.email} holds${viewer.tenants ? " and you hold" : ""}.` : undefined}
+          ceilingNote={
+            kind === "person" && user
+              ? `At most the tenants ${user.email} holds${viewer.tenants ? " and you hold" : ""}.`
+              : undefined
+          }
           testId="token-tenants"
         />
       )}
@@ -513,18 +578,35 @@ function SecretView({ created, onDone }: { created: CreatedToken; onDone: () => 
             onFocus={(e) => e.currentTarget.select()}
             data-testid="token-secret"
           />
-          <button type="button" className="btn btn--secondary input-group__btn" onClick={copy} data-testid="token-secret-copy">
+          <button
+            type="button"
+            className="btn btn--secondary input-group__btn"
+            onClick={copy}
+            data-testid="token-secret-copy"
+          >
             {copied === "yes" ? adminIcons.check : adminIcons.copy}
             <span>{copied === "yes" ? "Copied" : "Copy"}</span>
           </button>
         </div>
         <p id={`${id}-secret-hint`} className="field__hint">
-          Send it as <code>Authorization: Bearer &lt;token&gt;</code>, or paste it on the sign-in page under &ldquo;Access token&rdquo;.{" "}
-          {created.kind === "person" ? "Acts as its user: " : ""}Role <strong>{created.role}</strong>, {describeTenants(grantToTenants(created.tenants))}
-          {created.capabilities.length > 0 ? `; ${created.capabilities.map((c) => CAPABILITY_LABEL[c].phrase).join(", ")}` : ""}.
+          Send it as <code>Authorization: Bearer &lt;token&gt;</code>, or paste it on the sign-in page under
+          &ldquo;Access token&rdquo;. {created.kind === "person" ? "Acts as its user: " : ""}Role{" "}
+          <strong>{created.role}</strong>, {describeTenants(grantToTenants(created.tenants))}
+          {created.capabilities.length > 0
+            ? `; ${created.capabilities.map((c) => CAPABILITY_LABEL[c].phrase).join(", ")}`
+            : ""}
+          .
         </p>
-        <p className={copied === "failed" ? "field__error" : "field__hint field__hint--ok"} role="status" data-testid="token-secret-copied">
-          {copied === "yes" ? "Copied to the clipboard." : copied === "failed" ? "Could not copy automatically: the token is selected, press Ctrl+C (⌘C)." : ""}
+        <p
+          className={copied === "failed" ? "field__error" : "field__hint field__hint--ok"}
+          role="status"
+          data-testid="token-secret-copied"
+        >
+          {copied === "yes"
+            ? "Copied to the clipboard."
+            : copied === "failed"
+              ? "Could not copy automatically: the token is selected, press Ctrl+C (⌘C)."
+              : ""}
         </p>
       </div>
       <footer className="dialog__footer">
@@ -542,14 +624,20 @@ function RevokeTokenDialog({ token, onClose }: { token: AdminToken | null; onClo
   const close = useDialogClose(revoke, onClose, { refreshAfterError: false });
   const t = token;
   return (
-    <Dialog open={token !== null} onClose={close} busy={revoke.isPending} title={t ? `Revoke token “${t.name}”` : "Revoke token"} testId="token-revoke-dialog">
+    <Dialog
+      open={token !== null}
+      onClose={close}
+      busy={revoke.isPending}
+      title={t ? `Revoke token “${t.name}”` : "Revoke token"}
+      testId="token-revoke-dialog"
+    >
       {t ? (
         <ActionForm
           effect={
             <>
               <p>
-                Anything that sends this token gets <strong>401 Unauthorized</strong> from now on, and it can no longer be used to sign in. This cannot be
-                undone: create a new token if it is needed again.
+                Anything that sends this token gets <strong>401 Unauthorized</strong> from now on, and it can no longer
+                be used to sign in. This cannot be undone: create a new token if it is needed again.
               </p>
               <p className="effect__warn">Dashboard sessions signed in with it end at once.</p>
             </>
@@ -558,7 +646,11 @@ function RevokeTokenDialog({ token, onClose }: { token: AdminToken | null; onClo
             revoke.mutate(t.id, {
               onSuccess: () => {
                 close();
-                toast.push({ tone: "success", title: `Token “${t.name}” revoked`, body: "Requests that use it are refused from now on." });
+                toast.push({
+                  tone: "success",
+                  title: `Token “${t.name}” revoked`,
+                  body: "Requests that use it are refused from now on.",
+                });
               },
             })
           }

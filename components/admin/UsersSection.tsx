@@ -3,9 +3,27 @@
 import { useId, useState } from "react";
 import type { Role } from "@/lib/domain/constants";
 import { isApiError } from "@/lib/ui/api";
-import { emailProblem, grantErrorField, passwordProblem, useAdminUsers, useCreateUser, useUpdateUser, type AdminUser, type GrantField } from "@/lib/ui/admin";
+import {
+  emailProblem,
+  grantErrorField,
+  passwordProblem,
+  useAdminUsers,
+  useCreateUser,
+  useUpdateUser,
+  type AdminUser,
+  type GrantField,
+} from "@/lib/ui/admin";
 import { formatDateTime } from "@/lib/ui/format";
-import { describeTenants, draftFromGrant, emptyGrant, grantToTenants, parseGroups, resolveGrant, sameGrant, type TenantGrantDraft } from "@/lib/ui/trust";
+import {
+  describeTenants,
+  draftFromGrant,
+  emptyGrant,
+  grantToTenants,
+  parseGroups,
+  resolveGrant,
+  sameGrant,
+  type TenantGrantDraft,
+} from "@/lib/ui/trust";
 import { ActionForm, useDialogClose } from "../ActionForm";
 import { Dialog } from "../Dialog";
 import { QueryStates } from "../ListFrame";
@@ -42,9 +60,17 @@ export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
               <span className="visually-hidden"> active</span>
             </span>
           </h2>
-          <p className="card__lead">People who sign in to the dashboard with their email and password, or through single sign-on when it is set up.</p>
+          <p className="card__lead">
+            People who sign in to the dashboard with their email and password, or through single sign-on when it is set
+            up.
+          </p>
         </div>
-        <button type="button" className="btn btn--primary btn--sm" onClick={() => setAdding(true)} data-testid="user-create-open">
+        <button
+          type="button"
+          className="btn btn--primary btn--sm"
+          onClick={() => setAdding(true)}
+          data-testid="user-create-open"
+        >
           {icons.plus}
           <span>Add user</span>
         </button>
@@ -64,10 +90,25 @@ export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
         <div className="table-wrap">
           <table className="table table--admin" data-testid="users-table">
             <caption className="visually-hidden">Users, by email</caption>
-            <TableHead columns={["Email", "Role", "Tenants", "Groups", "Status", "Sessions", { label: <span className="visually-hidden">Actions</span> }]} />
+            <TableHead
+              columns={[
+                "Email",
+                "Role",
+                "Tenants",
+                "Groups",
+                "Status",
+                "Sessions",
+                { label: <span className="visually-hidden">Actions</span> },
+              ]}
+            />
             <tbody>
               {items.map((u) => (
-                <UserRow key={u.id} user={u} self={viewer.subject === `user:${u.email}`} onAction={(kind) => setOpen({ kind, user: u })} />
+                <UserRow
+                  key={u.id}
+                  user={u}
+                  self={viewer.subject === `user:${u.email}`}
+                  onAction={(kind) => setOpen({ kind, user: u })}
+                />
               ))}
             </tbody>
           </table>
@@ -78,7 +119,11 @@ export function UsersSection({ ssoName = null }: { ssoName?: string | null }) {
       <AccessDialog user={open?.kind === "access" ? open.user : null} onClose={close} />
       <ResetPasswordDialog user={open?.kind === "password" ? open.user : null} onClose={close} />
       <SignOutDialog user={open?.kind === "signout" ? open.user : null} onClose={close} />
-      <SetDisabledDialog user={open?.kind === "disable" || open?.kind === "enable" ? open.user : null} disable={open?.kind === "disable"} onClose={close} />
+      <SetDisabledDialog
+        user={open?.kind === "disable" || open?.kind === "enable" ? open.user : null}
+        disable={open?.kind === "disable"}
+        onClose={close}
+      />
     </section>
   );
 }
@@ -122,7 +167,11 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
       </td>
       <td className="nowrap">
         {disabled ? (
-          <span className="pill pill--muted pill--status" title={`Disabled ${formatDateTime(u.disabledAt)}`} data-testid="user-status">
+          <span
+            className="pill pill--muted pill--status"
+            title={`Disabled ${formatDateTime(u.disabledAt)}`}
+            data-testid="user-status"
+          >
             disabled
           </span>
         ) : (
@@ -171,7 +220,12 @@ function UserRow({ user: u, self, onAction }: { user: AdminUser; self: boolean; 
             Password…
           </button>
           {disabled ? (
-            <button type="button" className="btn btn--secondary btn--sm" onClick={() => onAction("enable")} data-testid="user-enable">
+            <button
+              type="button"
+              className="btn btn--secondary btn--sm"
+              onClick={() => onAction("enable")}
+              data-testid="user-enable"
+            >
               Enable…
             </button>
           ) : (
@@ -207,7 +261,15 @@ function refusalText(field: GrantField): string {
   return field === "role" ? "Higher than your own role." : "Includes tenants you do not hold.";
 }
 
-function AddUserForm({ mutation, onClose, ssoName }: { mutation: ReturnType<typeof useCreateUser>; onClose: () => void; ssoName: string | null }) {
+function AddUserForm({
+  mutation,
+  onClose,
+  ssoName,
+}: {
+  mutation: ReturnType<typeof useCreateUser>;
+  onClose: () => void;
+  ssoName: string | null;
+}) {
   const toast = useToast();
   const viewer = useViewer();
   const id = useId();
@@ -217,7 +279,12 @@ function AddUserForm({ mutation, onClose, ssoName }: { mutation: ReturnType<type
   const [role, setRole] = useState<Role>("viewer");
   const [grant, setGrant] = useState<TenantGrantDraft>(emptyGrant);
   const [groupsText, setGroupsText] = useState("");
-  const [problems, setProblems] = useState<{ email?: string | null; password?: string | null; tenants?: string | null; groups?: string | null }>({});
+  const [problems, setProblems] = useState<{
+    email?: string | null;
+    password?: string | null;
+    tenants?: string | null;
+    groups?: string | null;
+  }>({});
   const taken = isApiError(mutation.error) && mutation.error.code === "EMAIL_TAKEN";
   const refusal = grantErrorField(mutation.error);
 
@@ -227,15 +294,31 @@ function AddUserForm({ mutation, onClose, ssoName }: { mutation: ReturnType<type
         ssoOnly ? (
           <p>The person signs in with {ssoName}, using this email. They have no password here.</p>
         ) : (
-          <p>The person signs in on the sign-in page under &ldquo;Email and password&rdquo;. Share the password with them through a safe channel.</p>
+          <p>
+            The person signs in on the sign-in page under &ldquo;Email and password&rdquo;. Share the password with them
+            through a safe channel.
+          </p>
         )
       }
       onSubmit={() => {
         const { tenants, problem } = resolveGrant(grant, viewer.tenants);
         const { groups, problem: groupsProblem } = parseGroups(groupsText);
-        const next = { email: emailProblem(email), password: ssoOnly ? null : passwordProblem(password), tenants: problem, groups: groupsProblem };
+        const next = {
+          email: emailProblem(email),
+          password: ssoOnly ? null : passwordProblem(password),
+          tenants: problem,
+          groups: groupsProblem,
+        };
         setProblems(next);
-        const first = next.email ? "email" : next.password ? "password" : next.tenants ? "tenants" : next.groups ? "groups" : null;
+        const first = next.email
+          ? "email"
+          : next.password
+            ? "password"
+            : next.tenants
+              ? "tenants"
+              : next.groups
+                ? "groups"
+                : null;
         if (first) {
           (document.getElementById(`${id}-${first}`) ?? document.getElementById(`${id}-tenants-all`))?.focus();
           return;
@@ -356,14 +439,28 @@ function useUserDialog(onClose: () => void) {
 function AccessDialog({ user, onClose }: UserDialogProps) {
   const { update, close } = useUserDialog(onClose);
   return (
-    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={user ? `Access of ${user.email}` : "Access"} testId="user-access-dialog">
+    <Dialog
+      open={user !== null}
+      onClose={close}
+      busy={update.isPending}
+      title={user ? `Access of ${user.email}` : "Access"}
+      testId="user-access-dialog"
+    >
       {user ? <AccessForm user={user} mutation={update} onClose={close} /> : null}
     </Dialog>
   );
 }
 
 /** Role, tenants and admin-assigned groups of one user; only what changed is sent. */
-function AccessForm({ user, mutation, onClose }: { user: AdminUser; mutation: ReturnType<typeof useUpdateUser>; onClose: () => void }) {
+function AccessForm({
+  user,
+  mutation,
+  onClose,
+}: {
+  user: AdminUser;
+  mutation: ReturnType<typeof useUpdateUser>;
+  onClose: () => void;
+}) {
   const toast = useToast();
   const viewer = useViewer();
   const id = useId();
@@ -394,7 +491,9 @@ function AccessForm({ user, mutation, onClose }: { user: AdminUser; mutation: Re
             )}
             .
           </p>
-          {user.tenants.length === 0 ? <p className="effect__warn">This user holds no tenants: they see nothing that belongs to a tenant.</p> : null}
+          {user.tenants.length === 0 ? (
+            <p className="effect__warn">This user holds no tenants: they see nothing that belongs to a tenant.</p>
+          ) : null}
           <p>The new access applies at once, to sessions and personal tokens already in use too.</p>
         </>
       }
@@ -418,7 +517,11 @@ function AccessForm({ user, mutation, onClose }: { user: AdminUser; mutation: Re
           {
             onSuccess: (res) => {
               onClose();
-              toast.push({ tone: "success", title: `${res.email} is now ${res.role}`, body: `In ${describeTenants(grantToTenants(res.tenants))}.` });
+              toast.push({
+                tone: "success",
+                title: `${res.email} is now ${res.role}`,
+                body: `In ${describeTenants(grantToTenants(res.tenants))}.`,
+              });
             },
             onError: (err) => {
               const f = grantErrorField(err)?.field;
@@ -476,13 +579,27 @@ function AccessForm({ user, mutation, onClose }: { user: AdminUser; mutation: Re
 function ResetPasswordDialog({ user, onClose }: UserDialogProps) {
   const { update, close } = useUserDialog(onClose);
   return (
-    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={user ? `Reset password of ${user.email}` : "Reset password"} testId="user-password-dialog">
+    <Dialog
+      open={user !== null}
+      onClose={close}
+      busy={update.isPending}
+      title={user ? `Reset password of ${user.email}` : "Reset password"}
+      testId="user-password-dialog"
+    >
       {user ? <ResetPasswordForm user={user} mutation={update} onClose={close} /> : null}
     </Dialog>
   );
 }
 
-function ResetPasswordForm({ user, mutation, onClose }: { user: AdminUser; mutation: ReturnType<typeof useUpdateUser>; onClose: () => void }) {
+function ResetPasswordForm({
+  user,
+  mutation,
+  onClose,
+}: {
+  user: AdminUser;
+  mutation: ReturnType<typeof useUpdateUser>;
+  onClose: () => void;
+}) {
   const toast = useToast();
   const id = useId();
   const [password, setPassword] = useState("");
@@ -491,8 +608,8 @@ function ResetPasswordForm({ user, mutation, onClose }: { user: AdminUser; mutat
     <ActionForm
       effect={
         <p>
-          Sets a new password for <span className="mono">{user.email}</span>. Their old password stops working and their open sessions end at once; tell
-          them the new one through a safe channel.
+          Sets a new password for <span className="mono">{user.email}</span>. Their old password stops working and their
+          open sessions end at once; tell them the new one through a safe channel.
         </p>
       }
       onSubmit={() => {
@@ -507,7 +624,11 @@ function ResetPasswordForm({ user, mutation, onClose }: { user: AdminUser; mutat
           {
             onSuccess: () => {
               onClose();
-              toast.push({ tone: "success", title: `Password of ${user.email} changed`, body: "The old password no longer works." });
+              toast.push({
+                tone: "success",
+                title: `Password of ${user.email} changed`,
+                body: "The old password no longer works.",
+              });
             },
           },
         );
@@ -539,13 +660,22 @@ function SignOutDialog({ user, onClose }: UserDialogProps) {
   const { update, close } = useUserDialog(onClose);
   const toast = useToast();
   return (
-    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={user ? `Sign out ${user.email}` : "Sign out user"} testId="user-signout-dialog">
+    <Dialog
+      open={user !== null}
+      onClose={close}
+      busy={update.isPending}
+      title={user ? `Sign out ${user.email}` : "Sign out user"}
+      testId="user-signout-dialog"
+    >
       {user ? (
         <ActionForm
           effect={
             <p>
-              {user.activeSessions === 1 ? "Ends the open session" : `Ends all ${user.activeSessions} open sessions, on every device,`} of{" "}
-              <span className="mono">{user.email}</span>. Their next click takes them to the sign-in page; they can sign in again.
+              {user.activeSessions === 1
+                ? "Ends the open session"
+                : `Ends all ${user.activeSessions} open sessions, on every device,`}{" "}
+              of <span className="mono">{user.email}</span>. Their next click takes them to the sign-in page; they can
+              sign in again.
             </p>
           }
           onSubmit={() =>
@@ -554,7 +684,11 @@ function SignOutDialog({ user, onClose }: UserDialogProps) {
               {
                 onSuccess: (res) => {
                   close();
-                  toast.push({ tone: "success", title: `${user.email} signed out`, body: `${res.sessionsEnded} ${res.sessionsEnded === 1 ? "session" : "sessions"} ended.` });
+                  toast.push({
+                    tone: "success",
+                    title: `${user.email} signed out`,
+                    body: `${res.sessionsEnded} ${res.sessionsEnded === 1 ? "session" : "sessions"} ended.`,
+                  });
                 },
               },
             )
@@ -577,21 +711,28 @@ function SetDisabledDialog({ user, disable, onClose }: UserDialogProps & { disab
   const toast = useToast();
   const title = user ? `${disable ? "Disable" : "Enable"} ${user.email}` : disable ? "Disable user" : "Enable user";
   return (
-    <Dialog open={user !== null} onClose={close} busy={update.isPending} title={title} testId={disable ? "user-disable-dialog" : "user-enable-dialog"}>
+    <Dialog
+      open={user !== null}
+      onClose={close}
+      busy={update.isPending}
+      title={title}
+      testId={disable ? "user-disable-dialog" : "user-enable-dialog"}
+    >
       {user ? (
         <ActionForm
           effect={
             disable ? (
               <>
                 <p>
-                  <span className="mono">{user.email}</span> can no longer sign in with their email and password. Their account, role and tenants are
-                  kept, so you can enable it again later.
+                  <span className="mono">{user.email}</span> can no longer sign in with their email and password. Their
+                  account, role and tenants are kept, so you can enable it again later.
                 </p>
                 <p className="effect__warn">Their open sessions end at once.</p>
               </>
             ) : (
               <p>
-                <span className="mono">{user.email}</span> can sign in again with their email and password, as <strong>{user.role}</strong>.
+                <span className="mono">{user.email}</span> can sign in again with their email and password, as{" "}
+                <strong>{user.role}</strong>.
               </p>
             )
           }

@@ -26,7 +26,18 @@ type TextFieldProps = {
   mono?: boolean;
 };
 
-export function TextField({ id, label, value, onChange, error, hint, type = "text", autoComplete = "off", testId, mono }: TextFieldProps) {
+export function TextField({
+  id,
+  label,
+  value,
+  onChange,
+  error,
+  hint,
+  type = "text",
+  autoComplete = "off",
+  testId,
+  mono,
+}: TextFieldProps) {
   return (
     <div className="field">
       <label htmlFor={id} className="field__label">
@@ -73,7 +84,16 @@ type RoleFieldProps = {
   error?: string | null;
 };
 
-export function RoleField({ id, value, onChange, testId, label = "Role", max = "admin", maxNote, error }: RoleFieldProps) {
+export function RoleField({
+  id,
+  value,
+  onChange,
+  testId,
+  label = "Role",
+  max = "admin",
+  maxNote,
+  error,
+}: RoleFieldProps) {
   return (
     <div className="field">
       <label htmlFor={id} className="field__label">
@@ -127,7 +147,13 @@ type TenantGrantFieldProps = {
 export function TenantGrantField({ id, ceiling, value, onChange, error, ceilingNote, testId }: TenantGrantFieldProps) {
   const known = useTenants().data;
   const typed = new Set(value.text.split(/[,\s]+/).filter(Boolean));
-  const suggestions = ceiling === null && !value.all ? (known ?? []).map((t) => t.id).filter((t) => !typed.has(t)).slice(0, 8) : [];
+  const suggestions =
+    ceiling === null && !value.all
+      ? (known ?? [])
+          .map((t) => t.id)
+          .filter((t) => !typed.has(t))
+          .slice(0, 8)
+      : [];
   const hint =
     ceiling === null
       ? value.all
@@ -135,7 +161,11 @@ export function TenantGrantField({ id, ceiling, value, onChange, error, ceilingN
         : "Comma-separated tenant ids; a tenant need not exist yet."
       : (ceilingNote ?? "You can grant only tenants you hold yourself.");
   return (
-    <fieldset className="field grant" data-testid={testId} aria-describedby={describedBy(`${id}-hint`, error && `${id}-error`)}>
+    <fieldset
+      className="field grant"
+      data-testid={testId}
+      aria-describedby={describedBy(`${id}-hint`, error && `${id}-error`)}
+    >
       <legend className="field__label">Tenants</legend>
       {ceiling === null ? (
         <>
@@ -192,7 +222,12 @@ export function TenantGrantField({ id, ceiling, value, onChange, error, ceilingN
                 id={i === 0 ? id : `${id}-${i}`}
                 type="checkbox"
                 checked={value.picked.includes(t)}
-                onChange={(e) => onChange({ ...value, picked: e.target.checked ? [...value.picked, t] : value.picked.filter((x) => x !== t) })}
+                onChange={(e) =>
+                  onChange({
+                    ...value,
+                    picked: e.target.checked ? [...value.picked, t] : value.picked.filter((x) => x !== t),
+                  })
+                }
                 aria-invalid={error ? true : undefined}
                 data-testid={testId ? `${testId}-option` : undefined}
                 data-tenant={t}
@@ -246,11 +281,13 @@ export function GroupsField({ id, value, onChange, error, ssoGroups = [], testId
         data-testid={testId}
       />
       <p id={`${id}-hint`} className="field__hint">
-        Comma-separated. Documents whose ACL names <code>group:&lt;name&gt;</code> become readable to this person in search.
+        Comma-separated. Documents whose ACL names <code>group:&lt;name&gt;</code> become readable to this person in
+        search.
       </p>
       {ssoGroups.length > 0 ? (
         <p id={`${id}-sso`} className="field__hint grant__sso">
-          Also, from single sign-on (read-only, replaced at each sign-in): <GroupChips groups={[]} ssoGroups={ssoGroups} />
+          Also, from single sign-on (read-only, replaced at each sign-in):{" "}
+          <GroupChips groups={[]} ssoGroups={ssoGroups} />
         </p>
       ) : null}
       {error ? (
@@ -273,7 +310,12 @@ export function GroupChips({ groups, ssoGroups }: { groups: string[]; ssoGroups:
         </span>
       ))}
       {ssoGroups.map((g) => (
-        <span key={`s:${g}`} className="chip chip--sso" title="From single sign-on; read-only here" data-testid="sso-group-chip">
+        <span
+          key={`s:${g}`}
+          className="chip chip--sso"
+          title="From single sign-on; read-only here"
+          data-testid="sso-group-chip"
+        >
           {g}
           <span className="chip__tag" aria-hidden="true">
             SSO
@@ -297,10 +339,22 @@ type CapabilitiesFieldProps = {
 };
 
 /** Capabilities of an application token, each with what it lets the token do. */
-export function CapabilitiesField({ id, value, onChange, metricsOffered, metricsBlocked, error }: CapabilitiesFieldProps) {
-  const toggle = (c: Capability, on: boolean) => onChange(on ? [...value.filter((x) => x !== c), c] : value.filter((x) => x !== c));
+export function CapabilitiesField({
+  id,
+  value,
+  onChange,
+  metricsOffered,
+  metricsBlocked,
+  error,
+}: CapabilitiesFieldProps) {
+  const toggle = (c: Capability, on: boolean) =>
+    onChange(on ? [...value.filter((x) => x !== c), c] : value.filter((x) => x !== c));
   return (
-    <fieldset className="field grant" aria-describedby={error ? `${id}-error` : undefined} data-testid="token-capabilities">
+    <fieldset
+      className="field grant"
+      aria-describedby={error ? `${id}-error` : undefined}
+      data-testid="token-capabilities"
+    >
       <legend className="field__label">
         Capabilities <span className="field__optional">(optional)</span>
       </legend>
@@ -315,8 +369,8 @@ export function CapabilitiesField({ id, value, onChange, metricsOffered, metrics
         />
         <label htmlFor={`${id}-search`}>May search on behalf of end users (name principals)</label>
         <p id={`${id}-search-hint`} className="field__hint">
-          Your backend sends each search with its end user&rsquo;s <code>user:</code> and <code>group:</code> principals. Without it the token finds only
-          documents that have no ACL.
+          Your backend sends each search with its end user&rsquo;s <code>user:</code> and <code>group:</code>{" "}
+          principals. Without it the token finds only documents that have no ACL.
         </p>
       </div>
       {metricsOffered ? (
@@ -405,9 +459,13 @@ export function PasswordField({ id, label, value, onChange, error, testId, gener
           </button>
         ) : null}
       </div>
-      <p id={`${id}-hint`} className={`field__hint${long ? " field__hint--ok" : ""}`} data-testid={testId ? `${testId}-hint` : undefined}>
-        At least {MIN_PASSWORD} characters{value.length > 0 ? ` · ${value.length} typed${long ? " ✓" : ""}` : ""}. A long passphrase is easier to remember than a
-        short tricky one.
+      <p
+        id={`${id}-hint`}
+        className={`field__hint${long ? " field__hint--ok" : ""}`}
+        data-testid={testId ? `${testId}-hint` : undefined}
+      >
+        At least {MIN_PASSWORD} characters{value.length > 0 ? ` · ${value.length} typed${long ? " ✓" : ""}` : ""}. A
+        long passphrase is easier to remember than a short tricky one.
       </p>
       {error ? (
         <p id={`${id}-error`} className="field__error">
@@ -428,7 +486,11 @@ export function TenantsCell({ tenants }: { tenants: string[] }) {
     );
   if (tenants.length === 0)
     return (
-      <span className="pill pill--warn" title="Sees nothing that belongs to a tenant until an admin grants one" data-testid="tenants-none">
+      <span
+        className="pill pill--warn"
+        title="Sees nothing that belongs to a tenant until an admin grants one"
+        data-testid="tenants-none"
+      >
         No tenants
       </span>
     );

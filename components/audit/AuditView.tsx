@@ -50,7 +50,13 @@ export function AuditView() {
   const tenant = sp.get("tenant") ?? "";
   const from = instant(sp.get("from"));
   const to = instant(sp.get("to"));
-  const filters: AuditFilters = { actor: actor || undefined, action: action || undefined, tenant: tenant || undefined, from: from || undefined, to: to || undefined };
+  const filters: AuditFilters = {
+    actor: actor || undefined,
+    action: action || undefined,
+    tenant: tenant || undefined,
+    from: from || undefined,
+    to: to || undefined,
+  };
   const filtered = Boolean(actor || action || tenant || from || to);
   const rangeInvalid = Boolean(from && to && Date.parse(from) >= Date.parse(to));
 
@@ -100,29 +106,48 @@ export function AuditView() {
       <div className="page__header">
         <div>
           <h1 className="page__title">Audit log</h1>
-          <p className="page__lead">Every operator action — retries, force-closes, rollbacks, reindexes — with who did it and why.</p>
+          <p className="page__lead">
+            Every operator action — retries, force-closes, rollbacks, reindexes — with who did it and why.
+          </p>
         </div>
         {allowed ? (
           <div className="page__actions">
-            <button type="button" className="btn btn--secondary" onClick={() => audit.refetch()} disabled={audit.isFetching} aria-busy={audit.isFetching || undefined}>
+            <button
+              type="button"
+              className="btn btn--secondary"
+              onClick={() => audit.refetch()}
+              disabled={audit.isFetching}
+              aria-busy={audit.isFetching || undefined}
+            >
               {audit.isFetching && !audit.isFetchingNextPage ? "Refreshing…" : "Refresh"}
             </button>
           </div>
         ) : null}
       </div>
 
-      <ListStatus>{allowed && audit.data ? `${items.length}${audit.hasNextPage ? "+" : ""} audit entries${filtered ? " match the filters" : ""}.` : ""}</ListStatus>
+      <ListStatus>
+        {allowed && audit.data
+          ? `${items.length}${audit.hasNextPage ? "+" : ""} audit entries${filtered ? " match the filters" : ""}.`
+          : ""}
+      </ListStatus>
 
       <section className="card" aria-label="Audit entries">
         {!allowed ? (
           <EmptyState icon={icons.audit} title="The audit log is for operators">
             <p>
-              Your role is <strong>{viewer.role}</strong>; reading the audit log needs <strong>{REQUIRED_ROLE.viewAudit}</strong> or higher.
+              Your role is <strong>{viewer.role}</strong>; reading the audit log needs{" "}
+              <strong>{REQUIRED_ROLE.viewAudit}</strong> or higher.
             </p>
           </EmptyState>
         ) : (
           <>
-            <FilterBar label="Filter the audit log" filtered={filtered} onClear={clearFilters} testId="audit-filters" clearTestId="audit-filters-clear">
+            <FilterBar
+              label="Filter the audit log"
+              filtered={filtered}
+              onClear={clearFilters}
+              testId="audit-filters"
+              clearTestId="audit-filters-clear"
+            >
               <FilterField id={ids.actor} label="Actor">
                 <input
                   id={ids.actor}
@@ -136,7 +161,13 @@ export function AuditView() {
                   data-testid="audit-filter-actor"
                 />
               </FilterField>
-              <FilterSelect label="Action" value={action} onChange={(v) => setParams({ action: v })} all="All actions" testId="audit-filter-action">
+              <FilterSelect
+                label="Action"
+                value={action}
+                onChange={(v) => setParams({ action: v })}
+                all="All actions"
+                testId="audit-filter-action"
+              >
                 {ACTION_GROUPS.map((g) => (
                   <optgroup key={g} label={`${g[0].toUpperCase()}${g.slice(1)}`}>
                     <option value={`${g}.*`}>Any {g} action</option>
@@ -147,9 +178,16 @@ export function AuditView() {
                     ))}
                   </optgroup>
                 ))}
-                {action && !action.endsWith(".*") && !(KNOWN_AUDIT_ACTIONS as readonly string[]).includes(action) ? <option value={action}>{action}</option> : null}
+                {action && !action.endsWith(".*") && !(KNOWN_AUDIT_ACTIONS as readonly string[]).includes(action) ? (
+                  <option value={action}>{action}</option>
+                ) : null}
               </FilterSelect>
-              <TenantFilter value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} testId="audit-filter-tenant" />
+              <TenantFilter
+                value={tenant}
+                tenants={tenants.data}
+                onChange={(v) => setParams({ tenant: v })}
+                testId="audit-filter-tenant"
+              />
               <FilterField id={ids.from} label="From" width="time">
                 <input
                   id={ids.from}
@@ -285,7 +323,8 @@ function Target({ entry }: { entry: AuditEntry }) {
 }
 
 function AuditRow({ entry }: { entry: AuditEntry }) {
-  const detail = entry.detail === null ? "" : typeof entry.detail === "string" ? entry.detail : JSON.stringify(entry.detail);
+  const detail =
+    entry.detail === null ? "" : typeof entry.detail === "string" ? entry.detail : JSON.stringify(entry.detail);
   return (
     <tr data-testid="audit-row" data-action={entry.action}>
       <td className="nowrap" title={formatDateTime(entry.at)}>

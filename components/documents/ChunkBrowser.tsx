@@ -36,12 +36,20 @@ export function ChunkBrowser({ tenant, docKey }: { tenant: string; docKey: strin
         <h2 id={headingId} className="section-title">
           Chunks {chosen ? <span className="count">{chosen.chunkCount}</span> : null}
         </h2>
-        <button type="button" className="btn btn--secondary btn--sm" aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid="chunks-toggle">
+        <button
+          type="button"
+          className="btn btn--secondary btn--sm"
+          aria-expanded={open}
+          onClick={() => setOpen((o) => !o)}
+          data-testid="chunks-toggle"
+        >
           {open ? "Hide chunks" : "Browse chunks"}
         </button>
       </div>
       {!open ? (
-        <p className="card__empty muted">The sections, text and levels search holds for this document, and which vectors were reused.</p>
+        <p className="card__empty muted">
+          The sections, text and levels search holds for this document, and which vectors were reused.
+        </p>
       ) : (
         <>
           <form className="toolbar" aria-label="Choose chunks" onSubmit={(e) => e.preventDefault()}>
@@ -69,7 +77,13 @@ export function ChunkBrowser({ tenant, docKey }: { tenant: string; docKey: strin
               <label htmlFor={ids.level} className="field__label">
                 Level
               </label>
-              <select id={ids.level} className="select" value={level ?? ""} onChange={(e) => setLevel(e.target.value === "" ? undefined : Number(e.target.value))} data-testid="chunks-level">
+              <select
+                id={ids.level}
+                className="select"
+                value={level ?? ""}
+                onChange={(e) => setLevel(e.target.value === "" ? undefined : Number(e.target.value))}
+                data-testid="chunks-level"
+              >
                 <option value="">All levels</option>
                 {[2, 1, 0].map((l) => (
                   <option key={l} value={l}>
@@ -101,11 +115,18 @@ export function ChunkBrowser({ tenant, docKey }: { tenant: string; docKey: strin
             empty={items.length === 0}
             emptyState={
               <EmptyState title={versions.length === 0 ? "Nothing indexed yet" : "No chunks at this level"}>
-                <p>{versions.length === 0 ? "Chunks appear once the first index version is built." : "Choose another level or index version."}</p>
+                <p>
+                  {versions.length === 0
+                    ? "Chunks appear once the first index version is built."
+                    : "Choose another level or index version."}
+                </p>
               </EmptyState>
             }
           >
-            <ol className={`chunk-list${chunks.isPlaceholderData ? " table-wrap--dimmed" : ""}`} data-testid="chunk-list">
+            <ol
+              className={`chunk-list${chunks.isPlaceholderData ? " table-wrap--dimmed" : ""}`}
+              data-testid="chunk-list"
+            >
               {items.map((c) => (
                 <ChunkItem key={c.ordinal} chunk={c} />
               ))}
@@ -138,7 +159,11 @@ function ChunkItem({ chunk }: { chunk: Chunk }) {
         )}
         <span className="chunk__size muted">{chunk.chars.toLocaleString("en")} chars</span>
       </div>
-      {chunk.text !== null ? <p className="chunk__text">{chunk.text}</p> : <p className="chunk__text muted">Text hidden.</p>}
+      {chunk.text !== null ? (
+        <p className="chunk__text">{chunk.text}</p>
+      ) : (
+        <p className="chunk__text muted">Text hidden.</p>
+      )}
     </li>
   );
 }

@@ -64,7 +64,13 @@ export function DocumentActions({ doc }: { doc: DocumentDetail }) {
         type="button"
         className="btn btn--secondary"
         disabled={!canReindex || deleted}
-        title={!canReindex ? needs(REQUIRED_ROLE.reindex) : deleted ? "The document is deleted" : "Index the latest version again"}
+        title={
+          !canReindex
+            ? needs(REQUIRED_ROLE.reindex)
+            : deleted
+              ? "The document is deleted"
+              : "Index the latest version again"
+        }
         onClick={() => setOpen("reindex")}
         data-testid="action-reindex"
       >
@@ -127,7 +133,9 @@ export function DocumentActions({ doc }: { doc: DocumentDetail }) {
 
       {canReindex ? <ReindexDialog doc={doc} open={open === "reindex"} onClose={() => setOpen(null)} /> : null}
       {canDelete ? <DeleteDialog doc={doc} open={open === "delete"} onClose={() => setOpen(null)} /> : null}
-      {canRollback ? <RollbackDialog doc={doc} candidates={candidates} open={open === "rollback"} onClose={() => setOpen(null)} /> : null}
+      {canRollback ? (
+        <RollbackDialog doc={doc} candidates={candidates} open={open === "rollback"} onClose={() => setOpen(null)} />
+      ) : null}
       {canUnpin ? <UnpinDialog doc={doc} open={open === "unpin"} onClose={() => setOpen(null)} /> : null}
     </div>
   );
@@ -145,8 +153,8 @@ function ReindexDialog({ doc, open, onClose }: DialogProps) {
       <ActionForm
         effect={
           <p>
-            Queues a <strong>REINDEX</strong> task for {b} (the latest version): it is chunked and embedded again, reusing embeddings whose text did not
-            change.{" "}
+            Queues a <strong>REINDEX</strong> task for {b} (the latest version): it is chunked and embedded again,
+            reusing embeddings whose text did not change.{" "}
             {doc.searchVersion !== null
               ? `Search keeps serving ${formatVersion(doc.searchVersion)} until the new index is complete.`
               : "The document becomes searchable when it completes."}
@@ -183,13 +191,27 @@ function DeleteDialog({ doc, open, onClose }: DialogProps) {
   const del = useDeleteDocument();
   const close = useDialogClose(del, onClose);
   return (
-    <Dialog open={open} onClose={close} busy={del.isPending} title={`Delete ${doc.key} from search`} testId="delete-dialog">
+    <Dialog
+      open={open}
+      onClose={close}
+      busy={del.isPending}
+      title={`Delete ${doc.key} from search`}
+      testId="delete-dialog"
+    >
       <DeleteForm doc={doc} mutation={del} onClose={close} />
     </Dialog>
   );
 }
 
-function DeleteForm({ doc, mutation, onClose }: { doc: DocumentDetail; mutation: ReturnType<typeof useDeleteDocument>; onClose: () => void }) {
+function DeleteForm({
+  doc,
+  mutation,
+  onClose,
+}: {
+  doc: DocumentDetail;
+  mutation: ReturnType<typeof useDeleteDocument>;
+  onClose: () => void;
+}) {
   const toast = useToast();
   const id = useId();
   const [typed, setTyped] = useState("");
@@ -198,8 +220,9 @@ function DeleteForm({ doc, mutation, onClose }: { doc: DocumentDetail; mutation:
     <ActionForm
       effect={
         <p>
-          Marks <span className="mono">{doc.key}</span> in <span className="tenant-chip">{doc.tenant}</span> as deleted and queues a{" "}
-          <strong>DELETE</strong> task that removes its chunks: search stops returning it. Publishing the key again brings it back as a new version.
+          Marks <span className="mono">{doc.key}</span> in <span className="tenant-chip">{doc.tenant}</span> as deleted
+          and queues a <strong>DELETE</strong> task that removes its chunks: search stops returning it. Publishing the
+          key again brings it back as a new version.
         </p>
       }
       onSubmit={() =>
@@ -249,11 +272,22 @@ function DeleteForm({ doc, mutation, onClose }: { doc: DocumentDetail; mutation:
   );
 }
 
-function RollbackDialog({ doc, candidates, open, onClose }: DialogProps & { candidates: ReturnType<typeof rollbackCandidates> }) {
+function RollbackDialog({
+  doc,
+  candidates,
+  open,
+  onClose,
+}: DialogProps & { candidates: ReturnType<typeof rollbackCandidates> }) {
   const rollback = useRollback();
   const close = useDialogClose(rollback, onClose);
   return (
-    <Dialog open={open} onClose={close} busy={rollback.isPending} title={`Roll back ${doc.key}`} testId="rollback-dialog">
+    <Dialog
+      open={open}
+      onClose={close}
+      busy={rollback.isPending}
+      title={`Roll back ${doc.key}`}
+      testId="rollback-dialog"
+    >
       <RollbackForm doc={doc} candidates={candidates} mutation={rollback} onClose={close} />
     </Dialog>
   );
@@ -282,8 +316,9 @@ function RollbackForm({
       effect={
         <p data-testid="rollback-effect">
           Search will serve <strong>{chosen ? formatVersion(chosen.versionNumber) : "the chosen version"}</strong>
-          {doc.searchVersion !== null ? ` instead of ${formatVersion(doc.searchVersion)}` : ""} and stay <strong>pinned</strong> there until the
-          next publish or an unpin. Nothing is re-embedded: the earlier index is switched back on.
+          {doc.searchVersion !== null ? ` instead of ${formatVersion(doc.searchVersion)}` : ""} and stay{" "}
+          <strong>pinned</strong> there until the next publish or an unpin. Nothing is re-embedded: the earlier index is
+          switched back on.
         </p>
       }
       onSubmit={() => {
@@ -315,11 +350,17 @@ function RollbackForm({
         <label htmlFor={`${id}-version`} className="field__label">
           Version to serve
         </label>
-        <select id={`${id}-version`} className="select" value={version} onChange={(e) => setVersion(e.target.value)} data-testid="rollback-version">
+        <select
+          id={`${id}-version`}
+          className="select"
+          value={version}
+          onChange={(e) => setVersion(e.target.value)}
+          data-testid="rollback-version"
+        >
           {candidates.map((c) => (
             <option key={c.versionNumber} value={String(c.versionNumber)}>
-              {formatVersion(c.versionNumber)} — {c.iv.status.toLowerCase()}, {c.iv.chunkCount ?? "?"} chunks, {c.iv.embeddingModel ?? "unknown model"}, built{" "}
-              {formatDateTime(c.iv.createdAt)}
+              {formatVersion(c.versionNumber)} — {c.iv.status.toLowerCase()}, {c.iv.chunkCount ?? "?"} chunks,{" "}
+              {c.iv.embeddingModel ?? "unknown model"}, built {formatDateTime(c.iv.createdAt)}
             </option>
           ))}
         </select>
@@ -339,7 +380,15 @@ function UnpinDialog({ doc, open, onClose }: DialogProps) {
   );
 }
 
-function UnpinForm({ doc, mutation, onClose }: { doc: DocumentDetail; mutation: ReturnType<typeof useUnpin>; onClose: () => void }) {
+function UnpinForm({
+  doc,
+  mutation,
+  onClose,
+}: {
+  doc: DocumentDetail;
+  mutation: ReturnType<typeof useUnpin>;
+  onClose: () => void;
+}) {
   const toast = useToast();
   // Taken once when the dialog opens: the page keeps polling behind it, and the explanation the
   // person confirms should not change under their cursor.
@@ -358,8 +407,8 @@ function UnpinForm({ doc, mutation, onClose }: { doc: DocumentDetail; mutation: 
     effect = (
       <p data-testid="unpin-effect">
         Releases the pin{who}
-        {s ? ` on ${s}` : ""}. Search returns to <strong>{b}, the latest version</strong>, at once: its complete index is switched back on and nothing is
-        re-embedded.
+        {s ? ` on ${s}` : ""}. Search returns to <strong>{b}, the latest version</strong>, at once: its complete index
+        is switched back on and nothing is re-embedded.
       </p>
     );
   } else {
@@ -372,7 +421,10 @@ function UnpinForm({ doc, mutation, onClose }: { doc: DocumentDetail; mutation: 
           ? ` Its last task (#${t.taskId}) failed: retry it for search to move.`
           : " A REINDEX task is queued to build it.";
     // A pinned version of another embedding model serves nothing now: say so, not that it serves.
-    const meanwhile = forecast.serving === null ? `search finds nothing of it until ${b} is indexed` : `${serving} keeps serving until ${b} is indexed`;
+    const meanwhile =
+      forecast.serving === null
+        ? `search finds nothing of it until ${b} is indexed`
+        : `${serving} keeps serving until ${b} is indexed`;
     effect = (
       <p data-testid="unpin-effect">
         Releases the pin{who}. {b} has no complete index, so <strong>{meanwhile}</strong>.{taskNote}

@@ -7,7 +7,13 @@ import { parseLimitOf } from "@/lib/pipeline/parsers/limits";
 import { isApiError, taskHref } from "@/lib/ui/api";
 import { formatBytes, formatDateTime, formatVersion } from "@/lib/ui/format";
 import { DETAIL_BUSY_POLL_MS, DETAIL_IDLE_POLL_MS, useDocument, useTask } from "@/lib/ui/hooks";
-import { isBusy, type DocumentDetail, type DocumentTask, type DocumentVersion, type IndexVersion } from "@/lib/ui/schemas";
+import {
+  isBusy,
+  type DocumentDetail,
+  type DocumentTask,
+  type DocumentVersion,
+  type IndexVersion,
+} from "@/lib/ui/schemas";
 import { useViewer } from "../PrincipalContext";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
@@ -78,9 +84,11 @@ function explain(doc: DocumentDetail): string {
       return `${s ?? "An older version"} is searchable; ${b} is being indexed and replaces it when done.`;
     case DOCUMENT_STATE.FAILED:
       if (!s) return `Not searchable: indexing ${b} failed.`;
-      if (!doc.searchVersionServed) return `Indexing ${b} failed. ${s} was built with another embedding model, so search finds nothing of this document.`;
+      if (!doc.searchVersionServed)
+        return `Indexing ${b} failed. ${s} was built with another embedding model, so search finds nothing of this document.`;
       // A rebuild (reindex) of the version that serves died: search is right, the rebuild is what failed.
-      if (doc.searchVersion === doc.businessVersion) return `Rebuilding ${b} failed. Search still serves ${b}, as built before.`;
+      if (doc.searchVersion === doc.businessVersion)
+        return `Rebuilding ${b} failed. Search still serves ${b}, as built before.`;
       return `Indexing ${b} failed. Search still serves ${s}.`;
     case DOCUMENT_STATE.NOT_INDEXED:
       return `Not searchable yet: ${b} is waiting to be indexed.`;
@@ -113,7 +121,12 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
         <StateBadge state={doc.state} size="lg" />
       </header>
 
-      <p className={`explainer explainer--${doc.state.toLowerCase()}`} role="status" aria-live="polite" data-testid="state-explainer">
+      <p
+        className={`explainer explainer--${doc.state.toLowerCase()}`}
+        role="status"
+        aria-live="polite"
+        data-testid="state-explainer"
+      >
         {explain(doc)}
       </p>
 
@@ -179,12 +192,22 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
           <ParseLimitHint code={doc.lastError.code} message={doc.lastError.message} />
           {newestDead ? (
             <div className="error-panel__actions">
-              <Link href={taskHref(newestDead.taskId)} className="btn btn--secondary btn--sm" data-testid="last-error-task-link">
+              <Link
+                href={taskHref(newestDead.taskId)}
+                className="btn btn--secondary btn--sm"
+                data-testid="last-error-task-link"
+              >
                 Open task #{newestDead.taskId}
               </Link>
               <DeadTaskActions
                 size="sm"
-                task={{ taskId: newestDead.taskId, versionNumber: newestDead.versionNumber, errorCode: newestDead.errorCode, documentKey: doc.key, taskType: newestDead.taskType }}
+                task={{
+                  taskId: newestDead.taskId,
+                  versionNumber: newestDead.versionNumber,
+                  errorCode: newestDead.errorCode,
+                  documentKey: doc.key,
+                  taskType: newestDead.taskType,
+                }}
               />
             </div>
           ) : null}
@@ -201,7 +224,11 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
         {doc.versions.length === 0 ? (
           <p className="card__empty muted">No versions.</p>
         ) : (
-          <VersionsTable versions={doc.versions} businessVersion={doc.businessVersion} searchVersion={doc.searchVersion} />
+          <VersionsTable
+            versions={doc.versions}
+            businessVersion={doc.businessVersion}
+            searchVersion={doc.searchVersion}
+          />
         )}
       </section>
 
@@ -222,7 +249,11 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
         <h2 id={tasksId} className="section-title card__title">
           Tasks <span className="count">{doc.tasks.length}</span>
         </h2>
-        {doc.tasks.length === 0 ? <p className="card__empty muted">No indexing tasks.</p> : <TasksTable tasks={doc.tasks} />}
+        {doc.tasks.length === 0 ? (
+          <p className="card__empty muted">No indexing tasks.</p>
+        ) : (
+          <TasksTable tasks={doc.tasks} />
+        )}
       </section>
     </>
   );
@@ -257,7 +288,9 @@ function VersionsTable({
             <tr key={v.versionNumber} data-testid="version-row" data-version={v.versionNumber}>
               <td className="nowrap">
                 <span className="mono">{formatVersion(v.versionNumber)}</span>
-                {v.versionNumber === businessVersion ? <span className="pill pill--neutral pill--tag">latest</span> : null}
+                {v.versionNumber === businessVersion ? (
+                  <span className="pill pill--neutral pill--tag">latest</span>
+                ) : null}
                 {v.versionNumber === searchVersion ? <span className="pill pill--ok pill--tag">searchable</span> : null}
               </td>
               <td>{v.title || <span className="muted">—</span>}</td>
@@ -312,7 +345,12 @@ function TasksTable({ tasks }: { tasks: DocumentTask[] }) {
           {tasks.map((t) => (
             <tr key={t.taskId} data-testid="task-row" data-task-id={t.taskId} data-status={t.status}>
               <td className="mono nowrap" title={t.taskId}>
-                <Link href={taskHref(t.taskId)} className="row-link" data-testid="task-link" aria-label={`Task ${t.taskId}`}>
+                <Link
+                  href={taskHref(t.taskId)}
+                  className="row-link"
+                  data-testid="task-link"
+                  aria-label={`Task ${t.taskId}`}
+                >
                   #{t.taskId.length > 10 ? `${t.taskId.slice(0, 8)}…` : t.taskId}
                 </Link>
               </td>
@@ -344,7 +382,9 @@ function TasksTable({ tasks }: { tasks: DocumentTask[] }) {
               <td className="nowrap" title={formatDateTime(t.createdAt)}>
                 <RelativeTime iso={t.createdAt} />
               </td>
-              <td className="nowrap">{t.finishedAt ? <RelativeTime iso={t.finishedAt} /> : <span className="muted">—</span>}</td>
+              <td className="nowrap">
+                {t.finishedAt ? <RelativeTime iso={t.finishedAt} /> : <span className="muted">—</span>}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -355,7 +395,11 @@ function TasksTable({ tasks }: { tasks: DocumentTask[] }) {
 
 /** The newest INDEX/REINDEX task of the business version: the one that decides the document's state. */
 function decidingTask(doc: DocumentDetail): DocumentTask | null {
-  return doc.tasks.find((t) => t.versionNumber === doc.businessVersion && (t.taskType === "INDEX" || t.taskType === "REINDEX")) ?? null;
+  return (
+    doc.tasks.find(
+      (t) => t.versionNumber === doc.businessVersion && (t.taskType === "INDEX" || t.taskType === "REINDEX"),
+    ) ?? null
+  );
 }
 
 /**
@@ -400,7 +444,8 @@ function DriftNotes({ doc }: { doc: DocumentDetail }) {
     );
   }
 
-  const working = deciding && (deciding.status === "PENDING" || deciding.status === "RUNNING" || deciding.status === "RETRY_WAIT");
+  const working =
+    deciding && (deciding.status === "PENDING" || deciding.status === "RUNNING" || deciding.status === "RETRY_WAIT");
   // A pin has its own note (who pinned it, why, how to undo it); saying it twice is noise.
   if (s && !working && deciding?.status !== "DEAD" && !doc.pinned) {
     return (
@@ -409,7 +454,8 @@ function DriftNotes({ doc }: { doc: DocumentDetail }) {
           i
         </span>
         <p>
-          Search serves <strong>{s}</strong>, not the latest {b}, and no task is building {b}: reindex it to bring search up to date.
+          Search serves <strong>{s}</strong>, not the latest {b}, and no task is building {b}: reindex it to bring
+          search up to date.
         </p>
       </div>
     );
@@ -428,8 +474,11 @@ function StaleModelNote({ doc }: { doc: DocumentDetail }) {
       </span>
       <p>
         <strong>Not in search:</strong> {formatVersion(doc.searchVersion)} was indexed with{" "}
-        <span className="mono">{serving?.embeddingModel ?? "another model"}</span>, and search now embeds queries with a different model, so
-        its chunks cannot be compared. {doc.state === DOCUMENT_STATE.INDEXING ? "It is being indexed again." : "Reindex it (the reconciler also queues this)."}
+        <span className="mono">{serving?.embeddingModel ?? "another model"}</span>, and search now embeds queries with a
+        different model, so its chunks cannot be compared.{" "}
+        {doc.state === DOCUMENT_STATE.INDEXING
+          ? "It is being indexed again."
+          : "Reindex it (the reconciler also queues this)."}
       </p>
     </div>
   );
@@ -463,7 +512,12 @@ function PinNote({ doc }: { doc: DocumentDetail }) {
   );
 }
 
-const INDEX_STATUS_TONE: Record<string, string> = { BUILDING: "info", READY: "neutral", ACTIVE: "ok", RETIRED: "muted" };
+const INDEX_STATUS_TONE: Record<string, string> = {
+  BUILDING: "info",
+  READY: "neutral",
+  ACTIVE: "ok",
+  RETIRED: "muted",
+};
 const INDEX_STATUS_HINT: Record<string, string> = {
   BUILDING: "Being built by a task; not served yet.",
   READY: "Complete, not served; can be rolled back to.",
@@ -494,10 +548,15 @@ function IndexVersionsTable({ items, searchVersion }: { items: IndexVersion[]; s
             <tr key={iv.id} data-testid="index-version-row" data-version={iv.versionNumber} data-status={iv.status}>
               <td className="nowrap">
                 <span className="mono">{formatVersion(iv.versionNumber)}</span>
-                {iv.status === "ACTIVE" && iv.versionNumber === searchVersion ? <span className="pill pill--ok pill--tag">serving</span> : null}
+                {iv.status === "ACTIVE" && iv.versionNumber === searchVersion ? (
+                  <span className="pill pill--ok pill--tag">serving</span>
+                ) : null}
               </td>
               <td>
-                <span className={`pill pill--status pill--${INDEX_STATUS_TONE[iv.status] ?? "neutral"}`} title={INDEX_STATUS_HINT[iv.status]}>
+                <span
+                  className={`pill pill--status pill--${INDEX_STATUS_TONE[iv.status] ?? "neutral"}`}
+                  title={INDEX_STATUS_HINT[iv.status]}
+                >
                   {iv.status.toLowerCase()}
                 </span>
               </td>
@@ -508,8 +567,12 @@ function IndexVersionsTable({ items, searchVersion }: { items: IndexVersion[]; s
               <td className="nowrap" title={formatDateTime(iv.createdAt)}>
                 <RelativeTime iso={iv.createdAt} />
               </td>
-              <td className="nowrap">{iv.activatedAt ? <RelativeTime iso={iv.activatedAt} /> : <span className="muted">—</span>}</td>
-              <td className="nowrap">{iv.retiredAt ? <RelativeTime iso={iv.retiredAt} /> : <span className="muted">—</span>}</td>
+              <td className="nowrap">
+                {iv.activatedAt ? <RelativeTime iso={iv.activatedAt} /> : <span className="muted">—</span>}
+              </td>
+              <td className="nowrap">
+                {iv.retiredAt ? <RelativeTime iso={iv.retiredAt} /> : <span className="muted">—</span>}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -568,7 +631,8 @@ function ParseLimitHint({ code, message }: { code: string; message: string | nul
   if (!limit) return null;
   return (
     <p data-testid="parse-limit-hint">
-      This file is over the <strong>{limit.kind}</strong> parse limit, so retrying it fails again: {limit.hint}. Publish the fixed file as a new version.
+      This file is over the <strong>{limit.kind}</strong> parse limit, so retrying it fails again: {limit.hint}. Publish
+      the fixed file as a new version.
     </p>
   );
 }

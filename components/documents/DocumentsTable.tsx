@@ -22,7 +22,10 @@ export function DocumentsTable({ items, dimmed = false }: { items: DocumentSumma
             "State",
             {
               label: (
-                <abbr title="Business version (latest published) / search version (currently searchable)" className="abbr">
+                <abbr
+                  title="Business version (latest published) / search version (currently searchable)"
+                  className="abbr"
+                >
                   Versions
                 </abbr>
               ),
@@ -63,14 +66,20 @@ function DocumentRow({ doc }: { doc: DocumentSummary }) {
         <StateBadge state={doc.state} />
         {isBusy(doc.state) && doc.progress ? (
           doc.progress.total > 0 ? (
-            <ProgressBar done={doc.progress.done} total={doc.progress.total} label={`Indexing progress of ${doc.key}`} />
+            <ProgressBar
+              done={doc.progress.done}
+              total={doc.progress.total}
+              label={`Indexing progress of ${doc.key}`}
+            />
           ) : (
             <span className="cell-state__waiting muted">Waiting for a worker…</span>
           )
         ) : null}
       </td>
       <td className="cell-versions mono">
-        <span title={`Business ${formatVersion(doc.businessVersion)}; search ${doc.searchVersion === null ? "none yet" : formatVersion(doc.searchVersion)}`}>
+        <span
+          title={`Business ${formatVersion(doc.businessVersion)}; search ${doc.searchVersion === null ? "none yet" : formatVersion(doc.searchVersion)}`}
+        >
           {formatVersion(doc.businessVersion)}
           <span className="muted"> / </span>
           <span className={behind ? "text-warn" : undefined}>{formatVersion(doc.searchVersion)}</span>

@@ -69,7 +69,8 @@ export function DocumentsView() {
   let status: string;
   if (docs.isPending) status = "Loading documents…";
   else if (docs.isError && !docs.data) status = "Could not load documents.";
-  else status = `${items.length}${docs.hasNextPage ? "+" : ""} document${items.length === 1 ? "" : "s"}${filtered ? " match the filters" : ""}.`;
+  else
+    status = `${items.length}${docs.hasNextPage ? "+" : ""} document${items.length === 1 ? "" : "s"}${filtered ? " match the filters" : ""}.`;
 
   return (
     <div className="page">
@@ -87,14 +88,20 @@ export function DocumentsView() {
       <section className="card" aria-label="Documents">
         <FilterBar label="Filter documents" filtered={filtered} onClear={clearFilters} fetching={docs.isFetching}>
           <TenantFilter value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} />
-          <FilterSelect label="State" value={state} onChange={(v) => setParams({ state: v })} all="All states" options={DOCUMENT_STATES} optionLabel={(s) => STATE_LABEL[s]} />
+          <FilterSelect
+            label="State"
+            value={state}
+            onChange={(v) => setParams({ state: v })}
+            all="All states"
+            options={DOCUMENT_STATES}
+            optionLabel={(s) => STATE_LABEL[s]}
+          />
           <FilterField
             id={searchId}
             width="grow"
             label={
               <>
-                Search{" "}
-                <SlashHint />
+                Search <SlashHint />
               </>
             }
           >
@@ -135,7 +142,11 @@ export function DocumentsView() {
                 <p>Try another tenant or state, or a shorter search.</p>
               </EmptyState>
             ) : (
-              <EmptyState icon={icons.inbox} title="No documents yet — publish one" action={publishButton("publish-open-empty")}>
+              <EmptyState
+                icon={icons.inbox}
+                title="No documents yet — publish one"
+                action={publishButton("publish-open-empty")}
+              >
                 <p>
                   {viewer.canPublish
                     ? "Publish a document and watch it go from Indexing to Searchable."

@@ -125,7 +125,13 @@ export function FileDrop({ chosen, onChoose, onRemove, error, disabled, progress
           <span className="field__label" id={`${id}-preview`}>
             Preview{chosen.previewCut ? " (start of the file)" : ""}
           </span>
-          <pre className="file-drop__preview mono" role="region" tabIndex={0} aria-labelledby={`${id}-preview`} data-testid="file-preview">
+          <pre
+            className="file-drop__preview mono"
+            role="region"
+            tabIndex={0}
+            aria-labelledby={`${id}-preview`}
+            data-testid="file-preview"
+          >
             {chosen.preview}
           </pre>
         </div>

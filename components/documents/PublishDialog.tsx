@@ -5,7 +5,13 @@ import { KEY_PATTERN, TENANT_PATTERN } from "@/lib/domain/constants";
 import { documentHref, errorText, isApiError, splitList } from "@/lib/ui/api";
 import { usePublish } from "@/lib/ui/hooks";
 import { CONTENT_TYPES, type ContentType, type PublishResult } from "@/lib/ui/schemas";
-import { contentTypeForFileName, isTextContentType, keyFromFileName, titleFromFileName, UPLOAD_EXTENSIONS_TEXT } from "@/lib/ui/upload";
+import {
+  contentTypeForFileName,
+  isTextContentType,
+  keyFromFileName,
+  titleFromFileName,
+  UPLOAD_EXTENSIONS_TEXT,
+} from "@/lib/ui/upload";
 import { useUpload } from "@/lib/ui/upload-hooks";
 import { Dialog } from "../Dialog";
 import { useToast } from "../Toast";
@@ -53,10 +59,12 @@ function validate(f: Form, withFile: boolean): FieldErrors {
   const errors: FieldErrors = {};
   if (!f.tenant.trim()) errors.tenant = "Enter a tenant.";
   else if (!TENANT_PATTERN.test(f.tenant.trim()))
-    errors.tenant = "Use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit (at most 64 characters).";
+    errors.tenant =
+      "Use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit (at most 64 characters).";
   if (!f.key.trim()) errors.key = "Enter a document key.";
   else if (!KEY_PATTERN.test(f.key.trim()))
-    errors.key = "Use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit (at most 128 characters).";
+    errors.key =
+      "Use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit (at most 128 characters).";
   if (!f.title.trim()) errors.title = "Enter a title.";
   if (withFile) return errors;
   if (!(CONTENT_TYPES as readonly string[]).includes(f.contentType)) errors.contentType = "Choose a content type.";
@@ -69,7 +77,9 @@ function mapServerFieldErrors(raw: Record<string, string>): FieldErrors {
   const out: FieldErrors = {};
   for (const [path, message] of Object.entries(raw)) {
     // "acl.3" → acl; "body.content_type" → contentType
-    const segments = path.split(".").map((seg) => seg.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()).toLowerCase());
+    const segments = path
+      .split(".")
+      .map((seg) => seg.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()).toLowerCase());
     const name = FIELD_NAMES.find((f) => segments.includes(f.toLowerCase()));
     if (name) out[name] ??= message;
   }
@@ -91,7 +101,13 @@ export function PublishDialog({ open, onClose, defaultTenant, knownTenants }: Pr
       testId="publish-dialog"
     >
       {/* Mounted only while open, so every opening starts from a fresh form. */}
-      <PublishForm publish={publish} upload={upload} onClose={onClose} defaultTenant={defaultTenant} knownTenants={knownTenants} />
+      <PublishForm
+        publish={publish}
+        upload={upload}
+        onClose={onClose}
+        defaultTenant={defaultTenant}
+        knownTenants={knownTenants}
+      />
     </Dialog>
   );
 }
@@ -107,7 +123,8 @@ function unchangedNote(res: PublishResult): string {
     if (res.pinned) return `${built}, and a rollback pins it: unpin to rebuild and serve v${res.versionNumber}.`;
     return `${built}: ${res.state === "INDEXING" ? "a rebuild is under way" : "reindex to rebuild it"}.`;
   }
-  if (res.state !== "SEARCHABLE" || res.searchVersion === null || res.searchVersion >= Number(res.versionNumber)) return note;
+  if (res.state !== "SEARCHABLE" || res.searchVersion === null || res.searchVersion >= Number(res.versionNumber))
+    return note;
   return `${note} Search still answers from v${res.searchVersion}${res.pinned ? ", pinned by a rollback: unpin to serve" : "; reindex to build"} v${res.versionNumber}.`;
 }
 
@@ -189,7 +206,9 @@ function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: 
         onClose();
         toast.push({
           tone: "success",
-          title: res.unchanged ? `No change: ${input.key} is already v${res.versionNumber}` : `Published ${input.key} v${res.versionNumber}`,
+          title: res.unchanged
+            ? `No change: ${input.key} is already v${res.versionNumber}`
+            : `Published ${input.key} v${res.versionNumber}`,
           body: res.unchanged ? unchangedNote(res) : "Indexing has started; the state updates live.",
           link: { href: documentHref(input.tenant, input.key), label: "Open document" },
         });
@@ -206,7 +225,15 @@ function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: 
       setProgress({ sent: 0, total: chosen.file.size });
       const { tenant, key, title, acl } = input;
       upload.mutate(
-        { tenant, key, title, acl, file: chosen.file, contentType: chosen.contentType, onProgress: (sent, total) => setProgress({ sent, total }) },
+        {
+          tenant,
+          key,
+          title,
+          acl,
+          file: chosen.file,
+          contentType: chosen.contentType,
+          onProgress: (sent, total) => setProgress({ sent, total }),
+        },
         callbacks,
       );
     } else {
@@ -226,172 +253,186 @@ function PublishForm({ publish, upload, onClose, defaultTenant, knownTenants }: 
 
   return (
     <form className="dialog__body" onSubmit={onSubmit} noValidate aria-busy={busy || undefined}>
-        <div className="grid-2">
-          <div className="field">
-            <label htmlFor={fid("tenant")} className="field__label">
-              Tenant
-            </label>
-            <input
-              id={fid("tenant")}
-              name="tenant"
-              className="input mono"
-              value={form.tenant}
-              onChange={(e) => set("tenant", e.target.value)}
-              list={`${id}-tenants`}
-              autoComplete="off"
-              spellCheck={false}
-              required
-              aria-invalid={errors.tenant ? true : undefined}
-              aria-describedby={describedBy("tenant")}
-            />
-            <datalist id={`${id}-tenants`}>
-              {knownTenants.map((t) => (
-                <option key={t} value={t} />
-              ))}
-            </datalist>
-            {fieldError("tenant")}
-          </div>
-          <div className="field">
-            <label htmlFor={fid("key")} className="field__label">
-              Key
-            </label>
-            <input
-              id={fid("key")}
-              name="key"
-              className="input mono"
-              value={form.key}
-              onChange={(e) => {
-                setKeyTouched(true);
-                set("key", e.target.value);
-              }}
-              autoComplete="off"
-              spellCheck={false}
-              required
-              placeholder="e.g. handbook.onboarding"
-              aria-invalid={errors.key ? true : undefined}
-              aria-describedby={describedBy("key", true)}
-            />
-            <p id={`${fid("key")}-hint`} className="field__hint">
-              Lowercase letters, digits, <code>.</code> <code>_</code> <code>-</code>
-            </p>
-            {fieldError("key")}
-          </div>
-        </div>
-
-        <div className="grid-2 grid-2--wide-first">
-          <div className="field">
-            <label htmlFor={fid("title")} className="field__label">
-              Title
-            </label>
-            <input
-              id={fid("title")}
-              name="title"
-              className="input"
-              value={form.title}
-              onChange={(e) => set("title", e.target.value)}
-              autoComplete="off"
-              required
-              aria-invalid={errors.title ? true : undefined}
-              aria-describedby={describedBy("title")}
-            />
-            {fieldError("title")}
-          </div>
-          <div className="field">
-            <label htmlFor={fid("contentType")} className="field__label">
-              Content type
-            </label>
-            {chosen ? (
-              <input id={fid("contentType")} className="input mono" value={chosen.contentType} readOnly data-testid="file-content-type" />
-            ) : (
-              <select
-                id={fid("contentType")}
-                name="contentType"
-                className="select"
-                value={form.contentType}
-                onChange={(e) => set("contentType", e.target.value)}
-                aria-invalid={errors.contentType ? true : undefined}
-                aria-describedby={describedBy("contentType")}
-              >
-                {CONTENT_TYPES.map((t) => (
-                  <option key={t} value={t}>
-                    {CONTENT_TYPE_LABEL[t]}
-                  </option>
-                ))}
-              </select>
-            )}
-            {fieldError("contentType")}
-          </div>
-        </div>
-
-        <FileDrop
-          chosen={chosen}
-          onChoose={(file) => void chooseFile(file)}
-          onRemove={() => {
-            setChosen(null);
-            setFileError(null);
-          }}
-          error={fileError}
-          disabled={busy}
-          progress={busy ? progress : null}
-        />
-
-        {chosen ? null : (
-          <div className="field">
-            <label htmlFor={fid("content")} className="field__label">
-              Content
-            </label>
-            <textarea
-              id={fid("content")}
-              name="content"
-              className="textarea mono"
-              rows={10}
-              value={form.content}
-              onChange={(e) => set("content", e.target.value)}
-              required
-              spellCheck={false}
-              aria-invalid={errors.content ? true : undefined}
-              aria-describedby={describedBy("content")}
-            />
-            {fieldError("content")}
-          </div>
-        )}
-
+      <div className="grid-2">
         <div className="field">
-          <label htmlFor={fid("acl")} className="field__label">
-            ACL <span className="field__optional">(optional)</span>
+          <label htmlFor={fid("tenant")} className="field__label">
+            Tenant
           </label>
           <input
-            id={fid("acl")}
-            name="acl"
+            id={fid("tenant")}
+            name="tenant"
             className="input mono"
-            value={form.acl}
-            onChange={(e) => set("acl", e.target.value)}
+            value={form.tenant}
+            onChange={(e) => set("tenant", e.target.value)}
+            list={`${id}-tenants`}
             autoComplete="off"
             spellCheck={false}
-            placeholder="group:engineering, user:ada@example.com"
-            aria-invalid={errors.acl ? true : undefined}
-            aria-describedby={describedBy("acl", true)}
+            required
+            aria-invalid={errors.tenant ? true : undefined}
+            aria-describedby={describedBy("tenant")}
           />
-          <p id={`${fid("acl")}-hint`} className="field__hint">
-            Comma-separated principals allowed to find this document in search. Left empty, a new document is open to the whole tenant and an existing one keeps its ACL.
-          </p>
-          {fieldError("acl")}
+          <datalist id={`${id}-tenants`}>
+            {knownTenants.map((t) => (
+              <option key={t} value={t} />
+            ))}
+          </datalist>
+          {fieldError("tenant")}
         </div>
+        <div className="field">
+          <label htmlFor={fid("key")} className="field__label">
+            Key
+          </label>
+          <input
+            id={fid("key")}
+            name="key"
+            className="input mono"
+            value={form.key}
+            onChange={(e) => {
+              setKeyTouched(true);
+              set("key", e.target.value);
+            }}
+            autoComplete="off"
+            spellCheck={false}
+            required
+            placeholder="e.g. handbook.onboarding"
+            aria-invalid={errors.key ? true : undefined}
+            aria-describedby={describedBy("key", true)}
+          />
+          <p id={`${fid("key")}-hint`} className="field__hint">
+            Lowercase letters, digits, <code>.</code> <code>_</code> <code>-</code>
+          </p>
+          {fieldError("key")}
+        </div>
+      </div>
 
-        {formError ? (
-          <div ref={formErrorRef} className="form-error" role="alert" data-testid="publish-error">
-            {formError.code ? <code className="code-chip code-chip--danger">{formError.code}</code> : null} {formError.message}
-          </div>
-        ) : null}
+      <div className="grid-2 grid-2--wide-first">
+        <div className="field">
+          <label htmlFor={fid("title")} className="field__label">
+            Title
+          </label>
+          <input
+            id={fid("title")}
+            name="title"
+            className="input"
+            value={form.title}
+            onChange={(e) => set("title", e.target.value)}
+            autoComplete="off"
+            required
+            aria-invalid={errors.title ? true : undefined}
+            aria-describedby={describedBy("title")}
+          />
+          {fieldError("title")}
+        </div>
+        <div className="field">
+          <label htmlFor={fid("contentType")} className="field__label">
+            Content type
+          </label>
+          {chosen ? (
+            <input
+              id={fid("contentType")}
+              className="input mono"
+              value={chosen.contentType}
+              readOnly
+              data-testid="file-content-type"
+            />
+          ) : (
+            <select
+              id={fid("contentType")}
+              name="contentType"
+              className="select"
+              value={form.contentType}
+              onChange={(e) => set("contentType", e.target.value)}
+              aria-invalid={errors.contentType ? true : undefined}
+              aria-describedby={describedBy("contentType")}
+            >
+              {CONTENT_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {CONTENT_TYPE_LABEL[t]}
+                </option>
+              ))}
+            </select>
+          )}
+          {fieldError("contentType")}
+        </div>
+      </div>
 
-        <footer className="dialog__footer">
-          <button type="button" className="btn btn--secondary" onClick={onClose} disabled={busy}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn--primary" disabled={busy} aria-busy={busy || undefined} data-testid="publish-submit">
-            {busy ? "Publishing…" : "Publish"}
-          </button>
-        </footer>
+      <FileDrop
+        chosen={chosen}
+        onChoose={(file) => void chooseFile(file)}
+        onRemove={() => {
+          setChosen(null);
+          setFileError(null);
+        }}
+        error={fileError}
+        disabled={busy}
+        progress={busy ? progress : null}
+      />
+
+      {chosen ? null : (
+        <div className="field">
+          <label htmlFor={fid("content")} className="field__label">
+            Content
+          </label>
+          <textarea
+            id={fid("content")}
+            name="content"
+            className="textarea mono"
+            rows={10}
+            value={form.content}
+            onChange={(e) => set("content", e.target.value)}
+            required
+            spellCheck={false}
+            aria-invalid={errors.content ? true : undefined}
+            aria-describedby={describedBy("content")}
+          />
+          {fieldError("content")}
+        </div>
+      )}
+
+      <div className="field">
+        <label htmlFor={fid("acl")} className="field__label">
+          ACL <span className="field__optional">(optional)</span>
+        </label>
+        <input
+          id={fid("acl")}
+          name="acl"
+          className="input mono"
+          value={form.acl}
+          onChange={(e) => set("acl", e.target.value)}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="group:engineering, user:ada@example.com"
+          aria-invalid={errors.acl ? true : undefined}
+          aria-describedby={describedBy("acl", true)}
+        />
+        <p id={`${fid("acl")}-hint`} className="field__hint">
+          Comma-separated principals allowed to find this document in search. Left empty, a new document is open to the
+          whole tenant and an existing one keeps its ACL.
+        </p>
+        {fieldError("acl")}
+      </div>
+
+      {formError ? (
+        <div ref={formErrorRef} className="form-error" role="alert" data-testid="publish-error">
+          {formError.code ? <code className="code-chip code-chip--danger">{formError.code}</code> : null}{" "}
+          {formError.message}
+        </div>
+      ) : null}
+
+      <footer className="dialog__footer">
+        <button type="button" className="btn btn--secondary" onClick={onClose} disabled={busy}>
+          Cancel
+        </button>
+        <button
+          type="submit"
+          className="btn btn--primary"
+          disabled={busy}
+          aria-busy={busy || undefined}
+          data-testid="publish-submit"
+        >
+          {busy ? "Publishing…" : "Publish"}
+        </button>
+      </footer>
     </form>
   );
 }

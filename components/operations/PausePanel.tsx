@@ -29,7 +29,12 @@ export function PausePanel() {
           Paused processing
         </h2>
         {mayAct ? (
-          <button type="button" className="btn btn--secondary btn--sm" onClick={() => setOpen(true)} data-testid="pause-open">
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            onClick={() => setOpen(true)}
+            data-testid="pause-open"
+          >
             Pause…
           </button>
         ) : null}
@@ -58,8 +63,9 @@ function PauseRow({ p, mayAct }: { p: Pause; mayAct: boolean }) {
   const mayResume = mayAct && (p.tenant !== null || viewer.tenants === null);
   return (
     <li className="pause-item" data-testid="pause-item" data-target={p.tenant ?? p.taskType ?? ""}>
-      <span className="pill pill--warn">Paused</span> <strong>{pauseTarget(p)}</strong> by <span className="mono">{p.pausedBy}</span>, <RelativeTime iso={p.since} />:{" "}
-      “{p.reason}” · {p.waiting} due task{p.waiting === 1 ? "" : "s"} waiting
+      <span className="pill pill--warn">Paused</span> <strong>{pauseTarget(p)}</strong> by{" "}
+      <span className="mono">{p.pausedBy}</span>, <RelativeTime iso={p.since} />: “{p.reason}” · {p.waiting} due task
+      {p.waiting === 1 ? "" : "s"} waiting
       {mayResume ? (
         <>
           {" "}
@@ -71,8 +77,18 @@ function PauseRow({ p, mayAct }: { p: Pause; mayAct: boolean }) {
             data-testid="pause-resume"
             onClick={() =>
               resume.mutate(p.id, {
-                onSuccess: () => toast.push({ tone: "success", title: `Resumed ${pauseTarget(p)}`, body: "Workers take its due tasks again." }),
-                onError: (e) => toast.push({ tone: "error", title: "Could not resume", body: e instanceof Error ? e.message : String(e) }),
+                onSuccess: () =>
+                  toast.push({
+                    tone: "success",
+                    title: `Resumed ${pauseTarget(p)}`,
+                    body: "Workers take its due tasks again.",
+                  }),
+                onError: (e) =>
+                  toast.push({
+                    tone: "error",
+                    title: "Could not resume",
+                    body: e instanceof Error ? e.message : String(e),
+                  }),
               })
             }
           >
@@ -110,8 +126,8 @@ function PauseForm({ mutation, onClose }: { mutation: ReturnType<typeof usePause
     <ActionForm
       effect={
         <p>
-          Workers stop taking the chosen tasks at once; tasks already running finish. Waiting tasks show <strong>Paused</strong> with your reason until
-          someone resumes.
+          Workers stop taking the chosen tasks at once; tasks already running finish. Waiting tasks show{" "}
+          <strong>Paused</strong> with your reason until someone resumes.
         </p>
       }
       onSubmit={() => {
@@ -136,11 +152,24 @@ function PauseForm({ mutation, onClose }: { mutation: ReturnType<typeof usePause
         <fieldset className="field">
           <legend className="field__label">What to pause</legend>
           <label>
-            <input type="radio" name={ids.kind} checked={kind === "tenant"} onChange={() => setKind("tenant")} data-testid="pause-kind-tenant" /> One tenant
+            <input
+              type="radio"
+              name={ids.kind}
+              checked={kind === "tenant"}
+              onChange={() => setKind("tenant")}
+              data-testid="pause-kind-tenant"
+            />{" "}
+            One tenant
           </label>{" "}
           <label>
-            <input type="radio" name={ids.kind} checked={kind === "type"} onChange={() => setKind("type")} data-testid="pause-kind-type" /> One task type, in
-            every tenant
+            <input
+              type="radio"
+              name={ids.kind}
+              checked={kind === "type"}
+              onChange={() => setKind("type")}
+              data-testid="pause-kind-type"
+            />{" "}
+            One task type, in every tenant
           </label>
         </fieldset>
       ) : null}
@@ -149,7 +178,13 @@ function PauseForm({ mutation, onClose }: { mutation: ReturnType<typeof usePause
           <label htmlFor={ids.tenant} className="field__label">
             Tenant
           </label>
-          <select id={ids.tenant} className="select" value={chosenTenant} onChange={(e) => setTenant(e.target.value)} data-testid="pause-tenant">
+          <select
+            id={ids.tenant}
+            className="select"
+            value={chosenTenant}
+            onChange={(e) => setTenant(e.target.value)}
+            data-testid="pause-tenant"
+          >
             {options.map((t) => (
               <option key={t} value={t}>
                 {t}
@@ -162,7 +197,13 @@ function PauseForm({ mutation, onClose }: { mutation: ReturnType<typeof usePause
           <label htmlFor={ids.type} className="field__label">
             Task type
           </label>
-          <select id={ids.type} className="select" value={taskType} onChange={(e) => setTaskType(e.target.value)} data-testid="pause-type">
+          <select
+            id={ids.type}
+            className="select"
+            value={taskType}
+            onChange={(e) => setTaskType(e.target.value)}
+            data-testid="pause-type"
+          >
             {TASK_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t}

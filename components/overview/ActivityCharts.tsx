@@ -24,15 +24,36 @@ export function tickFormatter(range: ActivityRange): (ms: number) => string {
 const rate = (n: number) => (n >= 10 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n === 0 ? "0" : n.toFixed(2));
 
 /** 1 h / 24 h / 7 d: buttons that say which one is on (aria-pressed), not colour alone. */
-export function RangePicker({ value, onChange, busy }: { value: ActivityRange; onChange: (r: ActivityRange) => void; busy: boolean }) {
+export function RangePicker({
+  value,
+  onChange,
+  busy,
+}: {
+  value: ActivityRange;
+  onChange: (r: ActivityRange) => void;
+  busy: boolean;
+}) {
   return (
     <div className="range-picker">
       <span className="range-picker__label" id="range-picker-label">
         Time range
       </span>
-      <div className="segmented" role="group" aria-labelledby="range-picker-label" data-testid="range-picker" aria-busy={busy || undefined}>
+      <div
+        className="segmented"
+        role="group"
+        aria-labelledby="range-picker-label"
+        data-testid="range-picker"
+        aria-busy={busy || undefined}
+      >
         {ACTIVITY_RANGE_LIST.map((r) => (
-          <button key={r} type="button" className="btn btn--ghost btn--sm" aria-pressed={r === value} onClick={() => onChange(r)} data-testid={`range-${r}`}>
+          <button
+            key={r}
+            type="button"
+            className="btn btn--ghost btn--sm"
+            aria-pressed={r === value}
+            onClick={() => onChange(r)}
+            data-testid={`range-${r}`}
+          >
             {ACTIVITY_RANGES[r].label}
           </button>
         ))}
@@ -60,7 +81,13 @@ export function ThroughputChart({ activity, range }: { activity: Activity; range
   return (
     <ChartCard title={title} testId="chart-throughput" summary={summary} wide>
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart title={title} desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }} barCategoryGap={1}>
+        <BarChart
+          title={title}
+          desc={summary}
+          data={points}
+          margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
+          barCategoryGap={1}
+        >
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="t" type="category" tickFormatter={tickFormatter(range)} tick={AXIS_TICK} minTickGap={32} />
           <YAxis tick={AXIS_TICK} width={48} tickFormatter={(v: number) => rate(v)} />

@@ -39,7 +39,12 @@ export const C = {
 
 /** recharts' tooltip box is white by default; these make it a surface of the current theme. */
 export const TOOLTIP_STYLE = {
-  contentStyle: { background: "var(--surface)", border: "1px solid var(--border-strong)", borderRadius: 8, color: "var(--text)" },
+  contentStyle: {
+    background: "var(--surface)",
+    border: "1px solid var(--border-strong)",
+    borderRadius: 8,
+    color: "var(--text)",
+  },
   labelStyle: { color: "var(--text)" },
 };
 
@@ -55,7 +60,14 @@ export function tooltipTime(label: ReactNode): ReactNode {
   return typeof label === "number" ? formatDateTime(new Date(label).toISOString()) : label;
 }
 
-type ChartCardProps = { title: string; summary: string; testId: string; children: ReactNode; height?: number; wide?: boolean };
+type ChartCardProps = {
+  title: string;
+  summary: string;
+  testId: string;
+  children: ReactNode;
+  height?: number;
+  wide?: boolean;
+};
 
 /** A titled chart with a text summary for people who cannot see the chart. */
 export function ChartCard({ title, summary, testId, children, height = 240, wide = false }: ChartCardProps) {
@@ -97,23 +109,67 @@ export function BacklogChart({ history }: { history: BacklogSnapshot[] }) {
   const last = points[points.length - 1];
   const summary = `Now: ${last.pending} pending, ${last.retryWait} waiting to retry, ${last.running} running, ${last.dead} dead.`;
   return (
-    <ChartCard
-      title="Backlog by state"
-      testId="chart-backlog"
-      summary={summary}
-      wide
-    >
+    <ChartCard title="Backlog by state" testId="chart-backlog" summary={summary} wide>
       <ResponsiveContainer width="100%" height="100%">
-        <AreaChart title="Backlog by state" desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+        <AreaChart
+          title="Backlog by state"
+          desc={summary}
+          data={points}
+          margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
+        >
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
-          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={["dataMin", "dataMax"]}
+            tickFormatter={formatClock}
+            tick={AXIS_TICK}
+            minTickGap={32}
+          />
           <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
           <Tooltip {...TOOLTIP_STYLE} labelFormatter={tooltipTime} />
           <Legend wrapperStyle={{ color: "var(--text-2)" }} />
-          <Area type="monotone" dataKey="pending" name="Pending" stackId="backlog" stroke={C.pending} fill={C.pending} fillOpacity={0.35} isAnimationActive={false} />
-          <Area type="monotone" dataKey="retryWait" name="Retry wait" stackId="backlog" stroke={C.retryWait} fill={C.retryWait} fillOpacity={0.35} isAnimationActive={false} />
-          <Area type="monotone" dataKey="running" name="Running" stackId="backlog" stroke={C.running} fill={C.running} fillOpacity={0.35} isAnimationActive={false} />
-          <Area type="monotone" dataKey="dead" name="Dead" stackId="backlog" stroke={C.dead} fill={C.dead} fillOpacity={0.35} isAnimationActive={false} />
+          <Area
+            type="monotone"
+            dataKey="pending"
+            name="Pending"
+            stackId="backlog"
+            stroke={C.pending}
+            fill={C.pending}
+            fillOpacity={0.35}
+            isAnimationActive={false}
+          />
+          <Area
+            type="monotone"
+            dataKey="retryWait"
+            name="Retry wait"
+            stackId="backlog"
+            stroke={C.retryWait}
+            fill={C.retryWait}
+            fillOpacity={0.35}
+            isAnimationActive={false}
+          />
+          <Area
+            type="monotone"
+            dataKey="running"
+            name="Running"
+            stackId="backlog"
+            stroke={C.running}
+            fill={C.running}
+            fillOpacity={0.35}
+            isAnimationActive={false}
+          />
+          <Area
+            type="monotone"
+            dataKey="dead"
+            name="Dead"
+            stackId="backlog"
+            stroke={C.dead}
+            fill={C.dead}
+            fillOpacity={0.35}
+            isAnimationActive={false}
+          />
         </AreaChart>
       </ResponsiveContainer>
     </ChartCard>
@@ -139,13 +195,25 @@ function TimeLinesChart<P extends Point>({ title, testId, summary, points, serie
       <ResponsiveContainer width="100%" height="100%">
         <LineChart title={title} desc={summary} data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" />
-          <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS_TICK} minTickGap={32} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={["dataMin", "dataMax"]}
+            tickFormatter={formatClock}
+            tick={AXIS_TICK}
+            minTickGap={32}
+          />
           {duration ? (
             <YAxis tickFormatter={(v: number) => formatDuration(v)} tick={AXIS_TICK} width={64} />
           ) : (
             <YAxis allowDecimals={false} tick={AXIS_TICK} width={40} />
           )}
-          <Tooltip {...TOOLTIP_STYLE} labelFormatter={tooltipTime} formatter={duration ? (v) => (typeof v === "number" ? formatDuration(v) : String(v)) : undefined} />
+          <Tooltip
+            {...TOOLTIP_STYLE}
+            labelFormatter={tooltipTime}
+            formatter={duration ? (v) => (typeof v === "number" ? formatDuration(v) : String(v)) : undefined}
+          />
           <Legend wrapperStyle={{ color: "var(--text-2)" }} />
           {series.map((s) => (
             <Line
@@ -215,7 +283,8 @@ export function LatencyChart({ history }: { history: BacklogSnapshot[] }) {
   if (points.length < 2)
     return (
       <ChartEmpty title={title} testId="chart-latency">
-        Fills in as documents finish indexing: each snapshot records the p50 and p95 of tasks that finished in the 15 minutes before.
+        Fills in as documents finish indexing: each snapshot records the p50 and p95 of tasks that finished in the 15
+        minutes before.
       </ChartEmpty>
     );
   const last = points[points.length - 1];
@@ -259,17 +328,24 @@ export function ErrorBreakdownChart({ errors }: { errors: Overview["errors"] }) 
   const height = Math.max(160, rows.length * 40 + 70);
   const summary = rows.map((r) => `${r.errorCode}: ${r.dead} dead, ${r.retryWait} retrying`).join("; ") + ".";
   return (
-    <ChartCard
-      title="Errors by code"
-      testId="chart-errors"
-      height={height}
-      summary={summary}
-    >
+    <ChartCard title="Errors by code" testId="chart-errors" height={height} summary={summary}>
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart title="Errors by code" desc={summary} data={rows} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 8 }} barCategoryGap={8}>
+        <BarChart
+          title="Errors by code"
+          desc={summary}
+          data={rows}
+          layout="vertical"
+          margin={{ top: 8, right: 16, bottom: 0, left: 8 }}
+          barCategoryGap={8}
+        >
           <CartesianGrid stroke={C.grid} strokeDasharray="3 3" horizontal={false} />
           <XAxis type="number" allowDecimals={false} tick={AXIS_TICK} />
-          <YAxis type="category" dataKey="errorCode" width={210} tick={{ ...AXIS_TICK, fontFamily: "var(--font-mono)" }} />
+          <YAxis
+            type="category"
+            dataKey="errorCode"
+            width={210}
+            tick={{ ...AXIS_TICK, fontFamily: "var(--font-mono)" }}
+          />
           <Tooltip {...TOOLTIP_STYLE} cursor={{ fill: C.cursor }} />
           <Legend wrapperStyle={{ color: "var(--text-2)" }} />
           <Bar dataKey="dead" name="Dead" stackId="err" fill={C.dead} isAnimationActive={false} />

@@ -78,20 +78,37 @@ type Issue = { text: string; tone: "warn" | "danger"; href?: string };
 export function fleetIssues(o: Overview, fleet = true): Issue[] {
   const out: Issue[] = [];
   const q = o.queue;
-  if (fleet && o.workers.length === 0) out.push({ tone: "danger", text: "No live workers: nothing is being indexed.", href: "/workers" });
+  if (fleet && o.workers.length === 0)
+    out.push({ tone: "danger", text: "No live workers: nothing is being indexed.", href: "/workers" });
   if (q.leasesExpired > 0)
-    out.push({ tone: "danger", text: `${q.leasesExpired} running task${q.leasesExpired === 1 ? " has an" : "s have"} expired lease${q.leasesExpired === 1 ? "" : "s"} (worker stalled or died).`, href: "/tasks?status=RUNNING" });
-  if (q.dead > 0) out.push({ tone: "danger", text: `${q.dead} task${q.dead === 1 ? " is" : "s are"} DEAD and need${q.dead === 1 ? "s" : ""} an operator.`, href: "/tasks?status=DEAD" });
+    out.push({
+      tone: "danger",
+      text: `${q.leasesExpired} running task${q.leasesExpired === 1 ? " has an" : "s have"} expired lease${q.leasesExpired === 1 ? "" : "s"} (worker stalled or died).`,
+      href: "/tasks?status=RUNNING",
+    });
+  if (q.dead > 0)
+    out.push({
+      tone: "danger",
+      text: `${q.dead} task${q.dead === 1 ? " is" : "s are"} DEAD and need${q.dead === 1 ? "s" : ""} an operator.`,
+      href: "/tasks?status=DEAD",
+    });
   if (q.oldestDueAgeSeconds !== null && q.oldestDueAgeSeconds > OLDEST_DUE_WARN_S)
     out.push({
       tone: q.oldestDueAgeSeconds > OLDEST_DUE_DANGER_S ? "danger" : "warn",
       text: `The oldest due task has waited ${formatDuration(q.oldestDueAgeSeconds)} for a worker.`,
       href: "/tasks?status=PENDING",
     });
-  if (q.leasesExpiringSoon > 0) out.push({ tone: "warn", text: `${q.leasesExpiringSoon} lease${q.leasesExpiringSoon === 1 ? " is" : "s are"} about to expire.`, href: "/tasks?status=RUNNING" });
+  if (q.leasesExpiringSoon > 0)
+    out.push({
+      tone: "warn",
+      text: `${q.leasesExpiringSoon} lease${q.leasesExpiringSoon === 1 ? " is" : "s are"} about to expire.`,
+      href: "/tasks?status=RUNNING",
+    });
   const stale = o.otherEmbeddingSpace;
   if (stale.count > 0) {
-    const model = stale.model ? ` (search uses ${stale.model}${stale.dimensions ? `, ${stale.dimensions} dimensions` : ""})` : "";
+    const model = stale.model
+      ? ` (search uses ${stale.model}${stale.dimensions ? `, ${stale.dimensions} dimensions` : ""})`
+      : "";
     out.push({
       tone: "danger",
       text: `${stale.count} document${stale.count === 1 ? " is" : "s are"} invisible to search: built with another embedding model${model}. They need a rebuild; the reconciler queues it.`,
@@ -100,7 +117,11 @@ export function fleetIssues(o: Overview, fleet = true): Issue[] {
   }
   const unacked = o.drift.count - o.drift.acknowledged;
   if (unacked > 0 && o.drift.oldestAgeSeconds !== null && o.drift.oldestAgeSeconds > DRIFT_WARN_S)
-    out.push({ tone: "warn", text: `${unacked} document${unacked === 1 ? " is" : "s are"} not searchable at the newest version (oldest ${formatDuration(o.drift.oldestAgeSeconds)}).`, href: "/documents" });
+    out.push({
+      tone: "warn",
+      text: `${unacked} document${unacked === 1 ? " is" : "s are"} not searchable at the newest version (oldest ${formatDuration(o.drift.oldestAgeSeconds)}).`,
+      href: "/documents",
+    });
   return out.sort((a, b) => (a.tone === b.tone ? 0 : a.tone === "danger" ? -1 : 1));
 }
 
@@ -127,7 +148,11 @@ export function OverviewView() {
         </div>
         {query.data ? (
           <div className="overview-controls">
-            <RangePicker value={range} onChange={(r) => setParams({ range: r === DEFAULT_RANGE ? "" : r })} busy={activity.isFetching} />
+            <RangePicker
+              value={range}
+              onChange={(r) => setParams({ range: r === DEFAULT_RANGE ? "" : r })}
+              busy={activity.isFetching}
+            />
             <div className="toolbar__status">
               <span className={`live-dot${query.isFetching ? " live-dot--busy" : ""}`} aria-hidden="true" />
               <span className="muted">
@@ -169,7 +194,17 @@ function isFleet(o: ScopedOverview, tenants: string[] | null): boolean {
   return o.scope === "fleet" && tenants === null;
 }
 
-function OverviewBody({ o, fleet, activity, range }: { o: ScopedOverview; fleet: boolean; activity: Activity | undefined; range: ActivityRange }) {
+function OverviewBody({
+  o,
+  fleet,
+  activity,
+  range,
+}: {
+  o: ScopedOverview;
+  fleet: boolean;
+  activity: Activity | undefined;
+  range: ActivityRange;
+}) {
   // The charts show the chosen range once its answer is in (the overview itself carries 24 h).
   const history = activity && activity.range === range ? activity.history : o.history;
   const q = o.queue;
@@ -180,7 +215,13 @@ function OverviewBody({ o, fleet, activity, range }: { o: ScopedOverview; fleet:
   const lat = o.publishToSearchableSeconds;
 
   const oldestTone: Tone =
-    q.oldestDueAgeSeconds === null ? "ok" : q.oldestDueAgeSeconds > OLDEST_DUE_DANGER_S ? "danger" : q.oldestDueAgeSeconds > OLDEST_DUE_WARN_S ? "warn" : "ok";
+    q.oldestDueAgeSeconds === null
+      ? "ok"
+      : q.oldestDueAgeSeconds > OLDEST_DUE_DANGER_S
+        ? "danger"
+        : q.oldestDueAgeSeconds > OLDEST_DUE_WARN_S
+          ? "warn"
+          : "ok";
 
   return (
     <>
@@ -191,7 +232,9 @@ function OverviewBody({ o, fleet, activity, range }: { o: ScopedOverview; fleet:
         data-healthy={issues.length === 0 ? "true" : "false"}
       >
         <p className="health__title" role="status" aria-live="polite">
-          {issues.length === 0 ? "✓ Healthy: the queue is moving and nothing needs an operator." : `${issues.length} thing${issues.length === 1 ? " needs" : "s need"} attention`}
+          {issues.length === 0
+            ? "✓ Healthy: the queue is moving and nothing needs an operator."
+            : `${issues.length} thing${issues.length === 1 ? " needs" : "s need"} attention`}
         </p>
         {issues.length > 0 ? (
           <ul className="health__list">
@@ -224,14 +267,22 @@ function OverviewBody({ o, fleet, activity, range }: { o: ScopedOverview; fleet:
           testId="kpi-oldest-due"
           value={q.oldestDueAgeSeconds === null ? "none" : formatDuration(q.oldestDueAgeSeconds)}
           tone={oldestTone}
-          sub={q.oldestDueAgeSeconds === null ? "No task is waiting for a worker" : `Warn above ${formatDuration(OLDEST_DUE_WARN_S)}, critical above ${formatDuration(OLDEST_DUE_DANGER_S)}`}
+          sub={
+            q.oldestDueAgeSeconds === null
+              ? "No task is waiting for a worker"
+              : `Warn above ${formatDuration(OLDEST_DUE_WARN_S)}, critical above ${formatDuration(OLDEST_DUE_DANGER_S)}`
+          }
         />
         <Kpi
           label="Running"
           testId="kpi-running"
           value={q.running}
           tone="neutral"
-          sub={fleet ? `Capacity ${totalConcurrency} across ${o.workers.length} worker${o.workers.length === 1 ? "" : "s"}` : "Your tenants’ tasks in a worker’s hands"}
+          sub={
+            fleet
+              ? `Capacity ${totalConcurrency} across ${o.workers.length} worker${o.workers.length === 1 ? "" : "s"}`
+              : "Your tenants’ tasks in a worker’s hands"
+          }
           href="/tasks?status=RUNNING"
           hrefLabel="Running tasks"
         />
@@ -255,7 +306,11 @@ function OverviewBody({ o, fleet, activity, range }: { o: ScopedOverview; fleet:
           label="Drift"
           testId="kpi-drift"
           value={o.drift.count}
-          tone={unacked > 0 && o.drift.oldestAgeSeconds !== null && o.drift.oldestAgeSeconds > DRIFT_WARN_S ? "warn" : "neutral"}
+          tone={
+            unacked > 0 && o.drift.oldestAgeSeconds !== null && o.drift.oldestAgeSeconds > DRIFT_WARN_S
+              ? "warn"
+              : "neutral"
+          }
           sub={
             <>
               <span data-testid="kpi-drift-acknowledged">{o.drift.acknowledged} acknowledged</span>
@@ -268,7 +323,11 @@ function OverviewBody({ o, fleet, activity, range }: { o: ScopedOverview; fleet:
           testId="kpi-latency"
           value={lat.p50 === null ? "—" : `p50 ${formatDuration(lat.p50)}`}
           tone="neutral"
-          sub={lat.samples === 0 ? "No finished indexing yet" : `p95 ${formatDuration(lat.p95)} · p99 ${formatDuration(lat.p99)} · ${lat.samples} ${lat.samples === 1 ? "sample" : "samples"}`}
+          sub={
+            lat.samples === 0
+              ? "No finished indexing yet"
+              : `p95 ${formatDuration(lat.p95)} · p99 ${formatDuration(lat.p99)} · ${lat.samples} ${lat.samples === 1 ? "sample" : "samples"}`
+          }
         />
         <Kpi
           label="Embedding reuse"
@@ -287,7 +346,11 @@ function OverviewBody({ o, fleet, activity, range }: { o: ScopedOverview; fleet:
             testId="kpi-workers"
             value={o.workers.length}
             tone={o.workers.length === 0 ? "danger" : "ok"}
-            sub={o.workers.length === 0 ? "Start one with `indexwright worker`" : `${o.workers.reduce((n, w) => n + w.currentTasks.length, 0)} task(s) in hand`}
+            sub={
+              o.workers.length === 0
+                ? "Start one with `indexwright worker`"
+                : `${o.workers.reduce((n, w) => n + w.currentTasks.length, 0)} task(s) in hand`
+            }
             href="/workers"
             hrefLabel="Workers"
           />
@@ -311,7 +374,8 @@ function OverviewBody({ o, fleet, activity, range }: { o: ScopedOverview; fleet:
               i
             </span>
             <p>
-              Fleet-wide charts and workers are shown to all-tenant accounts. The figures above count only your tenants&rsquo; documents and tasks.
+              Fleet-wide charts and workers are shown to all-tenant accounts. The figures above count only your
+              tenants&rsquo; documents and tasks.
             </p>
           </div>
           <div className="charts">

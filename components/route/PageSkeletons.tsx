@@ -50,7 +50,17 @@ export function OverviewSkeleton() {
 }
 
 /** A list page: title, a filter toolbar and a table. */
-export function ListSkeleton({ title, columns, label, filters = 3 }: { title: string; columns: number; label: string; filters?: number }) {
+export function ListSkeleton({
+  title,
+  columns,
+  label,
+  filters = 3,
+}: {
+  title: string;
+  columns: number;
+  label: string;
+  filters?: number;
+}) {
   return (
     <div className="page" aria-busy="true" data-testid="page-skeleton">
       <Header title={title} />

@@ -25,7 +25,12 @@ export function errorDigest(error: unknown): string | null {
  * production (it may carry secrets), so the digest is what an operator quotes to find the logged
  * cause; a client error's own message is shown.
  */
-export function RouteError({ error, retry, title = "This page could not be shown", back = { href: "/overview", label: "Go to the overview" } }: Props) {
+export function RouteError({
+  error,
+  retry,
+  title = "This page could not be shown",
+  back = { href: "/overview", label: "Go to the overview" },
+}: Props) {
   const heading = useRef<HTMLHeadingElement>(null);
   const digest = errorDigest(error);
   const message = !digest && error instanceof Error && error.message ? error.message : null;
@@ -43,7 +48,8 @@ export function RouteError({ error, retry, title = "This page could not be shown
           {title}
         </h1>
         <p className="route-state__body">
-          {message ?? "Something failed while loading it. Trying again often helps; if it keeps failing, the server log has the cause."}
+          {message ??
+            "Something failed while loading it. Trying again often helps; if it keeps failing, the server log has the cause."}
         </p>
         {digest ? (
           <p className="route-state__digest" data-testid="error-digest">

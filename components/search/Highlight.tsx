@@ -1,6 +1,25 @@
 import type { ReactNode } from "react";
 
-const STOP_WORDS = new Set(["a", "an", "and", "are", "as", "at", "be", "by", "for", "in", "is", "it", "of", "on", "or", "the", "to", "with"]);
+const STOP_WORDS = new Set([
+  "a",
+  "an",
+  "and",
+  "are",
+  "as",
+  "at",
+  "be",
+  "by",
+  "for",
+  "in",
+  "is",
+  "it",
+  "of",
+  "on",
+  "or",
+  "the",
+  "to",
+  "with",
+]);
 
 /** The words of a query worth highlighting: letters/digits runs, minus very common short words. */
 export function queryTerms(query: string): string[] {
@@ -21,7 +40,10 @@ export function Highlight({ text, query }: { text: string; query: string }) {
   // A term of one or two characters (the "B" of a part code "XQ-7731-B") is marked only where it
   // stands alone, not inside every word that contains it.
   const alone = (t: string) => `(?<![\\p{L}\\p{N}])${t}(?![\\p{L}\\p{N}])`;
-  const re = new RegExp(`(${terms.map((t) => (t.length < 3 ? alone(escapeRegExp(t)) : escapeRegExp(t))).join("|")})`, "giu");
+  const re = new RegExp(
+    `(${terms.map((t) => (t.length < 3 ? alone(escapeRegExp(t)) : escapeRegExp(t))).join("|")})`,
+    "giu",
+  );
   const parts = text.split(re);
   const out: ReactNode[] = parts.map((part, i) =>
     // split() with one capture group puts the matches at odd indexes.

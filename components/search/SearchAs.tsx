@@ -24,8 +24,9 @@ export function OwnPrincipals({ viewer }: { viewer: ViewerInfo }) {
     return (
       <div className="search-as" data-testid="search-as-own">
         <p>
-          <strong>This token searches with no principals</strong>: only documents without an ACL can be found. To search on behalf of your end users, an
-          admin can give an application token the capability “May search on behalf of end users”.
+          <strong>This token searches with no principals</strong>: only documents without an ACL can be found. To search
+          on behalf of your end users, an admin can give an application token the capability “May search on behalf of
+          end users”.
         </p>
       </div>
     );
@@ -35,7 +36,8 @@ export function OwnPrincipals({ viewer }: { viewer: ViewerInfo }) {
         <strong>You search as</strong> <PrincipalChips list={viewer.principals} />
       </p>
       <p className="search-as__hint">
-        Results are the documents whose ACL names one of these, plus documents without an ACL. Searching as someone else needs the operator role.
+        Results are the documents whose ACL names one of these, plus documents without an ACL. Searching as someone else
+        needs the operator role.
       </p>
     </div>
   );
@@ -50,7 +52,8 @@ export function AuditedNote({ viewer, named }: { viewer: ViewerInfo; named: read
     return (
       <div className="search-as" data-testid="search-as-application">
         <p className="search-as__hint">
-          This token may search on behalf of end users: the principals you name are trusted as given, and these searches are not audited one by one.
+          This token may search on behalf of end users: the principals you name are trusted as given, and these searches
+          are not audited one by one.
         </p>
       </div>
     );
@@ -61,8 +64,8 @@ export function AuditedNote({ viewer, named }: { viewer: ViewerInfo; named: read
           !
         </span>
         <p>
-          <strong>This search is recorded in the audit log</strong> (<code>search.as_principals</code>) with your name, the tenant and the principals{" "}
-          <PrincipalChips list={named} />.
+          <strong>This search is recorded in the audit log</strong> (<code>search.as_principals</code>) with your name,
+          the tenant and the principals <PrincipalChips list={named} />.
         </p>
       </div>
     );
@@ -71,7 +74,9 @@ export function AuditedNote({ viewer, named }: { viewer: ViewerInfo; named: read
       <p>
         <strong>You search as</strong> <PrincipalChips list={named.length > 0 ? named : viewer.principals} />
       </p>
-      <p className="search-as__hint">Naming other principals searches as them: it is allowed to your role and recorded in the audit log.</p>
+      <p className="search-as__hint">
+        Naming other principals searches as them: it is allowed to your role and recorded in the audit log.
+      </p>
     </div>
   );
 }
@@ -104,25 +109,32 @@ type RefusedProps = { viewer: ViewerInfo; named: readonly string[]; message: str
 /** The API's 403 PRINCIPALS_NOT_ALLOWED: what was refused, why, and the search that is allowed. */
 export function PrincipalsRefused({ viewer, named, message, retryHref }: RefusedProps) {
   return (
-    <section className="card refused" role="alert" aria-labelledby="principals-refused-title" data-testid="principals-refused">
+    <section
+      className="card refused"
+      role="alert"
+      aria-labelledby="principals-refused-title"
+      data-testid="principals-refused"
+    >
       <div className="refused__icon" aria-hidden="true">
         {adminIcons.lock}
       </div>
       <div className="refused__body">
         <h2 id="principals-refused-title" className="refused__title">
-          {viewer.kind === "application" ? "This token cannot search on behalf of others" : "You can search only as yourself"}
+          {viewer.kind === "application"
+            ? "This token cannot search on behalf of others"
+            : "You can search only as yourself"}
         </h2>
         <p>
-          <code className="code-chip code-chip--neutral">PRINCIPALS_NOT_ALLOWED</code> Searching as <PrincipalChips list={named} /> was refused, and
-          nothing was searched.
+          <code className="code-chip code-chip--neutral">PRINCIPALS_NOT_ALLOWED</code> Searching as{" "}
+          <PrincipalChips list={named} /> was refused, and nothing was searched.
         </p>
         {viewer.kind === "application" ? (
           <p>An admin can mint an application token with the capability “May search on behalf of end users”.</p>
         ) : (
           <>
             <p>
-              Your role is <strong>{viewer.role}</strong>, so your searches run as you. Searching as anyone else needs the operator role, and is
-              recorded in the audit log.
+              Your role is <strong>{viewer.role}</strong>, so your searches run as you. Searching as anyone else needs
+              the operator role, and is recorded in the audit log.
             </p>
             <p>
               You are <PrincipalChips list={viewer.principals} />

@@ -31,7 +31,14 @@ export function SearchModeControl({ value, onChange }: { value: SearchMode; onCh
       <div className="segmented">
         {ORDER.filter((m) => SEARCH_MODES.includes(m)).map((m) => (
           <label key={m} className="segmented__option" title={LABELS[m].hint}>
-            <input type="radio" name={name} value={m} checked={value === m} onChange={() => onChange(m)} data-testid={`search-mode-${m}`} />
+            <input
+              type="radio"
+              name={name}
+              value={m}
+              checked={value === m}
+              onChange={() => onChange(m)}
+              data-testid={`search-mode-${m}`}
+            />
             <span>{LABELS[m].label}</span>
           </label>
         ))}

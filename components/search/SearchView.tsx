@@ -58,7 +58,11 @@ export function SearchView() {
   // A search as someone else is written to the audit log under the caller's name, so it runs only
   // when they submit it here, never just because a link they followed carried `principals`.
   const [confirmed, setConfirmed] = useState<string | null>(null);
-  const awaitingConfirm = input !== null && mayNamePrincipals(viewer) && searchIsAudited(viewer, input.principals) && confirmed !== sp.toString();
+  const awaitingConfirm =
+    input !== null &&
+    mayNamePrincipals(viewer) &&
+    searchIsAudited(viewer, input.principals) &&
+    confirmed !== sp.toString();
   const search = useSearch(awaitingConfirm ? null : input);
 
   function onSearch(qs: URLSearchParams) {
@@ -72,7 +76,9 @@ export function SearchView() {
       <div className="page__header">
         <div>
           <h1 className="page__title">Search</h1>
-          <p className="page__lead">Query a tenant&apos;s index the way your application does, and see which chunks come back to whom.</p>
+          <p className="page__lead">
+            Query a tenant&apos;s index the way your application does, and see which chunks come back to whom.
+          </p>
         </div>
       </div>
 
@@ -87,7 +93,11 @@ export function SearchView() {
       />
 
       {awaitingConfirm && input ? (
-        <ConfirmSearchAs input={input} onConfirm={() => setConfirmed(sp.toString())} withoutPrincipals={withoutPrincipals(sp)} />
+        <ConfirmSearchAs
+          input={input}
+          onConfirm={() => setConfirmed(sp.toString())}
+          withoutPrincipals={withoutPrincipals(sp)}
+        />
       ) : (
         <Results input={input} search={search} viewer={viewer} withoutPrincipals={withoutPrincipals(sp)} />
       )}
@@ -96,13 +106,22 @@ export function SearchView() {
 }
 
 /** A link asked for a search as other principals: say what it would record, and run it only on request. */
-function ConfirmSearchAs({ input, onConfirm, withoutPrincipals }: { input: SearchInput; onConfirm: () => void; withoutPrincipals: string }) {
+function ConfirmSearchAs({
+  input,
+  onConfirm,
+  withoutPrincipals,
+}: {
+  input: SearchInput;
+  onConfirm: () => void;
+  withoutPrincipals: string;
+}) {
   return (
     <section className="results" aria-label="Search results">
       <div className="card" data-testid="confirm-search-as">
         <EmptyState icon={icons.search} title={`Search ${input.tenant} as ${input.principals.join(", ")}?`}>
           <p>
-            This link searches as other principals. That is recorded in the audit log under your name, so it runs only when you ask for it.
+            This link searches as other principals. That is recorded in the audit log under your name, so it runs only
+            when you ask for it.
           </p>
           <p className="confirm-search-as__actions">
             <button type="button" className="btn btn--primary" onClick={onConfirm}>
@@ -190,7 +209,14 @@ function SearchForm({ initial, tenants, viewer, fetching, onSearch }: SearchForm
 
   return (
     <section className="card card--padded">
-      <form ref={formRef} className={`search-form${canName ? "" : " search-form--own"}`} role="search" aria-label="Search the index" onSubmit={onSubmit} noValidate>
+      <form
+        ref={formRef}
+        className={`search-form${canName ? "" : " search-form--own"}`}
+        role="search"
+        aria-label="Search the index"
+        onSubmit={onSubmit}
+        noValidate
+      >
         <div className="field search-form__tenant">
           <label htmlFor={ids.tenant} className="field__label">
             Tenant
@@ -229,8 +255,7 @@ function SearchForm({ initial, tenants, viewer, fetching, onSearch }: SearchForm
 
         <div className="field search-form__query">
           <label htmlFor={ids.q} className="field__label">
-            Query{" "}
-            <SlashHint />
+            Query <SlashHint />
           </label>
           <input
             id={ids.q}
@@ -310,7 +335,12 @@ function SearchForm({ initial, tenants, viewer, fetching, onSearch }: SearchForm
         </div>
 
         <div className="search-form__submit">
-          <button type="submit" className="btn btn--primary" aria-busy={fetching || undefined} data-testid="search-submit">
+          <button
+            type="submit"
+            className="btn btn--primary"
+            aria-busy={fetching || undefined}
+            data-testid="search-submit"
+          >
             {icons.search}
             <span>{fetching ? "Searching…" : "Search"}</span>
           </button>
@@ -344,7 +374,8 @@ function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
     if (search.isPending) status = "Searching…";
     else if (refused) status = "Search refused: you may search only as yourself.";
     else if (search.isError) status = "Search failed.";
-    else if (hits) status = `${hits.length} result${hits.length === 1 ? "" : "s"} for “${input.query}” in ${input.tenant}.`;
+    else if (hits)
+      status = `${hits.length} result${hits.length === 1 ? "" : "s"} for “${input.query}” in ${input.tenant}.`;
   }
 
   return (
@@ -369,7 +400,12 @@ function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
           ))}
         </ol>
       ) : refused ? (
-        <PrincipalsRefused viewer={viewer} named={input.principals} message={refused.message} retryHref={withoutPrincipals} />
+        <PrincipalsRefused
+          viewer={viewer}
+          named={input.principals}
+          message={refused.message}
+          retryHref={withoutPrincipals}
+        />
       ) : search.isError || !hits ? (
         <QueryErrorState title="Search failed" query={search} />
       ) : (
@@ -380,9 +416,16 @@ function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
               <EmptyState icon={icons.search} title={`No results for “${input.query}”`}>
                 <p>
                   Nothing in <code className="mono">{input.tenant}</code> matched that{" "}
-                  {search.data.searchedAs && search.data.searchedAs.length === 0 ? "is readable without principals" : "these principals may read"}. Check the
-                  tenant, that the document you expect is Searchable, and that its ACL names one of{" "}
-                  {search.data.searchedAs && search.data.searchedAs.length > 0 ? <PrincipalChips list={search.data.searchedAs} /> : "the principals searched as"}.
+                  {search.data.searchedAs && search.data.searchedAs.length === 0
+                    ? "is readable without principals"
+                    : "these principals may read"}
+                  . Check the tenant, that the document you expect is Searchable, and that its ACL names one of{" "}
+                  {search.data.searchedAs && search.data.searchedAs.length > 0 ? (
+                    <PrincipalChips list={search.data.searchedAs} />
+                  ) : (
+                    "the principals searched as"
+                  )}
+                  .
                 </p>
               </EmptyState>
             </div>
@@ -395,7 +438,14 @@ function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
               </p>
               <ol className="hits">
                 {hits.map((hit, i) => (
-                  <HitItem key={`${hit.chunkId}-${i}`} hit={hit} rank={i + 1} tenant={input.tenant} query={input.query} mode={input.mode ?? DEFAULT_SEARCH_MODE} />
+                  <HitItem
+                    key={`${hit.chunkId}-${i}`}
+                    hit={hit}
+                    rank={i + 1}
+                    tenant={input.tenant}
+                    query={input.query}
+                    mode={input.mode ?? DEFAULT_SEARCH_MODE}
+                  />
                 ))}
               </ol>
             </>
@@ -406,7 +456,19 @@ function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
   );
 }
 
-function HitItem({ hit, rank, tenant, query, mode }: { hit: SearchHit; rank: number; tenant: string; query: string; mode: SearchMode }) {
+function HitItem({
+  hit,
+  rank,
+  tenant,
+  query,
+  mode,
+}: {
+  hit: SearchHit;
+  rank: number;
+  tenant: string;
+  query: string;
+  mode: SearchMode;
+}) {
   return (
     <li className="hit" data-testid="search-hit" data-document-key={hit.documentKey} data-version={hit.versionNumber}>
       <div className="hit__head">

@@ -34,7 +34,9 @@ export const NAV_ITEMS: NavItem[] = [
 export function NavLinks() {
   const pathname = usePathname() ?? "";
   const { role, tenants } = useViewer();
-  const shown = NAV_ITEMS.filter((item) => (!item.requires || can(role, item.requires)) && (!item.fleet || tenants === null));
+  const shown = NAV_ITEMS.filter(
+    (item) => (!item.requires || can(role, item.requires)) && (!item.fleet || tenants === null),
+  );
   return (
     <ul className="nav__list">
       {shown.map((item) => {

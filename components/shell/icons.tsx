@@ -82,7 +82,14 @@ export const icons = {
   logo: (
     <svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true" focusable="false">
       <rect x="1" y="1" width="22" height="22" rx="6" fill="currentColor" opacity="0.16" />
-      <path d="M7 6.5v11M11 9.5v8M15 6.5v11M15 6.5l3 3" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" fill="none" />
+      <path
+        d="M7 6.5v11M11 9.5v8M15 6.5v11M15 6.5l3 3"
+        stroke="currentColor"
+        strokeWidth="2"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        fill="none"
+      />
     </svg>
   ),
 };

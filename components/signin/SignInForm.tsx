@@ -17,8 +17,16 @@ type SignInError = { code: string; title: string; message: string };
 function describe(err: unknown, mode: Mode): SignInError {
   if (err instanceof ApiError && err.status === 401) {
     return mode === "password"
-      ? { code: "UNAUTHORIZED", title: "Wrong email or password", message: "Check both and try again. Passwords are case-sensitive." }
-      : { code: "UNAUTHORIZED", title: "Token not accepted", message: "That access token is not valid or has been revoked. Check it and try again." };
+      ? {
+          code: "UNAUTHORIZED",
+          title: "Wrong email or password",
+          message: "Check both and try again. Passwords are case-sensitive.",
+        }
+      : {
+          code: "UNAUTHORIZED",
+          title: "Token not accepted",
+          message: "That access token is not valid or has been revoked. Check it and try again.",
+        };
   }
   if (err instanceof ApiError && err.status === 429) {
     return {
@@ -28,7 +36,8 @@ function describe(err: unknown, mode: Mode): SignInError {
       message: `Sign-in from here is slowed down to stop guessing: ${/try again in [^.;]+/.exec(err.message)?.[0] ?? "wait a little, then try again"}.`,
     };
   }
-  if (err instanceof ApiError && err.status === 0) return { code: err.code, title: "Could not reach the server", message: err.message };
+  if (err instanceof ApiError && err.status === 0)
+    return { code: err.code, title: "Could not reach the server", message: err.message };
   return {
     code: err instanceof ApiError ? err.code : "ERROR",
     title: "Sign-in failed",
@@ -96,10 +105,24 @@ export function SignInForm({ next }: { next: string }) {
     e.preventDefault();
     if (busy) return;
     if (mode === "password") {
-      if (!email.trim()) return fail({ code: "REQUIRED", title: "Enter your email", message: "Type the email address you sign in with." }, "email", emailRef.current);
-      if (!password) return fail({ code: "REQUIRED", title: "Enter your password", message: "Type your password." }, "password", passwordRef.current);
+      if (!email.trim())
+        return fail(
+          { code: "REQUIRED", title: "Enter your email", message: "Type the email address you sign in with." },
+          "email",
+          emailRef.current,
+        );
+      if (!password)
+        return fail(
+          { code: "REQUIRED", title: "Enter your password", message: "Type your password." },
+          "password",
+          passwordRef.current,
+        );
     } else if (!token.trim()) {
-      return fail({ code: "REQUIRED", title: "Enter your access token", message: "Paste the token you were given." }, "token", tokenRef.current);
+      return fail(
+        { code: "REQUIRED", title: "Enter your access token", message: "Paste the token you were given." },
+        "token",
+        tokenRef.current,
+      );
     }
     setBusy(true);
     setError(null);
@@ -243,7 +266,13 @@ export function SignInForm({ next }: { next: string }) {
             ) : null}
           </div>
 
-          <button type="submit" className="btn btn--primary btn--block" disabled={busy} aria-busy={busy || undefined} data-testid="signin-submit">
+          <button
+            type="submit"
+            className="btn btn--primary btn--block"
+            disabled={busy}
+            aria-busy={busy || undefined}
+            data-testid="signin-submit"
+          >
             {busy ? "Signing in…" : "Sign in"}
           </button>
         </form>

@@ -22,13 +22,27 @@ export function BulkRetryDialog(props: Props) {
   const bulk = useBulkRetry();
   const close = useDialogClose(bulk, props.onClose);
   return (
-    <Dialog open={props.open} onClose={close} busy={bulk.isPending} title="Retry DEAD tasks in bulk" testId="bulk-retry-dialog">
+    <Dialog
+      open={props.open}
+      onClose={close}
+      busy={bulk.isPending}
+      title="Retry DEAD tasks in bulk"
+      testId="bulk-retry-dialog"
+    >
       <BulkRetryForm {...props} mutation={bulk} onClose={close} />
     </Dialog>
   );
 }
 
-function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose }: Props & { mutation: ReturnType<typeof useBulkRetry> }) {
+function BulkRetryForm({
+  errorCode,
+  tenant,
+  type,
+  shown,
+  more,
+  mutation,
+  onClose,
+}: Props & { mutation: ReturnType<typeof useBulkRetry> }) {
   const toast = useToast();
   const { reason, check, field } = useReason(`${useId()}-reason`, false);
 
@@ -36,7 +50,14 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
     <>
       Retry{" "}
       <strong>
-        all DEAD{type ? <> <code className="code-chip">{type}</code></> : null} tasks
+        all DEAD
+        {type ? (
+          <>
+            {" "}
+            <code className="code-chip">{type}</code>
+          </>
+        ) : null}{" "}
+        tasks
       </strong>
       {errorCode ? (
         <>
@@ -65,9 +86,8 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
           <p data-testid="bulk-retry-scope">{scope}</p>
           <p className="muted">
             This list shows {shown}
-            {more ? "+" : ""} matching task{shown === 1 && !more ? "" : "s"}; the server retries every match, including ones not loaded here.
-{" "}
-            Tasks whose cause is permanent (e.g. a file that cannot be parsed) will fail again.
+            {more ? "+" : ""} matching task{shown === 1 && !more ? "" : "s"}; the server retries every match, including
+            ones not loaded here. Tasks whose cause is permanent (e.g. a file that cannot be parsed) will fail again.
           </p>
         </>
       }
@@ -80,9 +100,18 @@ function BulkRetryForm({ errorCode, tenant, type, shown, more, mutation, onClose
               onClose();
               toast.push({
                 tone: res.retried > 0 ? "success" : "info",
-                title: res.retried > 0 ? `Retried ${res.retried} task${res.retried === 1 ? "" : "s"}` : res.skipped > 0 ? "Nothing to retry" : "No DEAD tasks matched",
+                title:
+                  res.retried > 0
+                    ? `Retried ${res.retried} task${res.retried === 1 ? "" : "s"}`
+                    : res.skipped > 0
+                      ? "Nothing to retry"
+                      : "No DEAD tasks matched",
                 body: [
-                  res.retried > 0 ? "They are PENDING again; the list refreshes as workers pick them up." : res.skipped > 0 ? "" : "Nothing was changed.",
+                  res.retried > 0
+                    ? "They are PENDING again; the list refreshes as workers pick them up."
+                    : res.skipped > 0
+                      ? ""
+                      : "Nothing was changed.",
                   res.skipped > 0
                     ? `${res.skipped} obsolete task${res.skipped === 1 ? " was" : "s were"} left DEAD: the document has a newer version or was deleted since, so retrying would redo work nobody needs.`
                     : "",

@@ -26,7 +26,13 @@ export function CancelTaskAction({ task, size = "md" }: { task: CancelRef; size?
   const [open, setOpen] = useState(false);
   if (!may || !cancellable(task)) return null;
   const button = (
-    <button type="button" className={`btn btn--secondary${size === "sm" ? " btn--sm" : ""}`} onClick={() => setOpen(true)} data-testid="task-cancel" aria-label={`Cancel task #${task.taskId}…`}>
+    <button
+      type="button"
+      className={`btn btn--secondary${size === "sm" ? " btn--sm" : ""}`}
+      onClick={() => setOpen(true)}
+      data-testid="task-cancel"
+      aria-label={`Cancel task #${task.taskId}…`}
+    >
       Cancel…
     </button>
   );
@@ -49,13 +55,27 @@ export function CancelTaskDialog({ task, open, onClose }: { task: CancelRef; ope
   const cancel = useCancelTask();
   const close = useDialogClose(cancel, onClose);
   return (
-    <Dialog open={open} onClose={close} busy={cancel.isPending} title={`Cancel task #${task.taskId}`} testId="cancel-dialog">
+    <Dialog
+      open={open}
+      onClose={close}
+      busy={cancel.isPending}
+      title={`Cancel task #${task.taskId}`}
+      testId="cancel-dialog"
+    >
       <CancelForm task={task} mutation={cancel} onClose={close} />
     </Dialog>
   );
 }
 
-function CancelForm({ task, mutation, onClose }: { task: CancelRef; mutation: ReturnType<typeof useCancelTask>; onClose: () => void }) {
+function CancelForm({
+  task,
+  mutation,
+  onClose,
+}: {
+  task: CancelRef;
+  mutation: ReturnType<typeof useCancelTask>;
+  onClose: () => void;
+}) {
   const toast = useToast();
   const { reason, check, field } = useReason(`${useId()}-reason`, true);
   const v = formatVersion(task.versionNumber);
@@ -64,10 +84,13 @@ function CancelForm({ task, mutation, onClose }: { task: CancelRef; mutation: Re
       effect={
         <>
           <p>
-            Task {describeTask(task, task.taskType)} ends <strong>CANCELLED</strong> before any worker takes it. {v} is <strong>not</strong> indexed: the document
-            reads <em>Failed</em> with your reason until someone retries the task, reindexes or publishes again.
+            Task {describeTask(task, task.taskType)} ends <strong>CANCELLED</strong> before any worker takes it. {v} is{" "}
+            <strong>not</strong> indexed: the document reads <em>Failed</em> with your reason until someone retries the
+            task, reindexes or publishes again.
           </p>
-          <p className="effect__warn">A worker that claimed it a moment ago wins: then the cancel is refused and nothing changes.</p>
+          <p className="effect__warn">
+            A worker that claimed it a moment ago wins: then the cancel is refused and nothing changes.
+          </p>
         </>
       }
       onSubmit={() => {
@@ -77,7 +100,12 @@ function CancelForm({ task, mutation, onClose }: { task: CancelRef; mutation: Re
           {
             onSuccess: () => {
               onClose();
-              toast.push({ tone: "info", title: `Task #${task.taskId} cancelled`, body: "Its reason is on the timeline and the document.", link: { href: taskHref(task.taskId), label: "Open task" } });
+              toast.push({
+                tone: "info",
+                title: `Task #${task.taskId} cancelled`,
+                body: "Its reason is on the timeline and the document.",
+                link: { href: taskHref(task.taskId), label: "Open task" },
+              });
             },
           },
         );

@@ -17,12 +17,22 @@ export function DeadTaskActions({ task, size = "md" }: { task: TaskRef; size?: "
   return (
     <div className="action-group" role="group" aria-label={`Actions for task #${task.taskId}`}>
       {canRetry ? (
-        <button type="button" className={`btn btn--primary${sm}`} onClick={() => setOpen("retry")} data-testid="task-retry">
+        <button
+          type="button"
+          className={`btn btn--primary${sm}`}
+          onClick={() => setOpen("retry")}
+          data-testid="task-retry"
+        >
           Retry…
         </button>
       ) : null}
       {canForce ? (
-        <button type="button" className={`btn btn--secondary${sm}`} onClick={() => setOpen("force")} data-testid="task-force-done">
+        <button
+          type="button"
+          className={`btn btn--secondary${sm}`}
+          onClick={() => setOpen("force")}
+          data-testid="task-force-done"
+        >
           Force-close…
         </button>
       ) : null}

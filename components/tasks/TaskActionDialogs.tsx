@@ -32,13 +32,27 @@ export function RetryTaskDialog({ task, open, onClose }: Props) {
   const retry = useRetryTask();
   const close = useDialogClose(retry, onClose);
   return (
-    <Dialog open={open} onClose={close} busy={retry.isPending} title={`Retry task #${task.taskId}`} testId="retry-dialog">
+    <Dialog
+      open={open}
+      onClose={close}
+      busy={retry.isPending}
+      title={`Retry task #${task.taskId}`}
+      testId="retry-dialog"
+    >
       <RetryForm task={task} mutation={retry} onClose={close} />
     </Dialog>
   );
 }
 
-function RetryForm({ task, mutation, onClose }: { task: TaskRef; mutation: ReturnType<typeof useRetryTask>; onClose: () => void }) {
+function RetryForm({
+  task,
+  mutation,
+  onClose,
+}: {
+  task: TaskRef;
+  mutation: ReturnType<typeof useRetryTask>;
+  onClose: () => void;
+}) {
   const toast = useToast();
   const { reason, check, field } = useReason(`${useId()}-reason`, false);
 
@@ -46,10 +60,12 @@ function RetryForm({ task, mutation, onClose }: { task: TaskRef; mutation: Retur
     <ActionForm
       effect={
         <p>
-          Puts task {describeTask(task)} back to <strong>PENDING</strong> with a fresh attempt budget. A worker picks it up at once
+          Puts task {describeTask(task)} back to <strong>PENDING</strong> with a fresh attempt budget. A worker picks it
+          up at once
           {task.errorCode ? (
             <>
-              ; if the cause (<code className="code-chip code-chip--danger">{task.errorCode}</code>) is still there it fails again
+              ; if the cause (<code className="code-chip code-chip--danger">{task.errorCode}</code>) is still there it
+              fails again
             </>
           ) : null}
           .
@@ -88,13 +104,27 @@ export function ForceDoneDialog({ task, open, onClose }: Props) {
   const forceDone = useForceDone();
   const close = useDialogClose(forceDone, onClose);
   return (
-    <Dialog open={open} onClose={close} busy={forceDone.isPending} title={`Force-close task #${task.taskId}`} testId="force-done-dialog">
+    <Dialog
+      open={open}
+      onClose={close}
+      busy={forceDone.isPending}
+      title={`Force-close task #${task.taskId}`}
+      testId="force-done-dialog"
+    >
       <ForceDoneForm task={task} mutation={forceDone} onClose={close} />
     </Dialog>
   );
 }
 
-function ForceDoneForm({ task, mutation, onClose }: { task: TaskRef; mutation: ReturnType<typeof useForceDone>; onClose: () => void }) {
+function ForceDoneForm({
+  task,
+  mutation,
+  onClose,
+}: {
+  task: TaskRef;
+  mutation: ReturnType<typeof useForceDone>;
+  onClose: () => void;
+}) {
   const toast = useToast();
   const { reason, check, field } = useReason(`${useId()}-reason`, true);
 
@@ -104,17 +134,20 @@ function ForceDoneForm({ task, mutation, onClose }: { task: TaskRef; mutation: R
         task.taskType === "DELETE" ? (
           <>
             <p>
-              Stops retrying task {describeTask(task)}. The task ends <strong>RESOLVED</strong>, and if the document still stands deleted at{" "}
-              {formatVersion(task.versionNumber)}, this does the delete&apos;s work now: its index versions are retired and their chunks are
-              collected after retention.
+              Stops retrying task {describeTask(task)}. The task ends <strong>RESOLVED</strong>, and if the document
+              still stands deleted at {formatVersion(task.versionNumber)}, this does the delete&apos;s work now: its
+              index versions are retired and their chunks are collected after retention.
             </p>
-            <p className="effect__warn">Search already hides a deleted document; to keep it, publish it again instead.</p>
+            <p className="effect__warn">
+              Search already hides a deleted document; to keep it, publish it again instead.
+            </p>
           </>
         ) : (
           <>
             <p>
-              Stops retrying task {describeTask(task)}. The task ends <strong>RESOLVED</strong>; {formatVersion(task.versionNumber)} is{" "}
-              <strong>not</strong> indexed and search keeps serving whatever version it serves now.
+              Stops retrying task {describeTask(task)}. The task ends <strong>RESOLVED</strong>;{" "}
+              {formatVersion(task.versionNumber)} is <strong>not</strong> indexed and search keeps serving whatever
+              version it serves now.
             </p>
             <p className="effect__warn">
               This is not a success: the drift stays visible as <em>acknowledged</em> on the document and the overview.
@@ -146,7 +179,10 @@ function ForceDoneForm({ task, mutation, onClose }: { task: TaskRef; mutation: R
       tone="danger"
       confirmTestId="force-done-confirm"
     >
-      <ReasonField {...field} hint="Required (at least 3 characters). Recorded in the audit log and on the task's timeline." />
+      <ReasonField
+        {...field}
+        hint="Required (at least 3 characters). Recorded in the audit log and on the task's timeline."
+      />
     </ActionForm>
   );
 }

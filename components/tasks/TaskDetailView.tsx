@@ -84,7 +84,8 @@ function forceCloseReason(task: TaskDetail): { actor: string | null; reason: str
 
 function explain(task: TaskDetail): string {
   const v = formatVersion(task.versionNumber);
-  const what = task.taskType === "DELETE" ? `removing ${task.documentKey} from search` : `indexing ${v} of ${task.documentKey}`;
+  const what =
+    task.taskType === "DELETE" ? `removing ${task.documentKey} from search` : `indexing ${v} of ${task.documentKey}`;
   switch (task.status) {
     case "PENDING":
       return `Waiting for a worker: ${what}.`;
@@ -93,7 +94,9 @@ function explain(task: TaskDetail): string {
     case "RETRY_WAIT":
       return `Attempt ${task.attempts} of ${task.maxAttempts} failed${task.errorCode ? ` with ${task.errorCode}` : ""}; it will be retried automatically.`;
     case "SUCCEEDED":
-      return task.taskType === "DELETE" ? `Done: ${task.documentKey} was removed from search.` : `Done: ${v} of ${task.documentKey} is indexed.`;
+      return task.taskType === "DELETE"
+        ? `Done: ${task.documentKey} was removed from search.`
+        : `Done: ${v} of ${task.documentKey} is indexed.`;
     case "DEAD":
       return `Gave up after ${task.attempts} attempt${task.attempts === 1 ? "" : "s"}${task.errorCode ? ` with ${task.errorCode}` : ""}. Nothing more happens until an operator retries or force-closes it.`;
     case "SUPERSEDED":
@@ -114,7 +117,10 @@ function TaskBody({ task, fetching }: { task: TaskDetail; fetching: boolean }) {
   const factsId = useId();
   const terminal = isTerminalStatus(task.status);
   const stats = task.stats;
-  const reuse = stats && stats.chunksTotal && stats.chunksTotal > 0 && stats.chunksReused !== null ? stats.chunksReused / stats.chunksTotal : null;
+  const reuse =
+    stats && stats.chunksTotal && stats.chunksTotal > 0 && stats.chunksReused !== null
+      ? stats.chunksReused / stats.chunksTotal
+      : null;
   const now = useNow(5_000);
   const leaseExpired = task.status === "RUNNING" && task.leaseUntil !== null && Date.parse(task.leaseUntil) < now;
 
@@ -151,14 +157,33 @@ function TaskBody({ task, fetching }: { task: TaskDetail; fetching: boolean }) {
       </p>
 
       <PausedNote paused={task.paused} long />
-      <CancelTaskAction task={{ taskId: task.taskId, versionNumber: task.versionNumber, errorCode: task.errorCode, documentKey: task.documentKey, taskType: task.taskType, status: task.status }} />
+      <CancelTaskAction
+        task={{
+          taskId: task.taskId,
+          versionNumber: task.versionNumber,
+          errorCode: task.errorCode,
+          documentKey: task.documentKey,
+          taskType: task.taskType,
+          status: task.status,
+        }}
+      />
       {task.status === "DEAD" || task.status === "CANCELLED" ? (
-        <DeadTaskActions task={{ taskId: task.taskId, versionNumber: task.versionNumber, errorCode: task.errorCode, documentKey: task.documentKey, taskType: task.taskType }} />
+        <DeadTaskActions
+          task={{
+            taskId: task.taskId,
+            versionNumber: task.versionNumber,
+            errorCode: task.errorCode,
+            documentKey: task.documentKey,
+            taskType: task.taskType,
+          }}
+        />
       ) : null}
 
       {task.errorCode || task.errorMessage ? (
         <section className="error-panel" aria-label="Last error" data-testid="task-error">
-          <h2 className="section-title">{task.status === "RESOLVED" ? "Error before it was force-closed" : "Last error"}</h2>
+          <h2 className="section-title">
+            {task.status === "RESOLVED" ? "Error before it was force-closed" : "Last error"}
+          </h2>
           {task.errorCode ? (
             <p>
               <code className="code-chip code-chip--danger">{task.errorCode}</code>
@@ -185,7 +210,10 @@ function TaskBody({ task, fetching }: { task: TaskDetail; fetching: boolean }) {
         <h2 id={factsId} className="section-title">
           Facts
           <span className="muted section-title__aside">
-            <span className={`live-dot${terminal ? " live-dot--off" : fetching ? " live-dot--busy" : ""}`} aria-hidden="true" />{" "}
+            <span
+              className={`live-dot${terminal ? " live-dot--off" : fetching ? " live-dot--busy" : ""}`}
+              aria-hidden="true"
+            />{" "}
             {terminal ? "final state; not refreshing" : `refreshing every ${TASK_DETAIL_POLL_MS / 1000} s`}
           </span>
         </h2>
@@ -195,7 +223,9 @@ function TaskBody({ task, fetching }: { task: TaskDetail; fetching: boolean }) {
               {task.attempts} / {task.maxAttempts}
             </span>
           </Fact>
-          <Fact label={task.status === "RUNNING" ? "Lease owner" : "Last lease owner"}>{task.leaseOwner ? <span className="mono">{task.leaseOwner}</span> : <span className="muted">none</span>}</Fact>
+          <Fact label={task.status === "RUNNING" ? "Lease owner" : "Last lease owner"}>
+            {task.leaseOwner ? <span className="mono">{task.leaseOwner}</span> : <span className="muted">none</span>}
+          </Fact>
           <Fact label="Lease until">
             {task.leaseUntil ? (
               <span className={leaseExpired ? "text-danger" : undefined}>
@@ -207,7 +237,11 @@ function TaskBody({ task, fetching }: { task: TaskDetail; fetching: boolean }) {
             )}
           </Fact>
           <Fact label="Next attempt">
-            {task.status === "PENDING" || task.status === "RETRY_WAIT" ? <RelativeTime iso={task.nextAttemptAt} /> : <span className="muted">—</span>}
+            {task.status === "PENDING" || task.status === "RETRY_WAIT" ? (
+              <RelativeTime iso={task.nextAttemptAt} />
+            ) : (
+              <span className="muted">—</span>
+            )}
           </Fact>
           <Fact label="Created">
             <span title={formatDateTime(task.createdAt)}>
@@ -230,7 +264,11 @@ function TaskBody({ task, fetching }: { task: TaskDetail; fetching: boolean }) {
             )}
           </Fact>
           <Fact label="Embedding batches">
-            {stats && stats.batchesSent !== null ? <span className="mono">{stats.batchesSent}</span> : <span className="muted">—</span>}
+            {stats && stats.batchesSent !== null ? (
+              <span className="mono">{stats.batchesSent}</span>
+            ) : (
+              <span className="muted">—</span>
+            )}
           </Fact>
           <Fact label="Reuse">
             {reuse !== null ? <span className="mono">{formatRatio(reuse)}</span> : <span className="muted">—</span>}

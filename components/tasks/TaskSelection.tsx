@@ -16,7 +16,11 @@ import { cancellable } from "./CancelTaskDialog";
 // silently skipped.
 
 type Selected = Map<string, { status: string; taskType: string }>;
-type Ctx = { selected: Selected; toggle: (taskId: string, t: { status: string; taskType: string } | null) => void; clear: () => void };
+type Ctx = {
+  selected: Selected;
+  toggle: (taskId: string, t: { status: string; taskType: string } | null) => void;
+  clear: () => void;
+};
 const SelectionContext = createContext<Ctx | null>(null);
 
 export function TaskSelectionProvider({ children }: { children: ReactNode }) {
@@ -28,7 +32,11 @@ export function TaskSelectionProvider({ children }: { children: ReactNode }) {
       else next.delete(taskId);
       return next;
     });
-  return <SelectionContext.Provider value={{ selected, toggle, clear: () => setSelected(new Map()) }}>{children}</SelectionContext.Provider>;
+  return (
+    <SelectionContext.Provider value={{ selected, toggle, clear: () => setSelected(new Map()) }}>
+      {children}
+    </SelectionContext.Provider>
+  );
 }
 
 const revivable = (s: string) => s === "DEAD" || s === "CANCELLED";
@@ -44,7 +52,9 @@ export function SelectTask({ task }: { task: { taskId: string; status: string; t
       type="checkbox"
       className="row-select"
       checked={on}
-      onChange={(e) => ctx.toggle(task.taskId, e.target.checked ? { status: task.status, taskType: task.taskType } : null)}
+      onChange={(e) =>
+        ctx.toggle(task.taskId, e.target.checked ? { status: task.status, taskType: task.taskType } : null)
+      }
       aria-label={`Select task #${task.taskId}`}
       data-testid="task-select"
     />
@@ -61,24 +71,51 @@ export function SelectionBar() {
   const toCancel = items.filter(([, t]) => cancellable(t)).map(([id]) => id);
   return (
     <div className="action-group" role="group" aria-label="Selected tasks" data-testid="selection-bar">
-      <span>
-        {ctx.selected.size} selected
-      </span>
-      <button type="button" className="btn btn--primary btn--sm" disabled={toRetry.length === 0} onClick={() => setOpen("retry")} data-testid="bulk-retry-selected">
+      <span>{ctx.selected.size} selected</span>
+      <button
+        type="button"
+        className="btn btn--primary btn--sm"
+        disabled={toRetry.length === 0}
+        onClick={() => setOpen("retry")}
+        data-testid="bulk-retry-selected"
+      >
         Retry {toRetry.length}…
       </button>
-      <button type="button" className="btn btn--secondary btn--sm" disabled={toCancel.length === 0} onClick={() => setOpen("cancel")} data-testid="bulk-cancel-selected">
+      <button
+        type="button"
+        className="btn btn--secondary btn--sm"
+        disabled={toCancel.length === 0}
+        onClick={() => setOpen("cancel")}
+        data-testid="bulk-cancel-selected"
+      >
         Cancel {toCancel.length}…
       </button>
       <button type="button" className="btn btn--ghost btn--sm" onClick={ctx.clear}>
         Clear selection
       </button>
-      {open ? <BulkDialog kind={open} ids={open === "retry" ? toRetry : toCancel} onClose={() => setOpen(null)} onDone={ctx.clear} /> : null}
+      {open ? (
+        <BulkDialog
+          kind={open}
+          ids={open === "retry" ? toRetry : toCancel}
+          onClose={() => setOpen(null)}
+          onDone={ctx.clear}
+        />
+      ) : null}
     </div>
   );
 }
 
-function BulkDialog({ kind, ids, onClose, onDone }: { kind: "retry" | "cancel"; ids: string[]; onClose: () => void; onDone: () => void }) {
+function BulkDialog({
+  kind,
+  ids,
+  onClose,
+  onDone,
+}: {
+  kind: "retry" | "cancel";
+  ids: string[];
+  onClose: () => void;
+  onDone: () => void;
+}) {
   const retry = useRetryTask();
   const cancel = useCancelTask();
   const toast = useToast();
@@ -106,10 +143,15 @@ function BulkDialog({ kind, ids, onClose, onDone }: { kind: "retry" | "cancel"; 
     toast.push({
       tone: refused.size ? "info" : "success",
       title: `${done} of ${ids.length} task${ids.length === 1 ? "" : "s"} ${verb}`,
-      body: refused.size ? `Refused: ${[...refused].map(([c, n]) => `${n} × ${c}`).join(", ")} (they changed meanwhile).` : "Each one is on its timeline and in the audit log.",
+      body: refused.size
+        ? `Refused: ${[...refused].map(([c, n]) => `${n} × ${c}`).join(", ")} (they changed meanwhile).`
+        : "Each one is on its timeline and in the audit log.",
     });
   }
-  const title = kind === "retry" ? `Retry ${ids.length} task${ids.length === 1 ? "" : "s"}` : `Cancel ${ids.length} task${ids.length === 1 ? "" : "s"}`;
+  const title =
+    kind === "retry"
+      ? `Retry ${ids.length} task${ids.length === 1 ? "" : "s"}`
+      : `Cancel ${ids.length} task${ids.length === 1 ? "" : "s"}`;
   return (
     <Dialog open onClose={busy ? () => undefined : onClose} busy={busy} title={title} testId="bulk-selected-dialog">
       <ActionForm

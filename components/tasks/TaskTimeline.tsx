@@ -9,7 +9,18 @@ type Tone = "neutral" | "info" | "ok" | "warn" | "danger" | "muted";
 
 function Glyph({ children }: { children: ReactNode }) {
   return (
-    <svg viewBox="0 0 16 16" width="14" height="14" fill="none" stroke="currentColor" strokeWidth="1.7" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+    <svg
+      viewBox="0 0 16 16"
+      width="14"
+      height="14"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.7"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+    >
       {children}
     </svg>
   );
@@ -129,7 +140,12 @@ export function detailLines(detail: unknown): ReactNode[] {
   const next = take("nextAttemptAt");
   if (typeof next === "string") out.push(<>Next attempt {formatDateTime(next)}</>);
   const prev = take("previousOwner");
-  if (typeof prev === "string" && prev) out.push(<>Previous owner <span className="mono">{prev}</span></>);
+  if (typeof prev === "string" && prev)
+    out.push(
+      <>
+        Previous owner <span className="mono">{prev}</span>
+      </>,
+    );
   const by = take("byVersion");
   if (typeof by === "number") out.push(<>Replaced by {formatVersion(by)}</>);
   const chunks = take("chunksTotal");
@@ -176,7 +192,12 @@ export function TaskTimeline({ events }: { events: TaskEvent[] }) {
         const meta = metaFor(e.kind);
         const lines = detailLines(e.detail);
         return (
-          <li key={e.id} className={`timeline__item timeline__item--${meta.tone}`} data-testid="timeline-event" data-kind={e.kind}>
+          <li
+            key={e.id}
+            className={`timeline__item timeline__item--${meta.tone}`}
+            data-testid="timeline-event"
+            data-kind={e.kind}
+          >
             <span className="timeline__icon">{meta.icon}</span>
             <div className="timeline__body">
               <div className="timeline__head">

@@ -37,30 +37,60 @@ export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed
             const leaseExpired = t.status === "RUNNING" && Number.isFinite(leaseMs) && leaseMs < now;
             const waiting = t.status === "PENDING" || t.status === "RETRY_WAIT";
             return (
-              <tr key={t.taskId} data-testid="task-row" data-task-id={t.taskId} data-status={t.status} data-key={t.documentKey}>
+              <tr
+                key={t.taskId}
+                data-testid="task-row"
+                data-task-id={t.taskId}
+                data-status={t.status}
+                data-key={t.documentKey}
+              >
                 <td className="nowrap">
                   <SelectTask task={t} />{" "}
-                  <Link href={taskHref(t.taskId)} className="row-link mono" data-testid="task-link" aria-label={`Task ${t.taskId}`}>
+                  <Link
+                    href={taskHref(t.taskId)}
+                    className="row-link mono"
+                    data-testid="task-link"
+                    aria-label={`Task ${t.taskId}`}
+                  >
                     #{t.taskId}
                   </Link>
                 </td>
                 <td className="cell-doc">
                   <span className="stack-xs">
-                    <Link href={documentHref(t.tenant, t.documentKey)} className="mono cell-doc__key" data-testid="task-document-link">
+                    <Link
+                      href={documentHref(t.tenant, t.documentKey)}
+                      className="mono cell-doc__key"
+                      data-testid="task-document-link"
+                    >
                       {t.documentKey}
                     </Link>
                     <span className="cell-doc__meta">
-                      <span className="tenant-chip">{t.tenant}</span> <span className="mono muted">{formatVersion(t.versionNumber)}</span>
+                      <span className="tenant-chip">{t.tenant}</span>{" "}
+                      <span className="mono muted">{formatVersion(t.versionNumber)}</span>
                     </span>
                   </span>
                 </td>
                 <td className="mono">{t.taskType}</td>
                 <td className="cell-state">
                   <TaskStatusBadge status={t.status} /> <PausedNote paused={t.paused} />{" "}
-                  <CancelTaskAction size="sm" task={{ taskId: t.taskId, versionNumber: t.versionNumber, errorCode: t.errorCode, documentKey: t.documentKey, taskType: t.taskType, status: t.status }} />
+                  <CancelTaskAction
+                    size="sm"
+                    task={{
+                      taskId: t.taskId,
+                      versionNumber: t.versionNumber,
+                      errorCode: t.errorCode,
+                      documentKey: t.documentKey,
+                      taskType: t.taskType,
+                      status: t.status,
+                    }}
+                  />
                   {t.status === "RUNNING" ? (
                     t.progress && t.progress.total > 0 ? (
-                      <ProgressBar done={t.progress.done} total={t.progress.total} label={`Progress of task ${t.taskId}`} />
+                      <ProgressBar
+                        done={t.progress.done}
+                        total={t.progress.total}
+                        label={`Progress of task ${t.taskId}`}
+                      />
                     ) : (
                       <span className="cell-state__waiting muted">Starting…</span>
                     )
@@ -100,7 +130,9 @@ export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed
                     <span className="muted">—</span>
                   )}
                 </td>
-                <td className="nowrap">{waiting ? <RelativeTime iso={t.nextAttemptAt} /> : <span className="muted">—</span>}</td>
+                <td className="nowrap">
+                  {waiting ? <RelativeTime iso={t.nextAttemptAt} /> : <span className="muted">—</span>}
+                </td>
                 <td className="col-right nowrap">
                   <RelativeTime iso={t.updatedAt ?? t.createdAt} />
                 </td>

@@ -39,7 +39,8 @@ export function TasksView() {
   let liveStatus: string;
   if (tasks.isPending) liveStatus = "Loading tasks…";
   else if (tasks.isError && !tasks.data) liveStatus = "Could not load tasks.";
-  else liveStatus = `${items.length}${tasks.hasNextPage ? "+" : ""} task${items.length === 1 ? "" : "s"}${filtered ? " match the filters" : ""}.`;
+  else
+    liveStatus = `${items.length}${tasks.hasNextPage ? "+" : ""} task${items.length === 1 ? "" : "s"}${filtered ? " match the filters" : ""}.`;
 
   const bulkEnabled = status === "DEAD";
 
@@ -76,10 +77,39 @@ export function TasksView() {
 
       <section className="card" aria-label="Tasks">
         <FilterBar label="Filter tasks" filtered={filtered} onClear={clearFilters} fetching={tasks.isFetching}>
-          <FilterSelect label="Status" value={status} onChange={(v) => setParams({ status: v })} all="All statuses" options={TASK_STATUS_OPTIONS} optionLabel={humanize} width="narrow" testId="filter-status" />
-          <FilterSelect label="Error code" value={errorCode} onChange={(v) => setParams({ errorCode: v })} all="Any error" options={ERROR_CODE_OPTIONS} testId="filter-error-code" />
-          <FilterSelect label="Type" value={type} onChange={(v) => setParams({ type: v })} all="All types" options={TASK_TYPE_OPTIONS} width="narrow" testId="filter-type" />
-          <TenantFilter value={tenant} tenants={tenants.data} onChange={(v) => setParams({ tenant: v })} testId="filter-tenant" />
+          <FilterSelect
+            label="Status"
+            value={status}
+            onChange={(v) => setParams({ status: v })}
+            all="All statuses"
+            options={TASK_STATUS_OPTIONS}
+            optionLabel={humanize}
+            width="narrow"
+            testId="filter-status"
+          />
+          <FilterSelect
+            label="Error code"
+            value={errorCode}
+            onChange={(v) => setParams({ errorCode: v })}
+            all="Any error"
+            options={ERROR_CODE_OPTIONS}
+            testId="filter-error-code"
+          />
+          <FilterSelect
+            label="Type"
+            value={type}
+            onChange={(v) => setParams({ type: v })}
+            all="All types"
+            options={TASK_TYPE_OPTIONS}
+            width="narrow"
+            testId="filter-type"
+          />
+          <TenantFilter
+            value={tenant}
+            tenants={tenants.data}
+            onChange={(v) => setParams({ tenant: v })}
+            testId="filter-tenant"
+          />
         </FilterBar>
 
         <ListStatus>{liveStatus}</ListStatus>
@@ -102,7 +132,11 @@ export function TasksView() {
                   </button>
                 }
               >
-                <p>{status === "DEAD" ? "Nothing is stuck: no task matching these filters has given up." : "Try another status, error code or tenant."}</p>
+                <p>
+                  {status === "DEAD"
+                    ? "Nothing is stuck: no task matching these filters has given up."
+                    : "Try another status, error code or tenant."}
+                </p>
               </EmptyState>
             ) : (
               <EmptyState icon={icons.tasks} title="No tasks yet">

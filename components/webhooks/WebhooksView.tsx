@@ -2,7 +2,17 @@
 
 import { useId, useState } from "react";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/webhooks/constants";
-import { useCreateEndpoint, useDeleteEndpoint, useDeliveries, useEndpoints, useRedeliver, useRotateSecret, useUpdateEndpoint, type Delivery, type Endpoint } from "@/lib/webhooks/client";
+import {
+  useCreateEndpoint,
+  useDeleteEndpoint,
+  useDeliveries,
+  useEndpoints,
+  useRedeliver,
+  useRotateSecret,
+  useUpdateEndpoint,
+  type Delivery,
+  type Endpoint,
+} from "@/lib/webhooks/client";
 import { errorText } from "@/lib/ui/api";
 import { ActionForm } from "../ActionForm";
 import { Dialog } from "../Dialog";
@@ -21,7 +31,13 @@ const EVENT_HINT: Record<string, string> = {
   "task.dead": "any task ran out of attempts",
 };
 
-const STATUS_TONE: Record<string, string> = { DELIVERED: "ok", DEAD: "danger", RETRY_WAIT: "warn", SENDING: "info", PENDING: "muted" };
+const STATUS_TONE: Record<string, string> = {
+  DELIVERED: "ok",
+  DEAD: "danger",
+  RETRY_WAIT: "warn",
+  SENDING: "info",
+  PENDING: "muted",
+};
 
 /** Webhook endpoints of the admin's tenants, each with its delivery log and a Redeliver action. */
 export function WebhooksView({ tenants }: { tenants: string[] | null }) {
@@ -38,11 +54,16 @@ export function WebhooksView({ tenants }: { tenants: string[] | null }) {
         <div>
           <h1 className="page__title">Webhooks</h1>
           <p className="page__lead">
-            Indexwright posts an event to these URLs when a document becomes searchable, fails or is deleted, and when a task dies. Deliveries are signed (Standard
-            Webhooks) and retried with backoff.
+            Indexwright posts an event to these URLs when a document becomes searchable, fails or is deleted, and when a
+            task dies. Deliveries are signed (Standard Webhooks) and retried with backoff.
           </p>
         </div>
-        <button type="button" className="btn btn--primary btn--sm" onClick={() => setCreating(true)} data-testid="webhook-create-open">
+        <button
+          type="button"
+          className="btn btn--primary btn--sm"
+          onClick={() => setCreating(true)}
+          data-testid="webhook-create-open"
+        >
           {icons.plus}
           <span>Add endpoint</span>
         </button>
@@ -65,10 +86,24 @@ export function WebhooksView({ tenants }: { tenants: string[] | null }) {
           <div className="table-wrap">
             <table className="table table--webhooks" data-testid="webhook-endpoints">
               <caption className="visually-hidden">Webhook endpoints</caption>
-              <TableHead columns={["Endpoint", "Events", "Deliveries", "Status", { label: <span className="visually-hidden">Actions</span> }]} />
+              <TableHead
+                columns={[
+                  "Endpoint",
+                  "Events",
+                  "Deliveries",
+                  "Status",
+                  { label: <span className="visually-hidden">Actions</span> },
+                ]}
+              />
               <tbody>
                 {items.map((e) => (
-                  <EndpointRow key={e.id} endpoint={e} selected={e.id === selected} onSelect={() => setSelected(e.id)} onSecret={(s) => setSecret({ url: e.url, secret: s, rotated: true })} />
+                  <EndpointRow
+                    key={e.id}
+                    endpoint={e}
+                    selected={e.id === selected}
+                    onSelect={() => setSelected(e.id)}
+                    onSecret={(s) => setSecret({ url: e.url, secret: s, rotated: true })}
+                  />
                 ))}
               </tbody>
             </table>
@@ -92,18 +127,33 @@ export function WebhooksView({ tenants }: { tenants: string[] | null }) {
   );
 }
 
-function SecretPanel({ url, secret, rotated, onDone }: { url: string; secret: string; rotated: boolean; onDone: () => void }) {
+function SecretPanel({
+  url,
+  secret,
+  rotated,
+  onDone,
+}: {
+  url: string;
+  secret: string;
+  rotated: boolean;
+  onDone: () => void;
+}) {
   return (
     <div className="card webhook-secret" role="status" data-testid="webhook-secret-panel">
       <p>
-        <strong>{rotated ? "New signing secret" : "Signing secret"}</strong> for <span className="mono">{url}</span>. Copy it now: it is not shown again.
+        <strong>{rotated ? "New signing secret" : "Signing secret"}</strong> for <span className="mono">{url}</span>.
+        Copy it now: it is not shown again.
         {rotated ? " The previous secret keeps signing beside it for 24 hours." : ""}
       </p>
       <code className="mono webhook-secret__value" data-testid="webhook-secret">
         {secret}
       </code>
       <div className="webhook-actions webhook-actions--start">
-        <button type="button" className="btn btn--secondary btn--sm" onClick={() => void navigator.clipboard?.writeText(secret)}>
+        <button
+          type="button"
+          className="btn btn--secondary btn--sm"
+          onClick={() => void navigator.clipboard?.writeText(secret)}
+        >
           Copy
         </button>
         <button type="button" className="btn btn--sm btn--primary" onClick={onDone} data-testid="webhook-secret-done">
@@ -114,15 +164,31 @@ function SecretPanel({ url, secret, rotated, onDone }: { url: string; secret: st
   );
 }
 
-function EndpointRow({ endpoint: e, selected, onSelect, onSecret }: { endpoint: Endpoint; selected: boolean; onSelect: () => void; onSecret: (s: string) => void }) {
+function EndpointRow({
+  endpoint: e,
+  selected,
+  onSelect,
+  onSecret,
+}: {
+  endpoint: Endpoint;
+  selected: boolean;
+  onSelect: () => void;
+  onSecret: (s: string) => void;
+}) {
   const update = useUpdateEndpoint();
   const rotate = useRotateSecret();
   const remove = useDeleteEndpoint();
   const toast = useToast();
-  const fail = (what: string) => (err: unknown) => toast.push({ title: `Could not ${what}`, body: errorText(err), tone: "error" });
+  const fail = (what: string) => (err: unknown) =>
+    toast.push({ title: `Could not ${what}`, body: errorText(err), tone: "error" });
   const d = e.deliveries;
   return (
-    <tr data-testid="webhook-endpoint-row" data-endpoint-id={e.id} aria-selected={selected} className={selected ? "row--selected" : undefined}>
+    <tr
+      data-testid="webhook-endpoint-row"
+      data-endpoint-id={e.id}
+      aria-selected={selected}
+      className={selected ? "row--selected" : undefined}
+    >
       <td className="webhook-endpoint-cell">
         <span className="stack-xs">
           <span className="mono webhook-url" title={e.url}>
@@ -152,17 +218,39 @@ function EndpointRow({ endpoint: e, selected, onSelect, onSecret }: { endpoint: 
         </span>
       </td>
       <td>
-        <span className={`pill pill--status ${e.enabled ? "pill--ok" : "pill--muted"}`}>{e.enabled ? "enabled" : "disabled"}</span>
+        <span className={`pill pill--status ${e.enabled ? "pill--ok" : "pill--muted"}`}>
+          {e.enabled ? "enabled" : "disabled"}
+        </span>
       </td>
       <td className="col-right">
         <span className="webhook-actions">
-          <button type="button" className="btn btn--secondary btn--sm" onClick={onSelect} data-testid="webhook-show-log" aria-pressed={selected}>
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            onClick={onSelect}
+            data-testid="webhook-show-log"
+            aria-pressed={selected}
+          >
             Delivery log
           </button>
-          <button type="button" className="btn btn--secondary btn--sm" disabled={update.isPending} onClick={() => update.mutate({ id: e.id, patch: { enabled: !e.enabled } }, { onError: fail("change the endpoint") })}>
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            disabled={update.isPending}
+            onClick={() =>
+              update.mutate({ id: e.id, patch: { enabled: !e.enabled } }, { onError: fail("change the endpoint") })
+            }
+          >
             {e.enabled ? "Disable" : "Enable"}
           </button>
-          <button type="button" className="btn btn--secondary btn--sm" disabled={rotate.isPending} onClick={() => rotate.mutate(e.id, { onSuccess: (r) => onSecret(r.secret), onError: fail("rotate the secret") })}>
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            disabled={rotate.isPending}
+            onClick={() =>
+              rotate.mutate(e.id, { onSuccess: (r) => onSecret(r.secret), onError: fail("rotate the secret") })
+            }
+          >
             Rotate secret
           </button>
           <button
@@ -170,7 +258,8 @@ function EndpointRow({ endpoint: e, selected, onSelect, onSecret }: { endpoint: 
             className="btn btn--danger-outline btn--sm"
             disabled={remove.isPending}
             onClick={() => {
-              if (window.confirm(`Remove ${e.url} and its delivery log?`)) remove.mutate(e.id, { onError: fail("remove the endpoint") });
+              if (window.confirm(`Remove ${e.url} and its delivery log?`))
+                remove.mutate(e.id, { onError: fail("remove the endpoint") });
             }}
           >
             Remove
@@ -208,7 +297,18 @@ function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
         <div className="table-wrap">
           <table className="table" data-testid="webhook-deliveries">
             <caption className="visually-hidden">Deliveries, newest first</caption>
-            <TableHead columns={["Event", "Status", "Attempts", "Response", "Latency", "Last attempt", "Next attempt", { label: <span className="visually-hidden">Actions</span> }]} />
+            <TableHead
+              columns={[
+                "Event",
+                "Status",
+                "Attempts",
+                "Response",
+                "Latency",
+                "Last attempt",
+                "Next attempt",
+                { label: <span className="visually-hidden">Actions</span> },
+              ]}
+            />
             <tbody>
               {items.map((d) => (
                 <DeliveryRow
@@ -219,8 +319,14 @@ function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                     redeliver.mutate(
                       { endpointId: endpoint.id, deliveryId: d.id },
                       {
-                        onSuccess: () => toast.push({ title: "Redelivery queued", body: `${d.eventType} ${d.messageId} goes out again now.`, tone: "success" }),
-                        onError: (err) => toast.push({ title: "Could not redeliver", body: errorText(err), tone: "error" }),
+                        onSuccess: () =>
+                          toast.push({
+                            title: "Redelivery queued",
+                            body: `${d.eventType} ${d.messageId} goes out again now.`,
+                            tone: "success",
+                          }),
+                        onError: (err) =>
+                          toast.push({ title: "Could not redeliver", body: errorText(err), tone: "error" }),
                       },
                     )
                   }
@@ -234,9 +340,21 @@ function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
   );
 }
 
-function DeliveryRow({ delivery: d, busy, onRedeliver }: { delivery: Delivery; busy: boolean; onRedeliver: () => void }) {
+function DeliveryRow({
+  delivery: d,
+  busy,
+  onRedeliver,
+}: {
+  delivery: Delivery;
+  busy: boolean;
+  onRedeliver: () => void;
+}) {
   const data = d.payload.data as { key?: string; version?: number; taskId?: string };
-  const subject = data.key ? `${data.key}${data.version !== undefined ? ` v${data.version}` : ""}` : data.taskId ? `task ${data.taskId}` : "";
+  const subject = data.key
+    ? `${data.key}${data.version !== undefined ? ` v${data.version}` : ""}`
+    : data.taskId
+      ? `task ${data.taskId}`
+      : "";
   return (
     <tr data-testid="webhook-delivery-row" data-delivery-id={d.id} data-status={d.status}>
       <td>
@@ -248,7 +366,11 @@ function DeliveryRow({ delivery: d, busy, onRedeliver }: { delivery: Delivery; b
         </span>
       </td>
       <td>
-        <span className={`pill pill--status pill--${STATUS_TONE[d.status] ?? "muted"}`} data-testid="webhook-delivery-status" title={d.error ?? undefined}>
+        <span
+          className={`pill pill--status pill--${STATUS_TONE[d.status] ?? "muted"}`}
+          data-testid="webhook-delivery-status"
+          title={d.error ?? undefined}
+        >
           {d.status.toLowerCase().replace("_", " ")}
         </span>
         {d.error ? <span className="cell-sub webhook-error">{d.error}</span> : null}
@@ -258,10 +380,20 @@ function DeliveryRow({ delivery: d, busy, onRedeliver }: { delivery: Delivery; b
         {d.responseStatus ?? "—"}
       </td>
       <td className="nowrap">{d.latencyMs === null ? "—" : `${d.latencyMs} ms`}</td>
-      <td className="nowrap">{d.lastAttemptAt ? <RelativeTime iso={d.lastAttemptAt} /> : <span className="muted">—</span>}</td>
-      <td className="nowrap">{d.nextAttemptAt ? <RelativeTime iso={d.nextAttemptAt} /> : <span className="muted">—</span>}</td>
+      <td className="nowrap">
+        {d.lastAttemptAt ? <RelativeTime iso={d.lastAttemptAt} /> : <span className="muted">—</span>}
+      </td>
+      <td className="nowrap">
+        {d.nextAttemptAt ? <RelativeTime iso={d.nextAttemptAt} /> : <span className="muted">—</span>}
+      </td>
       <td className="col-right">
-        <button type="button" className="btn btn--secondary btn--sm" disabled={busy || d.status === "SENDING"} onClick={onRedeliver} data-testid="webhook-redeliver">
+        <button
+          type="button"
+          className="btn btn--secondary btn--sm"
+          disabled={busy || d.status === "SENDING"}
+          onClick={onRedeliver}
+          data-testid="webhook-redeliver"
+        >
           Redeliver<span className="visually-hidden"> {d.eventType}</span>
         </button>
       </td>
@@ -269,7 +401,17 @@ function DeliveryRow({ delivery: d, busy, onRedeliver }: { delivery: Delivery; b
   );
 }
 
-function CreateDialog({ open, tenants, onClose, onCreated }: { open: boolean; tenants: string[] | null; onClose: () => void; onCreated: (e: Endpoint & { secret: string }) => void }) {
+function CreateDialog({
+  open,
+  tenants,
+  onClose,
+  onCreated,
+}: {
+  open: boolean;
+  tenants: string[] | null;
+  onClose: () => void;
+  onCreated: (e: Endpoint & { secret: string }) => void;
+}) {
   const create = useCreateEndpoint();
   const ids = { tenant: useId(), url: useId(), description: useId() };
   const [tenant, setTenant] = useState(tenants?.[0] ?? "");
@@ -295,7 +437,13 @@ function CreateDialog({ open, tenants, onClose, onCreated }: { open: boolean; te
   };
 
   return (
-    <Dialog open={open} onClose={cancel} title="Add a webhook endpoint" busy={create.isPending} testId="webhook-create-dialog">
+    <Dialog
+      open={open}
+      onClose={cancel}
+      title="Add a webhook endpoint"
+      busy={create.isPending}
+      testId="webhook-create-dialog"
+    >
       <ActionForm
         effect={<p>Events of the tenant are posted to this URL, signed with a secret shown once after you add it.</p>}
         onSubmit={submit}
@@ -310,31 +458,61 @@ function CreateDialog({ open, tenants, onClose, onCreated }: { open: boolean; te
         <div className="field">
           <label htmlFor={ids.tenant}>Tenant</label>
           {tenants ? (
-            <select id={ids.tenant} className="select" value={tenant} onChange={(e) => setTenant(e.target.value)} data-testid="webhook-tenant">
+            <select
+              id={ids.tenant}
+              className="select"
+              value={tenant}
+              onChange={(e) => setTenant(e.target.value)}
+              data-testid="webhook-tenant"
+            >
               {tenants.map((t) => (
                 <option key={t}>{t}</option>
               ))}
             </select>
           ) : (
-            <input id={ids.tenant} className="input" value={tenant} onChange={(e) => setTenant(e.target.value)} data-testid="webhook-tenant" />
+            <input
+              id={ids.tenant}
+              className="input"
+              value={tenant}
+              onChange={(e) => setTenant(e.target.value)}
+              data-testid="webhook-tenant"
+            />
           )}
         </div>
         <div className="field">
           <label htmlFor={ids.url}>URL</label>
-          <input id={ids.url} className="input" type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/indexwright" data-testid="webhook-url" />
+          <input
+            id={ids.url}
+            className="input"
+            type="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            placeholder="https://example.com/hooks/indexwright"
+            data-testid="webhook-url"
+          />
         </div>
         <fieldset className="field">
           <legend>Events</legend>
           {WEBHOOK_EVENT_TYPES.map((t) => (
             <label key={t} className="webhook-event-choice">
-              <input type="checkbox" checked={types.includes(t)} onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))} />{" "}
+              <input
+                type="checkbox"
+                checked={types.includes(t)}
+                onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
+              />{" "}
               <span className="mono">{t}</span> <span className="muted">— {EVENT_HINT[t]}</span>
             </label>
           ))}
         </fieldset>
         <div className="field">
           <label htmlFor={ids.description}>Description (optional)</label>
-          <input id={ids.description} className="input" value={description} onChange={(e) => setDescription(e.target.value)} data-testid="webhook-description" />
+          <input
+            id={ids.description}
+            className="input"
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            data-testid="webhook-description"
+          />
         </div>
       </ActionForm>
     </Dialog>

@@ -8,7 +8,17 @@ import "../access.css";
  * What a tenant-limited account sees on a fleet-wide page (the API answers it 403
  * FLEET_SCOPE_REQUIRED): why, and where its own tenants' work is instead. Server component.
  */
-export function FleetOnly({ title, lead, what, tenants }: { title: string; lead: string; what: string; tenants: string[] }) {
+export function FleetOnly({
+  title,
+  lead,
+  what,
+  tenants,
+}: {
+  title: string;
+  lead: string;
+  what: string;
+  tenants: string[];
+}) {
   return (
     <div className="page">
       <div className="page__header">
@@ -33,8 +43,8 @@ export function FleetOnly({ title, lead, what, tenants }: { title: string; lead:
           }
         >
           <p>
-            <code className="code-chip code-chip--neutral">FLEET_SCOPE_REQUIRED</code> Your account is limited to <strong>{describeTenants(tenants)}</strong>.{" "}
-            {what}
+            <code className="code-chip code-chip--neutral">FLEET_SCOPE_REQUIRED</code> Your account is limited to{" "}
+            <strong>{describeTenants(tenants)}</strong>. {what}
           </p>
           <p>If you run the fleet, ask an admin for an account with access to all tenants.</p>
         </EmptyState>

@@ -40,7 +40,11 @@ export function WorkersView() {
       </div>
 
       <p className="visually-hidden" role="status" aria-live="polite">
-        {workers.isPending ? "Loading workers…" : workers.data ? `${live.length} live worker${live.length === 1 ? "" : "s"}, ${gone.length} recently stopped.` : ""}
+        {workers.isPending
+          ? "Loading workers…"
+          : workers.data
+            ? `${live.length} live worker${live.length === 1 ? "" : "s"}, ${gone.length} recently stopped.`
+            : ""}
       </p>
 
       <StaleDataBanner query={workers} />
@@ -57,8 +61,8 @@ export function WorkersView() {
           emptyState={
             <div className="banner banner--danger banner--flush" role="alert" data-testid="no-live-workers">
               <span>
-                <strong>No live workers.</strong> Nothing is being indexed: published documents stay queued until a worker starts (
-                <code>indexwright worker</code>).
+                <strong>No live workers.</strong> Nothing is being indexed: published documents stay queued until a
+                worker starts (<code>indexwright worker</code>).
               </span>
             </div>
           }
@@ -86,7 +90,9 @@ function WorkerTable({ items, live }: { items: WorkerInfo[]; live: boolean }) {
   return (
     <div className="table-wrap">
       <table className="table">
-        <caption className="visually-hidden">{live ? "Live workers" : "Workers stopped or silent in the last 24 hours"}</caption>
+        <caption className="visually-hidden">
+          {live ? "Live workers" : "Workers stopped or silent in the last 24 hours"}
+        </caption>
         <TableHead
           columns={[
             "Worker",
@@ -114,7 +120,12 @@ function WorkerTable({ items, live }: { items: WorkerInfo[]; live: boolean }) {
                   ) : (
                     <span className="chips">
                       {w.currentTasks.map((t) => (
-                        <Link key={t} href={taskHref(t)} className="chip chip--link mono" data-testid="worker-task-link">
+                        <Link
+                          key={t}
+                          href={taskHref(t)}
+                          className="chip chip--link mono"
+                          data-testid="worker-task-link"
+                        >
                           #{t}
                         </Link>
                       ))}
@@ -123,7 +134,10 @@ function WorkerTable({ items, live }: { items: WorkerInfo[]; live: boolean }) {
                 </td>
                 <td className="nowrap">
                   {live ? (
-                    <span className={`pill pill--${health.tone} pill--tag-start`} title={`${formatDuration(age)} since the last heartbeat`}>
+                    <span
+                      className={`pill pill--${health.tone} pill--tag-start`}
+                      title={`${formatDuration(age)} since the last heartbeat`}
+                    >
                       {health.label}
                     </span>
                   ) : null}{" "}

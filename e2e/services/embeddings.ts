@@ -43,13 +43,17 @@ export function parseRule(raw: unknown): Rule {
   const r = raw as Record<string, unknown>;
   const unknown = Object.keys(r).filter((k) => !["match", "status", "delayMs"].includes(k));
   if (unknown.length) throw new Error(`unknown rule field(s): ${unknown.join(", ")}`);
-  if (typeof r.match !== "string" || r.match.length < 3) throw new Error("`match` must be a string of at least 3 characters");
+  if (typeof r.match !== "string" || r.match.length < 3)
+    throw new Error("`match` must be a string of at least 3 characters");
   const status = r.status ?? null;
   if (status !== null && (typeof status !== "number" || !Number.isInteger(status) || status < 400 || status > 599)) {
     throw new Error("`status` must be an HTTP error status (400-599)");
   }
   const delayMs = r.delayMs ?? null;
-  if (delayMs !== null && (typeof delayMs !== "number" || !Number.isFinite(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS)) {
+  if (
+    delayMs !== null &&
+    (typeof delayMs !== "number" || !Number.isFinite(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS)
+  ) {
     throw new Error(`\`delayMs\` must be a number from 0 to ${MAX_DELAY_MS}`);
   }
   if (status === null && delayMs === null) throw new Error("a rule needs `status`, `delayMs` or both");
@@ -88,7 +92,12 @@ export function mountEmbeddings(router: Router, options: EmbeddingsOptions): voi
       rule.hits++;
       if (rule.delayMs) await sleep(rule.delayMs);
       if (rule.status !== null) {
-        return sendJson(res, rule.status, errorFor(rule.status, rule.match), rule.status === 429 ? { "retry-after": "1" } : {});
+        return sendJson(
+          res,
+          rule.status,
+          errorFor(rule.status, rule.match),
+          rule.status === 429 ? { "retry-after": "1" } : {},
+        );
       }
     }
     const data = encodeItems(embeddingItems(texts, requestDimensions(body, options.dimensions)), body.encoding_format);
@@ -108,7 +117,9 @@ export function mountEmbeddings(router: Router, options: EmbeddingsOptions): voi
       const raw: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
       parsed = (Array.isArray(raw) ? raw : [raw]).map(parseRule);
     } catch (err) {
-      return sendJson(res, 400, { error: { code: "BAD_RULE", message: err instanceof Error ? err.message : String(err) } });
+      return sendJson(res, 400, {
+        error: { code: "BAD_RULE", message: err instanceof Error ? err.message : String(err) },
+      });
     }
     for (const r of parsed) {
       rules.delete(r.match); // a replaced rule moves to the end, as if added now

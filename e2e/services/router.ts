@@ -73,6 +73,7 @@ export async function readJson(req: http.IncomingMessage): Promise<Record<string
   const text = Buffer.concat(chunks).toString("utf8").trim();
   if (text === "") return {};
   const value: unknown = JSON.parse(text);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new SyntaxError("body is not a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new SyntaxError("body is not a JSON object");
   return value as Record<string, unknown>;
 }

@@ -20,15 +20,23 @@ const router = new Router();
 router.get("/health", (_req, res) => sendJson(res, 200, { ok: true }));
 mountEmbeddings(router, { apiKey: FAKE_OPENAI.apiKey, dimensions: FAKE_OPENAI.dimensions });
 // Its signing key is generated at start, so routes mount once it exists (before listen, below).
-const oidcReady = createFakeOidc({ clientId: FAKE_OIDC.clientId, clientSecret: FAKE_OIDC.clientSecret }).then((oidc) => {
-  for (const r of oidc.routes) router.on(r.method, `/oidc${r.path}`, (req, res) => r.handle(req, res, FAKE_OIDC.issuer));
-});
+const oidcReady = createFakeOidc({ clientId: FAKE_OIDC.clientId, clientSecret: FAKE_OIDC.clientSecret }).then(
+  (oidc) => {
+    for (const r of oidc.routes)
+      router.on(r.method, `/oidc${r.path}`, (req, res) => r.handle(req, res, FAKE_OIDC.issuer));
+  },
+);
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? "/", "http://services.invalid");
   const found = router.match(req.method ?? "GET", url.pathname);
   if ("status" in found) {
-    sendJson(res, found.status, { error: { code: found.status === 404 ? "NOT_FOUND" : "METHOD_NOT_ALLOWED", message: `${req.method} ${url.pathname}` } });
+    sendJson(res, found.status, {
+      error: {
+        code: found.status === 404 ? "NOT_FOUND" : "METHOD_NOT_ALLOWED",
+        message: `${req.method} ${url.pathname}`,
+      },
+    });
     return;
   }
   Promise.resolve(found.handler(req, res, found.params)).catch((err: unknown) => {
@@ -39,7 +47,9 @@ const server = http.createServer((req, res) => {
 });
 
 const port = E2E_PORTS.services;
-void oidcReady.then(() => server.listen(port, "127.0.0.1", () => console.log(`[e2e-services] listening on http://127.0.0.1:${port}`)));
+void oidcReady.then(() =>
+  server.listen(port, "127.0.0.1", () => console.log(`[e2e-services] listening on http://127.0.0.1:${port}`)),
+);
 server.on("error", (err) => {
   console.error("[e2e-services]", err);
   process.exit(1);

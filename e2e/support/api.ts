@@ -10,7 +10,6 @@ import { E2E_PORTS } from "../services/settings";
 /** The app the e2e web server runs (playwright.config.ts starts it on the same port). */
 export const APP_URL = `http://127.0.0.1:${E2E_PORTS.app}`;
 
-
 /** A typed client against the e2e app, authorised by `token` (the bootstrap token by default). */
 export function apiClient(token: string = E2E_TOKEN): IndexwrightClient {
   return createIndexwrightClient({ baseUrl: APP_URL, token });
@@ -19,7 +18,12 @@ export function apiClient(token: string = E2E_TOKEN): IndexwrightClient {
 export type PublishBody = operations["publishVersion"]["requestBody"]["content"]["application/json"];
 
 /** Publishes a version (Markdown unless the body says otherwise); returns the 202 answer. */
-export async function publishVersion(tenant: string, key: string, body: Partial<PublishBody> & { content: string }, token?: string) {
+export async function publishVersion(
+  tenant: string,
+  key: string,
+  body: Partial<PublishBody> & { content: string },
+  token?: string,
+) {
   return unwrap(
     apiClient(token).POST("/api/v1/tenants/{tenant}/documents/{key}/versions", {
       params: { path: { tenant, key } },
@@ -30,7 +34,9 @@ export async function publishVersion(tenant: string, key: string, body: Partial<
 
 /** A document with its versions, as GET /api/v1/tenants/{tenant}/documents/{key} answers. */
 export async function getDocument(tenant: string, key: string, token?: string) {
-  return unwrap(apiClient(token).GET("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key } } }));
+  return unwrap(
+    apiClient(token).GET("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key } } }),
+  );
 }
 
 /** Waits until the document is SEARCHABLE at `version` (any version when omitted). */
@@ -48,7 +54,9 @@ export async function waitSearchable(tenant: string, key: string, version?: numb
 
 /** The document, or null with the status when the API answers with an error (a 404 before the first publish lands). */
 export async function readDocument(tenant: string, key: string, token?: string) {
-  const { data, response } = await apiClient(token).GET("/api/v1/tenants/{tenant}/documents/{key}", { params: { path: { tenant, key } } });
+  const { data, response } = await apiClient(token).GET("/api/v1/tenants/{tenant}/documents/{key}", {
+    params: { path: { tenant, key } },
+  });
   return { doc: response.ok && data ? data : null, status: response.status };
 }
 

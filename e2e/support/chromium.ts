@@ -12,7 +12,11 @@ import path from "node:path";
  */
 
 /** Where Debian (`chromium`) and Ubuntu (`chromium-browser`, or its snap) put the browser. */
-export const SYSTEM_CHROMIUM_PATHS: readonly string[] = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium"];
+export const SYSTEM_CHROMIUM_PATHS: readonly string[] = [
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/snap/bin/chromium",
+];
 
 export const INSTALL_COMMAND: readonly string[] = ["npx", "playwright", "install", "chromium"];
 
@@ -93,7 +97,9 @@ export function bundledChromiumRevision(): string | undefined {
   try {
     // Read from disk rather than imported: the file is outside playwright-core's declared exports.
     const pkg = createRequire(import.meta.url).resolve("playwright-core/package.json");
-    const browsers = JSON.parse(readFileSync(path.join(path.dirname(pkg), "browsers.json"), "utf8")) as { browsers: { name: string; revision: string }[] };
+    const browsers = JSON.parse(readFileSync(path.join(path.dirname(pkg), "browsers.json"), "utf8")) as {
+      browsers: { name: string; revision: string }[];
+    };
     return browsers.browsers.find((b) => b.name === "chromium")?.revision;
   } catch {
     return undefined;
@@ -105,10 +111,12 @@ export function findChromium(search: ChromiumSearch = {}): ChromiumFound | null 
   const env = search.env ?? process.env;
   const explicit = env.PLAYWRIGHT_CHROMIUM_PATH;
   if (explicit) {
-    if (!isExecutableFile(explicit)) throw new ChromiumNotFoundError(`PLAYWRIGHT_CHROMIUM_PATH=${explicit} is not an executable file`);
+    if (!isExecutableFile(explicit))
+      throw new ChromiumNotFoundError(`PLAYWRIGHT_CHROMIUM_PATH=${explicit} is not an executable file`);
     return { path: explicit, source: "PLAYWRIGHT_CHROMIUM_PATH" };
   }
-  for (const p of search.systemPaths ?? SYSTEM_CHROMIUM_PATHS) if (isExecutableFile(p)) return { path: p, source: "system" };
+  for (const p of search.systemPaths ?? SYSTEM_CHROMIUM_PATHS)
+    if (isExecutableFile(p)) return { path: p, source: "system" };
   const cache = playwrightCacheDir(env, search.homeDir ?? os.homedir());
   const cached = cache ? cachedChromiums(cache, search.preferredRevision) : [];
   return cached.length > 0 ? { path: cached[0], source: "playwright-cache" } : null;
@@ -137,12 +145,20 @@ export function resolveChromium(options: ResolveOptions = {}): ChromiumFound {
   ].join("\n");
   const skip = env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD;
   if (skip && skip !== "0" && skip.toLowerCase() !== "false") {
-    throw new ChromiumNotFoundError(`No Chromium found and PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD is set. Install one:\n${howTo}`);
+    throw new ChromiumNotFoundError(
+      `No Chromium found and PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD is set. Install one:\n${howTo}`,
+    );
   }
   log(`[e2e] no Chromium found; fetching Playwright's: ${command.join(" ")}`);
   const r = spawnSync(command[0], command.slice(1), { stdio: "inherit", env: env as NodeJS.ProcessEnv });
   const after = findChromium(options);
   if (r.status === 0 && after) return after;
-  const why = r.error ? r.error.message : r.status !== 0 ? `it exited with ${r.signal ?? r.status}` : "it finished, but no Chromium appeared where Playwright keeps it";
-  throw new ChromiumNotFoundError(`No Chromium found, and \`${command.join(" ")}\` did not provide one (${why}). Install one:\n${howTo}`);
+  const why = r.error
+    ? r.error.message
+    : r.status !== 0
+      ? `it exited with ${r.signal ?? r.status}`
+      : "it finished, but no Chromium appeared where Playwright keeps it";
+  throw new ChromiumNotFoundError(
+    `No Chromium found, and \`${command.join(" ")}\` did not provide one (${why}). Install one:\n${howTo}`,
+  );
 }

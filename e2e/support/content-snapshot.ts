@@ -45,8 +45,13 @@ export type Snapshot = Record<string, { rows: number; md5: string }>;
 
 /** The app's embedded database, with the password `start` keeps in its data directory (playwright.config.ts names the directory). */
 export function connectAppDb(port: number): pg.Client {
-  const password = readFileSync(path.join(".indexwright", `e2e-${process.env.INDEXWRIGHT_E2E_RUN_STAMP}`, "db-password"), "utf8").trim();
-  return new pg.Client({ connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres?sslmode=disable` });
+  const password = readFileSync(
+    path.join(".indexwright", `e2e-${process.env.INDEXWRIGHT_E2E_RUN_STAMP}`, "db-password"),
+    "utf8",
+  ).trim();
+  return new pg.Client({
+    connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres?sslmode=disable`,
+  });
 }
 
 export async function contentSnapshot(db: pg.Client, tenants: string[]): Promise<Snapshot> {
@@ -70,7 +75,8 @@ export function snapshotDiff(before: Snapshot, after: Snapshot): string[] {
   for (const table of Object.keys(CONTENT_TABLES)) {
     const a = before[table];
     const b = after[table];
-    if (a?.md5 !== b?.md5 || a?.rows !== b?.rows) diff.push(`${table}: ${a?.rows} rows ${a?.md5} → ${b?.rows} rows ${b?.md5}`);
+    if (a?.md5 !== b?.md5 || a?.rows !== b?.rows)
+      diff.push(`${table}: ${a?.rows} rows ${a?.md5} → ${b?.rows} rows ${b?.md5}`);
   }
   return diff;
 }

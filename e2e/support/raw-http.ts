@@ -59,7 +59,8 @@ function parseResponse(buf: Buffer): RawReply | null {
   }
   const status = Number(m[1]);
   const rest = buf.subarray(end + 4);
-  if (status === 204 || status === 304 || (status >= 100 && status < 200)) return { status, headers, body: Buffer.alloc(0) };
+  if (status === 204 || status === 304 || (status >= 100 && status < 200))
+    return { status, headers, body: Buffer.alloc(0) };
   if ((headers["transfer-encoding"] ?? "").toLowerCase().includes("chunked")) {
     const parts: Buffer[] = [];
     let at = 0;
@@ -102,16 +103,26 @@ export function rawRequest(port: number, req: RawRequest): Promise<RawReply> {
       if (err) reject(err);
       else resolve(reply!);
     };
-    const timer = setTimeout(() => finish(new Error(`no complete response within ${timeoutMs} ms (got ${received.length} bytes)`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`no complete response within ${timeoutMs} ms (got ${received.length} bytes)`)),
+      timeoutMs,
+    );
     const tryParse = (atEnd: boolean) => {
       try {
         const r = parseResponse(received);
         if (r) return finish(null, r);
         if (atEnd) {
           const end = headerEnd(received);
-          if (end < 0) return finish(new Error(`connection closed after ${received.length} bytes without a response head`));
+          if (end < 0)
+            return finish(new Error(`connection closed after ${received.length} bytes without a response head`));
           // A response without length or chunking ends with the connection.
-          const partial = parseResponse(Buffer.concat([received.subarray(0, end), Buffer.from("\r\nContent-Length: " + (received.length - end - 4)), received.subarray(end)]));
+          const partial = parseResponse(
+            Buffer.concat([
+              received.subarray(0, end),
+              Buffer.from("\r\nContent-Length: " + (received.length - end - 4)),
+              received.subarray(end),
+            ]),
+          );
           return finish(partial ? null : new Error("truncated response"), partial ?? undefined);
         }
       } catch (err) {

@@ -32,7 +32,13 @@ const IN_SCOPE = (col: string, tenants: string[] | null) =>
 const TOKEN_IN_SCOPE = (alias: string, tenants: string[] | null) =>
   Prisma.sql`(${IN_SCOPE(`${alias}.tenants`, tenants)} AND (${Prisma.raw(alias)}.user_id IS NULL OR EXISTS (SELECT 1 FROM users o WHERE o.id = ${Prisma.raw(alias)}.user_id AND ${IN_SCOPE("o.tenants", tenants)})))`;
 
-const adminAudit = (actor: string, action: string, targetType: string, targetId: string, detail: unknown) => ({ actor, action, targetType, targetId, detail });
+const adminAudit = (actor: string, action: string, targetType: string, targetId: string, detail: unknown) => ({
+  actor,
+  action,
+  targetType,
+  targetId,
+  detail,
+});
 
 type TokenRow = {
   id: string;
@@ -74,16 +80,28 @@ export async function listTokens(pool: pg.Pool, actor: Principal) {
 export async function createToken(pool: pg.Pool, actor: Principal, b: z.infer<typeof newTokenBody>) {
   assertGrantable(actor, b.role, b.tenants);
   const capabilities = [...new Set(b.capabilities ?? [])];
-  if (b.kind === "person" && capabilities.length) throw new DomainError("CAPABILITY_NOT_ALLOWED", "a person's token acts as that person; capabilities are for application tokens");
+  if (b.kind === "person" && capabilities.length)
+    throw new DomainError(
+      "CAPABILITY_NOT_ALLOWED",
+      "a person's token acts as that person; capabilities are for application tokens",
+    );
   if (capabilities.includes("search:principals") && actor.tenants !== null) {
     // A token that names principals searches as anyone without an audit row per search; a
     // tenant-limited admin could otherwise mint one to skip the audit their own search-as leaves.
-    throw new DomainError("GRANT_EXCEEDS_OWN", "search:principals lets a token search as anyone unaudited; only an all-tenant admin grants it");
+    throw new DomainError(
+      "GRANT_EXCEEDS_OWN",
+      "search:principals lets a token search as anyone unaudited; only an all-tenant admin grants it",
+    );
   }
   if (capabilities.includes("metrics:read")) {
     // Metrics are fleet-wide figures, so only an all-tenant admin hands them out, to an all-tenant token.
-    if (actor.tenants !== null) throw new DomainError("GRANT_EXCEEDS_OWN", "metrics:read shows fleet-wide figures; only an all-tenant admin grants it");
-    if (tenantsOf(b.tenants) !== null) throw new DomainError("CAPABILITY_NOT_ALLOWED", 'metrics:read is for tokens with tenants ["*"]');
+    if (actor.tenants !== null)
+      throw new DomainError(
+        "GRANT_EXCEEDS_OWN",
+        "metrics:read shows fleet-wide figures; only an all-tenant admin grants it",
+      );
+    if (tenantsOf(b.tenants) !== null)
+      throw new DomainError("CAPABILITY_NOT_ALLOWED", 'metrics:read is for tokens with tenants ["*"]');
   }
   const token = `iw_${randomBytes(24).toString("base64url")}`;
   const id = randomUUID();
@@ -93,22 +111,46 @@ export async function createToken(pool: pg.Pool, actor: Principal, b: z.infer<ty
         SELECT email, role, tenants, disabled_at IS NOT NULL AS disabled FROM users WHERE id = ${b.userId}::uuid AND ${IN_SCOPE("tenants", actor.tenants)} FOR SHARE`;
       if (!u) throw new DomainError("NOT_FOUND", "user not found");
       if (u.disabled) throw new DomainError("USER_DISABLED", `${u.email} is disabled`);
-      if (!atMost(b.role, u.role)) throw new DomainError("GRANT_EXCEEDS_OWN", `${u.email} is ${u.role}; their token cannot be ${b.role}`);
-      if (!tenantsWithin(tenantsOf(b.tenants), tenantsOf(u.tenants))) throw new DomainError("GRANT_EXCEEDS_OWN", `${u.email} does not hold every tenant named`);
+      if (!atMost(b.role, u.role))
+        throw new DomainError("GRANT_EXCEEDS_OWN", `${u.email} is ${u.role}; their token cannot be ${b.role}`);
+      if (!tenantsWithin(tenantsOf(b.tenants), tenantsOf(u.tenants)))
+        throw new DomainError("GRANT_EXCEEDS_OWN", `${u.email} does not hold every tenant named`);
     }
     // The person answerable for it: the minting token's person, else the minting person.
-    const mintedBy = actor.mintedByUserId === undefined && actor.kind === "person" ? actor.subject.replace(/^user:/, "") : null;
+    const mintedBy =
+      actor.mintedByUserId === undefined && actor.kind === "person" ? actor.subject.replace(/^user:/, "") : null;
     await tx.$executeRaw`INSERT INTO api_tokens (id, name, token_hash, role, tenants, user_id, capabilities, created_by, minted_by_user_id)
       VALUES (${id}::uuid, ${b.name}, ${hashToken(token)}, ${b.role}, ${b.tenants}::text[], ${b.userId ?? null}::uuid, ${capabilities}::text[], ${actor.subject},
               coalesce(${actor.mintedByUserId ?? null}::uuid, (SELECT id FROM users WHERE email = ${mintedBy})))`;
-    await writeAudit(tx, adminAudit(actor.subject, "token.create", "token", id, { name: b.name, kind: b.kind, userId: b.userId ?? null, role: b.role, tenants: b.tenants, capabilities }));
-    return { id, name: b.name, kind: b.kind, userId: b.userId ?? null, role: b.role, tenants: b.tenants, capabilities, token };
+    await writeAudit(
+      tx,
+      adminAudit(actor.subject, "token.create", "token", id, {
+        name: b.name,
+        kind: b.kind,
+        userId: b.userId ?? null,
+        role: b.role,
+        tenants: b.tenants,
+        capabilities,
+      }),
+    );
+    return {
+      id,
+      name: b.name,
+      kind: b.kind,
+      userId: b.userId ?? null,
+      role: b.role,
+      tenants: b.tenants,
+      capabilities,
+      token,
+    };
   });
 }
 
 export async function revokeToken(pool: pg.Pool, actor: Principal, id: string) {
   return transaction(pool, async (tx) => {
-    const r = await tx.$queryRaw<{ id: string }[]>`UPDATE api_tokens t SET revoked_at = coalesce(t.revoked_at, now()) WHERE t.id = ${id}::uuid AND ${TOKEN_IN_SCOPE("t", actor.tenants)} RETURNING t.id`;
+    const r = await tx.$queryRaw<
+      { id: string }[]
+    >`UPDATE api_tokens t SET revoked_at = coalesce(t.revoked_at, now()) WHERE t.id = ${id}::uuid AND ${TOKEN_IN_SCOPE("t", actor.tenants)} RETURNING t.id`;
     if (!r[0]) throw new DomainError("NOT_FOUND", "token not found");
     const sessionsEnded = await endSessionsOf(tx, { tokenId: id });
     await writeAudit(tx, adminAudit(actor.subject, "token.revoke", "token", id, { sessionsEnded }));
@@ -152,7 +194,8 @@ export async function createUser(pool: pg.Pool, actor: Principal, b: z.infer<typ
   assertGrantable(actor, b.role, b.tenants);
   const id = randomUUID();
   // Without a password the person can only come in through single sign-on, so one must be set up.
-  if (b.password === undefined && !oidcSettings()) throw new DomainError("PASSWORD_REQUIRED", "a password is required unless single sign-on (OIDC_*) is configured");
+  if (b.password === undefined && !oidcSettings())
+    throw new DomainError("PASSWORD_REQUIRED", "a password is required unless single sign-on (OIDC_*) is configured");
   const hash = b.password === undefined ? null : await hashPassword(b.password);
   return transaction(pool, async (tx) => {
     // ON CONFLICT DO NOTHING rather than a model create: a unique violation would abort the transaction.
@@ -160,7 +203,16 @@ export async function createUser(pool: pg.Pool, actor: Principal, b: z.infer<typ
       INSERT INTO users (id, email, password_hash, role, tenants, groups) VALUES (${id}::uuid, ${normalEmail(b.email)}, ${hash}, ${b.role}, ${b.tenants}::text[], ${b.groups ?? []}::text[])
       ON CONFLICT (email) DO NOTHING RETURNING id`;
     if (!r[0]) throw new DomainError("EMAIL_TAKEN", "a user with that email exists");
-    await writeAudit(tx, adminAudit(actor.subject, "user.create", "user", id, { email: b.email.toLowerCase(), role: b.role, tenants: b.tenants, groups: b.groups ?? [], password: hash !== null }));
+    await writeAudit(
+      tx,
+      adminAudit(actor.subject, "user.create", "user", id, {
+        email: b.email.toLowerCase(),
+        role: b.role,
+        tenants: b.tenants,
+        groups: b.groups ?? [],
+        password: hash !== null,
+      }),
+    );
     return { id, email: b.email.toLowerCase(), role: b.role, tenants: b.tenants, groups: b.groups ?? [] };
   });
 }
@@ -180,10 +232,22 @@ export async function updateUser(pool: pg.Pool, actor: Principal, id: string, b:
     // group without the audit row a search-as leaves. Another admin makes such a change.
     // A token answers for the person who minted it, so one minted for the purpose changes nothing.
     const self = (actor.kind === "person" && actor.subject === `user:${before.email}`) || actor.mintedByUserId === id;
-    if (grants && self) throw new DomainError("SELF_GRANT", "ask another admin to change your own role, tenants or groups");
-    if (b.role !== undefined && !hasRole(actor, b.role)) throw new DomainError("GRANT_EXCEEDS_OWN", `you cannot grant role ${b.role}`);
+    if (grants && self)
+      throw new DomainError("SELF_GRANT", "ask another admin to change your own role, tenants or groups");
+    if (b.role !== undefined && !hasRole(actor, b.role))
+      throw new DomainError("GRANT_EXCEEDS_OWN", `you cannot grant role ${b.role}`);
     const disabled = b.disabled ?? null;
-    const [u] = await tx.$queryRaw<{ id: string; email: string; role: string; tenants: string[]; groups: string[]; sso_groups: string[]; disabled_at: Date | null }[]>`
+    const [u] = await tx.$queryRaw<
+      {
+        id: string;
+        email: string;
+        role: string;
+        tenants: string[];
+        groups: string[];
+        sso_groups: string[];
+        disabled_at: Date | null;
+      }[]
+    >`
       UPDATE users SET role = coalesce(${b.role ?? null}, role), tenants = coalesce(${b.tenants ?? null}::text[], tenants), groups = coalesce(${b.groups ?? null}::text[], groups),
              disabled_at = CASE WHEN ${disabled}::boolean IS NULL THEN disabled_at WHEN ${disabled}::boolean THEN coalesce(disabled_at, now()) ELSE NULL END,
              password_hash = coalesce(${hash}, password_hash)
@@ -202,6 +266,15 @@ export async function updateUser(pool: pg.Pool, actor: Principal, id: string, b:
         sessionsEnded,
       }),
     );
-    return { id: u.id, email: u.email, role: u.role, tenants: u.tenants, groups: u.groups, ssoGroups: u.sso_groups, disabledAt: iso(u.disabled_at), sessionsEnded };
+    return {
+      id: u.id,
+      email: u.email,
+      role: u.role,
+      tenants: u.tenants,
+      groups: u.groups,
+      ssoGroups: u.sso_groups,
+      disabledAt: iso(u.disabled_at),
+      sessionsEnded,
+    };
   });
 }

@@ -28,7 +28,8 @@ function parseUrl(s: string): URL | null {
 function walk(v: unknown, onString: (s: string, key: string | null) => unknown, key: string | null = null): unknown {
   if (typeof v === "string") return onString(v, key);
   if (Array.isArray(v)) return v.map((x) => walk(x, onString, key));
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, onString, k)]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, onString, k)]));
   return v;
 }
 

@@ -36,11 +36,15 @@ function filterWhere(f: AuditFilters): Prisma.AuditLogWhereInput {
   const action = f.action?.endsWith(".*") ? { startsWith: f.action.slice(0, -1) } : f.action;
   return {
     // Prisma passes `contains` into ILIKE as it is: % and _ would be wildcards ("%" matched every actor).
-    ...(f.actor ? { actor: { contains: f.actor.replace(/[\\%_]/g, (m) => `\\${m}`), mode: "insensitive" as const } } : {}),
+    ...(f.actor
+      ? { actor: { contains: f.actor.replace(/[\\%_]/g, (m) => `\\${m}`), mode: "insensitive" as const } }
+      : {}),
     ...(action ? { action } : {}),
     // AND with the grant below: a tenant outside the caller's gives nothing, never more.
     ...(f.tenant ? { AND: [{ tenantId: f.tenant }] } : {}),
-    ...(f.from || f.to ? { at: { ...(f.from ? { gte: new Date(f.from) } : {}), ...(f.to ? { lt: new Date(f.to) } : {}) } } : {}),
+    ...(f.from || f.to
+      ? { at: { ...(f.from ? { gte: new Date(f.from) } : {}), ...(f.to ? { lt: new Date(f.to) } : {}) } }
+      : {}),
   };
 }
 
@@ -48,9 +52,16 @@ function filterWhere(f: AuditFilters): Prisma.AuditLogWhereInput {
  * Newest first, keyset-paginated on id; a tenant-limited caller sees its tenants' entries only.
  * `fullDetail`: admins only; everyone else reads URLs cut to their origin (./redact.ts).
  */
-export async function listAudit(pool: pg.Pool, f: { cursor?: string; limit: number; tenants: string[] | null; fullDetail: boolean } & AuditFilters) {
+export async function listAudit(
+  pool: pg.Pool,
+  f: { cursor?: string; limit: number; tenants: string[] | null; fullDetail: boolean } & AuditFilters,
+) {
   const rows = await prisma(pool).auditLog.findMany({
-    where: { ...filterWhere(f), ...(f.cursor ? { id: { lt: BigInt(f.cursor) } } : {}), ...(f.tenants ? { tenantId: { in: f.tenants } } : {}) },
+    where: {
+      ...filterWhere(f),
+      ...(f.cursor ? { id: { lt: BigInt(f.cursor) } } : {}),
+      ...(f.tenants ? { tenantId: { in: f.tenants } } : {}),
+    },
     orderBy: { id: "desc" },
     take: f.limit + 1,
   });

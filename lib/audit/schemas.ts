@@ -9,18 +9,27 @@ import { NO_CONTROL, noControl, tenantParam } from "../documents/schemas";
  */
 export const auditListQuery = z
   .object({
-    cursor: z.string().regex(/^\d{1,19}$/).optional(),
+    cursor: z
+      .string()
+      .regex(/^\d{1,19}$/)
+      .optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
     actor: z.string().trim().min(1).max(200).refine(noControl, NO_CONTROL).optional(),
     action: z
       .string()
-      .regex(/^[a-z][a-z_]*(\.([a-z][a-z_]*|\*))?$/, 'action must be an action such as "task.retry", or "task.*" for every action on tasks')
+      .regex(
+        /^[a-z][a-z_]*(\.([a-z][a-z_]*|\*))?$/,
+        'action must be an action such as "task.retry", or "task.*" for every action on tasks',
+      )
       .optional(),
     tenant: tenantParam.optional(),
     from: z.iso.datetime({ offset: true }).optional(),
     to: z.iso.datetime({ offset: true }).optional(),
   })
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: "from must be before to", path: ["from"] });
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), {
+    message: "from must be before to",
+    path: ["from"],
+  });
 export type AuditListQuery = z.infer<typeof auditListQuery>;
 export type AuditFilters = Pick<AuditListQuery, "actor" | "action" | "tenant" | "from" | "to">;
 

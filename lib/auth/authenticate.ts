@@ -6,7 +6,16 @@ import { DomainError } from "../domain/errors";
 import { assertSameOrigin } from "../http/origin";
 import { noteSubject } from "../http/request-context";
 import { principalForSession, sessionOf, ssoGroupsWindow, type Identity } from "./session";
-import { hasRole, hasCapability, canSeeTenant, bootstrapPrincipal, tokenPrincipal, tokenRowColumns, type Principal, type TokenRow } from "./principal";
+import {
+  hasRole,
+  hasCapability,
+  canSeeTenant,
+  bootstrapPrincipal,
+  tokenPrincipal,
+  tokenRowColumns,
+  type Principal,
+  type TokenRow,
+} from "./principal";
 import type { Role } from "../domain/constants";
 import type { RouteRule } from "../http/routes";
 import { keyParam, tenantParam } from "../documents/schemas";
@@ -25,7 +34,8 @@ function safeEqual(a: string, b: string): boolean {
 export async function identityForToken(token: string): Promise<Identity | null> {
   // Configured, or rotated or revoked through the API (./bootstrap.ts): compared as hashes, since a rotated token is kept only as one.
   const bootstrap = await currentBootstrapHash(getPool());
-  if (bootstrap && safeEqual(hashToken(token), bootstrap)) return { principal: bootstrapPrincipal(), owner: { kind: "bootstrap" } };
+  if (bootstrap && safeEqual(hashToken(token), bootstrap))
+    return { principal: bootstrapPrincipal(), owner: { kind: "bootstrap" } };
   const { rows } = await getPool().query<TokenRow & { id: string }>(
     // last_used_at is written at most once a minute per token, not on every request.
     `WITH t AS (SELECT * FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),
@@ -44,7 +54,10 @@ export async function identityForToken(token: string): Promise<Identity | null> 
  * Bearer token for machines, session cookie for people. Cookie-authenticated mutations
  * must come from our own origin (CSRF); bearer requests carry no ambient credentials.
  */
-export async function authenticate(req: Request, opts: { role?: Role; tenant?: string; fleet?: boolean } = {}): Promise<Principal> {
+export async function authenticate(
+  req: Request,
+  opts: { role?: Role; tenant?: string; fleet?: boolean } = {},
+): Promise<Principal> {
   let principal: Principal | null = null;
   const auth = req.headers.get("authorization");
   if (auth) {
@@ -59,10 +72,13 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
   }
   // The request log names who called, refused or not.
   noteSubject(principal.subject);
-  if (opts.role && !hasRole(principal, opts.role)) throw new DomainError("FORBIDDEN", `requires role ${opts.role} or higher`);
-  if (opts.tenant && !canSeeTenant(principal, opts.tenant)) throw new DomainError("FORBIDDEN", `no access to tenant ${opts.tenant}`);
+  if (opts.role && !hasRole(principal, opts.role))
+    throw new DomainError("FORBIDDEN", `requires role ${opts.role} or higher`);
+  if (opts.tenant && !canSeeTenant(principal, opts.tenant))
+    throw new DomainError("FORBIDDEN", `no access to tenant ${opts.tenant}`);
   // Fleet figures (workers, every tenant's backlog) describe other tenants' work.
-  if (opts.fleet && principal.tenants !== null) throw new DomainError("FLEET_SCOPE_REQUIRED", "fleet-wide figures are for all-tenant accounts");
+  if (opts.fleet && principal.tenants !== null)
+    throw new DomainError("FLEET_SCOPE_REQUIRED", "fleet-wide figures are for all-tenant accounts");
   return principal;
 }
 
@@ -71,13 +87,21 @@ export async function authenticate(req: Request, opts: { role?: Role; tenant?: s
  * (or its capability), the `[tenant]` it names, or an all-tenant grant for fleet rows. A row's
  * document segments are validated first, so a malformed tenant or key is a 400 for anyone.
  */
-export async function authorize(req: Request, rule: RouteRule, params: Record<string, string | undefined>): Promise<Principal> {
+export async function authorize(
+  req: Request,
+  rule: RouteRule,
+  params: Record<string, string | undefined>,
+): Promise<Principal> {
   let tenant: string | undefined;
   if (rule.scope === "tenant-param") {
     tenant = tenantParam.parse(params.tenant);
     if (params.key !== undefined) keyParam.parse(params.key);
   }
-  const principal = await authenticate(req, { role: rule.capability ? undefined : rule.role, tenant, fleet: rule.scope === "fleet" });
+  const principal = await authenticate(req, {
+    role: rule.capability ? undefined : rule.role,
+    tenant,
+    fleet: rule.scope === "fleet",
+  });
   if (rule.capability && !hasCapability(principal, rule.capability) && !hasRole(principal, rule.role!)) {
     throw new DomainError("FORBIDDEN", `requires role ${rule.role} or a token with ${rule.capability}`);
   }

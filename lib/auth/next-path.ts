@@ -20,6 +20,7 @@ export function safeNext(raw: string | string[] | null | undefined): string {
   }
   if (u.origin !== BASE || u.username || u.password) return FALLBACK;
   const path = u.pathname;
-  if (path.startsWith("//") || path === "/signin" || path.startsWith("/signin/") || path.startsWith("/api/")) return FALLBACK;
+  if (path.startsWith("//") || path === "/signin" || path.startsWith("/signin/") || path.startsWith("/api/"))
+    return FALLBACK;
   return `${path}${u.search}${u.hash}`;
 }

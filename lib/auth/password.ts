@@ -4,7 +4,12 @@ import pLimit from "p-limit";
 import { ApiError } from "../http/errors";
 
 type Params = { N: number; r: number; p: number };
-const rawScrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: Params & { maxmem: number }) => Promise<Buffer>;
+const rawScrypt = promisify(scryptCb) as (
+  pw: string,
+  salt: Buffer,
+  len: number,
+  opts: Params & { maxmem: number },
+) => Promise<Buffer>;
 
 /**
  * Hashing is the one expensive thing anonymous callers can make us do (~0.3 s of CPU each), and it
@@ -45,7 +50,13 @@ export function hashGate(concurrency: number, queue: number, perCaller = Infinit
 }
 
 const gate = hashGate(HASH_CONCURRENCY, HASH_QUEUE, HASH_PER_CALLER);
-function scrypt(pw: string, salt: Buffer, len: number, opts: Params & { maxmem: number }, callers?: readonly string[]): Promise<Buffer> {
+function scrypt(
+  pw: string,
+  salt: Buffer,
+  len: number,
+  opts: Params & { maxmem: number },
+  callers?: readonly string[],
+): Promise<Buffer> {
   return gate(() => rawScrypt(pw, salt, len, opts), callers);
 }
 
@@ -76,7 +87,8 @@ function weaker(s: Params): boolean {
 
 function parse(stored: string | null): { params: Params; salt: Buffer; hash: Buffer } | null {
   const parts = stored?.split("$");
-  if (!parts || parts.length !== 6 || parts[0] !== "scrypt" || !parts.slice(1, 4).every((x) => /^\d{1,8}$/.test(x))) return null;
+  if (!parts || parts.length !== 6 || parts[0] !== "scrypt" || !parts.slice(1, 4).every((x) => /^\d{1,8}$/.test(x)))
+    return null;
   const [N, r, p] = parts.slice(1, 4).map(Number);
   const powerOfTwo = N > 1 && (N & (N - 1)) === 0;
   if (!powerOfTwo || r < 1 || p < 1 || p > 16 || 128 * N * r > MAX_MEM) return null;
@@ -92,7 +104,11 @@ export type Verification = {
 };
 
 /** `callers`: the keys this check is fairly shared by (the account and the client address). */
-export async function verifyPassword(password: string, stored: string | null, callers?: readonly string[]): Promise<Verification> {
+export async function verifyPassword(
+  password: string,
+  stored: string | null,
+  callers?: readonly string[],
+): Promise<Verification> {
   const s = parse(stored);
   if (!s) {
     // No usable hash (unknown user, SSO-only account): the same work as a real check at the

@@ -40,11 +40,28 @@ export function personPrincipals(email: string, groups: readonly string[]): stri
   return [`user:${email}`, ...[...new Set(groups)].sort().map((g) => `group:${g}`)];
 }
 
-export function personPrincipal(email: string, role: Role, tenants: readonly string[] | null, groups: readonly string[] = []): Principal {
-  return { subject: `user:${email}`, kind: "person", role, tenants: tenantsOf(tenants), principals: personPrincipals(email, groups), capabilities: [] };
+export function personPrincipal(
+  email: string,
+  role: Role,
+  tenants: readonly string[] | null,
+  groups: readonly string[] = [],
+): Principal {
+  return {
+    subject: `user:${email}`,
+    kind: "person",
+    role,
+    tenants: tenantsOf(tenants),
+    principals: personPrincipals(email, groups),
+    capabilities: [],
+  };
 }
 
-export function applicationPrincipal(name: string, role: Role, tenants: readonly string[] | null, capabilities: readonly string[] = []): Principal {
+export function applicationPrincipal(
+  name: string,
+  role: Role,
+  tenants: readonly string[] | null,
+  capabilities: readonly string[] = [],
+): Principal {
   return {
     subject: `token:${name}`,
     kind: "application",
@@ -117,7 +134,8 @@ export type TokenRow = {
  * the owner is gone or disabled.
  */
 export function tokenPrincipal(t: TokenRow): Principal | null {
-  if (t.user_id === null) return { ...applicationPrincipal(t.name, t.role, t.tenants, t.capabilities), mintedByUserId: t.minted_by_user_id };
+  if (t.user_id === null)
+    return { ...applicationPrincipal(t.name, t.role, t.tenants, t.capabilities), mintedByUserId: t.minted_by_user_id };
   if (!t.user_email || !t.user_role || t.user_disabled) return null;
   const p = personPrincipal(t.user_email, lowerRole(t.role, t.user_role), null, t.user_groups ?? []);
   p.tenants = intersectTenants(tenantsOf(t.tenants), tenantsOf(t.user_tenants));

@@ -30,11 +30,14 @@ export async function endSessionsOf(tx: Tx, owner: { userId: string } | { tokenI
  */
 async function replace(pool: pg.Pool, actor: Principal, token: string | null): Promise<{ sessionsEnded: number }> {
   return transaction(pool, async (tx) => {
-    const before = await tx.$queryRaw<{ token_hash: string | null }[]>`SELECT token_hash FROM bootstrap_token WHERE id FOR UPDATE`;
+    const before = await tx.$queryRaw<
+      { token_hash: string | null }[]
+    >`SELECT token_hash FROM bootstrap_token WHERE id FOR UPDATE`;
     const hash = token === null ? null : sha256(token);
     await tx.$executeRaw`INSERT INTO bootstrap_token (id, token_hash, changed_at, changed_by) VALUES (true, ${hash}, now(), ${actor.subject})
       ON CONFLICT (id) DO UPDATE SET token_hash = EXCLUDED.token_hash, changed_at = now(), changed_by = EXCLUDED.changed_by`;
-    const sessionsEnded = await tx.$executeRaw`UPDATE sessions SET revoked_at = now() WHERE bootstrap_hash IS NOT NULL AND revoked_at IS NULL AND expires_at > now()`;
+    const sessionsEnded =
+      await tx.$executeRaw`UPDATE sessions SET revoked_at = now() WHERE bootstrap_hash IS NOT NULL AND revoked_at IS NULL AND expires_at > now()`;
     const from = before[0] ? (before[0].token_hash ? "rotated" : "revoked") : "configured";
     await writeAudit(tx, {
       actor: actor.subject,
@@ -47,11 +50,17 @@ async function replace(pool: pg.Pool, actor: Principal, token: string | null): P
   });
 }
 
-export async function rotateBootstrapToken(pool: pg.Pool, actor: Principal): Promise<{ token: string; sessionsEnded: number }> {
+export async function rotateBootstrapToken(
+  pool: pg.Pool,
+  actor: Principal,
+): Promise<{ token: string; sessionsEnded: number }> {
   const token = `iwb_${randomBytes(24).toString("base64url")}`;
   return { token, ...(await replace(pool, actor, token)) };
 }
 
-export async function revokeBootstrapToken(pool: pg.Pool, actor: Principal): Promise<{ revoked: true; sessionsEnded: number }> {
+export async function revokeBootstrapToken(
+  pool: pg.Pool,
+  actor: Principal,
+): Promise<{ revoked: true; sessionsEnded: number }> {
   return { revoked: true, ...(await replace(pool, actor, null)) };
 }

@@ -24,16 +24,27 @@ export function searchPrincipals(p: Principal, requested: string[] | undefined):
   if (named.every((n) => p.principals.includes(n))) return { principals: named, audited: false };
   if (p.kind === "application") {
     if (hasCapability(p, "search:principals")) return { principals: named, audited: false };
-    throw new DomainError("PRINCIPALS_NOT_ALLOWED", "this token may not name principals: mint an application token with the search:principals capability");
+    throw new DomainError(
+      "PRINCIPALS_NOT_ALLOWED",
+      "this token may not name principals: mint an application token with the search:principals capability",
+    );
   }
   if (hasRole(p, "operator")) return { principals: named, audited: true };
-  throw new DomainError("PRINCIPALS_NOT_ALLOWED", "you search as yourself; naming other principals needs role operator or above");
+  throw new DomainError(
+    "PRINCIPALS_NOT_ALLOWED",
+    "you search as yourself; naming other principals needs role operator or above",
+  );
 }
 
-export async function auditSearchAs(db: pg.Pool, p: Principal, tenant: string, as: SearchAs, topK: number): Promise<void> {
-  await db.query(`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id, detail) VALUES ($1, 'search.as_principals', $2, 'tenant', $2, $3)`, [
-    p.subject,
-    tenant,
-    auditDetailJson({ principals: as.principals, topK }),
-  ]);
+export async function auditSearchAs(
+  db: pg.Pool,
+  p: Principal,
+  tenant: string,
+  as: SearchAs,
+  topK: number,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id, detail) VALUES ($1, 'search.as_principals', $2, 'tenant', $2, $3)`,
+    [p.subject, tenant, auditDetailJson({ principals: as.principals, topK })],
+  );
 }

@@ -1,7 +1,14 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import type pg from "pg";
-import { bootstrapPrincipal, personPrincipal, tokenPrincipal, tokenRowColumns, type Principal, type TokenRow } from "./principal";
+import {
+  bootstrapPrincipal,
+  personPrincipal,
+  tokenPrincipal,
+  tokenRowColumns,
+  type Principal,
+  type TokenRow,
+} from "./principal";
 import { ROLES, type Role } from "../domain/constants";
 import { isHttps } from "../http/origin";
 import { currentBootstrapHash } from "./bootstrap";
@@ -22,7 +29,8 @@ export function sessionCookieName(https: boolean): string {
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 
 /** Who a session acts for. Its role and tenants are read live from the owner on every request. */
-export type SessionOwner = { kind: "user"; userId: string } | { kind: "token"; tokenId: string } | { kind: "bootstrap" };
+export type SessionOwner =
+  { kind: "user"; userId: string } | { kind: "token"; tokenId: string } | { kind: "bootstrap" };
 export type SessionMethod = "password" | "token" | "oidc";
 /** Who signed in, and the owner their session records. */
 export type Identity = { principal: Principal; owner: SessionOwner };
@@ -46,14 +54,27 @@ export function ssoGroupsWindow(): number {
 }
 
 /** Stores a new session and returns the cookie value (the only copy of the session id). */
-export async function openSession(pool: pg.Pool, owner: SessionOwner, method: SessionMethod, userAgent: string | null): Promise<string> {
+export async function openSession(
+  pool: pg.Pool,
+  owner: SessionOwner,
+  method: SessionMethod,
+  userAgent: string | null,
+): Promise<string> {
   const id = randomBytes(32).toString("base64url");
   const boot = owner.kind === "bootstrap" ? await currentBootstrapHash(pool) : null;
   if (owner.kind === "bootstrap" && !boot) throw new Error("no bootstrap token is configured");
   await pool.query(
     `INSERT INTO sessions (id_hash, user_id, token_id, bootstrap_hash, method, expires_at, user_agent)
      VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)`,
-    [sha256(id), owner.kind === "user" ? owner.userId : null, owner.kind === "token" ? owner.tokenId : null, boot, method, sessionLifetime(method), userAgent?.slice(0, 300) ?? null],
+    [
+      sha256(id),
+      owner.kind === "user" ? owner.userId : null,
+      owner.kind === "token" ? owner.tokenId : null,
+      boot,
+      method,
+      sessionLifetime(method),
+      userAgent?.slice(0, 300) ?? null,
+    ],
   );
   // Sign-ins are rare, so they pay for sweeping sessions that ended long ago.
   await pool.query(`DELETE FROM sessions WHERE expires_at < now() - interval '7 days'`);
@@ -98,7 +119,10 @@ export async function principalForSession(pool: pg.Pool, value: string | undefin
   if (!r) return null;
   // A session opened with a bootstrap token lasts only while that token is the current one.
   if (r.bootstrap_hash) return r.bootstrap_hash === (await currentBootstrapHash(pool)) ? bootstrapPrincipal() : null;
-  if (r.session_user_id) return r.email && ROLES.includes(r.person_role!) ? personPrincipal(r.email, r.person_role!, r.person_tenants, r.person_groups ?? []) : null;
+  if (r.session_user_id)
+    return r.email && ROLES.includes(r.person_role!)
+      ? personPrincipal(r.email, r.person_role!, r.person_tenants, r.person_groups ?? [])
+      : null;
   if (r.token_id) return r.name && ROLES.includes(r.role!) ? tokenPrincipal(r as TokenRow) : null;
   return null;
 }

@@ -50,12 +50,17 @@ export function addressBucket(address: string): string {
   const h = head ? head.split(":") : [];
   const t = tail ? tail.split(":") : [];
   const groups = address.includes("::") ? [...h, ...Array(8 - h.length - t.length).fill("0"), ...t] : h;
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
 }
 
 function pairKey(account: string, bucket: string): string {
   // Emails are up to 320 characters; a digest keeps keys short and addresses out of plain sight.
-  return createHash("sha256").update(`${normalEmail(account)}\n${bucket}`).digest("base64url");
+  return createHash("sha256")
+    .update(`${normalEmail(account)}\n${bucket}`)
+    .digest("base64url");
 }
 
 /**
@@ -70,9 +75,7 @@ function unnamed(pool: pg.Pool) {
   return { query: (q: { text: string; values?: unknown[] }) => pool.query(q.text, q.values) };
 }
 
-export type Admission =
-  | { allowed: true; ticket: Ticket }
-  | { allowed: false; retryAfterSeconds: number };
+export type Admission = { allowed: true; ticket: Ticket } | { allowed: false; retryAfterSeconds: number };
 
 /** What an admitted attempt reserved; hand it back to `succeeded` or `failed`. */
 export type Ticket = {
@@ -83,7 +86,10 @@ export type Ticket = {
   addressWindowEnds: number;
 };
 
-const waitFor = (res: RateLimiterRes): Admission => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) });
+const waitFor = (res: RateLimiterRes): Admission => ({
+  allowed: false,
+  retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+});
 
 function rejection(err: unknown): RateLimiterRes {
   // The limiter rejects with a RateLimiterRes when over the limit and with an Error when the database failed.
@@ -98,7 +104,13 @@ export class SignInThrottle {
   private readonly known: RateLimiterPostgres;
 
   constructor(private readonly pool: pg.Pool) {
-    const common = { storeClient: unnamed(pool), storeType: "pool", tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false };
+    const common = {
+      storeClient: unnamed(pool),
+      storeType: "pool",
+      tableName: TABLE,
+      tableCreated: true,
+      clearExpiredByTimeout: false,
+    };
     this.byAddress = new RateLimiterPostgres({
       ...common,
       keyPrefix: "signin-address",
@@ -109,11 +121,21 @@ export class SignInThrottle {
       clearExpiredByTimeout: true,
     });
     // Counts attempts without a success; never rejects by itself (penalty), the gate does.
-    this.attempts = new RateLimiterPostgres({ ...common, keyPrefix: "signin-attempts", points: FREE_ATTEMPTS, duration: PAIR_MEMORY_SECONDS });
+    this.attempts = new RateLimiterPostgres({
+      ...common,
+      keyPrefix: "signin-attempts",
+      points: FREE_ATTEMPTS,
+      duration: PAIR_MEMORY_SECONDS,
+    });
     // Past the free attempts, one attempt at a time; a failure closes it for delayAfter(n) seconds.
     this.gate = new RateLimiterPostgres({ ...common, keyPrefix: "signin-gate", points: 1, duration: 1 });
     // Account + address pairs that signed in successfully; a row's presence is all that is read.
-    this.known = new RateLimiterPostgres({ ...common, keyPrefix: "signin-known", points: 1, duration: KNOWN_PAIR_SECONDS });
+    this.known = new RateLimiterPostgres({
+      ...common,
+      keyPrefix: "signin-known",
+      points: 1,
+      duration: KNOWN_PAIR_SECONDS,
+    });
   }
 
   /**

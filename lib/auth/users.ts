@@ -11,7 +11,9 @@ export const DEFAULT_ADMIN_EMAIL = "admin@localhost";
 /** INDEXWRIGHT_ADMIN_PASSWORD obeys the rule the admin API applies to every password. */
 export function checkAdminPassword(password: string): void {
   if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-    throw new Error(`INDEXWRIGHT_ADMIN_PASSWORD must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters (it has ${password.length})`);
+    throw new Error(
+      `INDEXWRIGHT_ADMIN_PASSWORD must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters (it has ${password.length})`,
+    );
   }
 }
 
@@ -46,12 +48,29 @@ export function normalEmail(email: string): string {
 }
 
 /** `address`: the caller's address (its throttle bucket), so one caller cannot fill the hashing gate. */
-export async function identityForPassword(pool: pg.Pool, email: string, password: string, address?: string): Promise<Identity | null> {
-  const u = (await pool.query<{ id: string; email: string; password_hash: string | null; role: Role; tenants: string[]; groups: string[] }>(
-    `SELECT id, email, password_hash, role, tenants, groups || sso_groups AS groups FROM users WHERE email = $1 AND disabled_at IS NULL`,
-    [normalEmail(email)],
-  )).rows[0];
-  const { ok, needsRehash } = await verifyPassword(password, u?.password_hash ?? null, [`account:${normalEmail(email)}`, ...(address ? [`address:${address}`] : [])]);
+export async function identityForPassword(
+  pool: pg.Pool,
+  email: string,
+  password: string,
+  address?: string,
+): Promise<Identity | null> {
+  const u = (
+    await pool.query<{
+      id: string;
+      email: string;
+      password_hash: string | null;
+      role: Role;
+      tenants: string[];
+      groups: string[];
+    }>(
+      `SELECT id, email, password_hash, role, tenants, groups || sso_groups AS groups FROM users WHERE email = $1 AND disabled_at IS NULL`,
+      [normalEmail(email)],
+    )
+  ).rows[0];
+  const { ok, needsRehash } = await verifyPassword(password, u?.password_hash ?? null, [
+    `account:${normalEmail(email)}`,
+    ...(address ? [`address:${address}`] : []),
+  ]);
   if (!u || !ok) return null;
   if (needsRehash) await rehash(pool, u.id, u.password_hash!, password);
   return { principal: personPrincipal(u.email, u.role, u.tenants, u.groups), owner: { kind: "user", userId: u.id } };
@@ -63,6 +82,10 @@ export async function identityForPassword(pool: pg.Pool, email: string, password
  */
 export async function rehash(pool: pg.Pool, userId: string, oldHash: string, password: string): Promise<boolean> {
   const hash = await hashPassword(password);
-  const r = await pool.query(`UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2`, [userId, oldHash, hash]);
+  const r = await pool.query(`UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2`, [
+    userId,
+    oldHash,
+    hash,
+  ]);
   return r.rowCount === 1;
 }

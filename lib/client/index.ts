@@ -46,5 +46,9 @@ export async function unwrap<T>(call: Promise<Outcome<T>>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok && data !== undefined) return data;
   const e = (error as { error?: { code?: string; message?: string } } | undefined)?.error;
-  throw new ApiRequestError(response.status, e?.code ?? (response.ok ? "EMPTY_ANSWER" : "HTTP_ERROR"), e?.message ?? `${response.status} ${response.statusText}`);
+  throw new ApiRequestError(
+    response.status,
+    e?.code ?? (response.ok ? "EMPTY_ANSWER" : "HTTP_ERROR"),
+    e?.message ?? `${response.status} ${response.statusText}`,
+  );
 }

@@ -14,7 +14,13 @@ export type EmbeddedDb = { url: string; stop: () => Promise<void>; db: PGlite };
  * Serves an embedded PostgreSQL (PGlite + pgvector) on a local TCP port so every process
  * connects with an ordinary `pg` URL. `dataDir` undefined = in memory (tests).
  */
-export async function startEmbedded(opts: { dataDir?: string; port: number; host?: string; maxConnections?: number; password?: string }): Promise<EmbeddedDb> {
+export async function startEmbedded(opts: {
+  dataDir?: string;
+  port: number;
+  host?: string;
+  maxConnections?: number;
+  password?: string;
+}): Promise<EmbeddedDb> {
   const host = opts.host ?? "127.0.0.1";
   // The password is the only thing between a local process and superuser; the network is not offered it.
   if (!LOOPBACK.has(host)) throw new Error(`the embedded database listens on loopback only, not ${host}`);

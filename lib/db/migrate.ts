@@ -178,7 +178,9 @@ function remedy(name: string, noTransaction: boolean | undefined): string {
 function failedMigrationsError(failed: Row[], files: Migration[]): MigrationError {
   const byName = new Map(files.map((m) => [m.name, m]));
   const details = failed.map((r) => {
-    const logs = r.logs?.trim() ? ` with the following logs:\n${r.logs.trim()}` : " (no logs: the process applying it stopped before it could record the error)";
+    const logs = r.logs?.trim()
+      ? ` with the following logs:\n${r.logs.trim()}`
+      : " (no logs: the process applying it stopped before it could record the error)";
     return `The \`${r.migration_name}\` migration started at ${r.started_at.toISOString()} failed${logs}\n\n${remedy(r.migration_name, byName.get(r.migration_name)?.noTransaction)}`;
   });
   return new MigrationError(
@@ -206,14 +208,24 @@ function errorLogs(m: Migration, err: unknown, stmtOffset = 0, extra: string[] =
     const line = lineAt(m.sql, stmtOffset + Number(e.position) - 1);
     out.push("", `Position: line ${line}: ${m.sql.split("\n")[line - 1]?.trimEnd() ?? ""}`);
   }
-  if (/cannot run inside a transaction block|cannot be executed within a pipeline/.test(e.message ?? "") && !m.noTransaction) {
-    out.push("", `This statement cannot run in a transaction: move it to a migration of its own whose first line is \`${NO_TRANSACTION_MARKER}\`.`);
+  if (
+    /cannot run inside a transaction block|cannot be executed within a pipeline/.test(e.message ?? "") &&
+    !m.noTransaction
+  ) {
+    out.push(
+      "",
+      `This statement cannot run in a transaction: move it to a migration of its own whose first line is \`${NO_TRANSACTION_MARKER}\`.`,
+    );
   }
   out.push(...extra);
   return out.join("\n");
 }
 
-type Statement = { text: string; offset: number; concurrentIndex: { schema?: string; name?: string; table: string } | null };
+type Statement = {
+  text: string;
+  offset: number;
+  concurrentIndex: { schema?: string; name?: string; table: string } | null;
+};
 
 type ParsedIndexStmt = { idxname?: string; concurrent?: boolean; relation?: { schemaname?: string; relname?: string } };
 type ParsedStmt = { stmt?: { IndexStmt?: ParsedIndexStmt }; stmt_location?: number; stmt_len?: number };
@@ -239,7 +251,10 @@ async function splitStatements(sql: string): Promise<Statement[]> {
     out.push({
       text,
       offset,
-      concurrentIndex: idx?.concurrent && idx.relation?.relname ? { schema: idx.relation.schemaname, name: idx.idxname, table: idx.relation.relname } : null,
+      concurrentIndex:
+        idx?.concurrent && idx.relation?.relname
+          ? { schema: idx.relation.schemaname, name: idx.idxname, table: idx.relation.relname }
+          : null,
     });
   }
   return out;
@@ -281,7 +296,10 @@ async function applyInTransaction(client: pg.Client, m: Migration, id: string): 
     await client.query("BEGIN");
     await client.query(m.sql);
     // Finished in the same transaction as the migration: committed together or not at all.
-    await client.query(`UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`, [id]);
+    await client.query(
+      `UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`,
+      [id],
+    );
     await client.query("COMMIT");
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
@@ -301,9 +319,14 @@ async function applyWithoutTransaction(client: pg.Client, m: Migration, id: stri
     await recordFailure(client, id, logs);
     throw applyFailed(m, logs);
   }
-  const where = (i: number) => `statement ${i + 1} of ${statements.length} (line ${lineAt(m.sql, statements[i].offset)})`;
+  const where = (i: number) =>
+    `statement ${i + 1} of ${statements.length} (line ${lineAt(m.sql, statements[i].offset)})`;
   const progress = (i: number) =>
-    i === 0 ? "No statement before it had run." : i === 1 ? "Statement 1 ran and committed; it stays applied." : `Statements 1–${i} ran and committed; they stay applied.`;
+    i === 0
+      ? "No statement before it had run."
+      : i === 1
+        ? "Statement 1 ran and committed; it stays applied."
+        : `Statements 1–${i} ran and committed; they stay applied.`;
   for (const [i, st] of statements.entries()) {
     try {
       await client.query(st.text);
@@ -311,7 +334,8 @@ async function applyWithoutTransaction(client: pg.Client, m: Migration, id: stri
       const extra = ["", `Ran outside a transaction: ${where(i)} failed. ${progress(i)}`];
       if (st.concurrentIndex) {
         const invalid = await invalidIndexes(client, st.concurrentIndex).catch(() => []);
-        for (const name of invalid) extra.push(`It left the INVALID index ${name}; remove it with: DROP INDEX CONCURRENTLY IF EXISTS ${name};`);
+        for (const name of invalid)
+          extra.push(`It left the INVALID index ${name}; remove it with: DROP INDEX CONCURRENTLY IF EXISTS ${name};`);
       }
       const logs = errorLogs(m, err, st.offset, extra);
       await recordFailure(client, id, logs);
@@ -334,7 +358,10 @@ async function applyWithoutTransaction(client: pg.Client, m: Migration, id: stri
       }
     }
   }
-  await client.query(`UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`, [id]);
+  await client.query(
+    `UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`,
+    [id],
+  );
 }
 
 export type MigrateResult = { applied: string[]; alreadyApplied: number };
@@ -367,7 +394,10 @@ export async function migrate(url: string, opts: Opts & { log?: (m: string) => v
       for (const m of files) {
         if (done.has(m.name)) continue;
         const id = randomUUID();
-        await client.query(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)`, [id, m.checksum, m.name]);
+        await client.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)`,
+          [id, m.checksum, m.name],
+        );
         if (m.noTransaction) await applyWithoutTransaction(client, m, id);
         else await applyInTransaction(client, m, id);
         applied.push(m.name);
@@ -416,7 +446,15 @@ export async function migrationStatus(url: string, opts: Opts = {}): Promise<Mig
       let state: MigrationState = "pending";
       if (failed) state = "failed";
       else if (applied) state = m && !checksumMatches(m.sql, applied.checksum) ? "modified" : "applied";
-      return { name, state, local: m !== undefined, noTransaction: m?.noTransaction ?? false, startedAt: row?.started_at ?? null, finishedAt: row?.finished_at ?? null, logs: row?.logs ?? null };
+      return {
+        name,
+        state,
+        local: m !== undefined,
+        noTransaction: m?.noTransaction ?? false,
+        startedAt: row?.started_at ?? null,
+        finishedAt: row?.finished_at ?? null,
+        logs: row?.logs ?? null,
+      };
     };
     const local = new Set(files.map((m) => m.name));
     const migrations = files.map((m) => entry(m.name, m));
@@ -437,20 +475,35 @@ export async function migrationStatus(url: string, opts: Opts = {}): Promise<Mig
  * applied; a failed record of it is marked rolled back. `--rolled-back NAME`: marks its failed
  * record rolled back, so the next migrate applies it anew; refused if it never ran or succeeded.
  */
-export async function resolveMigration(url: string, action: { applied: string } | { rolledBack: string }, opts: Opts = {}): Promise<void> {
+export async function resolveMigration(
+  url: string,
+  action: { applied: string } | { rolledBack: string },
+  opts: Opts = {},
+): Promise<void> {
   const files = listMigrations(opts.dir);
   await withClient(url, opts, (client) =>
     withLock(client, async () => {
       if ("applied" in action) {
         const name = action.applied;
         const m = files.find((f) => f.name === name);
-        if (!m) throw new MigrationError("MIGRATION_NOT_FOUND", `migration ${name} is not in ${opts.dir ?? migrationsDir()} (as Prisma's P3017)`);
+        if (!m)
+          throw new MigrationError(
+            "MIGRATION_NOT_FOUND",
+            `migration ${name} is not in ${opts.dir ?? migrationsDir()} (as Prisma's P3017)`,
+          );
         await client.query(CREATE_TABLE);
         const mine = (await records(client)).filter((r) => r.migration_name === name);
-        if (mine.some((r) => r.finished_at !== null)) throw new MigrationError("MIGRATION_ALREADY_APPLIED", `migration ${name} is already recorded as applied (as Prisma's P3008)`);
+        if (mine.some((r) => r.finished_at !== null))
+          throw new MigrationError(
+            "MIGRATION_ALREADY_APPLIED",
+            `migration ${name} is already recorded as applied (as Prisma's P3008)`,
+          );
         await client.query("BEGIN");
         try {
-          await client.query(`UPDATE "_prisma_migrations" SET rolled_back_at = now() WHERE migration_name = $1 AND finished_at IS NULL AND rolled_back_at IS NULL`, [name]);
+          await client.query(
+            `UPDATE "_prisma_migrations" SET rolled_back_at = now() WHERE migration_name = $1 AND finished_at IS NULL AND rolled_back_at IS NULL`,
+            [name],
+          );
           await client.query(
             `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, logs, started_at, finished_at, applied_steps_count) VALUES ($1, $2, $3, '', now(), now(), 0)`,
             [randomUUID(), m.checksum, name],
@@ -464,9 +517,20 @@ export async function resolveMigration(url: string, action: { applied: string } 
       }
       const name = action.rolledBack;
       const mine = (await hasTable(client)) ? (await records(client)).filter((r) => r.migration_name === name) : [];
-      if (mine.length === 0) throw new MigrationError("MIGRATION_NOT_APPLIED", `migration ${name} cannot be rolled back: it was never applied to this database (as Prisma's P3011)`);
-      if (mine.every((r) => r.finished_at !== null)) throw new MigrationError("MIGRATION_NOT_FAILED", `migration ${name} cannot be rolled back: it is not in a failed state (as Prisma's P3012)`);
-      await client.query(`UPDATE "_prisma_migrations" SET rolled_back_at = now() WHERE migration_name = $1 AND finished_at IS NULL AND rolled_back_at IS NULL`, [name]);
+      if (mine.length === 0)
+        throw new MigrationError(
+          "MIGRATION_NOT_APPLIED",
+          `migration ${name} cannot be rolled back: it was never applied to this database (as Prisma's P3011)`,
+        );
+      if (mine.every((r) => r.finished_at !== null))
+        throw new MigrationError(
+          "MIGRATION_NOT_FAILED",
+          `migration ${name} cannot be rolled back: it is not in a failed state (as Prisma's P3012)`,
+        );
+      await client.query(
+        `UPDATE "_prisma_migrations" SET rolled_back_at = now() WHERE migration_name = $1 AND finished_at IS NULL AND rolled_back_at IS NULL`,
+        [name],
+      );
     }),
   );
 }

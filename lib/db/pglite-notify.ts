@@ -124,7 +124,11 @@ function frame(type: number, parts: Buffer[]): Uint8Array {
 
 const quoteIdent = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
-type ParsedStmt = { stmt?: { ListenStmt?: { conditionname?: string }; UnlistenStmt?: { conditionname?: string } }; stmt_location?: number; stmt_len?: number };
+type ParsedStmt = {
+  stmt?: { ListenStmt?: { conditionname?: string }; UnlistenStmt?: { conditionname?: string } };
+  stmt_location?: number;
+  stmt_len?: number;
+};
 
 /**
  * Reads the LISTEN and UNLISTEN statements of a query text with PostgreSQL's own parser, and
@@ -254,12 +258,19 @@ export class NotificationRouter {
   async tidy(db: PGlite): Promise<void> {
     if (!this.shrunk) return;
     this.shrunk = false;
-    const stale = [...this.session].filter((ch) => ![...this.connections.values()].some((c) => c.channels.has(ch) || c.pending.some((a) => a.listen && a.channel === ch)));
+    const stale = [...this.session].filter(
+      (ch) =>
+        ![...this.connections.values()].some(
+          (c) => c.channels.has(ch) || c.pending.some((a) => a.listen && a.channel === ch),
+        ),
+    );
     if (stale.length === 0) return;
     for (const ch of stale) this.session.delete(ch);
     const sql = Buffer.from(stale.map((ch) => `UNLISTEN ${quoteIdent(ch)}`).join("; "));
     const stream = new BackendStream(() => undefined);
-    await db.runExclusive(() => db.execProtocolRawStream(frame(QUERY, [sql, Buffer.from([0])]), { onRawData: (d) => stream.write(d) }));
+    await db.runExclusive(() =>
+      db.execProtocolRawStream(frame(QUERY, [sql, Buffer.from([0])]), { onRawData: (d) => stream.write(d) }),
+    );
     // Its own commit carries nothing, but a notification is never dropped silently.
     this.settle(-1, [], stream, false);
   }

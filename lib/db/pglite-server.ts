@@ -4,7 +4,13 @@ import type { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketHandler, type PGLiteSocketHandlerOptions } from "@electric-sql/pglite-socket";
 import { NotificationRouter } from "./pglite-notify";
 
-type Queued = { handlerId: number; message: Uint8Array; onData: (d: Uint8Array) => void; resolve: (n: number) => void; reject: (e: Error) => void };
+type Queued = {
+  handlerId: number;
+  message: Uint8Array;
+  onData: (d: Uint8Array) => void;
+  resolve: (n: number) => void;
+  reject: (e: Error) => void;
+};
 
 // Frontend message types of the extended query protocol that leave a sequence open until Sync.
 const EXTENDED = new Set(["P", "B", "D", "E", "C", "H", "d", "c", "f"].map((c) => c.charCodeAt(0)));
@@ -122,7 +128,12 @@ const AUTH_TIMEOUT_MS = 10_000;
 
 function errorResponse(code: string, message: string): Buffer {
   const fields = Buffer.concat([
-    ...[["S", "FATAL"], ["V", "FATAL"], ["C", code], ["M", message]].map(([k, v]) => Buffer.from(`${k}${v}\0`, "utf8")),
+    ...[
+      ["S", "FATAL"],
+      ["V", "FATAL"],
+      ["C", code],
+      ["M", message],
+    ].map(([k, v]) => Buffer.from(`${k}${v}\0`, "utf8")),
     Buffer.from([0]),
   ]);
   const head = Buffer.alloc(5);
@@ -169,7 +180,8 @@ export function authenticateStartup(socket: net.Socket, password: string): Promi
         if (!startup) {
           if (buf.length < 8) return;
           const len = buf.readInt32BE(0);
-          if (len < 8 || len > MAX_STARTUP_BYTES) return done(null, errorResponse("08P01", "invalid startup packet length"));
+          if (len < 8 || len > MAX_STARTUP_BYTES)
+            return done(null, errorResponse("08P01", "invalid startup packet length"));
           if (buf.length < len) return;
           const code = buf.readInt32BE(4);
           const msg = buf.subarray(0, len);
@@ -190,10 +202,12 @@ export function authenticateStartup(socket: net.Socket, password: string): Promi
         if (buf.length < 5) return;
         if (buf[0] !== 0x70) return done(null, errorResponse("08P01", "expected a password message"));
         const len = buf.readInt32BE(1);
-        if (len < 5 || len > MAX_STARTUP_BYTES) return done(null, errorResponse("08P01", "invalid password message length"));
+        if (len < 5 || len > MAX_STARTUP_BYTES)
+          return done(null, errorResponse("08P01", "invalid password message length"));
         if (buf.length < 1 + len) return;
         const given = buf.subarray(5, 1 + len - 1); // without the terminating NUL
-        if (!timingSafeEqual(digest(given), want)) return done(null, errorResponse("28P01", `password authentication failed for user "${user}"`));
+        if (!timingSafeEqual(digest(given), want))
+          return done(null, errorResponse("28P01", `password authentication failed for user "${user}"`));
         return done(startup);
       }
     };
@@ -209,7 +223,9 @@ export class PGliteServer {
   private queue: StickyQueryQueue;
   private router = new NotificationRouter();
 
-  constructor(private readonly o: { db: PGlite; host: string; port: number; maxConnections: number; password: string }) {
+  constructor(
+    private readonly o: { db: PGlite; host: string; port: number; maxConnections: number; password: string },
+  ) {
     this.queue = new StickyQueryQueue(o.db, this.router);
   }
 
@@ -222,7 +238,10 @@ export class PGliteServer {
       }
       const startup = await authenticateStartup(socket, this.o.password);
       if (!startup || socket.destroyed) return;
-      const handler = new PGLiteSocketHandler({ queryQueue: this.queue as unknown as PGLiteSocketHandlerOptions["queryQueue"], closeOnDetach: true });
+      const handler = new PGLiteSocketHandler({
+        queryQueue: this.queue as unknown as PGLiteSocketHandlerOptions["queryQueue"],
+        closeOnDetach: true,
+      });
       this.handlers.add(handler);
       const id = handler.handlerId;
       this.router.attach(id, (bytes) => {

@@ -29,7 +29,9 @@ export function getPool(url = databaseUrl(), max = Number(setting("PG_POOL_MAX")
 export function newPool(config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool(config);
   // A dropped idle connection must not crash the process; the next checkout reconnects.
-  pool.on("error", (err) => log.warn({ err: err.message }, "idle database connection lost; the next checkout reconnects"));
+  pool.on("error", (err) =>
+    log.warn({ err: err.message }, "idle database connection lost; the next checkout reconnects"),
+  );
   // pg-pool listens for a client's 'error' only while it is idle. A connection that dies while
   // checked out (a transaction in progress; the database restarted or pg_terminate_backend) emits
   // 'error' on the client, and with no listener Node exits the whole process. Nothing is lost by
@@ -60,6 +62,9 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
   }
 }
 
-export async function run<T extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, stmt: Statement): Promise<pg.QueryResult<T>> {
+export async function run<T extends pg.QueryResultRow = pg.QueryResultRow>(
+  db: Queryable,
+  stmt: Statement,
+): Promise<pg.QueryResult<T>> {
   return db.query<T>(stmt.text, stmt.values as unknown[]);
 }

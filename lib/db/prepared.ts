@@ -34,7 +34,11 @@ export function statementName(text: string): string {
 }
 
 /** Runs a statement named (prepared once per connection) or unnamed. */
-export function runNamed<T extends pg.QueryResultRow>(db: Queryable, stmt: Statement, named: boolean): Promise<pg.QueryResult<T>> {
+export function runNamed<T extends pg.QueryResultRow>(
+  db: Queryable,
+  stmt: Statement,
+  named: boolean,
+): Promise<pg.QueryResult<T>> {
   if (!named) return run<T>(db, stmt);
   return db.query<T>({ name: statementName(stmt.text), text: stmt.text, values: stmt.values as unknown[] });
 }
@@ -71,4 +75,3 @@ export async function namedStatementsOn(pool: pg.Pool, setting: PreparedSetting,
   if (!(override ?? setting !== "false")) return false;
   return preparedStatementsFor("auto", await poolIsEmbedded(pool));
 }
-

@@ -31,7 +31,8 @@ export function prisma(pool: pg.Pool = getPool()): PrismaClient {
     const adapter = new PrismaPg(pool);
     // The adapter borrows a pool only if it is an instance of the pg it imports itself; given one
     // from a second copy of pg it would quietly open a pool of its own. Refuse instead.
-    if ((adapter as unknown as { externalPool: unknown }).externalPool !== pool) throw new Error("Prisma's pg adapter did not take the shared pool (two copies of the pg package?)");
+    if ((adapter as unknown as { externalPool: unknown }).externalPool !== pool)
+      throw new Error("Prisma's pg adapter did not take the shared pool (two copies of the pg package?)");
     client = new PrismaClient({ adapter, transactionOptions: { maxWait: NO_LIMIT_MS, timeout: NO_LIMIT_MS } });
     clients.set(pool, client);
   }
@@ -92,7 +93,11 @@ export function outsideSpace(space: { model: string; dimensions: number }): Pris
  */
 export function isUniqueViolation(err: unknown, constraint: string): boolean {
   if (typeof err !== "object" || err === null) return false;
-  const e = err as { code?: unknown; constraint?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; constraint?: { index?: unknown } } } } };
+  const e = err as {
+    code?: unknown;
+    constraint?: unknown;
+    meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; constraint?: { index?: unknown } } } };
+  };
   if (e.code === "23505") return e.constraint === constraint;
   const cause = e.meta?.driverAdapterError?.cause;
   return e.code === "P2010" && cause?.originalCode === "23505" && cause.constraint?.index === constraint;

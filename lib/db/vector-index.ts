@@ -14,9 +14,13 @@ export type IndexedVector = { type: "vector" | "halfvec"; ops: "vector_cosine_op
  */
 export function indexedVector(dims: number): IndexedVector {
   if (!Number.isInteger(dims) || dims < 1 || dims > HNSW_MAX_DIMENSIONS) {
-    throw new Error(`invalid embedding dimension ${dims}: HNSW indexes at most ${HNSW_MAX_DIMENSIONS} dimensions (as halfvec)`);
+    throw new Error(
+      `invalid embedding dimension ${dims}: HNSW indexes at most ${HNSW_MAX_DIMENSIONS} dimensions (as halfvec)`,
+    );
   }
-  return dims > VECTOR_HNSW_MAX_DIMENSIONS ? { type: "halfvec", ops: "halfvec_cosine_ops" } : { type: "vector", ops: "vector_cosine_ops" };
+  return dims > VECTOR_HNSW_MAX_DIMENSIONS
+    ? { type: "halfvec", ops: "halfvec_cosine_ops" }
+    : { type: "vector", ops: "vector_cosine_ops" };
 }
 
 /** The index expression and search cast for a dimension, e.g. `::halfvec(3072)`. */
@@ -38,5 +42,7 @@ export function vectorIndexName(dims: number): string {
 export async function ensureVectorIndex(pool: pg.Pool, dims: number): Promise<void> {
   const { ops } = indexedVector(dims);
   if (dims === 384) return;
-  await pool.query(`CREATE INDEX IF NOT EXISTS ${vectorIndexName(dims)} ON chunk_vectors USING hnsw ((embedding${vectorCast(dims)}) ${ops}) WHERE dims = ${dims}`);
+  await pool.query(
+    `CREATE INDEX IF NOT EXISTS ${vectorIndexName(dims)} ON chunk_vectors USING hnsw ((embedding${vectorCast(dims)}) ${ops}) WHERE dims = ${dims}`,
+  );
 }

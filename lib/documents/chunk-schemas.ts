@@ -8,7 +8,10 @@ export const chunkListQuery = z
     // Strings in the query, read as numbers where used: 0 abstract, 1 overview, 2 body chunks.
     level: z.enum(["0", "1", "2"]).optional(),
     /** The last ordinal of the previous page (nextCursor). */
-    cursor: z.string().regex(/^\d{1,9}$/, "cursor must be a chunk ordinal").optional(),
+    cursor: z
+      .string()
+      .regex(/^\d{1,9}$/, "cursor must be a chunk ordinal")
+      .optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
   })
   .strict();

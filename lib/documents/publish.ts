@@ -61,7 +61,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /** The Idempotency-Key header, checked before the body is read: null when none was sent. */
 export function idempotencyKeyOf(header: string | null): string | null {
-  if (header !== null && !IDEMPOTENCY_KEY.test(header)) throw new DomainError("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1–200 visible ASCII characters");
+  if (header !== null && !IDEMPOTENCY_KEY.test(header))
+    throw new DomainError("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1–200 visible ASCII characters");
   return header;
 }
 
@@ -81,14 +82,24 @@ export type PublishRequest = {
  * content type, binary content sent as bytes, at most `maxBytes`, text valid in its charset and
  * free of control characters, not empty, and an abstract and overview the embedding model takes.
  */
-export function checkPublish(r: PublishRequest, maxBytes: number, embeddingModel: () => string): Omit<PublishInput, "maxAttempts" | "space"> {
+export function checkPublish(
+  r: PublishRequest,
+  maxBytes: number,
+  embeddingModel: () => string,
+): Omit<PublishInput, "maxAttempts" | "space"> {
   const { body, content } = r;
   const contentType = normaliseContentType(body.contentType);
   if (!(SUPPORTED_TYPES as readonly string[]).includes(contentType)) {
-    throw new DomainError("UNSUPPORTED_DOCUMENT", `content type ${contentType} is not supported (use ${SUPPORTED_TYPES.join(", ")})`);
+    throw new DomainError(
+      "UNSUPPORTED_DOCUMENT",
+      `content type ${contentType} is not supported (use ${SUPPORTED_TYPES.join(", ")})`,
+    );
   }
   if (r.sentAs === "string" && isBinaryContentType(contentType)) {
-    throw new DomainError("VALIDATION_FAILED", `contentEncoding: ${contentType} must be sent as base64 (or as a multipart file)`);
+    throw new DomainError(
+      "VALIDATION_FAILED",
+      `contentEncoding: ${contentType} must be sent as base64 (or as a multipart file)`,
+    );
   }
   if (content.length > maxBytes) throw new DomainError("CONTENT_TOO_LARGE", `content exceeds ${maxBytes} bytes`);
   let storedType = contentType;
@@ -99,10 +110,14 @@ export function checkPublish(r: PublishRequest, maxBytes: number, embeddingModel
     // above all) have no place in text meant to be read and searched.
     ({ contentType: storedType, text } = readTextContent(body.contentType, content, r.sentAs === "string"));
     if (/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text)) {
-      throw new DomainError("INVALID_CONTENT", "content contains control characters (only tab, newline, carriage return and form feed are allowed in text)");
+      throw new DomainError(
+        "INVALID_CONTENT",
+        "content contains control characters (only tab, newline, carriage return and form feed are allowed in text)",
+      );
     }
   }
-  if (content.length === 0 || (!isBinaryContentType(contentType) && !text.trim())) throw new DomainError("EMPTY_DOCUMENT", "content is empty");
+  if (content.length === 0 || (!isBinaryContentType(contentType) && !text.trim()))
+    throw new DomainError("EMPTY_DOCUMENT", "content is empty");
   // The abstract and the overview are embedded whole (chunks are cut to fit; these are not): one
   // over the model's input limit would fail at the provider on every attempt, so refuse it now.
   // Only where the model's tokenizer is known: a byte estimate would refuse what a model takes.
@@ -112,12 +127,25 @@ export function checkPublish(r: PublishRequest, maxBytes: number, embeddingModel
   for (const field of tokens.encoding === "utf8-bytes" ? [] : (["abstract", "overview"] as const)) {
     const value = body[field];
     if (value && !tokens.fits(value, tokens.maxInputTokens)) {
-      throw new DomainError("TEXT_TOO_LONG_FOR_MODEL", `${field}: longer than the embedding model's ${tokens.maxInputTokens} input tokens (${tokens.encoding}); shorten it`);
+      throw new DomainError(
+        "TEXT_TOO_LONG_FOR_MODEL",
+        `${field}: longer than the embedding model's ${tokens.maxInputTokens} input tokens (${tokens.encoding}); shorten it`,
+      );
     }
   }
   const requestHash = createHash("sha256")
     // An absent ACL (keep the latest) is not the same request as an empty one (open to the tenant).
-    .update(JSON.stringify([r.tenant, r.key, body.title, storedType, body.acl ?? null, body.abstract ?? null, body.overview ?? null]))
+    .update(
+      JSON.stringify([
+        r.tenant,
+        r.key,
+        body.title,
+        storedType,
+        body.acl ?? null,
+        body.abstract ?? null,
+        body.overview ?? null,
+      ]),
+    )
     .update(content)
     .digest("hex");
   return {
@@ -142,14 +170,22 @@ export function checkPublish(r: PublishRequest, maxBytes: number, embeddingModel
  * charset when the bytes need it to be read right. A charset nobody can decode is a 415, bytes
  * that are not valid in theirs a 400 INVALID_ENCODING: never replaced by U+FFFD.
  */
-function readTextContent(contentType: string, content: Uint8Array, sentAsString: boolean): { contentType: string; text: string } {
+function readTextContent(
+  contentType: string,
+  content: Uint8Array,
+  sentAsString: boolean,
+): { contentType: string; text: string } {
   try {
     const r = prepareTextContent(contentType, content, { sentAsString });
     return { contentType: r.contentType, text: r.text };
   } catch (e) {
     if (!(e instanceof PipelineError)) throw e;
-    if (e.code === "UNSUPPORTED_DOCUMENT") throw new DomainError("UNSUPPORTED_DOCUMENT", e.message.replace(/^the document's/, "content's"));
-    throw new DomainError("INVALID_ENCODING", e.message.replace(/^the document is/, "content is").replace(/ text$/, ""));
+    if (e.code === "UNSUPPORTED_DOCUMENT")
+      throw new DomainError("UNSUPPORTED_DOCUMENT", e.message.replace(/^the document's/, "content's"));
+    throw new DomainError(
+      "INVALID_ENCODING",
+      e.message.replace(/^the document is/, "content is").replace(/ text$/, ""),
+    );
   }
 }
 
@@ -189,15 +225,23 @@ export async function publish(pool: pg.Pool, input: PublishInput): Promise<Publi
     if (idem) {
       // One request per key at a time, so a retry racing the original waits and then replays it.
       await q(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, [`idempotency/${input.tenant}/${idem.key}`]);
-      const prior = (
-        // Answers stored before searchVersion, searchVersionServed and pinned existed lack them.
-        await q<{ request_hash: string; response: Omit<PublishResult, "searchVersion" | "searchVersionServed" | "pinned"> & Partial<Pick<PublishResult, "searchVersion" | "searchVersionServed" | "pinned">> }>(
-          `SELECT request_hash, response FROM idempotency_keys WHERE tenant_id = $1 AND key = $2 AND created_at > now() - interval '24 hours'`,
-          [input.tenant, idem.key],
-        )
-      ).rows[0];
+      const prior = // Answers stored before searchVersion, searchVersionServed and pinned existed lack them.
+        (
+          await q<{
+            request_hash: string;
+            response: Omit<PublishResult, "searchVersion" | "searchVersionServed" | "pinned"> &
+              Partial<Pick<PublishResult, "searchVersion" | "searchVersionServed" | "pinned">>;
+          }>(
+            `SELECT request_hash, response FROM idempotency_keys WHERE tenant_id = $1 AND key = $2 AND created_at > now() - interval '24 hours'`,
+            [input.tenant, idem.key],
+          )
+        ).rows[0];
       if (prior) {
-        if (prior.request_hash !== idem.requestHash) throw new DomainError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request in the last 24 hours");
+        if (prior.request_hash !== idem.requestHash)
+          throw new DomainError(
+            "IDEMPOTENCY_KEY_REUSED",
+            "this Idempotency-Key was used with a different request in the last 24 hours",
+          );
         return {
           ...prior.response,
           searchVersion: prior.response.searchVersion ?? null,
@@ -234,19 +278,40 @@ async function lockForPublish(q: Q, input: PublishInput): Promise<LockedDocument
       [randomUUID(), input.tenant, input.key, input.title],
     );
     // The row lock serialises concurrent publishes of one document, so version numbers are dense.
-    const doc = (await q<LockedDocument>(`SELECT d.id, d.business_version, d.deleted_at FROM documents d WHERE d.tenant_id = $1 AND d.key = $2 FOR UPDATE OF d`, [input.tenant, input.key])).rows[0];
+    const doc = (
+      await q<LockedDocument>(
+        `SELECT d.id, d.business_version, d.deleted_at FROM documents d WHERE d.tenant_id = $1 AND d.key = $2 FOR UPDATE OF d`,
+        [input.tenant, input.key],
+      )
+    ).rows[0];
     if (doc) return doc;
   }
-  throw new DomainError("KEY_CHANGED", "the document at this key was renamed three times while this publish waited for it; publish again");
+  throw new DomainError(
+    "KEY_CHANGED",
+    "the document at this key was renamed three times while this publish waited for it; publish again",
+  );
 }
 
-async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksum: string, aclIn: string[] | null): Promise<PublishResult> {
+async function publishInTx(
+  tx: pg.PoolClient,
+  q: Q,
+  input: PublishInput,
+  checksum: string,
+  aclIn: string[] | null,
+): Promise<PublishResult> {
   const doc = await lockForPublish(q, input);
   // Read after the lock, so a publish that waited for another one judges the version it committed.
   const cur =
     doc.business_version > 0
       ? (
-          await q<{ checksum: string; title: string; content_type: string; acl: string[]; abstract: string | null; overview: string | null }>(
+          await q<{
+            checksum: string;
+            title: string;
+            content_type: string;
+            acl: string[];
+            abstract: string | null;
+            overview: string | null;
+          }>(
             `SELECT checksum, title, content_type, acl, abstract, overview FROM document_versions WHERE document_id = $1 AND version_number = $2`,
             [doc.id, doc.business_version],
           )
@@ -274,9 +339,26 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
   await q(
     `INSERT INTO document_versions (id, tenant_id, document_id, version_number, title, content_type, content, content_bytes, checksum, acl, abstract, overview, published_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [randomUUID(), input.tenant, doc.id, versionNumber, input.title, input.contentType, input.content, input.content.length, checksum, acl, input.abstract, input.overview, input.actor],
+    [
+      randomUUID(),
+      input.tenant,
+      doc.id,
+      versionNumber,
+      input.title,
+      input.contentType,
+      input.content,
+      input.content.length,
+      checksum,
+      acl,
+      input.abstract,
+      input.overview,
+      input.actor,
+    ],
   );
-  await q(`UPDATE documents SET business_version = $2, title = $3, deleted_at = NULL, updated_at = now() WHERE id = $1`, [doc.id, versionNumber, input.title]);
+  await q(
+    `UPDATE documents SET business_version = $2, title = $3, deleted_at = NULL, updated_at = now() WHERE id = $1`,
+    [doc.id, versionNumber, input.title],
+  );
   if (doc.deleted_at !== null) {
     // Publishing after a delete supersedes the DELETE (below), so do its work here: the deleted
     // version must not become visible again while the new one is being indexed.
@@ -285,11 +367,20 @@ async function publishInTx(tx: pg.PoolClient, q: Q, input: PublishInput, checksu
   // A re-publish wins over everything older, a pending DELETE included.
   const supersede = supersedeOlderTasks(doc.id, versionNumber, input.actor, TASK_TYPES);
   await q(supersede.text, supersede.values);
-  await q(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1 AND pinned`, [doc.id]);
+  await q(
+    `UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1 AND pinned`,
+    [doc.id],
+  );
   // The version is new (document_versions holds one row per number), so no task of it exists yet.
-  const created = createTask(input.tenant, doc.id, versionNumber, "INDEX", input.maxAttempts, input.actor, { versionNumber, checksum });
+  const created = createTask(input.tenant, doc.id, versionNumber, "INDEX", input.maxAttempts, input.actor, {
+    versionNumber,
+    checksum,
+  });
   const task = (await q<{ task_id: string }>(created.text, created.values)).rows[0];
-  if (!task) throw new Error(`document ${doc.id} already has an INDEX task for its new version ${versionNumber}: index_tasks disagrees with document_versions`);
+  if (!task)
+    throw new Error(
+      `document ${doc.id} already has an INDEX task for its new version ${versionNumber}: index_tasks disagrees with document_versions`,
+    );
   const notify = notifyTasks();
   await q(notify.text, notify.values);
   const now = await currentState(q, doc.id, input.space);
@@ -301,9 +392,21 @@ async function currentState(
   q: Q,
   documentId: string,
   space: EmbeddingSpace | undefined,
-): Promise<{ state: DocumentState; taskId: string | null; searchVersion: number | null; searchVersionServed: boolean; pinned: boolean }> {
+): Promise<{
+  state: DocumentState;
+  taskId: string | null;
+  searchVersion: number | null;
+  searchVersionServed: boolean;
+  pinned: boolean;
+}> {
   const r = (
-    await q<{ state: DocumentState; task_id: string | null; search_version: number | null; in_space: boolean | null; pinned: boolean | null }>(
+    await q<{
+      state: DocumentState;
+      task_id: string | null;
+      search_version: number | null;
+      in_space: boolean | null;
+      pinned: boolean | null;
+    }>(
       `SELECT ${DOCUMENT_STATE_SQL} AS state, lt.task_id::text AS task_id, sp.version_number AS search_version, sp.in_space, sp.pinned
          FROM documents d
          ${space ? pointerJoin("$2", "$3") : pointerJoin()}
@@ -312,5 +415,11 @@ async function currentState(
       space ? [documentId, space.model, space.dimensions] : [documentId],
     )
   ).rows[0];
-  return { state: r.state, taskId: r.task_id, searchVersion: r.search_version, searchVersionServed: r.in_space !== false, pinned: r.pinned === true };
+  return {
+    state: r.state,
+    taskId: r.task_id,
+    searchVersion: r.search_version,
+    searchVersionServed: r.in_space !== false,
+    pinned: r.pinned === true,
+  };
 }

@@ -1,6 +1,17 @@
 import "server-only";
 import type pg from "pg";
-import { prisma, transaction, asQueryable, execute, queryRows, iso, isUniqueViolation, outsideSpace, Prisma, type Tx } from "../db/repository";
+import {
+  prisma,
+  transaction,
+  asQueryable,
+  execute,
+  queryRows,
+  iso,
+  isUniqueViolation,
+  outsideSpace,
+  Prisma,
+  type Tx,
+} from "../db/repository";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
 import type { EmbeddingSpace } from "../embedding/types";
 import { DomainError, notFound } from "../domain/errors";
@@ -95,7 +106,16 @@ function decodeCursor(c: string): [string, string] {
   try {
     const v = JSON.parse(Buffer.from(c, "base64url").toString("utf8"));
     // Exactly what encodeCursor writes, so the ::timestamptz and ::uuid casts cannot fail in SQL.
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string" && ISO_INSTANT.test(v[0]) && !Number.isNaN(Date.parse(v[0])) && UUID.test(v[1])) return [v[0], v[1]];
+    if (
+      Array.isArray(v) &&
+      v.length === 2 &&
+      typeof v[0] === "string" &&
+      typeof v[1] === "string" &&
+      ISO_INSTANT.test(v[0]) &&
+      !Number.isNaN(Date.parse(v[0])) &&
+      UUID.test(v[1])
+    )
+      return [v[0], v[1]];
   } catch {
     /* falls through to the 400 below */
   }
@@ -173,7 +193,9 @@ export async function listDocuments(
   if (prefilter) where.push(prefilter);
   const db = prisma(pool);
   const page = async (conds: Prisma.Sql[], after: [string, string] | null, n: number, state?: string) => {
-    const all = after ? [...conds, Prisma.sql`(d.updated_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`] : conds;
+    const all = after
+      ? [...conds, Prisma.sql`(d.updated_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`]
+      : conds;
     const filter = all.length ? Prisma.sql`WHERE ${Prisma.join(all, " AND ")}` : Prisma.empty;
     if (state) {
       // A rare state's candidates are few, but the state of each costs two lookups: they are put
@@ -181,7 +203,9 @@ export async function listDocuments(
       // page is full. Computing it for every candidate and then sorting took 80 ms for a thousand
       // FAILED candidates at 100,000 documents, against 14 ms this way.
       const candidates = Prisma.sql`(SELECT * FROM documents d ${filter} ORDER BY d.updated_at DESC, d.id DESC OFFSET 0) d`;
-      return db.$queryRaw<Row[]>`${select(space, candidates)} WHERE (${Prisma.raw(DOCUMENT_STATE_SQL)}) = ${state} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
+      return db.$queryRaw<
+        Row[]
+      >`${select(space, candidates)} WHERE (${Prisma.raw(DOCUMENT_STATE_SQL)}) = ${state} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
     }
     return db.$queryRaw<Row[]>`${select(space)} ${filter} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
   };
@@ -229,7 +253,13 @@ type VersionRow = {
  * published one's and the served one's (search's rule: an empty ACL is the whole tenant). The
  * chunk browser's text and the detail's checksums are shown by it.
  */
-function aclsAdmit(documentId: Prisma.Sql, version: Prisma.Sql, business: number, served: number | null, principals: string[]): Prisma.Sql {
+function aclsAdmit(
+  documentId: Prisma.Sql,
+  version: Prisma.Sql,
+  business: number,
+  served: number | null,
+  principals: string[],
+): Prisma.Sql {
   return Prisma.sql`NOT EXISTS (SELECT 1 FROM document_versions a
                         WHERE a.document_id = ${documentId} AND a.version_number IN (${version}, ${business}::int, ${served}::int)
                           AND NOT (cardinality(a.acl) = 0 OR a.acl && ${principals}::text[]))`;
@@ -277,7 +307,13 @@ type IndexVersionRow = {
  */
 export type DetailReader = { principals: string[]; publisher: boolean };
 
-export async function getDocument(pool: pg.Pool, tenant: string, key: string, space?: EmbeddingSpace, reader?: DetailReader) {
+export async function getDocument(
+  pool: pg.Pool,
+  tenant: string,
+  key: string,
+  space?: EmbeddingSpace,
+  reader?: DetailReader,
+) {
   const db = prisma(pool);
   const [r] = await db.$queryRaw<Row[]>`${select(space)} WHERE d.tenant_id = ${tenant} AND d.key = ${key}`;
   if (!r) return null;
@@ -285,15 +321,21 @@ export async function getDocument(pool: pg.Pool, tenant: string, key: string, sp
   // twice as slow (7 ms more at the median on bench/dashboard.ts data), the client mapping 150 rows
   // field by field; and the abstract and overview are only asked whether they exist, not read.
   const [versions, tasks, indexVersions] = await Promise.all([
-    db.$queryRaw<VersionRow[]>`SELECT version_number, title, content_type, content_bytes, checksum, acl, published_by, published_at,
+    db.$queryRaw<
+      VersionRow[]
+    >`SELECT version_number, title, content_type, content_bytes, checksum, acl, published_by, published_at,
            abstract IS NOT NULL AS has_abstract, overview IS NOT NULL AS has_overview,
            ${reader ? aclsAdmit(Prisma.raw("v.document_id"), Prisma.raw("v.version_number"), r.business_version, r.search_version, reader.principals) : Prisma.sql`true`} AS readable
       FROM document_versions v WHERE v.document_id = ${r.id}::uuid ORDER BY v.version_number DESC LIMIT 100`,
     // t.task_id: an unqualified name would sort the task_id::text output column ("10" < "9").
-    db.$queryRaw<DocumentTaskRow[]>`SELECT t.task_id::text, version_number, task_type, status, attempts, max_attempts, error_code, error_message, progress_done, progress_total,
+    db.$queryRaw<
+      DocumentTaskRow[]
+    >`SELECT t.task_id::text, version_number, task_type, status, attempts, max_attempts, error_code, error_message, progress_done, progress_total,
            chunks_total, chunks_reused, batches_sent, created_at, updated_at, finished_at, next_attempt_at, lease_owner
       FROM index_tasks t WHERE document_id = ${r.id}::uuid ORDER BY t.task_id DESC LIMIT 100`,
-    db.$queryRaw<IndexVersionRow[]>`SELECT id, version_number, status, chunker_version, embedding_model, embedding_dimensions, chunk_count, created_at, activated_at, retired_at
+    db.$queryRaw<
+      IndexVersionRow[]
+    >`SELECT id, version_number, status, chunker_version, embedding_model, embedding_dimensions, chunk_count, created_at, activated_at, retired_at
       FROM index_versions WHERE document_id = ${r.id}::uuid ORDER BY created_at DESC LIMIT 50`,
   ]);
   // A rollback pin: search stays at searchVersion until an unpin or the next publish. Who and why
@@ -328,7 +370,10 @@ export async function getDocument(pool: pg.Pool, tenant: string, key: string, sp
       errorCode: t.error_code,
       errorMessage: t.error_message,
       progress: t.status === "RUNNING" ? { done: t.progress_done, total: t.progress_total } : null,
-      stats: t.chunks_total === null ? null : { chunksTotal: t.chunks_total, chunksReused: t.chunks_reused, batchesSent: t.batches_sent },
+      stats:
+        t.chunks_total === null
+          ? null
+          : { chunksTotal: t.chunks_total, chunksReused: t.chunks_reused, batchesSent: t.batches_sent },
       leaseOwner: t.lease_owner,
       nextAttemptAt: iso(t.next_attempt_at),
       createdAt: t.created_at.toISOString(),
@@ -359,7 +404,9 @@ type LockedDocument = { id: string; business_version: number; deleted_at: Date |
 
 /** Lock order, step one: the document row, by its key (the worker's switch locks it by id). */
 async function lockDocumentByKey(tx: Tx, tenant: string, key: string): Promise<LockedDocument | null> {
-  const [d] = await tx.$queryRaw<LockedDocument[]>`SELECT id, business_version, deleted_at FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR UPDATE`;
+  const [d] = await tx.$queryRaw<
+    LockedDocument[]
+  >`SELECT id, business_version, deleted_at FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR UPDATE`;
   return d ?? null;
 }
 
@@ -375,14 +422,32 @@ async function lockDocument(tx: Tx, tenant: string, key: string): Promise<Locked
  * version). A publish after this supersedes the DELETE, and a DELETE that runs late anyway finds
  * the newer version under the document lock and changes nothing (lib/pipeline/delete-task.ts).
  */
-export async function requestDelete(pool: pg.Pool, tenant: string, key: string, actor: string, maxAttempts: number): Promise<{ taskId: string } | null> {
+export async function requestDelete(
+  pool: pg.Pool,
+  tenant: string,
+  key: string,
+  actor: string,
+  maxAttempts: number,
+): Promise<{ taskId: string } | null> {
   return transaction(pool, async (tx) => {
     const doc = await lockDocumentByKey(tx, tenant, key);
     if (!doc) return null;
     await tx.$executeRaw`UPDATE documents SET deleted_at = coalesce(deleted_at, now()), updated_at = now() WHERE id = ${doc.id}::uuid`;
-    await writeAudit(tx, { actor, action: "document.delete", tenant, targetType: "document", targetId: `${tenant}/${key}` });
-    await execute(tx, supersedeOlderTasks(doc.id, doc.business_version + 1, actor, [TASK_TYPE.INDEX, TASK_TYPE.REINDEX]));
-    const [created] = await queryRows<{ task_id: string }>(tx, createTask(tenant, doc.id, doc.business_version, TASK_TYPE.DELETE, maxAttempts, actor, null));
+    await writeAudit(tx, {
+      actor,
+      action: "document.delete",
+      tenant,
+      targetType: "document",
+      targetId: `${tenant}/${key}`,
+    });
+    await execute(
+      tx,
+      supersedeOlderTasks(doc.id, doc.business_version + 1, actor, [TASK_TYPE.INDEX, TASK_TYPE.REINDEX]),
+    );
+    const [created] = await queryRows<{ task_id: string }>(
+      tx,
+      createTask(tenant, doc.id, doc.business_version, TASK_TYPE.DELETE, maxAttempts, actor, null),
+    );
     if (created) {
       await execute(tx, notifyTasks());
       return { taskId: created.task_id };
@@ -396,7 +461,13 @@ export async function requestDelete(pool: pg.Pool, tenant: string, key: string, 
 }
 
 /** A complete index version of `version` in `space`, newest first, still within retention. */
-async function completeIndexVersion(tx: Tx, documentId: string, version: number, space: EmbeddingSpace, retentionHours: number) {
+async function completeIndexVersion(
+  tx: Tx,
+  documentId: string,
+  version: number,
+  space: EmbeddingSpace,
+  retentionHours: number,
+) {
   const [v] = await tx.$queryRaw<{ id: string; status: string }[]>`
     SELECT id, status FROM index_versions
      WHERE document_id = ${documentId}::uuid AND version_number = ${version}::int AND status IN ('READY', 'RETIRED', 'ACTIVE') AND chunk_count = expected_chunk_count
@@ -412,7 +483,16 @@ async function completeIndexVersion(tx: Tx, documentId: string, version: number,
  * space queries use now (model + dimensions) qualify: any other would be invisible to search or
  * mix spaces, so it answers 409 ROLLBACK_INCOMPATIBLE.
  */
-export async function rollback(pool: pg.Pool, tenant: string, key: string, toVersion: number, reason: string, actor: Actor, retentionHours: number, space: EmbeddingSpace) {
+export async function rollback(
+  pool: pg.Pool,
+  tenant: string,
+  key: string,
+  toVersion: number,
+  reason: string,
+  actor: Actor,
+  retentionHours: number,
+  space: EmbeddingSpace,
+) {
   return transaction(pool, async (tx) => {
     const d = await lockDocument(tx, tenant, key);
     if (d.deleted_at) throw new DomainError("INVALID_STATE", "document is deleted");
@@ -426,13 +506,29 @@ export async function rollback(pool: pg.Pool, tenant: string, key: string, toVer
            AND (status = 'ACTIVE' OR coalesce(retired_at, created_at) > now() - make_interval(secs => ${retentionHours * 3600}::double precision))
          ORDER BY created_at DESC LIMIT 1`;
       if (other) {
-        throw new DomainError("ROLLBACK_INCOMPATIBLE", `v${toVersion} was indexed with ${other.embedding_model} (${other.embedding_dimensions} dimensions); search now embeds with ${space.model} (${space.dimensions}), so it could not serve it`,
+        throw new DomainError(
+          "ROLLBACK_INCOMPATIBLE",
+          `v${toVersion} was indexed with ${other.embedding_model} (${other.embedding_dimensions} dimensions); search now embeds with ${space.model} (${space.dimensions}), so it could not serve it`,
         );
       }
       throw new DomainError("ROLLBACK_UNAVAILABLE", `no complete index version of v${toVersion} is within retention`);
     }
-    await movePointer(asQueryable(tx), { id: d.id, tenantId: tenant }, { indexVersionId: target.id, versionNumber: toVersion }, cur?.index_version_id ?? null, { by: actor.subject, reason });
-    await writeAudit(tx, { actor: actor.subject, action: "document.rollback", tenant, targetType: "document", targetId: `${tenant}/${key}`, reason, detail: { from: cur?.version_number ?? null, to: toVersion } });
+    await movePointer(
+      asQueryable(tx),
+      { id: d.id, tenantId: tenant },
+      { indexVersionId: target.id, versionNumber: toVersion },
+      cur?.index_version_id ?? null,
+      { by: actor.subject, reason },
+    );
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "document.rollback",
+      tenant,
+      targetType: "document",
+      targetId: `${tenant}/${key}`,
+      reason,
+      detail: { from: cur?.version_number ?? null, to: toVersion },
+    });
     return { tenant, key, searchVersion: toVersion, pinned: true };
   });
 }
@@ -445,13 +541,28 @@ export async function rollback(pool: pg.Pool, tenant: string, key: string, toVer
  * to run, a DEAD one is left for the operator (the document reads FAILED with its error), and
  * otherwise a REINDEX is enqueued. Repeating an unpin changes nothing and is still audited.
  */
-export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: Actor, opts: { space: EmbeddingSpace; retentionHours: number; maxAttempts: number }) {
+export async function unpin(
+  pool: pg.Pool,
+  tenant: string,
+  key: string,
+  actor: Actor,
+  opts: { space: EmbeddingSpace; retentionHours: number; maxAttempts: number },
+) {
   return transaction(pool, async (tx) => {
     const d = await lockDocument(tx, tenant, key);
     if (d.deleted_at) throw new DomainError("INVALID_STATE", "document is deleted");
-    const target = { actor: actor.subject, action: "document.unpin", tenant, targetType: "document", targetId: `${tenant}/${key}` };
+    const target = {
+      actor: actor.subject,
+      action: "document.unpin",
+      tenant,
+      targetType: "document",
+      targetId: `${tenant}/${key}`,
+    };
     // Reads only: the document lock already serialises every writer of these rows.
-    const cur = await tx.searchPointer.findUnique({ where: { documentId: d.id }, select: { indexVersionId: true, versionNumber: true, pinned: true } });
+    const cur = await tx.searchPointer.findUnique({
+      where: { documentId: d.id },
+      select: { indexVersionId: true, versionNumber: true, pinned: true },
+    });
     if (!cur?.pinned) {
       await writeAudit(tx, { ...target, detail: { wasPinned: false } });
       return { tenant, key, pinned: false, searchVersion: cur?.versionNumber ?? null, taskId: null };
@@ -461,7 +572,11 @@ export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: A
     if (!best) {
       // Lock order: task rows before the pointer and index versions.
       const tasks = await tx.indexTask.findMany({
-        where: { documentId: d.id, versionNumber: d.business_version, taskType: { in: [TASK_TYPE.INDEX, TASK_TYPE.REINDEX] } },
+        where: {
+          documentId: d.id,
+          versionNumber: d.business_version,
+          taskType: { in: [TASK_TYPE.INDEX, TASK_TYPE.REINDEX] },
+        },
         orderBy: { taskId: "desc" },
         select: { taskId: true, status: true },
       });
@@ -470,19 +585,38 @@ export async function unpin(pool: pg.Pool, tenant: string, key: string, actor: A
       else if (tasks[0]?.status === "DEAD") taskId = tasks[0].taskId.toString();
       else taskId = await enqueueReindex(tx, tenant, d.id, d.business_version, actor, opts.maxAttempts);
     }
-    await tx.searchPointer.updateMany({ where: { documentId: d.id }, data: { pinned: false, pinnedBy: null, pinnedReason: null } });
+    await tx.searchPointer.updateMany({
+      where: { documentId: d.id },
+      data: { pinned: false, pinnedBy: null, pinnedReason: null },
+    });
     let searchVersion = cur.versionNumber;
     if (best) {
-      if (best.id !== cur.indexVersionId) await movePointer(asQueryable(tx), { id: d.id, tenantId: tenant }, { indexVersionId: best.id, versionNumber: d.business_version }, cur.indexVersionId);
+      if (best.id !== cur.indexVersionId)
+        await movePointer(
+          asQueryable(tx),
+          { id: d.id, tenantId: tenant },
+          { indexVersionId: best.id, versionNumber: d.business_version },
+          cur.indexVersionId,
+        );
       searchVersion = d.business_version;
     }
-    await writeAudit(tx, { ...target, detail: { wasPinned: true, from: cur.versionNumber, to: searchVersion, taskId } });
+    await writeAudit(tx, {
+      ...target,
+      detail: { wasPinned: true, from: cur.versionNumber, to: searchVersion, taskId },
+    });
     return { tenant, key, pinned: false, searchVersion, taskId };
   });
 }
 
 /** Upsert the REINDEX task of `version`: an unfinished one is kept, a finished one starts over with a fresh budget. */
-async function enqueueReindex(tx: Tx, tenant: string, documentId: string, version: number, actor: Actor, maxAttempts: number): Promise<string> {
+async function enqueueReindex(
+  tx: Tx,
+  tenant: string,
+  documentId: string,
+  version: number,
+  actor: Actor,
+  maxAttempts: number,
+): Promise<string> {
   // Locked (lock order: the caller holds the document, then the task row): a worker may fail the
   // task or the claim may exhaust it without the document lock, and the event below must be
   // decided on the status the upsert then meets, or a DEAD task revives with no CREATED event.
@@ -490,7 +624,10 @@ async function enqueueReindex(tx: Tx, tenant: string, documentId: string, versio
     SELECT status FROM index_tasks
      WHERE tenant_id = ${tenant} AND document_id = ${documentId}::uuid AND version_number = ${version}::int AND task_type = ${TASK_TYPE.REINDEX}
        FOR UPDATE`;
-  const [r] = await queryRows<{ task_id: string }>(tx, reopenReindexTask(tenant, documentId, version, maxAttempts, actor.subject, before?.status ?? null));
+  const [r] = await queryRows<{ task_id: string }>(
+    tx,
+    reopenReindexTask(tenant, documentId, version, maxAttempts, actor.subject, before?.status ?? null),
+  );
   if (!before || !UNFINISHED_STATUSES.includes(before.status as TaskStatus)) await execute(tx, notifyTasks());
   return r.task_id;
 }
@@ -501,7 +638,14 @@ export async function reindex(pool: pg.Pool, tenant: string, key: string, actor:
     const d = await lockDocument(tx, tenant, key);
     if (d.deleted_at || d.business_version === 0) throw new DomainError("INVALID_STATE", "nothing to reindex");
     const taskId = await enqueueReindex(tx, tenant, d.id, d.business_version, actor, maxAttempts);
-    await writeAudit(tx, { actor: actor.subject, action: "document.reindex", tenant, targetType: "document", targetId: `${tenant}/${key}`, detail: { taskId, versionNumber: d.business_version } });
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "document.reindex",
+      tenant,
+      targetType: "document",
+      targetId: `${tenant}/${key}`,
+      detail: { taskId, versionNumber: d.business_version },
+    });
     return { taskId };
   });
 }
@@ -509,7 +653,9 @@ export async function reindex(pool: pg.Pool, tenant: string, key: string, actor:
 /** Move a document to a new key in its tenant. Chunks hang off the document id: nothing is re-embedded. */
 export async function rename(pool: pg.Pool, tenant: string, key: string, newKey: string, actor: Actor) {
   return transaction(pool, async (tx) => {
-    const [d] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR UPDATE`;
+    const [d] = await tx.$queryRaw<
+      { id: string }[]
+    >`SELECT id FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR UPDATE`;
     if (!d) {
       // Repeating a finished rename is harmless, but only that exact rename: the document now at
       // newKey must be the one the audit log says was renamed from key. Anything else is a 404.
@@ -522,14 +668,28 @@ export async function rename(pool: pg.Pool, tenant: string, key: string, newKey:
       throw new DomainError("NOT_FOUND", `document ${tenant}/${key} not found`);
     }
     if (key === newKey) return { tenant, key: newKey, renamed: false };
-    const taken = await tx.document.findUnique({ where: { tenantId_key: { tenantId: tenant, key: newKey } }, select: { id: true } });
+    const taken = await tx.document.findUnique({
+      where: { tenantId_key: { tenantId: tenant, key: newKey } },
+      select: { id: true },
+    });
     if (taken) throw new DomainError("KEY_TAKEN", `${tenant}/${newKey} already exists`);
     // A publish to newKey that committed after the check above still takes the key first: the
     // update then fails on the unique key, and that is the same answer as the check's.
-    await tx.$executeRaw`UPDATE documents SET key = ${newKey}, updated_at = now() WHERE id = ${d.id}::uuid`.catch((err: unknown) => {
-      throw isUniqueViolation(err, "documents_tenant_id_key_key") ? new DomainError("KEY_TAKEN", `${tenant}/${newKey} already exists`) : err;
+    await tx.$executeRaw`UPDATE documents SET key = ${newKey}, updated_at = now() WHERE id = ${d.id}::uuid`.catch(
+      (err: unknown) => {
+        throw isUniqueViolation(err, "documents_tenant_id_key_key")
+          ? new DomainError("KEY_TAKEN", `${tenant}/${newKey} already exists`)
+          : err;
+      },
+    );
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "document.rename",
+      tenant,
+      targetType: "document",
+      targetId: `${tenant}/${newKey}`,
+      detail: { from: key, to: newKey, documentId: d.id },
     });
-    await writeAudit(tx, { actor: actor.subject, action: "document.rename", tenant, targetType: "document", targetId: `${tenant}/${newKey}`, detail: { from: key, to: newKey, documentId: d.id } });
     return { tenant, key: newKey, renamed: true };
   });
 }
@@ -537,9 +697,28 @@ export async function rename(pool: pg.Pool, tenant: string, key: string, newKey:
 // The chunk browser of one document: which index versions it has, and the chunks of one of them
 // (section, level, text, whether the vector was reused), a page at a time in reading order.
 
-type ChunkBrowserDocRow = { id: string; served_id: string | null; served_version: number | null; business_version: number; deleted: boolean };
-type ChunkBrowserVersionRow = Omit<IndexVersionRow, "activated_at" | "retired_at"> & { serving: boolean; readable: boolean; chunks_reused: number | null };
-type ChunkBrowserRow = { ordinal: number; chunk_id: string; level: number; section_path: string; text: string; chars: number; content_hash: string; reused: boolean };
+type ChunkBrowserDocRow = {
+  id: string;
+  served_id: string | null;
+  served_version: number | null;
+  business_version: number;
+  deleted: boolean;
+};
+type ChunkBrowserVersionRow = Omit<IndexVersionRow, "activated_at" | "retired_at"> & {
+  serving: boolean;
+  readable: boolean;
+  chunks_reused: number | null;
+};
+type ChunkBrowserRow = {
+  ordinal: number;
+  chunk_id: string;
+  level: number;
+  section_path: string;
+  text: string;
+  chars: number;
+  content_hash: string;
+  reused: boolean;
+};
 
 /**
  * `principals` are the caller's own (a person's email and groups; an application has none). A
@@ -558,14 +737,18 @@ type ChunkBrowserRow = { ordinal: number; chunk_id: string; level: number; secti
  */
 export async function listChunks(pool: pg.Pool, tenant: string, key: string, principals: string[], q: ChunkListQuery) {
   const db = prisma(pool);
-  const [doc] = await db.$queryRaw<ChunkBrowserDocRow[]>`SELECT d.id, sp.index_version_id AS served_id, sp.version_number AS served_version, d.business_version,
+  const [doc] = await db.$queryRaw<
+    ChunkBrowserDocRow[]
+  >`SELECT d.id, sp.index_version_id AS served_id, sp.version_number AS served_version, d.business_version,
            d.deleted_at IS NOT NULL AS deleted
       FROM documents d LEFT JOIN search_pointers sp ON sp.document_id = d.id
      WHERE d.tenant_id = ${tenant} AND d.key = ${key}`;
   if (!doc) throw notFound(`document ${tenant}/${key}`);
 
   // readable: no ACL that governs the version (its own, the served one's, the latest one's) shuts the caller out.
-  const versions = await db.$queryRaw<ChunkBrowserVersionRow[]>`SELECT iv.id, iv.version_number, iv.status, iv.chunker_version, iv.embedding_model, iv.embedding_dimensions,
+  const versions = await db.$queryRaw<
+    ChunkBrowserVersionRow[]
+  >`SELECT iv.id, iv.version_number, iv.status, iv.chunker_version, iv.embedding_model, iv.embedding_dimensions,
            iv.chunk_count, iv.created_at, iv.id = ${doc.served_id}::uuid AS serving,
            ${aclsAdmit(Prisma.raw("iv.document_id"), Prisma.raw("iv.version_number"), doc.business_version, doc.served_version, principals)} AS readable,
            t.chunks_reused
@@ -574,14 +757,18 @@ export async function listChunks(pool: pg.Pool, tenant: string, key: string, pri
      WHERE iv.document_id = ${doc.id}::uuid
      ORDER BY iv.created_at DESC LIMIT 50`;
 
-  const chosen = q.indexVersion ? versions.find((v) => v.id === q.indexVersion) : (versions.find((v) => v.serving) ?? versions[0]);
+  const chosen = q.indexVersion
+    ? versions.find((v) => v.id === q.indexVersion)
+    : (versions.find((v) => v.serving) ?? versions[0]);
   if (q.indexVersion && !chosen) throw notFound(`index version ${q.indexVersion} of ${tenant}/${key}`);
 
   let chunks: ChunkBrowserRow[] = [];
   if (chosen) {
     const level = q.level === undefined ? null : Number(q.level);
     const after = q.cursor === undefined ? -1 : Number(q.cursor);
-    chunks = await db.$queryRaw<ChunkBrowserRow[]>`SELECT c.ordinal, c.chunk_id, c.level, c.section_path, c.text, char_length(c.text) AS chars, c.content_hash,
+    chunks = await db.$queryRaw<
+      ChunkBrowserRow[]
+    >`SELECT c.ordinal, c.chunk_id, c.level, c.section_path, c.text, char_length(c.text) AS chars, c.content_hash,
              EXISTS (SELECT 1 FROM chunks p JOIN index_versions piv ON piv.id = p.index_version_id
                       WHERE p.vector_id = c.vector_id AND piv.created_at < ${chosen.created_at}
                         AND piv.status IN ('READY', 'ACTIVE', 'RETIRED')) AS reused

@@ -12,7 +12,8 @@ const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000e-\u001f\u007f]/;
 export const noControl = (s: string) => !ANY_CONTROL.test(s);
 export const readableText = (s: string) => !CONTROL_IN_TEXT.test(s);
 export const NO_CONTROL = "must not contain control characters";
-export const TEXT_CONTROL = "must not contain control characters (tab, newline, carriage return and form feed are allowed)";
+export const TEXT_CONTROL =
+  "must not contain control characters (tab, newline, carriage return and form feed are allowed)";
 const aclPrincipal = z.string().trim().min(1).max(200).refine(noControl, NO_CONTROL);
 
 export const tenantParam = z.string().regex(TENANT_PATTERN, "tenant must match [a-z0-9][a-z0-9._-]{0,63}");
@@ -25,14 +26,10 @@ export const publishBody = z
     content: z.string(),
     /** Binary formats (PDF, DOCX) travel as base64 in JSON, or as a multipart file. */
     contentEncoding: z.enum(["utf8", "base64"]).optional(),
-    acl: z
-      .array(aclPrincipal)
-      .max(100)
-      .optional()
-      .meta({
-        description:
-          "Principals that may find the document in search. Absent: the latest version's ACL is kept (a new document: the whole tenant), so a re-publish never opens a restricted document by leaving the field out. [] opens it to the whole tenant.",
-      }),
+    acl: z.array(aclPrincipal).max(100).optional().meta({
+      description:
+        "Principals that may find the document in search. Absent: the latest version's ACL is kept (a new document: the whole tenant), so a re-publish never opens a restricted document by leaving the field out. [] opens it to the whole tenant.",
+    }),
     abstract: z.string().max(20_000).refine(readableText, TEXT_CONTROL).nullish(),
     overview: z.string().max(50_000).refine(readableText, TEXT_CONTROL).nullish(),
   })

@@ -23,7 +23,8 @@ export function documentState(input: StateInput): DocumentState {
   // is not this version, so it reads FAILED (with the cancel as its last error) until a retry,
   // a reindex or a new publish, never SEARCHABLE.
   if (s.latestTaskStatus === "DEAD" || s.latestTaskStatus === "CANCELLED") return DOCUMENT_STATE.FAILED;
-  const working = s.latestTaskStatus === "PENDING" || s.latestTaskStatus === "RUNNING" || s.latestTaskStatus === "RETRY_WAIT";
+  const working =
+    s.latestTaskStatus === "PENDING" || s.latestTaskStatus === "RUNNING" || s.latestTaskStatus === "RETRY_WAIT";
   if (s.searchVersion === null) return working ? DOCUMENT_STATE.INDEXING : DOCUMENT_STATE.NOT_INDEXED;
   if (s.searchVersion >= s.businessVersion) return working ? DOCUMENT_STATE.UPDATING : DOCUMENT_STATE.SEARCHABLE;
   // An older version serves. RESOLVED (operator force-done) leaves acknowledged drift: the
@@ -53,7 +54,8 @@ END`;
  * (e.g. "$3", "$4"); with no placeholders `in_space` is NULL (unknown, counted as served).
  */
 export function pointerJoin(model?: string, dims?: string): string {
-  const inSpace = model && dims ? `(iv.embedding_model = ${model} AND iv.embedding_dimensions = ${dims}::int)` : `NULL::boolean`;
+  const inSpace =
+    model && dims ? `(iv.embedding_model = ${model} AND iv.embedding_dimensions = ${dims}::int)` : `NULL::boolean`;
   return `LEFT JOIN LATERAL (
   SELECT p.*, ${inSpace} AS in_space
     FROM search_pointers p JOIN index_versions iv ON iv.id = p.index_version_id

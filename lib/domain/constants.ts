@@ -2,9 +2,24 @@
 // same values; test/db/constants.test.ts fails if the two ever disagree.
 
 /** The moves between them are the table in lib/queue/transitions.ts. CANCELLED: ended by an operator before it ran. */
-export const TASK_STATUSES = Object.freeze(["PENDING", "RUNNING", "RETRY_WAIT", "SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED", "CANCELLED"] as const);
+export const TASK_STATUSES = Object.freeze([
+  "PENDING",
+  "RUNNING",
+  "RETRY_WAIT",
+  "SUCCEEDED",
+  "DEAD",
+  "SUPERSEDED",
+  "RESOLVED",
+  "CANCELLED",
+] as const);
 export type TaskStatus = (typeof TASK_STATUSES)[number];
-export const TERMINAL_STATUSES: readonly TaskStatus[] = Object.freeze(["SUCCEEDED", "DEAD", "SUPERSEDED", "RESOLVED", "CANCELLED"] as const);
+export const TERMINAL_STATUSES: readonly TaskStatus[] = Object.freeze([
+  "SUCCEEDED",
+  "DEAD",
+  "SUPERSEDED",
+  "RESOLVED",
+  "CANCELLED",
+] as const);
 /** Terminal states an operator may revive (retry) or close (force-done): work nobody finished. */
 export const REVIVABLE_STATUSES: readonly TaskStatus[] = Object.freeze(["DEAD", "CANCELLED"] as const);
 /** The states an operator may cancel: the task is not in a worker's hands and has not ended. */
@@ -115,6 +130,10 @@ export type AnomalyKind = (typeof ANOMALY_KIND)[keyof typeof ANOMALY_KIND];
 export const ANOMALY_KINDS = Object.freeze(Object.values(ANOMALY_KIND)) as readonly AnomalyKind[];
 
 /** What the reconciler did about a finding: noted it, fixed it, or left it for a later pass (cap reached). */
-export const ANOMALY_ACTION = Object.freeze({ REPORTED: "REPORTED", REPAIRED: "REPAIRED", SKIPPED_CAP: "SKIPPED_CAP" } as const);
+export const ANOMALY_ACTION = Object.freeze({
+  REPORTED: "REPORTED",
+  REPAIRED: "REPAIRED",
+  SKIPPED_CAP: "SKIPPED_CAP",
+} as const);
 export type AnomalyAction = (typeof ANOMALY_ACTION)[keyof typeof ANOMALY_ACTION];
 export const ANOMALY_ACTIONS = Object.freeze(Object.values(ANOMALY_ACTION)) as readonly AnomalyAction[];

@@ -35,5 +35,8 @@ export function createEmbedder(cfg: Config): Embedder {
       timeoutMs: cfg.EMBEDDING_TIMEOUT_MS,
     });
   }
-  throw new TaskError("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding provider ${String(cfg.EMBEDDING_PROVIDER)} is not available in this build`);
+  throw new TaskError(
+    "EMBEDDING_PROVIDER_UNAVAILABLE",
+    `embedding provider ${String(cfg.EMBEDDING_PROVIDER)} is not available in this build`,
+  );
 }

@@ -139,7 +139,8 @@ export class OpenAIEmbedder implements Embedder {
         throw signal.reason;
       }
       const te = err instanceof TaskError ? err : this.mapError(err);
-      outcome = te.code === "EMBEDDING_PROVIDER_UNAVAILABLE" || te.code === "EMBEDDING_TIMEOUT" ? "failure" : "reachable";
+      outcome =
+        te.code === "EMBEDDING_PROVIDER_UNAVAILABLE" || te.code === "EMBEDDING_TIMEOUT" ? "failure" : "reachable";
       throw te;
     } finally {
       this.record(outcome, isTrial);
@@ -172,7 +173,10 @@ export class OpenAIEmbedder implements Embedder {
       );
     }
     if (this.trialInFlight) {
-      throw this.fail("EMBEDDING_PROVIDER_UNAVAILABLE", "embedding provider circuit open (half-open trial in progress)");
+      throw this.fail(
+        "EMBEDDING_PROVIDER_UNAVAILABLE",
+        "embedding provider circuit open (half-open trial in progress)",
+      );
     }
     this.trialInFlight = true;
     return true;
@@ -251,7 +255,8 @@ export class OpenAIEmbedder implements Embedder {
     if (body.data.length !== n) throw bad(`asked for ${n} embeddings, got ${body.data.length}`);
     if (body.model !== undefined && body.model !== null) {
       if (typeof body.model !== "string") throw bad("`model` is not a string");
-      if (!modelsMatch(this.model, body.model)) throw bad(`model mismatch: requested "${this.model}", provider answered "${body.model}"`);
+      if (!modelsMatch(this.model, body.model))
+        throw bad(`model mismatch: requested "${this.model}", provider answered "${body.model}"`);
     }
     const out: (number[] | undefined)[] = new Array(n);
     for (let k = 0; k < n; k++) {
@@ -270,7 +275,8 @@ export class OpenAIEmbedder implements Embedder {
       }
       for (let d = 0; d < emb.length; d++) {
         const x = emb[d];
-        if (typeof x !== "number" || !Number.isFinite(x)) throw bad(`data[${k}].embedding[${d}] is not a finite number`);
+        if (typeof x !== "number" || !Number.isFinite(x))
+          throw bad(`data[${k}].embedding[${d}] is not a finite number`);
       }
       out[idx] = emb as number[];
     }
@@ -300,7 +306,10 @@ export class OpenAIEmbedder implements Embedder {
       return this.fail("EMBEDDING_TIMEOUT", `embedding request timed out after ${this.timeoutMs} ms`);
     }
     if (err instanceof OpenAI.APIConnectionError) {
-      return this.fail("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding provider unreachable: ${describeConnectionError(err)}`);
+      return this.fail(
+        "EMBEDDING_PROVIDER_UNAVAILABLE",
+        `embedding provider unreachable: ${describeConnectionError(err)}`,
+      );
     }
     if (err instanceof OpenAI.APIError && typeof err.status === "number") {
       const status = err.status;
@@ -311,9 +320,13 @@ export class OpenAIEmbedder implements Embedder {
           : err.headers?.get("retry-after")
             ? `${err.headers.get("retry-after")} s`
             : undefined;
-        return this.fail("EMBEDDING_RATE_LIMITED", `embedding provider rate limited the request${ra ? ` (retry-after ${ra})` : ""}: ${detail}`, {
-          retryAfterSeconds: parseRetryAfter(err.headers),
-        });
+        return this.fail(
+          "EMBEDDING_RATE_LIMITED",
+          `embedding provider rate limited the request${ra ? ` (retry-after ${ra})` : ""}: ${detail}`,
+          {
+            retryAfterSeconds: parseRetryAfter(err.headers),
+          },
+        );
       }
       if (status === 408) return this.fail("EMBEDDING_TIMEOUT", `embedding provider request timeout: ${detail}`);
       if (status >= 500) return this.fail("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding provider error: ${detail}`);
@@ -325,7 +338,10 @@ export class OpenAIEmbedder implements Embedder {
       }
       const aboutConfig = isAboutModelOrDimensions(err);
       if (status === 404 && !aboutConfig) {
-        return this.fail("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding endpoint not found (check OPENAI_BASE_URL): ${detail}`);
+        return this.fail(
+          "EMBEDDING_PROVIDER_UNAVAILABLE",
+          `embedding endpoint not found (check OPENAI_BASE_URL): ${detail}`,
+        );
       }
       if (status === 409) return this.fail("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding provider conflict: ${detail}`);
       if (aboutConfig) {
@@ -337,7 +353,10 @@ export class OpenAIEmbedder implements Embedder {
       return this.fail("EMBEDDING_INVALID_RESPONSE", `embedding provider rejected the request: ${detail}`);
     }
     if (err instanceof SyntaxError) {
-      return this.fail("EMBEDDING_INVALID_RESPONSE", `invalid embedding response: body is not valid JSON (${err.message})`);
+      return this.fail(
+        "EMBEDDING_INVALID_RESPONSE",
+        `invalid embedding response: body is not valid JSON (${err.message})`,
+      );
     }
     const msg = err instanceof Error ? `${err.name}: ${err.message}${causeText(err)}` : String(err);
     return this.fail("EMBEDDING_PROVIDER_UNAVAILABLE", `embedding request failed: ${msg}`);
@@ -350,7 +369,10 @@ export class OpenAIEmbedder implements Embedder {
  * `retry-after`, which is either delta-seconds or an HTTP date (RFC 9110 §10.2.3); a date in the
  * past means "now" (0). Negative or non-numeric values are ignored rather than guessed at.
  */
-export function parseRetryAfter(headers: { get(name: string): string | null } | undefined | null, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  headers: { get(name: string): string | null } | undefined | null,
+  now: number = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const ms = headers.get("retry-after-ms")?.trim();
   if (ms && /^\d+(\.\d+)?$/.test(ms)) return Number(ms) / 1000;
@@ -371,7 +393,9 @@ function isAboutModelOrDimensions(err: InstanceType<typeof OpenAI.APIError>): bo
   const m = err.message;
   return (
     /dimension/i.test(m) ||
-    /\bmodel\b[^.]*\b(not found|does not exist|doesn't exist|not supported|does not support|is not available|unknown|invalid)\b/i.test(m) ||
+    /\bmodel\b[^.]*\b(not found|does not exist|doesn't exist|not supported|does not support|is not available|unknown|invalid)\b/i.test(
+      m,
+    ) ||
     /\b(unknown|invalid|unsupported|no such) model\b/i.test(m)
   );
 }

@@ -44,5 +44,8 @@ export const CONTENT_TYPE: Record<ExportFormat, string> = {
 
 /** "documents-20261130T121500Z.csv": a name that sorts by time and is safe on every file system. */
 export function exportFileName(kind: string, format: ExportFormat, at: Date): string {
-  return `${kind}-${at.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}.${format}`;
+  return `${kind}-${at
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")}.${format}`;
 }

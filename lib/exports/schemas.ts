@@ -7,8 +7,14 @@ import { taskListQuery } from "../operations/schemas";
 
 export const exportFormat = z.enum(["csv", "json"]).default("csv");
 
-export const documentExportQuery = documentListQuery.omit({ cursor: true, limit: true }).extend({ format: exportFormat }).strict();
+export const documentExportQuery = documentListQuery
+  .omit({ cursor: true, limit: true })
+  .extend({ format: exportFormat })
+  .strict();
 export type DocumentExportQuery = z.infer<typeof documentExportQuery>;
 
-export const taskExportQuery = taskListQuery.omit({ cursor: true, limit: true }).extend({ format: exportFormat }).strict();
+export const taskExportQuery = taskListQuery
+  .omit({ cursor: true, limit: true })
+  .extend({ format: exportFormat })
+  .strict();
 export type TaskExportQuery = z.infer<typeof taskExportQuery>;

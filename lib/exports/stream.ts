@@ -1,6 +1,15 @@
 import "server-only";
 import { log } from "../log";
-import { CONTENT_TYPE, csvRows, exportFileName, jsonHead, jsonItem, jsonTail, type Column, type ExportFormat } from "./format";
+import {
+  CONTENT_TYPE,
+  csvRows,
+  exportFileName,
+  jsonHead,
+  jsonItem,
+  jsonTail,
+  type Column,
+  type ExportFormat,
+} from "./format";
 
 export type Page<T> = { items: T[]; nextCursor: string | null };
 

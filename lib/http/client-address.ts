@@ -11,8 +11,6 @@ const DEFAULT_PROXIES = proxyNetworks(PRIVATE_NETWORKS);
 
 const MAPPED_V4 = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
 
-
-
 /**
  * One address in a canonical text form, or null when it is not an address: IPv4 dotted quad,
  * IPv6 lower-case and compressed (so one host cannot appear under several spellings), an
@@ -46,7 +44,12 @@ export function normalizeAddress(raw: string): string | null {
  * address. When the list is shorter than `hops`, or the entry is not an address, the socket's
  * peer is used: a caller can lose their own address that way, never choose someone else's.
  */
-export function clientAddress(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, hops: number, proxies: BlockList = DEFAULT_PROXIES): string {
+export function clientAddress(
+  socketAddress: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  hops: number,
+  proxies: BlockList = DEFAULT_PROXIES,
+): string {
   const direct = normalizeAddress(socketAddress ?? "") ?? "unknown";
   if (hops <= 0 || forwardedFor === undefined) return direct;
   if (!fromProxy(direct, proxies)) return direct;

@@ -8,15 +8,22 @@ import { authorize } from "../auth/authenticate";
 import type { Principal } from "../auth/principal";
 
 export function json(data: unknown, status = 200, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(data), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers } });
+  return new Response(JSON.stringify(data), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
 }
 
 export function errorResponse(err: unknown): Response {
-  if (err instanceof DomainError) return json({ error: { code: err.code, message: err.message } }, statusOf(err), headersOf(err));
+  if (err instanceof DomainError)
+    return json({ error: { code: err.code, message: err.message } }, statusOf(err), headersOf(err));
   if (err instanceof ZodError) {
     const first = err.issues[0];
     const where = first?.path.length ? `${first.path.join(".")}: ` : "";
-    return json({ error: { code: "VALIDATION_FAILED", message: `${where}${first?.message ?? "invalid request"}` } }, 400);
+    return json(
+      { error: { code: "VALIDATION_FAILED", message: `${where}${first?.message ?? "invalid request"}` } },
+      400,
+    );
   }
   log.error({ err }, "unhandled error in request");
   return json({ error: { code: "INTERNAL_ERROR", message: "internal error" } }, 500);
@@ -40,7 +47,16 @@ export function publicHandler<P = Record<string, string>>(fn: (req: Request, par
     } catch (err) {
       res = errorResponse(err);
     }
-    log.info({ method: req.method, route: routePattern(req.url), status: res.status, ms: Math.round((performance.now() - started) * 10) / 10, subject: rc.subject }, "request");
+    log.info(
+      {
+        method: req.method,
+        route: routePattern(req.url),
+        status: res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        subject: rc.subject,
+      },
+      "request",
+    );
     return res;
   };
 }
@@ -50,11 +66,16 @@ export function publicHandler<P = Record<string, string>>(fn: (req: Request, par
  * applied before `fn` runs; `fn` gets the caller. The row rides on the result, so a test can check
  * that each route file serves its own row.
  */
-export function handler<P = Record<string, string>>(route: string, fn: (req: Request, params: P, principal: Principal) => Promise<Response>) {
+export function handler<P = Record<string, string>>(
+  route: string,
+  fn: (req: Request, params: P, principal: Principal) => Promise<Response>,
+) {
   const rule = routeRule(route);
   if (rule.auth === "public") throw new Error(`${route} is public: serve it with publicHandler`);
   return Object.assign(
-    publicHandler<P>(async (req, params) => fn(req, params, await authorize(req, rule, params as Record<string, string | undefined>))),
+    publicHandler<P>(async (req, params) =>
+      fn(req, params, await authorize(req, rule, params as Record<string, string | undefined>)),
+    ),
     { rule } as { rule: RouteRule },
   );
 }
@@ -109,7 +130,10 @@ export function decodeUtf8(bytes: Uint8Array, what = "request body"): string {
 function requireJsonContentType(req: Request): void {
   const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
-    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `send JSON with Content-Type: application/json${type ? ` (got ${type})` : ""}`);
+    throw new DomainError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      `send JSON with Content-Type: application/json${type ? ` (got ${type})` : ""}`,
+    );
   }
 }
 
@@ -141,7 +165,10 @@ function parseJson(text: string): unknown {
   // ("\ud800"). Such a string has no UTF-8 form: stored or indexed, it would silently become U+FFFD.
   // Only a body that has such an escape at all is walked.
   if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value)) {
-    throw new DomainError("INVALID_ENCODING", "request body has an unpaired surrogate escape (\\uD800–\\uDFFF), which is not Unicode text");
+    throw new DomainError(
+      "INVALID_ENCODING",
+      "request body has an unpaired surrogate escape (\\uD800–\\uDFFF), which is not Unicode text",
+    );
   }
   return value;
 }

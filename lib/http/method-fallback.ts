@@ -24,7 +24,13 @@ function allowed(req: Request): string {
 function notAllowed(req: Request): Response {
   const allow = allowed(req);
   const { pathname } = new URL(req.url);
-  return json({ error: { code: "METHOD_NOT_ALLOWED", message: `${req.method} is not allowed on ${pathname} (allowed: ${allow})` } }, 405, { allow });
+  return json(
+    {
+      error: { code: "METHOD_NOT_ALLOWED", message: `${req.method} is not allowed on ${pathname} (allowed: ${allow})` },
+    },
+    405,
+    { allow },
+  );
 }
 
 export const GET = notAllowed;

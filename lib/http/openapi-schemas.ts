@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { ANOMALY_ACTIONS, ANOMALY_KINDS, DOCUMENT_STATE, ROLES, TASK_STATUSES, TASK_TYPES, type DocumentState } from "../domain/constants";
+import {
+  ANOMALY_ACTIONS,
+  ANOMALY_KINDS,
+  DOCUMENT_STATE,
+  ROLES,
+  TASK_STATUSES,
+  TASK_TYPES,
+  type DocumentState,
+} from "../domain/constants";
 import { CAPABILITIES } from "../auth/principal";
 
 // What the API answers, as the handlers build it (lib/*/repository.ts): the response half of the
@@ -18,19 +26,28 @@ const seconds = z.number().min(0);
 
 const documentState = z.enum(Object.values(DOCUMENT_STATE) as [DocumentState, ...DocumentState[]]).meta({
   id: "DocumentState",
-  description: "NOT_INDEXED, INDEXING (first version being built), SEARCHABLE, UPDATING (searchable, a newer version being built), FAILED, DELETED.",
+  description:
+    "NOT_INDEXED, INDEXING (first version being built), SEARCHABLE, UPDATING (searchable, a newer version being built), FAILED, DELETED.",
 });
 const taskStatus = z.enum(TASK_STATUSES as unknown as [string, ...string[]]).meta({ id: "TaskStatus" });
 const taskType = z.enum(TASK_TYPES as unknown as [string, ...string[]]).meta({ id: "TaskType" });
 const role = z.enum(ROLES).meta({ id: "Role" });
-const progress = z.strictObject({ done: count, total: count }).nullable().meta({ description: "Chunks embedded of the total while a task runs; null otherwise." });
+const progress = z
+  .strictObject({ done: count, total: count })
+  .nullable()
+  .meta({ description: "Chunks embedded of the total while a task runs; null otherwise." });
 const taskStats = z
   .strictObject({ chunksTotal: count, chunksReused: count.nullable(), batchesSent: count.nullable() })
   .nullable()
   .meta({ description: "Chunk figures once the worker has chunked the version; null before." });
 
 export const errorBody = z
-  .strictObject({ error: z.strictObject({ code: z.string().meta({ description: "A stable code (lib/http/errors.ts); the message is for people." }), message: z.string() }) })
+  .strictObject({
+    error: z.strictObject({
+      code: z.string().meta({ description: "A stable code (lib/http/errors.ts); the message is for people." }),
+      message: z.string(),
+    }),
+  })
   .meta({ id: "Error" });
 
 export const documentSummary = z
@@ -40,15 +57,23 @@ export const documentSummary = z
     title: z.string(),
     state: documentState,
     businessVersion: z.int().min(0).meta({ description: "The newest published version." }),
-    searchVersion: z.int().min(1).nullable().meta({ description: "The version search answers from; null until one is built." }),
-    searchVersionServed: z.boolean().meta({ description: "False when the search version was built with another embedding model than search uses now." }),
+    searchVersion: z
+      .int()
+      .min(1)
+      .nullable()
+      .meta({ description: "The version search answers from; null until one is built." }),
+    searchVersionServed: z.boolean().meta({
+      description: "False when the search version was built with another embedding model than search uses now.",
+    }),
     lastError: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
     progress,
     updatedAt: instant,
   })
   .meta({ id: "DocumentSummary" });
 
-export const documentPage = z.strictObject({ items: z.array(documentSummary), nextCursor: z.string().nullable() }).meta({ id: "DocumentPage" });
+export const documentPage = z
+  .strictObject({ items: z.array(documentSummary), nextCursor: z.string().nullable() })
+  .meta({ id: "DocumentPage" });
 
 const documentVersion = z
   .strictObject({
@@ -116,7 +141,9 @@ export const documentDetail = z
   .strictObject({
     documentId: uuid,
     ...documentSummary.shape,
-    pinned: z.boolean().meta({ description: "Search held at searchVersion by a rollback until an unpin or the next publish." }),
+    pinned: z
+      .boolean()
+      .meta({ description: "Search held at searchVersion by a rollback until an unpin or the next publish." }),
     pinnedBy: z.string().nullable(),
     pinnedReason: z.string().nullable(),
     versions: z.array(documentVersion).meta({ description: "Newest first, at most 100." }),
@@ -125,7 +152,10 @@ export const documentDetail = z
     embeddingSpace: z
       .strictObject({ model: z.string(), dimensions: z.int().min(1) })
       .nullable()
-      .meta({ description: "The embedding model and dimensions search queries in now. An index version of another space serves nothing, and rollback and unpin only choose versions of this one." }),
+      .meta({
+        description:
+          "The embedding model and dimensions search queries in now. An index version of another space serves nothing, and rollback and unpin only choose versions of this one.",
+      }),
   })
   .meta({ id: "DocumentDetail" });
 
@@ -140,18 +170,39 @@ export const publishResult = z
         "The version search answers from now (null: none). Below versionNumber while the new version is indexed, and also when an unchanged publish meets a build an operator force-done or a rollback pinned: state then reads SEARCHABLE for the older version, and nothing is queued (unpin or reindex builds it).",
     }),
     searchVersionServed: z.boolean().meta({
-      description: "False when searchVersion was built with another embedding model than search uses now: search finds nothing of it, and state reads NOT_INDEXED (INDEXING while a rebuild runs), as in the document's detail.",
+      description:
+        "False when searchVersion was built with another embedding model than search uses now: search finds nothing of it, and state reads NOT_INDEXED (INDEXING while a rebuild runs), as in the document's detail.",
     }),
-    pinned: z.boolean().meta({ description: "Search is held at searchVersion by a rollback. A publish that creates a version lifts the pin; an unchanged one does not." }),
+    pinned: z.boolean().meta({
+      description:
+        "Search is held at searchVersion by a rollback. A publish that creates a version lifts the pin; an unchanged one does not.",
+    }),
   })
-  .meta({ id: "PublishResult", description: "202 when a new version was created; 200 when the content equals the current version." });
+  .meta({
+    id: "PublishResult",
+    description: "202 when a new version was created; 200 when the content equals the current version.",
+  });
 
 export const taskCreated = z.strictObject({ taskId: bigintId }).meta({ id: "TaskCreated" });
-export const renameResult = z.strictObject({ tenant: z.string(), key: z.string(), renamed: z.boolean() }).meta({ id: "RenameResult" });
-export const rollbackResult = z.strictObject({ tenant: z.string(), key: z.string(), searchVersion: z.int().min(1), pinned: z.literal(true) }).meta({ id: "RollbackResult" });
+export const renameResult = z
+  .strictObject({ tenant: z.string(), key: z.string(), renamed: z.boolean() })
+  .meta({ id: "RenameResult" });
+export const rollbackResult = z
+  .strictObject({ tenant: z.string(), key: z.string(), searchVersion: z.int().min(1), pinned: z.literal(true) })
+  .meta({ id: "RollbackResult" });
 export const unpinResult = z
-  .strictObject({ tenant: z.string(), key: z.string(), pinned: z.literal(false), searchVersion: z.int().min(1).nullable(), taskId: bigintId.nullable() })
-  .meta({ id: "UnpinResult", description: "taskId: the task that builds the business version when none of its index versions could serve at once." });
+  .strictObject({
+    tenant: z.string(),
+    key: z.string(),
+    pinned: z.literal(false),
+    searchVersion: z.int().min(1).nullable(),
+    taskId: bigintId.nullable(),
+  })
+  .meta({
+    id: "UnpinResult",
+    description:
+      "taskId: the task that builds the business version when none of its index versions could serve at once.",
+  });
 
 export const searchResult = z
   .strictObject({
@@ -179,13 +230,23 @@ const opsTask = taskBase
     leaseUntil: nullableInstant,
     startedAt: nullableInstant,
     paused: z
-      .strictObject({ target: z.string().meta({ description: "\"tenant <id>\" or \"task type <type>\"" }), by: z.string(), reason: z.string(), since: instant })
+      .strictObject({
+        target: z.string().meta({ description: '"tenant <id>" or "task type <type>"' }),
+        by: z.string(),
+        reason: z.string(),
+        since: instant,
+      })
       .nullable()
-      .meta({ description: "The pause that keeps this task from being claimed; null when none does (or the task is not waiting)." }),
+      .meta({
+        description:
+          "The pause that keeps this task from being claimed; null when none does (or the task is not waiting).",
+      }),
   })
   .meta({ id: "Task" });
 
-export const taskPage = z.strictObject({ items: z.array(opsTask), nextCursor: z.string().nullable() }).meta({ id: "TaskPage" });
+export const taskPage = z
+  .strictObject({ items: z.array(opsTask), nextCursor: z.string().nullable() })
+  .meta({ id: "TaskPage" });
 
 export const taskDetail = z
   .strictObject({
@@ -206,7 +267,9 @@ export const taskDetail = z
   })
   .meta({ id: "TaskDetail" });
 
-export const taskActionResult = z.strictObject({ taskId: bigintId, status: taskStatus }).meta({ id: "TaskActionResult" });
+export const taskActionResult = z
+  .strictObject({ taskId: bigintId, status: taskStatus })
+  .meta({ id: "TaskActionResult" });
 // Inline, not the shared TaskType: a reference to it cannot also be null in the generated document.
 const pausedType = z.enum(TASK_TYPES as unknown as [string, ...string[]]).nullable();
 export const taskPause = z
@@ -217,11 +280,15 @@ export const taskPause = z
     pausedBy: z.string(),
     reason: z.string(),
     since: instant,
-    waiting: count.meta({ description: "Due tasks the pause holds back (counted up to 10,000), within the caller's tenants." }),
+    waiting: count.meta({
+      description: "Due tasks the pause holds back (counted up to 10,000), within the caller's tenants.",
+    }),
   })
   .meta({ id: "TaskPause" });
 export const taskPauseList = z.strictObject({ items: z.array(taskPause) }).meta({ id: "TaskPauseList" });
-export const taskPauseResumed = z.strictObject({ id: bigintId, tenant: z.string().nullable(), taskType: pausedType, resumed: z.literal(true) }).meta({ id: "TaskPauseResumed" });
+export const taskPauseResumed = z
+  .strictObject({ id: bigintId, tenant: z.string().nullable(), taskType: pausedType, resumed: z.literal(true) })
+  .meta({ id: "TaskPauseResumed" });
 export const bulkRetryResult = z.strictObject({ retried: count, skipped: count }).meta({ id: "BulkRetryResult" });
 
 const worker = {
@@ -234,14 +301,19 @@ const worker = {
   currentTasks: z.array(z.string()),
 };
 export const workerList = z
-  .strictObject({ items: z.array(z.strictObject({ ...worker, live: z.boolean(), stoppedAt: nullableInstant }).meta({ id: "Worker" })) })
+  .strictObject({
+    items: z.array(z.strictObject({ ...worker, live: z.boolean(), stoppedAt: nullableInstant }).meta({ id: "Worker" })),
+  })
   .meta({ id: "WorkerList" });
 
 const nullableSeconds = seconds.nullable();
 export const overview = z
   .strictObject({
     generatedAt: instant,
-    scope: z.enum(["fleet", "tenants"]).meta({ description: "fleet for all-tenant callers; tenants when the figures cover the caller's tenants only (workers, history and reconciler are then empty or null)." }),
+    scope: z.enum(["fleet", "tenants"]).meta({
+      description:
+        "fleet for all-tenant callers; tenants when the figures cover the caller's tenants only (workers, history and reconciler are then empty or null).",
+    }),
     queue: z.strictObject({
       due: count,
       oldestDueAgeSeconds: nullableSeconds,
@@ -259,7 +331,12 @@ export const overview = z
         description:
           "Live documents whose search version was built with another embedding model or dimension than search uses now (model, dimensions): search finds nothing of them, and they read NOT_INDEXED until rebuilt (the reconciler's STALE_MODEL queues the rebuilds).",
       }),
-    publishToSearchableSeconds: z.strictObject({ p50: nullableSeconds, p95: nullableSeconds, p99: nullableSeconds, samples: count }),
+    publishToSearchableSeconds: z.strictObject({
+      p50: nullableSeconds,
+      p95: nullableSeconds,
+      p99: nullableSeconds,
+      samples: count,
+    }),
     perTask: z.strictObject({ chunks: z.number().nullable(), embeddingBatches: z.number().nullable() }),
     embeddingReuseRate: z.number().min(0).max(1).nullable(),
     workers: z.array(z.strictObject(worker)),
@@ -279,15 +356,32 @@ export const overview = z
     ),
     reconciler: z
       .strictObject({
-        lastPass: z.strictObject({ id: bigintId, startedAt: instant, finishedAt: nullableInstant, actor: z.string() }).nullable(),
-        kinds: z.array(z.strictObject({ kind: z.enum(ANOMALY_KINDS as unknown as [string, ...string[]]), found: count, repaired: count, skippedCap: count })),
-        totals: z.array(z.strictObject({ kind: z.enum(ANOMALY_KINDS as unknown as [string, ...string[]]), action: z.enum(ANOMALY_ACTIONS as unknown as [string, ...string[]]), count })),
+        lastPass: z
+          .strictObject({ id: bigintId, startedAt: instant, finishedAt: nullableInstant, actor: z.string() })
+          .nullable(),
+        kinds: z.array(
+          z.strictObject({
+            kind: z.enum(ANOMALY_KINDS as unknown as [string, ...string[]]),
+            found: count,
+            repaired: count,
+            skippedCap: count,
+          }),
+        ),
+        totals: z.array(
+          z.strictObject({
+            kind: z.enum(ANOMALY_KINDS as unknown as [string, ...string[]]),
+            action: z.enum(ANOMALY_ACTIONS as unknown as [string, ...string[]]),
+            count,
+          }),
+        ),
       })
       .nullable(),
   })
   .meta({ id: "Overview" });
 
-export const tenantList = z.strictObject({ items: z.array(z.strictObject({ id: z.string(), name: z.string() }).meta({ id: "Tenant" })) }).meta({ id: "TenantList" });
+export const tenantList = z
+  .strictObject({ items: z.array(z.strictObject({ id: z.string(), name: z.string() }).meta({ id: "Tenant" })) })
+  .meta({ id: "TenantList" });
 
 export const auditPage = z
   .strictObject({
@@ -332,9 +426,20 @@ export const userList = z
     ),
   })
   .meta({ id: "UserList" });
-export const userCreated = z.strictObject({ id: uuid, email: z.string(), role, tenants: tenantGrantOut, groups: z.array(z.string()) }).meta({ id: "UserCreated" });
+export const userCreated = z
+  .strictObject({ id: uuid, email: z.string(), role, tenants: tenantGrantOut, groups: z.array(z.string()) })
+  .meta({ id: "UserCreated" });
 export const userUpdated = z
-  .strictObject({ id: uuid, email: z.string(), role, tenants: tenantGrantOut, groups: z.array(z.string()), ssoGroups: z.array(z.string()), disabledAt: nullableInstant, sessionsEnded: count })
+  .strictObject({
+    id: uuid,
+    email: z.string(),
+    role,
+    tenants: tenantGrantOut,
+    groups: z.array(z.string()),
+    ssoGroups: z.array(z.string()),
+    disabledAt: nullableInstant,
+    sessionsEnded: count,
+  })
   .meta({ id: "UserUpdated" });
 
 const tokenKind = z.enum(["application", "person"]);
@@ -362,18 +467,40 @@ export const tokenList = z
   })
   .meta({ id: "TokenList" });
 export const tokenCreated = z
-  .strictObject({ id: uuid, name: z.string(), kind: tokenKind, userId: uuid.nullable(), role, tenants: tenantGrantOut, capabilities, token: z.string().meta({ description: "The secret, shown this once: only its hash is stored." }) })
+  .strictObject({
+    id: uuid,
+    name: z.string(),
+    kind: tokenKind,
+    userId: uuid.nullable(),
+    role,
+    tenants: tenantGrantOut,
+    capabilities,
+    token: z.string().meta({ description: "The secret, shown this once: only its hash is stored." }),
+  })
   .meta({ id: "TokenCreated" });
 export const tokenRevoked = z.strictObject({ id: uuid, revoked: z.literal(true) }).meta({ id: "TokenRevoked" });
 export const bootstrapTokenRotated = z
-  .strictObject({ token: z.string().meta({ description: "The new bootstrap token, shown once; the old one and its sessions stopped working." }), sessionsEnded: count })
+  .strictObject({
+    token: z
+      .string()
+      .meta({ description: "The new bootstrap token, shown once; the old one and its sessions stopped working." }),
+    sessionsEnded: count,
+  })
   .meta({ id: "BootstrapTokenRotated" });
-export const bootstrapTokenRevoked = z.strictObject({ revoked: z.literal(true), sessionsEnded: count }).meta({ id: "BootstrapTokenRevoked" });
+export const bootstrapTokenRevoked = z
+  .strictObject({ revoked: z.literal(true), sessionsEnded: count })
+  .meta({ id: "BootstrapTokenRevoked" });
 
-export const signInResult = z.strictObject({ ok: z.literal(true), role, subject: z.string() }).meta({ id: "SignInResult" });
+export const signInResult = z
+  .strictObject({ ok: z.literal(true), role, subject: z.string() })
+  .meta({ id: "SignInResult" });
 export const okResult = z.strictObject({ ok: z.literal(true) });
 export const health = z
-  .strictObject({ ok: z.boolean(), database: z.enum(["ok", "unreachable"]), error: z.strictObject({ code: z.literal("DATABASE_UNAVAILABLE"), message: z.string() }).optional() })
+  .strictObject({
+    ok: z.boolean(),
+    database: z.enum(["ok", "unreachable"]),
+    error: z.strictObject({ code: z.literal("DATABASE_UNAVAILABLE"), message: z.string() }).optional(),
+  })
   .meta({ id: "Health" });
 
 // ---- Operator tools: exports, overview activity, chunk browser.
@@ -384,7 +511,9 @@ export const exportDocument = z
     kind: z.enum(["documents", "tasks"]),
     exportedAt: instant,
     filters: z.record(z.string(), z.unknown()).meta({ description: "The list filters the export was made with." }),
-    items: z.array(z.record(z.string(), exportCell)).meta({ description: "One object per row, with the CSV's columns as keys." }),
+    items: z
+      .array(z.record(z.string(), exportCell))
+      .meta({ description: "One object per row, with the CSV's columns as keys." }),
     count,
   })
   .meta({ id: "ListExport" });
@@ -396,10 +525,22 @@ export const activity = z
     generatedAt: instant,
     bucketSeconds: z.int().min(1),
     scope: z.enum(["fleet", "tenants"]),
-    totals: z.strictObject({ SUCCEEDED: count, DEAD: count, RESOLVED: count, SUPERSEDED: count }).meta({ description: "Tasks finished in the range, by outcome." }),
+    totals: z
+      .strictObject({ SUCCEEDED: count, DEAD: count, RESOLVED: count, SUPERSEDED: count })
+      .meta({ description: "Tasks finished in the range, by outcome." }),
     throughput: z
-      .array(z.strictObject({ at: instant, SUCCEEDED: perMinute, DEAD: perMinute, RESOLVED: perMinute, SUPERSEDED: perMinute }))
-      .meta({ description: "Tasks finished per minute, averaged over each bucket, oldest first; empty buckets are zeros." }),
+      .array(
+        z.strictObject({
+          at: instant,
+          SUCCEEDED: perMinute,
+          DEAD: perMinute,
+          RESOLVED: perMinute,
+          SUPERSEDED: perMinute,
+        }),
+      )
+      .meta({
+        description: "Tasks finished per minute, averaged over each bucket, oldest first; empty buckets are zeros.",
+      }),
     history: z
       .array(
         z.strictObject({
@@ -435,22 +576,37 @@ export const chunkPage = z
         serving: z.boolean(),
       }),
     ),
-    indexVersionId: uuid.nullable().meta({ description: "The index version these chunks belong to: the one asked for, else the one search serves, else the newest." }),
+    indexVersionId: uuid.nullable().meta({
+      description:
+        "The index version these chunks belong to: the one asked for, else the one search serves, else the newest.",
+    }),
     textHidden: z.boolean().meta({
       description:
         "True when search would not show the caller this version's text: the document is deleted, or the version's own ACL, the served version's or the latest published version's does not include the caller. Texts, section headings, content hashes and chunk ids (derived from the hash) are then null.",
     }),
-    textHiddenReason: z.enum(["ACL", "DELETED"]).nullable().meta({ description: "Why the text is hidden: an ACL that does not include the caller, or a deleted document. Null when shown." }),
+    textHiddenReason: z.enum(["ACL", "DELETED"]).nullable().meta({
+      description:
+        "Why the text is hidden: an ACL that does not include the caller, or a deleted document. Null when shown.",
+    }),
     items: z.array(
       z.strictObject({
         ordinal: count,
-        chunkId: z.string().nullable().meta({ description: "Null where the text is hidden: it is derived from the content hash." }),
+        chunkId: z
+          .string()
+          .nullable()
+          .meta({ description: "Null where the text is hidden: it is derived from the content hash." }),
         level: z.int().min(0).max(2).meta({ description: "0 abstract, 1 overview, 2 a chunk of the body." }),
         sectionPath: z.string().nullable().meta({ description: "The heading path; null where the text is hidden." }),
         text: z.string().nullable(),
         chars: count,
-        contentHash: z.string().nullable().meta({ description: "sha256 of the section path and text; null where the text is hidden." }),
-        reused: z.boolean().meta({ description: "An earlier stored index version of the document in the same embedding space holds the same text." }),
+        contentHash: z
+          .string()
+          .nullable()
+          .meta({ description: "sha256 of the section path and text; null where the text is hidden." }),
+        reused: z.boolean().meta({
+          description:
+            "An earlier stored index version of the document in the same embedding space holds the same text.",
+        }),
       }),
     ),
     nextCursor: z.string().nullable(),

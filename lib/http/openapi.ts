@@ -3,7 +3,17 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteaso
 import { ROUTES, type HttpMethod, type RouteRule } from "./routes";
 import * as R from "./openapi-schemas";
 import { documentListQuery, keyParam, publishBody, searchBody, tenantParam } from "../documents/schemas";
-import { bulkRetryBody, optionalReasonBody, pauseBody, pauseIdParam, reasonBody, renameBody, rollbackBody, taskIdParam, taskListQuery } from "../operations/schemas";
+import {
+  bulkRetryBody,
+  optionalReasonBody,
+  pauseBody,
+  pauseIdParam,
+  reasonBody,
+  renameBody,
+  rollbackBody,
+  taskIdParam,
+  taskListQuery,
+} from "../operations/schemas";
 import { newTokenBody, newUserBody, patchUserBody } from "../admin/accounts";
 import { signInBody } from "../auth/schemas";
 import * as W from "../webhooks/schemas";
@@ -29,7 +39,15 @@ type Op = {
   tags: string[];
   request?: RouteConfig["request"];
   /** Success answers: status → schema (JSON) or a full response object. */
-  ok: Record<Status, { description: string; schema?: z.ZodType; content?: Record<string, { schema: z.ZodType }>; headers?: Record<string, { description: string; schema: { type: "string" } }> }>;
+  ok: Record<
+    Status,
+    {
+      description: string;
+      schema?: z.ZodType;
+      content?: Record<string, { schema: z.ZodType }>;
+      headers?: Record<string, { description: string; schema: { type: "string" } }>;
+    }
+  >;
   /** Error codes this operation answers beyond those its route row and inputs imply. */
   errors?: Record<Status, string[]>;
   /** Reads a JSON body (adds the body-reading error codes). */
@@ -42,14 +60,24 @@ const body = (schema: z.ZodType) => ({ required: true, ...json(schema) });
 const docParams = z.object({ tenant: tenantParam, key: keyParam });
 const taskParams = z.object({ taskId: taskIdParam });
 const idParam = z.object({ id: z.uuid() });
-const JSON_BODY_ERRORS = { 400: ["INVALID_JSON", "INVALID_ENCODING"], 413: ["PAYLOAD_TOO_LARGE"], 415: ["UNSUPPORTED_MEDIA_TYPE"] };
+const JSON_BODY_ERRORS = {
+  400: ["INVALID_JSON", "INVALID_ENCODING"],
+  413: ["PAYLOAD_TOO_LARGE"],
+  415: ["UNSUPPORTED_MEDIA_TYPE"],
+};
 
 const multipartPublish = z
   .object({
-    file: z.string().meta({ description: "The document's bytes; its type is the contentType field, else the part's own type.", contentMediaType: "application/octet-stream" }),
+    file: z.string().meta({
+      description: "The document's bytes; its type is the contentType field, else the part's own type.",
+      contentMediaType: "application/octet-stream",
+    }),
     title: z.string().optional().meta({ description: "Defaults to the file name without its extension." }),
     contentType: z.string().optional(),
-    acl: z.string().optional().meta({ description: "Principals, comma-separated. Absent: the latest version's ACL is kept (a new document: the whole tenant); an empty value opens the document to the whole tenant." }),
+    acl: z.string().optional().meta({
+      description:
+        "Principals, comma-separated. Absent: the latest version's ACL is kept (a new document: the whole tenant); an empty value opens the document to the whole tenant.",
+    }),
     abstract: z.string().optional(),
     overview: z.string().optional(),
   })
@@ -85,8 +113,17 @@ export const OPERATIONS: Record<string, Op> = {
     operationId: "oidcStart",
     summary: "Send the browser to the identity provider",
     tags: ["auth"],
-    request: { query: z.object({ next: z.string().optional().meta({ description: "A local path to return to after sign-in." }) }) },
-    ok: { 303: { description: "Redirect to the identity provider (or back to /signin with an error code).", headers: { location: { description: "Where to go.", schema: { type: "string" } } } } },
+    request: {
+      query: z.object({
+        next: z.string().optional().meta({ description: "A local path to return to after sign-in." }),
+      }),
+    },
+    ok: {
+      303: {
+        description: "Redirect to the identity provider (or back to /signin with an error code).",
+        headers: { location: { description: "Where to go.", schema: { type: "string" } } },
+      },
+    },
     errors: { 404: ["NOT_FOUND"] },
   },
   "GET /api/auth/oidc/callback": {
@@ -94,7 +131,12 @@ export const OPERATIONS: Record<string, Op> = {
     summary: "The identity provider's redirect back",
     tags: ["auth"],
     request: { query: z.object({ code: z.string().optional(), state: z.string().optional() }) },
-    ok: { 303: { description: "Signed in and redirected (or sent to /signin?error=CODE).", headers: { location: { description: "Where to go.", schema: { type: "string" } } } } },
+    ok: {
+      303: {
+        description: "Signed in and redirected (or sent to /signin?error=CODE).",
+        headers: { location: { description: "Where to go.", schema: { type: "string" } } },
+      },
+    },
     errors: { 404: ["NOT_FOUND"] },
   },
   "GET /api/openapi.json": {
@@ -107,7 +149,9 @@ export const OPERATIONS: Record<string, Op> = {
     operationId: "metrics",
     summary: "Prometheus metrics",
     tags: ["system"],
-    ok: { 200: { description: "Prometheus text exposition format.", content: { "text/plain": { schema: z.string() } } } },
+    ok: {
+      200: { description: "Prometheus text exposition format.", content: { "text/plain": { schema: z.string() } } },
+    },
   },
   "GET /api/v1/overview": {
     operationId: "getOverview",
@@ -132,7 +176,9 @@ export const OPERATIONS: Record<string, Op> = {
     summary: "Documents, newest change first",
     tags: ["documents"],
     request: { query: documentListQuery },
-    ok: { 200: { description: "A page of documents; pass nextCursor as cursor for the next.", schema: R.documentPage } },
+    ok: {
+      200: { description: "A page of documents; pass nextCursor as cursor for the next.", schema: R.documentPage },
+    },
     errors: { 400: ["INVALID_CURSOR"] },
   },
   "GET /api/v1/tasks": {
@@ -202,7 +248,8 @@ export const OPERATIONS: Record<string, Op> = {
   "DELETE /api/v1/pauses/[id]": {
     operationId: "resumeQueue",
     summary: "Resume: end a pause",
-    description: "The held tasks are claimed at once. A task-type pause is lifted by an all-tenant operator only. Audited.",
+    description:
+      "The held tasks are claimed at once. A task-type pause is lifted by an all-tenant operator only. Audited.",
     tags: ["operations"],
     request: { params: z.object({ id: pauseIdParam }), body: { ...json(optionalReasonBody), required: false } },
     json: true,
@@ -221,7 +268,8 @@ export const OPERATIONS: Record<string, Op> = {
     operationId: "listAudit",
     summary: "The audit log, newest first",
     tags: ["operations"],
-    description: "Filters: actor (part of it, any case), action (one, or `task.*` for every action on a kind of target), tenant, and a time range (from inclusive, to exclusive).",
+    description:
+      "Filters: actor (part of it, any case), action (one, or `task.*` for every action on a kind of target), tenant, and a time range (from inclusive, to exclusive).",
     request: { query: auditListQuery },
     ok: { 200: { description: "A page of audit entries.", schema: R.auditPage } },
   },
@@ -230,28 +278,46 @@ export const OPERATIONS: Record<string, Op> = {
     summary: "Throughput by outcome and backlog history over a range",
     tags: ["operations"],
     request: { query: activityQuery },
-    ok: { 200: { description: "Tasks finished per minute by outcome, and the backlog snapshots, over 1 h, 24 h or 7 d.", schema: R.activity } },
+    ok: {
+      200: {
+        description: "Tasks finished per minute by outcome, and the backlog snapshots, over 1 h, 24 h or 7 d.",
+        schema: R.activity,
+      },
+    },
   },
   "GET /api/v1/documents/export": {
     operationId: "exportDocuments",
     summary: "The documents list as CSV or JSON",
-    description: "Every page of the list with the same filters, streamed. CSV cells that a spreadsheet would run as a formula (starting with = + - @) get a leading apostrophe.",
+    description:
+      "Every page of the list with the same filters, streamed. CSV cells that a spreadsheet would run as a formula (starting with = + - @) get a leading apostrophe.",
     tags: ["documents"],
     request: { query: documentExportQuery },
-    ok: { 200: { description: "The export, as an attachment.", content: { "text/csv": { schema: z.string() }, "application/json": { schema: R.exportDocument } } } },
+    ok: {
+      200: {
+        description: "The export, as an attachment.",
+        content: { "text/csv": { schema: z.string() }, "application/json": { schema: R.exportDocument } },
+      },
+    },
   },
   "GET /api/v1/tasks/export": {
     operationId: "exportTasks",
     summary: "The tasks list as CSV or JSON",
-    description: "Every page of the list with the same filters, streamed; CSV cells are protected against formula injection.",
+    description:
+      "Every page of the list with the same filters, streamed; CSV cells are protected against formula injection.",
     tags: ["tasks"],
     request: { query: taskExportQuery },
-    ok: { 200: { description: "The export, as an attachment.", content: { "text/csv": { schema: z.string() }, "application/json": { schema: R.exportDocument } } } },
+    ok: {
+      200: {
+        description: "The export, as an attachment.",
+        content: { "text/csv": { schema: z.string() }, "application/json": { schema: R.exportDocument } },
+      },
+    },
   },
   [`GET ${DOC}/chunks`]: {
     operationId: "listChunks",
     summary: "A document's chunks in one index version",
-    description: "Section, level, text and whether the vector was reused, in reading order. Texts are null where the version's ACL does not include the caller.",
+    description:
+      "Section, level, text and whether the vector was reused, in reading order. Texts are null where the version's ACL does not include the caller.",
     tags: ["documents"],
     request: { params: docParams, query: chunkListQuery },
     ok: { 200: { description: "A page of chunks; pass nextCursor as cursor for the next.", schema: R.chunkPage } },
@@ -284,8 +350,16 @@ export const OPERATIONS: Record<string, Op> = {
     tags: ["documents"],
     request: {
       params: docParams,
-      headers: z.object({ "idempotency-key": z.string().regex(/^[\x21-\x7e]{1,200}$/).optional() }),
-      body: { required: true, content: { "application/json": { schema: publishBody }, "multipart/form-data": { schema: multipartPublish } } },
+      headers: z.object({
+        "idempotency-key": z
+          .string()
+          .regex(/^[\x21-\x7e]{1,200}$/)
+          .optional(),
+      }),
+      body: {
+        required: true,
+        content: { "application/json": { schema: publishBody }, "multipart/form-data": { schema: multipartPublish } },
+      },
     },
     json: true,
     ok: {
@@ -293,7 +367,13 @@ export const OPERATIONS: Record<string, Op> = {
       200: { description: "The content equals the current version: nothing new to index.", schema: R.publishResult },
     },
     errors: {
-      400: ["INVALID_IDEMPOTENCY_KEY", "INVALID_MULTIPART", "INVALID_CONTENT", "EMPTY_DOCUMENT", "TEXT_TOO_LONG_FOR_MODEL"],
+      400: [
+        "INVALID_IDEMPOTENCY_KEY",
+        "INVALID_MULTIPART",
+        "INVALID_CONTENT",
+        "EMPTY_DOCUMENT",
+        "TEXT_TOO_LONG_FOR_MODEL",
+      ],
       409: ["IDEMPOTENCY_KEY_REUSED", "KEY_CHANGED"],
       413: ["CONTENT_TOO_LARGE"],
       415: ["UNSUPPORTED_DOCUMENT"],
@@ -336,7 +416,8 @@ export const OPERATIONS: Record<string, Op> = {
   "POST /api/v1/tenants/[tenant]/search": {
     operationId: "search",
     summary: "Search a tenant",
-    description: "Answers from each document's search version, filtered by the caller's ACL principals (or those named, for operators and tokens with search:principals).",
+    description:
+      "Answers from each document's search version, filtered by the caller's ACL principals (or those named, for operators and tokens with search:principals).",
     tags: ["search"],
     request: { params: z.object({ tenant: tenantParam }), body: body(searchBody) },
     json: true,
@@ -393,7 +474,8 @@ export const OPERATIONS: Record<string, Op> = {
   "POST /api/v1/admin/bootstrap-token/rotate": {
     operationId: "rotateBootstrapToken",
     summary: "Replace the bootstrap token",
-    description: "A new random bootstrap token, shown once; the one it replaces (configured or rotated before) stops signing in at once, with its sessions, in every web process. Audited as bootstrap_token.rotate. All-tenant admins only.",
+    description:
+      "A new random bootstrap token, shown once; the one it replaces (configured or rotated before) stops signing in at once, with its sessions, in every web process. Audited as bootstrap_token.rotate. All-tenant admins only.",
     tags: ["admin"],
     ok: { 200: { description: "The new token.", schema: R.bootstrapTokenRotated } },
     errors: { 403: ["FLEET_SCOPE_REQUIRED"] },
@@ -401,7 +483,8 @@ export const OPERATIONS: Record<string, Op> = {
   "DELETE /api/v1/admin/bootstrap-token": {
     operationId: "revokeBootstrapToken",
     summary: "Revoke the bootstrap token",
-    description: "No bootstrap token signs in any more (the configured one neither) until a rotation issues a new one; its sessions end. Audited as bootstrap_token.revoke. All-tenant admins only.",
+    description:
+      "No bootstrap token signs in any more (the configured one neither) until a rotation issues a new one; its sessions end. Audited as bootstrap_token.revoke. All-tenant admins only.",
     tags: ["admin"],
     ok: { 200: { description: "Revoked.", schema: R.bootstrapTokenRevoked } },
     errors: { 403: ["FLEET_SCOPE_REQUIRED"] },
@@ -410,12 +493,18 @@ export const OPERATIONS: Record<string, Op> = {
     operationId: "listWebhookEndpoints",
     summary: "Webhook endpoints",
     tags: ["admin"],
-    ok: { 200: { description: "Endpoints of the caller's tenants, with delivery counts; never their secrets.", schema: W.webhookEndpointList } },
+    ok: {
+      200: {
+        description: "Endpoints of the caller's tenants, with delivery counts; never their secrets.",
+        schema: W.webhookEndpointList,
+      },
+    },
   },
   "POST /api/v1/admin/webhooks": {
     operationId: "createWebhookEndpoint",
     summary: "Add a webhook endpoint",
-    description: "Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the secret in this answer, which is not shown again.",
+    description:
+      "Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the secret in this answer, which is not shown again.",
     tags: ["admin"],
     request: { body: body(W.newEndpointBody) },
     json: true,
@@ -442,7 +531,8 @@ export const OPERATIONS: Record<string, Op> = {
   "POST /api/v1/admin/webhooks/[id]/rotate-secret": {
     operationId: "rotateWebhookSecret",
     summary: "Issue a new signing secret",
-    description: "The replaced secret keeps signing beside the new one for 24 hours, so receivers can switch without refusing deliveries.",
+    description:
+      "The replaced secret keeps signing beside the new one for 24 hours, so receivers can switch without refusing deliveries.",
     tags: ["admin"],
     request: { params: idParam },
     ok: { 200: { description: "The endpoint with its new secret, shown once.", schema: W.webhookEndpointWithSecret } },
@@ -461,7 +551,10 @@ export const OPERATIONS: Record<string, Op> = {
     summary: "Send a delivery again",
     description: "Resets its attempts; the message keeps its webhook-id. Audited.",
     tags: ["admin"],
-    request: { params: idParam.extend({ deliveryId: z.string().regex(/^\d{1,19}$/) }), body: { required: false, ...json(W.redeliverBody) } },
+    request: {
+      params: idParam.extend({ deliveryId: z.string().regex(/^\d{1,19}$/) }),
+      body: { required: false, ...json(W.redeliverBody) },
+    },
     json: true,
     ok: { 200: { description: "Queued for sending now.", schema: W.webhookDelivery } },
     errors: { 404: ["NOT_FOUND"], 409: ["DELIVERY_IN_FLIGHT"] },
@@ -499,14 +592,18 @@ function access(row: RouteRule): string {
   const scope = {
     none: "",
     "tenant-param": " The tenant in the path must be one of the caller's (403 FORBIDDEN).",
-    "own-tenants": /\[[^\]]+\]/.test(row.path) ? " Within the caller's tenants: an id in another tenant is 404." : " Answers cover the caller's tenants only.",
+    "own-tenants": /\[[^\]]+\]/.test(row.path)
+      ? " Within the caller's tenants: an id in another tenant is 404."
+      : " Answers cover the caller's tenants only.",
     fleet: " Fleet-wide: all-tenant callers only (403 FLEET_SCOPE_REQUIRED).",
   }[row.scope];
   return `${who}${cap}.${scope}`;
 }
 
 function errorSchema(codes: string[]) {
-  return z.strictObject({ error: z.strictObject({ code: z.enum(codes as [string, ...string[]]), message: z.string() }) });
+  return z.strictObject({
+    error: z.strictObject({ code: z.enum(codes as [string, ...string[]]), message: z.string() }),
+  });
 }
 
 function register(registry: OpenAPIRegistry, row: RouteRule, op: Op): void {
@@ -520,7 +617,10 @@ function register(registry: OpenAPIRegistry, row: RouteRule, op: Op): void {
   }
   for (const [status, codes] of Object.entries(errorCodes(row, op))) {
     // The health check answers 503 with its own body, which carries the error.
-    responses[status] = { description: codes.join(", "), ...json(row.path === "/api/health" ? R.health : errorSchema(codes)) };
+    responses[status] = {
+      description: codes.join(", "),
+      ...json(row.path === "/api/health" ? R.health : errorSchema(codes)),
+    };
   }
   registry.registerPath({
     method: row.method.toLowerCase() as Lowercase<HttpMethod>,
@@ -549,8 +649,17 @@ let cached: ReturnType<OpenApiGeneratorV31["generateDocument"]> | null = null;
 export function openApiDocument() {
   if (cached) return cached;
   const registry = new OpenAPIRegistry();
-  registry.registerComponent("securitySchemes", "bearerToken", { type: "http", scheme: "bearer", description: "An API token (Admin → Tokens, or the bootstrap token)." });
-  registry.registerComponent("securitySchemes", "sessionCookie", { type: "apiKey", in: "cookie", name: "iw_session", description: "The dashboard's session, opened by POST /api/auth/signin." });
+  registry.registerComponent("securitySchemes", "bearerToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API token (Admin → Tokens, or the bootstrap token).",
+  });
+  registry.registerComponent("securitySchemes", "sessionCookie", {
+    type: "apiKey",
+    in: "cookie",
+    name: "iw_session",
+    description: "The dashboard's session, opened by POST /api/auth/signin.",
+  });
   for (const row of ROUTES) {
     // A route without an operation is left out rather than failing the document; the contract
     // test (test/api/openapi-contract.test.ts) fails on it.

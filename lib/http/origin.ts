@@ -18,7 +18,11 @@ export function publicOrigin(req: Request): string {
 
 /** Whether cookies must be Secure: TLS here, at the proxy, or in the configured public URL. */
 export function isHttps(req: Request): boolean {
-  return new URL(req.url).protocol === "https:" || forwardedProto(req) === "https" || (setting("INDEXWRIGHT_PUBLIC_URL") ?? "").startsWith("https:");
+  return (
+    new URL(req.url).protocol === "https:" ||
+    forwardedProto(req) === "https" ||
+    (setting("INDEXWRIGHT_PUBLIC_URL") ?? "").startsWith("https:")
+  );
 }
 
 /**
@@ -28,5 +32,6 @@ export function isHttps(req: Request): boolean {
 export function assertSameOrigin(req: Request, required: boolean): void {
   const origin = req.headers.get("origin");
   if (!origin && !required) return;
-  if (!origin || URL.parse(origin)?.host !== requestHost(req)) throw new DomainError("ORIGIN_MISMATCH", "cross-origin request rejected");
+  if (!origin || URL.parse(origin)?.host !== requestHost(req))
+    throw new DomainError("ORIGIN_MISMATCH", "cross-origin request rejected");
 }

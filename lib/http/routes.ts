@@ -27,7 +27,13 @@ export type RouteRule = {
 };
 
 const pub = (method: HttpMethod, path: string): RouteRule => ({ method, path, auth: "public", scope: "none" });
-const role = (method: HttpMethod, path: string, min: Role, scope: RouteRule["scope"], capability?: Capability): RouteRule => ({
+const role = (
+  method: HttpMethod,
+  path: string,
+  min: Role,
+  scope: RouteRule["scope"],
+  capability?: Capability,
+): RouteRule => ({
   method,
   path,
   auth: "role",

@@ -15,14 +15,20 @@ export type ThroughputPoint = { at: string } & Record<Outcome, number>;
 export async function activity(pool: pg.Pool, opts: { range: ActivityRange; tenants: string[] | null }) {
   const r = ACTIVITY_RANGES[opts.range];
   const fleet = opts.tenants === null;
-  const { now, buckets, history } = await activityRows(pool, { seconds: r.seconds, bucketSeconds: r.bucketSeconds, historyStepSeconds: historyStep(opts.range), tenants: opts.tenants });
+  const { now, buckets, history } = await activityRows(pool, {
+    seconds: r.seconds,
+    bucketSeconds: r.bucketSeconds,
+    historyStepSeconds: historyStep(opts.range),
+    tenants: opts.tenants,
+  });
 
   const step = r.bucketSeconds * 1000;
   const end = Math.floor(now.getTime() / step) * step;
   const start = end - Math.ceil(r.seconds / r.bucketSeconds) * step + step;
   const perMinute = 60 / r.bucketSeconds;
   const byBucket = new Map<number, ThroughputPoint>();
-  for (let t = start; t <= end; t += step) byBucket.set(t, { at: new Date(t).toISOString(), SUCCEEDED: 0, DEAD: 0, RESOLVED: 0, SUPERSEDED: 0 });
+  for (let t = start; t <= end; t += step)
+    byBucket.set(t, { at: new Date(t).toISOString(), SUCCEEDED: 0, DEAD: 0, RESOLVED: 0, SUPERSEDED: 0 });
   const totals: Record<Outcome, number> = { SUCCEEDED: 0, DEAD: 0, RESOLVED: 0, SUPERSEDED: 0 };
   for (const b of buckets) {
     totals[b.status] += b.n;

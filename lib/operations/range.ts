@@ -14,7 +14,9 @@ export type ActivityRange = keyof typeof ACTIVITY_RANGES;
 export const ACTIVITY_RANGE_LIST = Object.keys(ACTIVITY_RANGES) as ActivityRange[];
 export const DEFAULT_RANGE: ActivityRange = "24h";
 
-export const activityQuery = z.object({ range: z.enum(ACTIVITY_RANGE_LIST as [ActivityRange, ...ActivityRange[]]).default(DEFAULT_RANGE) }).strict();
+export const activityQuery = z
+  .object({ range: z.enum(ACTIVITY_RANGE_LIST as [ActivityRange, ...ActivityRange[]]).default(DEFAULT_RANGE) })
+  .strict();
 
 /** The outcomes a finished task ends in, each a series of the throughput chart. */
 export const OUTCOMES = ["SUCCEEDED", "DEAD", "RESOLVED", "SUPERSEDED"] as const;

@@ -1,9 +1,27 @@
 import "server-only";
 import type pg from "pg";
-import { prisma, transaction, asQueryable, execute, queryRows, iso, outsideSpace, Prisma, type Tx } from "../db/repository";
+import {
+  prisma,
+  transaction,
+  asQueryable,
+  execute,
+  queryRows,
+  iso,
+  outsideSpace,
+  Prisma,
+  type Tx,
+} from "../db/repository";
 import type { TaskEvent } from "../generated/prisma/client";
 import { notifyTasks } from "../queue/sql";
-import { OBSOLETE, cancelTask as cancelTaskSql, forceDoneTask, lockDeadTaskDocuments, retryDeadTasks, retryTask as retryTaskSql, type DeadFilter } from "../queue/actions-sql";
+import {
+  OBSOLETE,
+  cancelTask as cancelTaskSql,
+  forceDoneTask,
+  lockDeadTaskDocuments,
+  retryDeadTasks,
+  retryTask as retryTaskSql,
+  type DeadFilter,
+} from "../queue/actions-sql";
 import { lockDocument as lockDocumentRow } from "../queue/engine";
 import { removeFromSearch } from "../pipeline/pointer";
 import { latestPass } from "../reconcile/overview";
@@ -94,17 +112,34 @@ function taskView(r: TaskRow) {
     errorCode: r.error_code,
     errorMessage: r.error_message,
     progress: r.status === "RUNNING" ? { done: r.progress_done, total: r.progress_total } : null,
-    stats: r.chunks_total === null ? null : { chunksTotal: r.chunks_total, chunksReused: r.chunks_reused, batchesSent: r.batches_sent },
+    stats:
+      r.chunks_total === null
+        ? null
+        : { chunksTotal: r.chunks_total, chunksReused: r.chunks_reused, batchesSent: r.batches_sent },
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
     startedAt: iso(r.started_at),
     finishedAt: iso(r.finished_at),
-    paused: r.pause_target === null ? null : { target: r.pause_target, by: r.pause_by, reason: r.pause_reason, since: iso(r.pause_since) },
+    paused:
+      r.pause_target === null
+        ? null
+        : { target: r.pause_target, by: r.pause_by, reason: r.pause_reason, since: iso(r.pause_since) },
   };
 }
 
 /** Newest first, keyset-paginated on task_id; filters map onto the partial/status indexes. */
-export async function listTasks(pool: pg.Pool, f: { status?: string; errorCode?: string; type?: string; tenant?: string; cursor?: string; limit: number; tenants: string[] | null }) {
+export async function listTasks(
+  pool: pg.Pool,
+  f: {
+    status?: string;
+    errorCode?: string;
+    type?: string;
+    tenant?: string;
+    cursor?: string;
+    limit: number;
+    tenants: string[] | null;
+  },
+) {
   const status = f.status ?? null;
   const errorCode = f.errorCode ?? null;
   const type = f.type ?? null;
@@ -120,10 +155,23 @@ export async function listTasks(pool: pg.Pool, f: { status?: string; errorCode?:
 }
 
 function eventView(e: TaskEvent, checksums: boolean) {
-  const detail = !checksums && e.detail !== null && typeof e.detail === "object" && !Array.isArray(e.detail) && "checksum" in e.detail
-    ? Object.fromEntries(Object.entries(e.detail).filter(([k]) => k !== "checksum"))
-    : e.detail;
-  return { id: e.id.toString(), at: e.at.toISOString(), kind: e.kind, actor: e.actor, leaseAttempt: e.leaseAttempt, errorCode: e.errorCode, detail };
+  const detail =
+    !checksums &&
+    e.detail !== null &&
+    typeof e.detail === "object" &&
+    !Array.isArray(e.detail) &&
+    "checksum" in e.detail
+      ? Object.fromEntries(Object.entries(e.detail).filter(([k]) => k !== "checksum"))
+      : e.detail;
+  return {
+    id: e.id.toString(),
+    at: e.at.toISOString(),
+    kind: e.kind,
+    actor: e.actor,
+    leaseAttempt: e.leaseAttempt,
+    errorCode: e.errorCode,
+    detail,
+  };
 }
 
 /**
@@ -134,13 +182,23 @@ function eventView(e: TaskEvent, checksums: boolean) {
  */
 export async function getTask(pool: pg.Pool, taskId: string, tenants: string[] | null, checksums = true) {
   const db = prisma(pool);
-  const [t] = await db.$queryRaw<TaskRow[]>`${TASK_SELECT} WHERE t.task_id = ${taskId}::bigint AND (${tenants}::text[] IS NULL OR t.tenant_id = ANY(${tenants}::text[]))`;
+  const [t] = await db.$queryRaw<
+    TaskRow[]
+  >`${TASK_SELECT} WHERE t.task_id = ${taskId}::bigint AND (${tenants}::text[] IS NULL OR t.tenant_id = ANY(${tenants}::text[]))`;
   if (!t) return null;
   const events = await db.taskEvent.findMany({ where: { taskId: BigInt(taskId) }, orderBy: { id: "asc" }, take: 1000 });
   return { ...taskView(t), events: events.map((e) => eventView(e, checksums)) };
 }
 
-type QueueRow = { due: number; oldest_due_age: number | null; waiting: number; running: number; leases_expiring: number; leases_expired: number; dead: number };
+type QueueRow = {
+  due: number;
+  oldest_due_age: number | null;
+  waiting: number;
+  running: number;
+  leases_expiring: number;
+  leases_expired: number;
+  dead: number;
+};
 type ErrorRow = { error_code: string; status: string; n: number };
 type DriftRow = { drift: number; acknowledged: number; oldest_drift_age: number | null };
 type LatencyRow = {
@@ -152,7 +210,15 @@ type LatencyRow = {
   batches_per_task: number | null;
   reuse_rate: number | null;
 };
-type WorkerRow = { id: string; host: string; pid: number; concurrency: number; started_at: Date; last_heartbeat_at: Date; current_tasks: string[] };
+type WorkerRow = {
+  id: string;
+  host: string;
+  pid: number;
+  concurrency: number;
+  started_at: Date;
+  last_heartbeat_at: Date;
+  current_tasks: string[];
+};
 /** Rows that arrive inside a JSON array: timestamps are strings there. */
 type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] };
 /** One queue snapshot row (the Overview's history; the activity range reads the same rows). */
@@ -168,7 +234,9 @@ export type SnapshotRow = {
   latency_p50_seconds: number | null;
   latency_p95_seconds: number | null;
 };
-type OverviewRow = QueueRow & DriftRow & LatencyRow & { other_space: number; errors: ErrorRow[]; workers: Json<WorkerRow>[]; history: Json<SnapshotRow>[] };
+type OverviewRow = QueueRow &
+  DriftRow &
+  LatencyRow & { other_space: number; errors: ErrorRow[]; workers: Json<WorkerRow>[]; history: Json<SnapshotRow>[] };
 
 /**
  * The overview for a principal: all-tenant principals see the fleet (workers, backlog history, the
@@ -177,7 +245,10 @@ type OverviewRow = QueueRow & DriftRow & LatencyRow & { other_space: number; err
  * (due, running, dead) or a bounded window (the newest 1,000 finished tasks), never an unbounded
  * count over all tasks. Aggregates, percentiles and the database clock: SQL throughout.
  */
-export async function overview(pool: pg.Pool, opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null; space?: EmbeddingSpace }) {
+export async function overview(
+  pool: pg.Pool,
+  opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null; space?: EmbeddingSpace },
+) {
   const db = prisma(pool);
   const space = opts.space ?? null;
   const tenants = opts.tenants ?? null;
@@ -329,9 +400,13 @@ function historyPoint(stepSeconds: number): Prisma.Sql {
  * through index_tasks_finished_at_idx. A sealed bucket counts each task as it finished then (see
  * rollUpTaskOutcomes).
  */
-export async function activityRows(pool: pg.Pool, opts: { seconds: number; bucketSeconds: number; historyStepSeconds: number; tenants: string[] | null }) {
+export async function activityRows(
+  pool: pg.Pool,
+  opts: { seconds: number; bucketSeconds: number; historyStepSeconds: number; tenants: string[] | null },
+) {
   const db = prisma(pool);
-  const binOf = (column: Prisma.Sql) => Prisma.sql`date_bin(make_interval(secs => ${opts.bucketSeconds}::double precision), ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')`;
+  const binOf = (column: Prisma.Sql) =>
+    Prisma.sql`date_bin(make_interval(secs => ${opts.bucketSeconds}::double precision), ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')`;
   const bin = binOf(Prisma.sql`finished_at`);
   const [[{ now }], buckets, history] = await Promise.all([
     db.$queryRaw<{ now: Date }[]>`SELECT now() AS now`,
@@ -367,7 +442,9 @@ export async function activityRows(pool: pg.Pool, opts: { seconds: number; bucke
          AND (${opts.tenants}::text[] IS NULL OR tenant_id = ANY(${opts.tenants}::text[]))
        GROUP BY 1, 2`,
     opts.tenants === null
-      ? db.$queryRaw<SnapshotRow[]>`SELECT DISTINCT ON (b) taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds
+      ? db.$queryRaw<
+          SnapshotRow[]
+        >`SELECT DISTINCT ON (b) taken_at, pending, retry_wait, running, dead, due, oldest_due_age_seconds, drift_count, latency_p50_seconds, latency_p95_seconds
           FROM (SELECT s.*, ${historyPoint(opts.historyStepSeconds)} AS b
                   FROM backlog_snapshots s
                  WHERE taken_at > now() - make_interval(secs => ${opts.seconds}::double precision)) w
@@ -404,8 +481,15 @@ export async function listWorkers(pool: pg.Pool, heartbeatSeconds: number) {
 // row first, then the task row.
 
 /** Lock order: the task's document row first (the statement shared with the worker's switch), then the task row. */
-async function lockTaskDocument(tx: Tx, taskId: string, tenants: string[] | null): Promise<{ tenantId: string; documentId: string } | null> {
-  const t = await tx.indexTask.findFirst({ where: { taskId: BigInt(taskId), ...tenantIn(tenants) }, select: { tenantId: true, documentId: true } });
+async function lockTaskDocument(
+  tx: Tx,
+  taskId: string,
+  tenants: string[] | null,
+): Promise<{ tenantId: string; documentId: string } | null> {
+  const t = await tx.indexTask.findFirst({
+    where: { taskId: BigInt(taskId), ...tenantIn(tenants) },
+    select: { tenantId: true, documentId: true },
+  });
   if (!t) return null;
   await lockDocumentRow(asQueryable(tx), t.documentId);
   return t;
@@ -413,42 +497,88 @@ async function lockTaskDocument(tx: Tx, taskId: string, tenants: string[] | null
 
 /** Explains why a DEAD/CANCELLED-only action touched no row: the task is unknown (404) or in another state (409). */
 async function notDead(tx: Tx, taskId: string, tenants: string[] | null, verb: string): Promise<never> {
-  const cur = await tx.indexTask.findFirst({ where: { taskId: BigInt(taskId), ...tenantIn(tenants) }, select: { status: true } });
+  const cur = await tx.indexTask.findFirst({
+    where: { taskId: BigInt(taskId), ...tenantIn(tenants) },
+    select: { status: true },
+  });
   if (!cur) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
-  throw new DomainError("INVALID_STATE", `only DEAD or CANCELLED tasks can be ${verb}; task ${taskId} is ${cur.status}`);
+  throw new DomainError(
+    "INVALID_STATE",
+    `only DEAD or CANCELLED tasks can be ${verb}; task ${taskId} is ${cur.status}`,
+  );
 }
 
 /** DEAD or CANCELLED → PENDING (lib/queue/actions-sql.ts retryTask). An obsolete task (OBSOLETE) is refused with 409 TASK_SUPERSEDED. */
-export async function retryTask(pool: pg.Pool, taskId: string, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
+export async function retryTask(
+  pool: pg.Pool,
+  taskId: string,
+  actor: Actor,
+  reason: string | null,
+  budget: number,
+  tenants: string[] | null,
+) {
   return transaction(pool, async (tx) => {
     const owner = await lockTaskDocument(tx, taskId, tenants);
     if (!owner) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
-    const [cur] = await tx.$queryRaw<{ status: string; obsolete: boolean; version_number: number; task_type: string; business_version: number }[]>`
+    const [cur] = await tx.$queryRaw<
+      { status: string; obsolete: boolean; version_number: number; task_type: string; business_version: number }[]
+    >`
       SELECT t.status, ${Prisma.raw(OBSOLETE)} AS obsolete, t.version_number, t.task_type, d.business_version
         FROM index_tasks t JOIN documents d ON d.id = t.document_id
        WHERE t.task_id = ${taskId}::bigint
          FOR UPDATE OF t`;
     if (!REVIVABLE_STATUSES.includes(cur.status as never)) return notDead(tx, taskId, tenants, "retried");
     if (cur.obsolete) {
-      throw new DomainError("TASK_SUPERSEDED", `task ${taskId} (${cur.task_type} of v${cur.version_number}) is obsolete: the document has moved on (business version v${cur.business_version}); publish, reindex or delete instead`,
+      throw new DomainError(
+        "TASK_SUPERSEDED",
+        `task ${taskId} (${cur.task_type} of v${cur.version_number}) is obsolete: the document has moved on (business version v${cur.business_version}); publish, reindex or delete instead`,
       );
     }
     await execute(tx, retryTaskSql(taskId, budget, actor.subject, { reason, from: cur.status }));
-    await writeAudit(tx, { actor: actor.subject, action: "task.retry", tenant: owner.tenantId, targetType: "task", targetId: taskId, reason });
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "task.retry",
+      tenant: owner.tenantId,
+      targetType: "task",
+      targetId: taskId,
+      reason,
+    });
     await execute(tx, notifyTasks());
     return { taskId, status: "PENDING" };
   });
 }
 
 /** Every matching DEAD task that is not obsolete goes back to PENDING; obsolete ones are counted as skipped. */
-export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; tenant?: string; type?: string }, actor: Actor, reason: string | null, budget: number, tenants: string[] | null) {
+export async function bulkRetry(
+  pool: pg.Pool,
+  filter: { errorCode?: string; tenant?: string; type?: string },
+  actor: Actor,
+  reason: string | null,
+  budget: number,
+  tenants: string[] | null,
+) {
   // A tenant outside the caller's grant is refused, not answered with "0 retried": the audit row
   // below is filed under that tenant and would put the caller's words in another tenant's log.
-  if (filter.tenant && tenants !== null && !tenants.includes(filter.tenant)) throw new DomainError("FORBIDDEN", `no access to tenant ${filter.tenant}`);
+  if (filter.tenant && tenants !== null && !tenants.includes(filter.tenant))
+    throw new DomainError("FORBIDDEN", `no access to tenant ${filter.tenant}`);
   return transaction(pool, async (tx) => {
-    const match: DeadFilter = { errorCode: filter.errorCode ?? null, tenant: filter.tenant ?? null, type: filter.type ?? null, tenants };
+    const match: DeadFilter = {
+      errorCode: filter.errorCode ?? null,
+      tenant: filter.tenant ?? null,
+      type: filter.type ?? null,
+      tenants,
+    };
     const locked = await queryRows<{ id: string }>(tx, lockDeadTaskDocuments(match));
-    const rows = await queryRows<{ task_id: string; tenant_id: string; obsolete: boolean }>(tx, retryDeadTasks(match, locked.map((d) => d.id), budget, actor.subject, { reason, bulk: true }));
+    const rows = await queryRows<{ task_id: string; tenant_id: string; obsolete: boolean }>(
+      tx,
+      retryDeadTasks(
+        match,
+        locked.map((d) => d.id),
+        budget,
+        actor.subject,
+        { reason, bulk: true },
+      ),
+    );
     const revived = rows.filter((x) => !x.obsolete);
     const skipped = rows.length - revived.length;
     if (revived.length > 0) await execute(tx, notifyTasks());
@@ -457,7 +587,19 @@ export async function bulkRetry(pool: pg.Pool, filter: { errorCode?: string; ten
     const touched = [...new Set([...(filter.tenant ? [filter.tenant] : []), ...rows.map((x) => x.tenant_id)])];
     for (const tenant of touched.length ? touched : [tenants?.length === 1 ? tenants[0] : null]) {
       const mine = rows.filter((x) => x.tenant_id === tenant);
-      await writeAudit(tx, { actor: actor.subject, action: "task.bulk_retry", tenant, targetType: "tasks", targetId: "*", reason, detail: { filter, retried: mine.filter((x) => !x.obsolete).length, skipped: mine.filter((x) => x.obsolete).length } });
+      await writeAudit(tx, {
+        actor: actor.subject,
+        action: "task.bulk_retry",
+        tenant,
+        targetType: "tasks",
+        targetId: "*",
+        reason,
+        detail: {
+          filter,
+          retried: mine.filter((x) => !x.obsolete).length,
+          skipped: mine.filter((x) => x.obsolete).length,
+        },
+      });
     }
     return { retried: revived.length, skipped };
   });
@@ -474,10 +616,21 @@ export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, rea
   return transaction(pool, async (tx) => {
     const owner = await lockTaskDocument(tx, taskId, tenants);
     if (!owner) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
-    const [done] = await queryRows<{ tenant_id: string; removes: boolean }>(tx, forceDoneTask(taskId, tenants, actor.subject, reason));
+    const [done] = await queryRows<{ tenant_id: string; removes: boolean }>(
+      tx,
+      forceDoneTask(taskId, tenants, actor.subject, reason),
+    );
     if (!done) return notDead(tx, taskId, tenants, "force-closed");
     if (done.removes) await removeFromSearch(asQueryable(tx), owner.documentId);
-    await writeAudit(tx, { actor: actor.subject, action: "task.force_done", tenant: done.tenant_id, targetType: "task", targetId: taskId, reason, detail: done.removes ? { removedFromSearch: true } : undefined });
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "task.force_done",
+      tenant: done.tenant_id,
+      targetType: "task",
+      targetId: taskId,
+      reason,
+      detail: done.removes ? { removedFromSearch: true } : undefined,
+    });
     return { taskId, status: "RESOLVED" };
   });
 }
@@ -486,7 +639,8 @@ export async function forceDone(pool: pg.Pool, taskId: string, actor: Actor, rea
 function notCancellableWhy(t: { status: string; lapsed: boolean }): string {
   if (t.status !== "RUNNING") return "it has ended";
   // A lapsed lease is no worker's: the next claim takes it over (a paused one, once resumed).
-  if (t.lapsed) return "its worker's lease has lapsed; the next claim takes it over (in a paused tenant or type, once resumed), and on its last attempt the claim or the reconciler marks it DEAD";
+  if (t.lapsed)
+    return "its worker's lease has lapsed; the next claim takes it over (in a paused tenant or type, once resumed), and on its last attempt the claim or the reconciler marks it DEAD";
   return "a worker holds it; wait for it to finish or fail";
 }
 
@@ -498,22 +652,41 @@ function notCancellableWhy(t: { status: string; lapsed: boolean }): string {
  * this transaction holds (SKIP LOCKED). A DELETE is never cancelled: the document already reads
  * deleted, and cancelling would leave its chunks stored, served to nobody and never removed.
  */
-export async function cancelTask(pool: pg.Pool, taskId: string, actor: Actor, reason: string, tenants: string[] | null) {
+export async function cancelTask(
+  pool: pg.Pool,
+  taskId: string,
+  actor: Actor,
+  reason: string,
+  tenants: string[] | null,
+) {
   return transaction(pool, async (tx) => {
     const owner = await lockTaskDocument(tx, taskId, tenants);
     if (!owner) throw new DomainError("NOT_FOUND", `task ${taskId} not found`);
     const [cur] = await tx.$queryRaw<{ status: string; task_type: string; version_number: number; lapsed: boolean }[]>`
       SELECT status, task_type, version_number, coalesce(lease_until <= now(), false) AS lapsed FROM index_tasks WHERE task_id = ${taskId}::bigint FOR UPDATE`;
     if (cur.task_type === "DELETE") {
-      throw new DomainError("TASK_NOT_CANCELLABLE", `task ${taskId} is a DELETE: the document already reads deleted, and cancelling would leave its chunks stored and never removed`,
+      throw new DomainError(
+        "TASK_NOT_CANCELLABLE",
+        `task ${taskId} is a DELETE: the document already reads deleted, and cancelling would leave its chunks stored and never removed`,
       );
     }
     if (!CANCELLABLE_STATUSES.includes(cur.status as never)) {
-      throw new DomainError("TASK_NOT_CANCELLABLE", `only PENDING or RETRY_WAIT tasks can be cancelled; task ${taskId} is ${cur.status} (${notCancellableWhy(cur)})`);
+      throw new DomainError(
+        "TASK_NOT_CANCELLABLE",
+        `only PENDING or RETRY_WAIT tasks can be cancelled; task ${taskId} is ${cur.status} (${notCancellableWhy(cur)})`,
+      );
     }
     const message = `Cancelled by ${actor.subject}: ${reason}`;
     await execute(tx, cancelTaskSql(taskId, message, actor.subject, { reason, from: cur.status }));
-    await writeAudit(tx, { actor: actor.subject, action: "task.cancel", tenant: owner.tenantId, targetType: "task", targetId: taskId, reason, detail: { from: cur.status, taskType: cur.task_type, versionNumber: cur.version_number } });
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "task.cancel",
+      tenant: owner.tenantId,
+      targetType: "task",
+      targetId: taskId,
+      reason,
+      detail: { from: cur.status, taskType: cur.task_type, versionNumber: cur.version_number },
+    });
     return { taskId, status: "CANCELLED" };
   });
 }
@@ -522,10 +695,26 @@ export async function cancelTask(pool: pg.Pool, taskId: string, actor: Actor, re
 // NOT_PAUSED); nothing else about the tasks changes, so resuming is deleting the row. A task-type
 // pause stops every tenant's work of that type: it is fleet-wide and needs an all-tenant operator.
 
-type PauseRow = { id: string; tenant_id: string | null; task_type: string | null; paused_by: string; reason: string; paused_at: Date; waiting: number };
+type PauseRow = {
+  id: string;
+  tenant_id: string | null;
+  task_type: string | null;
+  paused_by: string;
+  reason: string;
+  paused_at: Date;
+  waiting: number;
+};
 
 function pauseView(r: PauseRow) {
-  return { id: r.id, tenant: r.tenant_id, taskType: r.task_type, pausedBy: r.paused_by, reason: r.reason, since: r.paused_at.toISOString(), waiting: r.waiting };
+  return {
+    id: r.id,
+    tenant: r.tenant_id,
+    taskType: r.task_type,
+    pausedBy: r.paused_by,
+    reason: r.reason,
+    since: r.paused_at.toISOString(),
+    waiting: r.waiting,
+  };
 }
 
 /**
@@ -546,32 +735,64 @@ export async function listPauses(pool: pg.Pool, tenants: string[] | null) {
   return { items: rows.map(pauseView) };
 }
 
-const fleetOnly = () => new DomainError("FLEET_SCOPE_REQUIRED", "a task-type pause holds every tenant's work: it needs an all-tenant operator");
+const fleetOnly = () =>
+  new DomainError(
+    "FLEET_SCOPE_REQUIRED",
+    "a task-type pause holds every tenant's work: it needs an all-tenant operator",
+  );
 
 /** Pause a tenant or a task type. Pausing what is already paused is 409 ALREADY_PAUSED (the first pause keeps its author and reason). */
-export async function pauseQueue(pool: pg.Pool, target: { tenant?: string; taskType?: string }, actor: Actor, reason: string, tenants: string[] | null) {
+export async function pauseQueue(
+  pool: pg.Pool,
+  target: { tenant?: string; taskType?: string },
+  actor: Actor,
+  reason: string,
+  tenants: string[] | null,
+) {
   const tenant = target.tenant ?? null;
   const taskType = target.taskType ?? null;
   if (taskType !== null && tenants !== null) throw fleetOnly();
-  if (tenant !== null && tenants !== null && !tenants.includes(tenant)) throw new DomainError("FORBIDDEN", `no access to tenant ${tenant}`);
+  if (tenant !== null && tenants !== null && !tenants.includes(tenant))
+    throw new DomainError("FORBIDDEN", `no access to tenant ${tenant}`);
   return transaction(pool, async (tx) => {
-    if (tenant !== null && !(await tx.tenant.findUnique({ where: { id: tenant }, select: { id: true } }))) throw new DomainError("NOT_FOUND", `tenant ${tenant} not found`);
+    if (tenant !== null && !(await tx.tenant.findUnique({ where: { id: tenant }, select: { id: true } })))
+      throw new DomainError("NOT_FOUND", `tenant ${tenant} not found`);
     const [row] = await tx.$queryRaw<PauseRow[]>`
       INSERT INTO task_pauses (tenant_id, task_type, paused_by, reason) VALUES (${tenant}, ${taskType}, ${actor.subject}, ${reason})
       ON CONFLICT DO NOTHING
       RETURNING id::text, tenant_id, task_type, paused_by, reason, paused_at, 0 AS waiting`;
-    if (!row) throw new DomainError("ALREADY_PAUSED", tenant !== null ? `tenant ${tenant} is already paused` : `task type ${taskType} is already paused`);
-    await writeAudit(tx, { actor: actor.subject, action: "queue.pause", tenant, targetType: tenant !== null ? "tenant" : "task_type", targetId: tenant ?? taskType!, reason });
+    if (!row)
+      throw new DomainError(
+        "ALREADY_PAUSED",
+        tenant !== null ? `tenant ${tenant} is already paused` : `task type ${taskType} is already paused`,
+      );
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "queue.pause",
+      tenant,
+      targetType: tenant !== null ? "tenant" : "task_type",
+      targetId: tenant ?? taskType!,
+      reason,
+    });
     return pauseView(row);
   });
 }
 
 /** Resume: delete the pause and wake the workers, so held work is claimed at once. */
-export async function resumeQueue(pool: pg.Pool, pauseId: string, actor: Actor, reason: string | null, tenants: string[] | null) {
+export async function resumeQueue(
+  pool: pg.Pool,
+  pauseId: string,
+  actor: Actor,
+  reason: string | null,
+  tenants: string[] | null,
+) {
   return transaction(pool, async (tx) => {
-    const [p] = await tx.$queryRaw<PauseRow[]>`SELECT id::text, tenant_id, task_type, paused_by, reason, paused_at, 0 AS waiting FROM task_pauses WHERE id = ${pauseId}::bigint FOR UPDATE`;
+    const [p] = await tx.$queryRaw<
+      PauseRow[]
+    >`SELECT id::text, tenant_id, task_type, paused_by, reason, paused_at, 0 AS waiting FROM task_pauses WHERE id = ${pauseId}::bigint FOR UPDATE`;
     // A pause of another tenant is not revealed to exist; a task-type pause is visible to all but fleet-wide to lift.
-    if (!p || (p.tenant_id !== null && tenants !== null && !tenants.includes(p.tenant_id))) throw new DomainError("NOT_FOUND", `pause ${pauseId} not found`);
+    if (!p || (p.tenant_id !== null && tenants !== null && !tenants.includes(p.tenant_id)))
+      throw new DomainError("NOT_FOUND", `pause ${pauseId} not found`);
     if (p.task_type !== null && tenants !== null) throw fleetOnly();
     await tx.$executeRaw`DELETE FROM task_pauses WHERE id = ${pauseId}::bigint`;
     await writeAudit(tx, {

@@ -31,8 +31,15 @@ export const bulkRetryBody = z
     reason: reason.optional(),
   })
   .strict();
-export const rollbackBody = z.object({ toVersion: z.number().int().min(1).max(2147483647, "toVersion is a version number (at most 2147483647)"), reason: reason.pipe(z.string().min(3)) }).strict();
-export const renameBody = z.object({ newKey: z.string().regex(KEY_PATTERN, "newKey must match [a-z0-9][a-z0-9._-]{0,127}") }).strict();
+export const rollbackBody = z
+  .object({
+    toVersion: z.number().int().min(1).max(2147483647, "toVersion is a version number (at most 2147483647)"),
+    reason: reason.pipe(z.string().min(3)),
+  })
+  .strict();
+export const renameBody = z
+  .object({ newKey: z.string().regex(KEY_PATTERN, "newKey must match [a-z0-9][a-z0-9._-]{0,127}") })
+  .strict();
 /** Pause one tenant or one task type (exactly one of the two), with the reason people will read. */
 export const pauseBody = z
   .object({
@@ -41,5 +48,8 @@ export const pauseBody = z
     reason: reason.pipe(z.string().min(3)),
   })
   .strict()
-  .refine((b) => (b.tenant === undefined) !== (b.taskType === undefined), { message: "name either tenant or taskType, not both", path: ["tenant"] });
+  .refine((b) => (b.tenant === undefined) !== (b.taskType === undefined), {
+    message: "name either tenant or taskType, not both",
+    path: ["tenant"],
+  });
 export const pauseIdParam = z.string().regex(/^\d{1,18}$/, "pause id must be a number");

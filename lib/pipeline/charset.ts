@@ -143,7 +143,10 @@ export function resolveCharset(contentType: string, bytes: Uint8Array): Resolved
   if (declared !== null) {
     fromParameter = encodingForLabel(declared);
     if (fromParameter === null) {
-      throw new PipelineError("UNSUPPORTED_DOCUMENT", `the document's charset "${declared.slice(0, 60)}" is not one this server can decode`);
+      throw new PipelineError(
+        "UNSUPPORTED_DOCUMENT",
+        `the document's charset "${declared.slice(0, 60)}" is not one this server can decode`,
+      );
     }
   }
   const bom = bomEncoding(bytes);
@@ -175,7 +178,10 @@ export function decodeStrict(bytes: Uint8Array, encoding: string): string {
   try {
     text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
   } catch {
-    throw new PipelineError("PARSE_ERROR", encoding === "utf-8" ? "the document is not valid UTF-8 text" : `the document is not valid ${encoding} text`);
+    throw new PipelineError(
+      "PARSE_ERROR",
+      encoding === "utf-8" ? "the document is not valid UTF-8 text" : `the document is not valid ${encoding} text`,
+    );
   }
   return encoding === "windows-1252" ? repairWindows1252(text) : text;
 }
@@ -196,7 +202,11 @@ export function decodeDocumentText(contentType: string, bytes: Uint8Array): stri
  * different encoding (a Latin-1 upload, or UTF-8 HTML whose <meta> claims another charset), and
  * then with the WHATWG name of the encoding used; otherwise the bare media type, as before.
  */
-export function prepareTextContent(contentType: string, bytes: Uint8Array, opts: { sentAsString: boolean }): { contentType: string; text: string; encoding: string } {
+export function prepareTextContent(
+  contentType: string,
+  bytes: Uint8Array,
+  opts: { sentAsString: boolean },
+): { contentType: string; text: string; encoding: string } {
   const type = normaliseContentType(contentType);
   const encoding = opts.sentAsString ? "utf-8" : resolveCharset(contentType, bytes).encoding;
   const text = decodeStrict(bytes, encoding);

@@ -67,7 +67,11 @@ export const CHUNKER_VERSION = "md-heading-v2";
 
 export type ChunkerOptions = { targetChars: number; overlapChars: number; maxChars: number };
 
-export const DEFAULT_CHUNKER_OPTIONS: Readonly<ChunkerOptions> = Object.freeze({ targetChars: 1200, overlapChars: 150, maxChars: 2000 });
+export const DEFAULT_CHUNKER_OPTIONS: Readonly<ChunkerOptions> = Object.freeze({
+  targetChars: 1200,
+  overlapChars: 150,
+  maxChars: 2000,
+});
 
 export type ChunkTokenOptions = {
   /** The embedding model the chunks are for: chooses the tokenizer and the input limit. */
@@ -87,7 +91,11 @@ type Piece = { text: string; midParagraph: boolean };
 
 type Limits = ChunkerOptions & { tokenCap: number; counter: TokenCounter };
 
-export function chunkSections(sections: Section[], ids: ChunkIds, opts?: Partial<ChunkerOptions> & ChunkTokenOptions): Chunk[] {
+export function chunkSections(
+  sections: Section[],
+  ids: ChunkIds,
+  opts?: Partial<ChunkerOptions> & ChunkTokenOptions,
+): Chunk[] {
   const o = resolveOptions(opts);
   const chunks: Chunk[] = [];
   for (const section of sections) {
@@ -109,7 +117,9 @@ export function chunkSections(sections: Section[], ids: ChunkIds, opts?: Partial
       const ordinal = chunks.length;
       const contentHash = sha256Hex(`${sectionPath}\n${text}`);
       const chunkId = sha256Hex(
-        [ids.tenantId, ids.documentId, String(ids.versionNumber), CHUNKER_VERSION, String(ordinal), contentHash].join("\u0000"),
+        [ids.tenantId, ids.documentId, String(ids.versionNumber), CHUNKER_VERSION, String(ordinal), contentHash].join(
+          "\u0000",
+        ),
       ).slice(0, 32);
       chunks.push({ ordinal, sectionPath, text, contentHash, chunkId });
     }
@@ -126,7 +136,8 @@ function resolveOptions(opts?: Partial<ChunkerOptions> & ChunkTokenOptions): Lim
   let targetChars = Math.floor(pick("targetChars"));
   let overlapChars = Math.floor(pick("overlapChars"));
   if (!Number.isFinite(maxChars) || maxChars < 1) throw new RangeError("chunker: maxChars must be a positive number");
-  if (!Number.isFinite(targetChars) || targetChars < 1) throw new RangeError("chunker: targetChars must be a positive number");
+  if (!Number.isFinite(targetChars) || targetChars < 1)
+    throw new RangeError("chunker: targetChars must be a positive number");
   if (!Number.isFinite(overlapChars) || overlapChars < 0) throw new RangeError("chunker: overlapChars must be >= 0");
   targetChars = Math.min(targetChars, maxChars);
   overlapChars = Math.min(overlapChars, Math.max(0, targetChars - 1));
@@ -134,7 +145,8 @@ function resolveOptions(opts?: Partial<ChunkerOptions> & ChunkTokenOptions): Lim
   let tokenCap = counter.maxInputTokens;
   if (opts?.maxTokens !== undefined) {
     const m = Math.floor(opts.maxTokens);
-    if (!Number.isFinite(m) || m < MIN_MAX_TOKENS) throw new RangeError(`chunker: maxTokens must be at least ${MIN_MAX_TOKENS}`);
+    if (!Number.isFinite(m) || m < MIN_MAX_TOKENS)
+      throw new RangeError(`chunker: maxTokens must be at least ${MIN_MAX_TOKENS}`);
     tokenCap = Math.min(tokenCap, m);
   }
   return { targetChars, overlapChars, maxChars, tokenCap, counter };
@@ -185,7 +197,12 @@ function alignedSplit(a: number, b: number): number {
  * `emitGroup` is called for groups that fit, `emitSingle` for a lone unit (which may be too big
  * for the caller to emit as is). Recursion depth is bounded by ~log2(n) (<= 53).
  */
-function dyadic(n: number, fits: (a: number, b: number) => boolean, emitGroup: (a: number, b: number) => void, emitSingle: (i: number) => void): void {
+function dyadic(
+  n: number,
+  fits: (a: number, b: number) => boolean,
+  emitGroup: (a: number, b: number) => void,
+  emitSingle: (i: number) => void,
+): void {
   const visit = (a: number, b: number): void => {
     if (b - a === 1) return emitSingle(a);
     if (fits(a, b)) return emitGroup(a, b);
@@ -364,7 +381,10 @@ function splitSentence(s: string, o: Limits): string[] {
     let cut = boundaryBefore(words, s, start, end);
     if (cut === null) {
       const far = longestFit(s, start, Math.min(n, start + o.maxChars), o);
-      cut = (far > end ? boundaryFrom(words, s, end, far) : null) ?? boundaryBefore(graphemes, s, start, far) ?? Math.max(start + 1, safeIndex(s, far));
+      cut =
+        (far > end ? boundaryFrom(words, s, end, far) : null) ??
+        boundaryBefore(graphemes, s, start, far) ??
+        Math.max(start + 1, safeIndex(s, far));
     }
     out.push(s.slice(start, cut));
     start = cut;

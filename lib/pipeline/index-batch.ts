@@ -32,18 +32,40 @@ import * as sql from "./sql";
 // unsettled runs again as a batch of one, where a failure is its own.
 
 type Record_ = Chunk & { level: number };
-type LoadedVersion = { document_id: string; version_number: number; content_type: string; content: Buffer; abstract: string | null; overview: string | null };
+type LoadedVersion = {
+  document_id: string;
+  version_number: number;
+  content_type: string;
+  content: Buffer;
+  abstract: string | null;
+  overview: string | null;
+};
 type Space = sql.ReuseSpace;
 
 /** One task of the batch through the phases: its place in the batch, its records and what it reuses. */
-type Member = BatchMember & { index: number; chunks: Record_[]; manifest: Manifest; stored: Set<string>; batches: number };
+type Member = BatchMember & {
+  index: number;
+  chunks: Record_[];
+  manifest: Manifest;
+  stored: Set<string>;
+  batches: number;
+};
 
 /** Starting over after reused vectors went missing embeds them; it takes GC racing every round to exhaust this. */
 const MAX_ROUNDS = 3;
 
-export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: BatchMember[], opts: PipelineOptions, round = 1): Promise<MemberResult[]> {
+export async function runIndexBatch(
+  pool: pg.Pool,
+  embedder: Embedder,
+  members: BatchMember[],
+  opts: PipelineOptions,
+  round = 1,
+): Promise<MemberResult[]> {
   const workerId = members[0]?.lease.workerId;
-  if (new Set(members.map((m) => m.lease.documentId)).size !== members.length || members.some((m) => m.lease.workerId !== workerId)) {
+  if (
+    new Set(members.map((m) => m.lease.documentId)).size !== members.length ||
+    members.some((m) => m.lease.workerId !== workerId)
+  ) {
     throw new Error("a task batch holds each document once, all under one worker's leases");
   }
   const out = new Outcomes(members);
@@ -58,11 +80,19 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
       steps.done(STEP.EMBED, writers.length);
       // A member sent round again out of a batch of several starts its own count of rounds, as it
       // did when it ran on its own; a lone member's rounds go on counting.
-      if (writers.length > 0) await runAlone(await writeAndSwitch(pool, embedder, writers, vectors, space, out, opts, round, steps), members.length > 1 ? 1 : round + 1);
+      if (writers.length > 0)
+        await runAlone(
+          await writeAndSwitch(pool, embedder, writers, vectors, space, out, opts, round, steps),
+          members.length > 1 ? 1 : round + 1,
+        );
     }
   } catch (err) {
     if (members.length === 1) out.reject(0, err);
-    else log.warn({ err, taskIds: out.unsettled().map((i) => members[i].lease.taskId) }, "a task batch failed as a whole; its unsettled tasks run again on their own");
+    else
+      log.warn(
+        { err, taskIds: out.unsettled().map((i) => members[i].lease.taskId) },
+        "a task batch failed as a whole; its unsettled tasks run again on their own",
+      );
   }
   if (members.length > 1) await runAlone(out.unsettled(), 1);
   return out.all();
@@ -81,7 +111,13 @@ export async function runIndexBatch(pool: pg.Pool, embedder: Embedder, members: 
 }
 
 /** Load and parse: the immutable versions in one statement, then each document parsed and chunked on its own (a bad document fails alone). */
-async function loadAndParse(pool: pg.Pool, embedder: Embedder, members: BatchMember[], out: Outcomes, steps: StepClock): Promise<Member[]> {
+async function loadAndParse(
+  pool: pg.Pool,
+  embedder: Embedder,
+  members: BatchMember[],
+  out: Outcomes,
+  steps: StepClock,
+): Promise<Member[]> {
   const loaded = await runHot<LoadedVersion>(pool, sql.loadVersions(members.map((m) => m.lease)));
   const versionOf = new Map(loaded.rows.map((r) => [`${r.document_id}#${r.version_number}`, r]));
   steps.done(STEP.LOAD, members.length);
@@ -96,7 +132,9 @@ async function loadAndParse(pool: pg.Pool, embedder: Embedder, members: BatchMem
     }
     try {
       const p0 = performance.now();
-      const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), { signal: m.hooks.signal });
+      const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), {
+        signal: m.hooks.signal,
+      });
       parseMs += performance.now() - p0;
       const chunks = recordsOf(m.lease, version, sections, embedder.model);
       parsed.push({ ...m, index, chunks, manifest: manifestOf(chunks), stored: new Set(), batches: 0 });
@@ -118,8 +156,15 @@ async function loadAndParse(pool: pg.Pool, embedder: Embedder, members: BatchMem
  */
 async function findReused(pool: pg.Pool, members: Member[], space: Space): Promise<void> {
   const byDocument = new Map(members.map((m) => [m.lease.documentId, m]));
-  const pairs = members.flatMap((m) => [...new Set(m.chunks.map((c) => c.contentHash))].map((contentHash) => ({ documentId: m.lease.documentId, contentHash })));
-  for (const r of (await runHot<{ document_id: string; content_hash: string }>(pool, sql.findReusableHashes(pairs, space))).rows) {
+  const pairs = members.flatMap((m) =>
+    [...new Set(m.chunks.map((c) => c.contentHash))].map((contentHash) => ({
+      documentId: m.lease.documentId,
+      contentHash,
+    })),
+  );
+  for (const r of (
+    await runHot<{ document_id: string; content_hash: string }>(pool, sql.findReusableHashes(pairs, space))
+  ).rows) {
     byDocument.get(r.document_id)?.stored.add(r.content_hash);
   }
 }
@@ -129,7 +174,13 @@ async function findReused(pool: pg.Pool, members: Member[], space: Space): Promi
  * A text is embedded once however many documents of the batch hold it (same text, same vector).
  * Returns the new vectors by content hash.
  */
-async function embed(pool: pg.Pool, embedder: Embedder, members: Member[], out: Outcomes, opts: PipelineOptions): Promise<Map<string, string>> {
+async function embed(
+  pool: pg.Pool,
+  embedder: Embedder,
+  members: Member[],
+  out: Outcomes,
+  opts: PipelineOptions,
+): Promise<Map<string, string>> {
   const textOf = new Map<string, string>();
   const needers = new Map<string, Set<Member>>();
   for (const m of members) {
@@ -144,7 +195,11 @@ async function embed(pool: pg.Pool, embedder: Embedder, members: Member[], out: 
   const todo = [...needers.keys()];
   const vectors = new Map<string, string>();
   const isOpen = (m: Member) => out.open(m.index);
-  const progress = (m: Member) => m.hooks.progress(m.chunks.filter((c) => vectors.has(c.contentHash) || m.stored.has(c.contentHash)).length, m.chunks.length);
+  const progress = (m: Member) =>
+    m.hooks.progress(
+      m.chunks.filter((c) => vectors.has(c.contentHash) || m.stored.has(c.contentHash)).length,
+      m.chunks.length,
+    );
   members.forEach(progress);
   let k = 0;
   while (k < todo.length) {
@@ -153,8 +208,19 @@ async function embed(pool: pg.Pool, embedder: Embedder, members: Member[], out: 
     // embedding call for every task still in the batch, each against its own lease.
     const holders = members.filter(isOpen);
     if (holders.length === 0) break;
-    const held = new Set((await runHot<{ task_id: string }>(pool, qsql.leasesHeld(holders[0].lease.workerId, holders.map((m) => m.lease)))).rows.map((r) => r.task_id));
-    for (const m of holders) if (!held.has(m.lease.taskId)) out.reject(m.index, new LeaseLostError(m.lease.taskId, "fence check"));
+    const held = new Set(
+      (
+        await runHot<{ task_id: string }>(
+          pool,
+          qsql.leasesHeld(
+            holders[0].lease.workerId,
+            holders.map((m) => m.lease),
+          ),
+        )
+      ).rows.map((r) => r.task_id),
+    );
+    for (const m of holders)
+      if (!held.has(m.lease.taskId)) out.reject(m.index, new LeaseLostError(m.lease.taskId, "fence check"));
     const batch: string[] = [];
     let bytes = 0;
     while (k < todo.length && batch.length < opts.batchSize) {
@@ -173,10 +239,20 @@ async function embed(pool: pg.Pool, embedder: Embedder, members: Member[], out: 
     const senders = members.filter((m) => isOpen(m) && batch.some((h) => needers.get(h)!.has(m)));
     // The call is cut short only when every task it serves has stopped being ours.
     const shared = allOf(senders.map((m) => m.hooks.signal));
-    const got = await timeEmbedding(shared.signal, () => embedder.embed(batch.map((h) => textOf.get(h)!), shared.signal)).finally(shared.dispose);
-    if (got.length !== batch.length) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `asked for ${batch.length} embeddings, got ${got.length}`);
+    const got = await timeEmbedding(shared.signal, () =>
+      embedder.embed(
+        batch.map((h) => textOf.get(h)!),
+        shared.signal,
+      ),
+    ).finally(shared.dispose);
+    if (got.length !== batch.length)
+      throw new TaskError("EMBEDDING_INVALID_RESPONSE", `asked for ${batch.length} embeddings, got ${got.length}`);
     got.forEach((v, j) => {
-      if (v.length !== embedder.dimensions) throw new TaskError("EMBEDDING_INVALID_RESPONSE", `embedding has ${v.length} dimensions, expected ${embedder.dimensions}`);
+      if (v.length !== embedder.dimensions)
+        throw new TaskError(
+          "EMBEDDING_INVALID_RESPONSE",
+          `embedding has ${v.length} dimensions, expected ${embedder.dimensions}`,
+        );
       vectors.set(batch[j], toVectorLiteral(v));
     });
     for (const m of senders) m.batches++;
@@ -210,9 +286,24 @@ async function writeAndSwitch(
   const decidedNothing = new Error("the switch decided nothing");
   await withTransaction(pool, async (tx) => {
     const docs = new Map(
-      (await runHot<{ id: string; business_version: number; deleted_at: Date | null }>(tx, qsql.lockDocuments(writers.map((m) => m.lease.documentId)))).rows.map((d) => [d.id, d]),
+      (
+        await runHot<{ id: string; business_version: number; deleted_at: Date | null }>(
+          tx,
+          qsql.lockDocuments(writers.map((m) => m.lease.documentId)),
+        )
+      ).rows.map((d) => [d.id, d]),
     );
-    const held = new Set((await runHot<{ task_id: string }>(tx, qsql.lockHeldTasks(workerId, writers.map((m) => m.lease)))).rows.map((r) => r.task_id));
+    const held = new Set(
+      (
+        await runHot<{ task_id: string }>(
+          tx,
+          qsql.lockHeldTasks(
+            workerId,
+            writers.map((m) => m.lease),
+          ),
+        )
+      ).rows.map((r) => r.task_id),
+    );
     const superseding: { member: Member; reason: string; businessVersion: number }[] = [];
     const writing: Member[] = [];
     for (const m of writers) {
@@ -229,8 +320,15 @@ async function writeAndSwitch(
       else writing.push(m);
     }
     if (superseding.length > 0) {
-      const ended = await runHot(tx, qsql.supersedeHeldTasks(workerId, superseding.map((s) => ({ ...s.member.lease, reason: s.reason, businessVersion: s.businessVersion }))));
-      if (ended.rowCount !== superseding.length) throw new Error(`superseded ${ended.rowCount} of ${superseding.length} held tasks`);
+      const ended = await runHot(
+        tx,
+        qsql.supersedeHeldTasks(
+          workerId,
+          superseding.map((s) => ({ ...s.member.lease, reason: s.reason, businessVersion: s.businessVersion })),
+        ),
+      );
+      if (ended.rowCount !== superseding.length)
+        throw new Error(`superseded ${ended.rowCount} of ${superseding.length} held tasks`);
       for (const s of superseding) outcome.set(s.member, { superseded: s.reason });
     }
     if (writing.length === 0) return;
@@ -241,7 +339,14 @@ async function writeAndSwitch(
     const rows = writing.flatMap((m) =>
       m.chunks.map((c) => {
         const embedding = vectors.get(c.contentHash) ?? null;
-        return { ...c, text: embedding === null ? null : c.text, indexVersionId: ivOf.get(m)!, documentId: m.lease.documentId, tenantId: m.lease.tenantId, embedding };
+        return {
+          ...c,
+          text: embedding === null ? null : c.text,
+          indexVersionId: ivOf.get(m)!,
+          documentId: m.lease.documentId,
+          tenantId: m.lease.tenantId,
+          embedding,
+        };
       }),
     );
     const ivs = writing.map((m) => ({
@@ -252,14 +357,19 @@ async function writeAndSwitch(
       taskId: m.lease.taskId,
       expectedChunkCount: m.manifest.count,
     }));
-    const written = new Map((await runHot<{ index_version_id: string; missing: number }>(tx, sql.insertIndexVersions(ivs, space, rows))).rows.map((r) => [r.index_version_id, r.missing]));
+    const written = new Map(
+      (
+        await runHot<{ index_version_id: string; missing: number }>(tx, sql.insertIndexVersions(ivs, space, rows))
+      ).rows.map((r) => [r.index_version_id, r.missing]),
+    );
     // A stored vector this member counted on was collected since the reuse lookup (every version
     // holding it went past retention): its version is dropped and it starts over, embedding it.
     const whole = writing.filter((m) => {
       const missing = written.get(ivOf.get(m)!) ?? 0;
       if (missing === 0) return true;
       const gone = `${missing} reused embeddings are no longer stored`;
-      if (round >= MAX_ROUNDS) outcome.set(m, { error: new TaskError("INDEX_INTEGRITY_FAILED", `${gone} (${round} rounds)`) });
+      if (round >= MAX_ROUNDS)
+        outcome.set(m, { error: new TaskError("INDEX_INTEGRITY_FAILED", `${gone} (${round} rounds)`) });
       else restart.push({ member: m, missing });
       return false;
     });
@@ -287,7 +397,10 @@ async function writeAndSwitch(
         await runHot<{ document_id: string; index_version_id: string; version_number: number; pinned: boolean }>(
           tx,
           sql.markReadyAndLockPointers(
-            verified.map((m) => ({ indexVersionId: ivOf.get(m)!, storedCount: (checked.get(ivOf.get(m)!) as { count: number }).count })),
+            verified.map((m) => ({
+              indexVersionId: ivOf.get(m)!,
+              storedCount: (checked.get(ivOf.get(m)!) as { count: number }).count,
+            })),
             verified.map((m) => m.lease.documentId),
           ),
         )
@@ -300,18 +413,41 @@ async function writeAndSwitch(
       const ptr = pointers.get(lease.documentId);
       const move = !ptr || (!ptr.pinned && ptr.version_number <= lease.versionNumber);
       return move
-        ? [{ documentId: lease.documentId, tenantId: lease.tenantId, indexVersionId: ivOf.get(m)!, versionNumber: lease.versionNumber, previousIndexVersionId: ptr?.index_version_id ?? null, pin: null }]
+        ? [
+            {
+              documentId: lease.documentId,
+              tenantId: lease.tenantId,
+              indexVersionId: ivOf.get(m)!,
+              versionNumber: lease.versionNumber,
+              previousIndexVersionId: ptr?.index_version_id ?? null,
+              pin: null,
+            },
+          ]
         : [];
     });
     await movePointers(tx, moves);
     beforeIndexSwitch(opts.faults);
     const stats = new Map(
-      verified.map((m) => [m, { chunksTotal: m.chunks.length, chunksReused: m.chunks.filter((c) => m.stored.has(c.contentHash)).length, batchesSent: m.batches }]),
+      verified.map((m) => [
+        m,
+        {
+          chunksTotal: m.chunks.length,
+          chunksReused: m.chunks.filter((c) => m.stored.has(c.contentHash)).length,
+          batchesSent: m.batches,
+        },
+      ]),
     );
-    const done = await runHot(tx, qsql.completeTasks(workerId, verified.map((m) => ({ ...m.lease, stats: stats.get(m)! }))));
+    const done = await runHot(
+      tx,
+      qsql.completeTasks(
+        workerId,
+        verified.map((m) => ({ ...m.lease, stats: stats.get(m)! })),
+      ),
+    );
     // Every task row is locked under its fence in this transaction and now() is the transaction's
     // start, so all complete; anything else is a bug, and the whole switch rolls back.
-    if (done.rowCount !== verified.length) throw new Error(`completed ${done.rowCount} of ${verified.length} held tasks`);
+    if (done.rowCount !== verified.length)
+      throw new Error(`completed ${done.rowCount} of ${verified.length} held tasks`);
     for (const m of verified) outcome.set(m, { stats: stats.get(m)! });
   }).catch((err: unknown) => {
     if (err !== decidedNothing) throw err;
@@ -329,7 +465,11 @@ async function writeAndSwitch(
       out.reject(m.index, o.error);
     }
   }
-  for (const { member, missing } of restart) log.warn({ taskId: member.lease.taskId, missing, round }, "reused embeddings were collected before the switch; starting over");
+  for (const { member, missing } of restart)
+    log.warn(
+      { taskId: member.lease.taskId, missing, round },
+      "reused embeddings were collected before the switch; starting over",
+    );
   return restart.map((r) => r.member.index);
 }
 
@@ -370,7 +510,8 @@ class Outcomes {
   }
   all(): MemberResult[] {
     const open = this.unsettled();
-    if (open.length > 0) throw new Error(`tasks ${open.map((i) => this.members[i].lease.taskId)} ended their batch without an outcome`);
+    if (open.length > 0)
+      throw new Error(`tasks ${open.map((i) => this.members[i].lease.taskId)} ended their batch without an outcome`);
     return this.results as MemberResult[];
   }
 }
@@ -399,17 +540,34 @@ function levelRecord(lease: Lease, level: 0 | 1, text: string, ordinal: number):
   // ordinal and content hash. A summary id shared across versions would let a hit of v1 and a hit
   // of v2 look like the same chunk; its embedding is still reused through the content hash.
   const chunkId = createHash("sha256")
-    .update([lease.tenantId, lease.documentId, String(lease.versionNumber), CHUNKER_VERSION, `level${level}`, String(ordinal), contentHash].join("\u0000"))
+    .update(
+      [
+        lease.tenantId,
+        lease.documentId,
+        String(lease.versionNumber),
+        CHUNKER_VERSION,
+        `level${level}`,
+        String(ordinal),
+        contentHash,
+      ].join("\u0000"),
+    )
     .digest("hex")
     .slice(0, 32);
   return { ordinal, sectionPath, text, contentHash, chunkId, level };
 }
 
 /** Every record of the version, in ordinal order: its chunks, then the abstract and overview if given. */
-function recordsOf(lease: Lease, version: LoadedVersion, sections: Awaited<ReturnType<typeof parseDocumentAsync>>, embeddingModel: string): Record_[] {
-  const chunks: Record_[] = chunkSections(sections, { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber }, { embeddingModel }).map(
-    (c) => ({ ...c, level: 2 }),
-  );
+function recordsOf(
+  lease: Lease,
+  version: LoadedVersion,
+  sections: Awaited<ReturnType<typeof parseDocumentAsync>>,
+  embeddingModel: string,
+): Record_[] {
+  const chunks: Record_[] = chunkSections(
+    sections,
+    { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber },
+    { embeddingModel },
+  ).map((c) => ({ ...c, level: 2 }));
   if (version.abstract?.trim()) chunks.push(levelRecord(lease, 0, version.abstract.trim(), chunks.length));
   if (version.overview?.trim()) chunks.push(levelRecord(lease, 1, version.overview.trim(), chunks.length));
   if (chunks.length === 0) throw new TaskError("EMPTY_DOCUMENT", "the document has no indexable text");

@@ -15,7 +15,9 @@ export type Manifest = { count: number; digest: string };
 type Entry = { ordinal: number; chunkId: string; contentHash: string };
 
 export function manifestOf(records: readonly Entry[]): Manifest {
-  const lines = [...records].sort((a, b) => a.ordinal - b.ordinal).map((r) => `${r.ordinal}:${r.chunkId}:${r.contentHash}`);
+  const lines = [...records]
+    .sort((a, b) => a.ordinal - b.ordinal)
+    .map((r) => `${r.ordinal}:${r.chunkId}:${r.contentHash}`);
   return { count: records.length, digest: createHash("sha256").update(lines.join("\n")).digest("hex") };
 }
 
@@ -33,7 +35,14 @@ const CHECK_COLUMNS = `count(*)::int AS n,
               count(*) FILTER (WHERE v.dims IS DISTINCT FROM $2)::int AS bad_dims`;
 const CHECKED_ROWS = `chunks c LEFT JOIN chunk_vectors v ON v.id = c.vector_id`;
 
-type Stored = { n: number; distinct_ids: number; digest: string | null; bad_hash: number; bad_vector: number; bad_dims: number };
+type Stored = {
+  n: number;
+  distinct_ids: number;
+  digest: string | null;
+  bad_hash: number;
+  bad_vector: number;
+  bad_dims: number;
+};
 
 function judge(r: Stored, expected: Manifest, dimensions: number): TaskError | null {
   const problems: string[] = [];
@@ -43,7 +52,9 @@ function judge(r: Stored, expected: Manifest, dimensions: number): TaskError | n
   if (r.bad_hash > 0) problems.push(`${r.bad_hash} records whose text does not match their content hash`);
   if (r.bad_vector > 0) problems.push(`${r.bad_vector} records whose vector is not the one stored for their content`);
   if (r.bad_dims > 0) problems.push(`${r.bad_dims} records with a dimension other than ${dimensions}`);
-  return problems.length > 0 ? new TaskError("INDEX_INTEGRITY_FAILED", `index version failed its integrity check: ${problems.join("; ")}`) : null;
+  return problems.length > 0
+    ? new TaskError("INDEX_INTEGRITY_FAILED", `index version failed its integrity check: ${problems.join("; ")}`)
+    : null;
 }
 
 /**
@@ -68,7 +79,14 @@ export async function verifyIndexVersions(
   const byId = new Map(rows.map((r) => [r.id, r]));
   const out = new Map<string, { count: number } | { error: TaskError }>();
   for (const v of versions) {
-    const r = byId.get(v.indexVersionId) ?? { n: 0, distinct_ids: 0, digest: null, bad_hash: 0, bad_vector: 0, bad_dims: 0 };
+    const r = byId.get(v.indexVersionId) ?? {
+      n: 0,
+      distinct_ids: 0,
+      digest: null,
+      bad_hash: 0,
+      bad_vector: 0,
+      bad_dims: 0,
+    };
     const error = judge(r, v.expected, dimensions);
     out.set(v.indexVersionId, error ? { error } : { count: r.n });
   }

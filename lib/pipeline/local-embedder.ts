@@ -121,7 +121,8 @@ function embedOne(text: string, dims: number): number[] {
 
 /** Embed each text into a unit-length vector of `dims` numbers. Deterministic across runs. */
 export function embedLocal(texts: string[], dims: number = LOCAL_DEFAULT_DIMS): number[][] {
-  if (!Number.isInteger(dims) || dims < 1) throw new RangeError(`embedLocal: dims must be a positive integer, got ${dims}`);
+  if (!Number.isInteger(dims) || dims < 1)
+    throw new RangeError(`embedLocal: dims must be a positive integer, got ${dims}`);
   return texts.map((t) => embedOne(typeof t === "string" ? t : String(t ?? ""), dims));
 }
 

@@ -19,7 +19,14 @@
 
 import { decodeHTML } from "entities";
 import { decodeDocumentText, normaliseContentType } from "./charset";
-import { BINARY_CONTENT_TYPES, DOCX_CONTENT_TYPE, PDF_CONTENT_TYPE, SUPPORTED_CONTENT_TYPES, TEXT_CONTENT_TYPES, isSupportedContentType } from "./parsers/content-types";
+import {
+  BINARY_CONTENT_TYPES,
+  DOCX_CONTENT_TYPE,
+  PDF_CONTENT_TYPE,
+  SUPPORTED_CONTENT_TYPES,
+  TEXT_CONTENT_TYPES,
+  isSupportedContentType,
+} from "./parsers/content-types";
 import {
   CancellableJob,
   ParserUnavailableError,
@@ -110,15 +117,23 @@ export type ParseOptions = {
  * rejects only with `options.signal`'s reason on abort, or with a plain Error when a parse process
  * or a library cannot be started.
  */
-export async function parseDocumentAsync(contentType: string, content: Uint8Array, options: ParseOptions = {}): Promise<Section[]> {
+export async function parseDocumentAsync(
+  contentType: string,
+  content: Uint8Array,
+  options: ParseOptions = {},
+): Promise<Section[]> {
   options.signal?.throwIfAborted();
   if (!isSupportedContentType(contentType)) {
-    throw new PipelineError("UNSUPPORTED_DOCUMENT", `unsupported content type "${contentType}"; supported: ${SUPPORTED_CONTENT_TYPES.join(", ")}`);
+    throw new PipelineError(
+      "UNSUPPORTED_DOCUMENT",
+      `unsupported content type "${contentType}"; supported: ${SUPPORTED_CONTENT_TYPES.join(", ")}`,
+    );
   }
   const limits: SandboxParseOptions["limits"] = {};
   if (options.timeoutMs !== undefined) limits.timeoutMs = options.timeoutMs;
   if (options.maxUnpackedBytes !== undefined) limits.maxInflatedBytes = options.maxUnpackedBytes;
-  if (options.maxPages !== undefined) limits.maxPages = Number.isFinite(options.maxPages) ? Math.max(1, Math.floor(options.maxPages)) : DEFAULT_MAX_PAGES;
+  if (options.maxPages !== undefined)
+    limits.maxPages = Number.isFinite(options.maxPages) ? Math.max(1, Math.floor(options.maxPages)) : DEFAULT_MAX_PAGES;
   return parsePool().parse(contentType, content, { signal: options.signal, onTruncated: options.onTruncated, limits });
 }
 
@@ -139,8 +154,13 @@ export async function parseDocumentInProcess(
   const what = type === PDF_CONTENT_TYPE ? "PDF" : "DOCX";
   try {
     if (type === PDF_CONTENT_TYPE) {
-      if ((await pdfDecodedBytes(content, limits.maxDecodedBytes)) === null) throw limitExceeded("decoded size", limits);
-      return await parsePdf(content, { maxPages: limits.maxPages, onTruncated: options.onTruncated }, new CancellableJob());
+      if ((await pdfDecodedBytes(content, limits.maxDecodedBytes)) === null)
+        throw limitExceeded("decoded size", limits);
+      return await parsePdf(
+        content,
+        { maxPages: limits.maxPages, onTruncated: options.onTruncated },
+        new CancellableJob(),
+      );
     }
     return await parseDocx(content, limits);
   } catch (e) {
@@ -198,7 +218,8 @@ function checkZipDirectory(z: Uint8Array, limits: ParseLimits): void {
       break;
     }
   }
-  if (eocd < 0) throw new PipelineError("PARSE_ERROR", "not a complete DOCX file: the ZIP directory is missing (truncated?)");
+  if (eocd < 0)
+    throw new PipelineError("PARSE_ERROR", "not a complete DOCX file: the ZIP directory is missing (truncated?)");
   const entries = u16(eocd + 10);
   const cdOffset = u32(eocd + 16);
   if (cdOffset === 0xffffffff || entries === 0xffff) return; // ZIP64
@@ -216,7 +237,6 @@ function checkZipDirectory(z: Uint8Array, limits: ParseLimits): void {
     p += 46 + u16(p + 28) + u16(p + 30) + u16(p + 32);
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Plain text

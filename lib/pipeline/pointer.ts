@@ -17,7 +17,16 @@ export async function movePointer(
   previousIndexVersionId: string | null,
   pin: { by: string; reason: string } | null = null,
 ): Promise<void> {
-  await movePointers(db, [{ documentId: doc.id, tenantId: doc.tenantId, indexVersionId: target.indexVersionId, versionNumber: target.versionNumber, previousIndexVersionId, pin }]);
+  await movePointers(db, [
+    {
+      documentId: doc.id,
+      tenantId: doc.tenantId,
+      indexVersionId: target.indexVersionId,
+      versionNumber: target.versionNumber,
+      previousIndexVersionId,
+      pin,
+    },
+  ]);
 }
 
 /** movePointer for several documents (a task batch's switch), still one statement; each document once. */

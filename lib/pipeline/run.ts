@@ -14,7 +14,12 @@ import type { BatchMember, MemberResult, PipelineOptions } from "./member";
  * result per task, in order: each task's outcome is its own, and is handed to the member's
  * `settled` as soon as it is decided.
  */
-export async function executeTasks(pool: pg.Pool, embedder: Embedder, members: BatchMember[], opts: PipelineOptions): Promise<MemberResult[]> {
+export async function executeTasks(
+  pool: pg.Pool,
+  embedder: Embedder,
+  members: BatchMember[],
+  opts: PipelineOptions,
+): Promise<MemberResult[]> {
   const results: MemberResult[] = new Array(members.length);
   const together: number[] = [];
   const alone: number[] = [];
@@ -28,7 +33,12 @@ export async function executeTasks(pool: pg.Pool, embedder: Embedder, members: B
     }
   });
   if (together.length > 0) {
-    const out = await runIndexBatch(pool, embedder, together.map((i) => members[i]), opts);
+    const out = await runIndexBatch(
+      pool,
+      embedder,
+      together.map((i) => members[i]),
+      opts,
+    );
     together.forEach((i, k) => (results[i] = out[k]));
   }
   for (const i of alone) {
@@ -38,7 +48,8 @@ export async function executeTasks(pool: pg.Pool, embedder: Embedder, members: B
       continue;
     }
     try {
-      if (m.lease.taskType !== "DELETE") throw new TaskError("INTERNAL_ERROR", `no handler for task type ${m.lease.taskType}`);
+      if (m.lease.taskType !== "DELETE")
+        throw new TaskError("INTERNAL_ERROR", `no handler for task type ${m.lease.taskType}`);
       results[i] = { status: "fulfilled", value: await runDeleteTask(pool, m) };
     } catch (reason) {
       results[i] = { status: "rejected", reason };

@@ -63,7 +63,13 @@ export function findReusableHashes(pairs: { documentId: string; contentHash: str
     text: `SELECT v.document_id::text, v.content_hash
   FROM unnest($1::uuid[], $2::text[]) AS u(document_id, content_hash)
   JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE}`,
-    values: [pairs.map((p) => p.documentId), pairs.map((p) => p.contentHash), space.model, space.dimensions, space.chunkerVersion],
+    values: [
+      pairs.map((p) => p.documentId),
+      pairs.map((p) => p.contentHash),
+      space.model,
+      space.dimensions,
+      space.chunkerVersion,
+    ],
   };
 }
 
@@ -158,7 +164,10 @@ export function dropBuildingVersions(indexVersionIds: string[]): Statement {
  * documents and the tasks; the READY update touches only versions this transaction created, which
  * no one else can see.
  */
-export function markReadyAndLockPointers(ready: { indexVersionId: string; storedCount: number }[], documentIds: string[]): Statement {
+export function markReadyAndLockPointers(
+  ready: { indexVersionId: string; storedCount: number }[],
+  documentIds: string[],
+): Statement {
   return {
     text: `WITH ready AS (
   UPDATE index_versions iv SET status = 'READY', chunk_count = r.stored_count

@@ -80,7 +80,7 @@ export function countTokens(name: string, text: string): number {
     if (m[0].length <= SLICE) continue;
     total += encode(text.slice(from, m.index));
     let cuts = 0;
-    for (let i = m.index; i < m.index + m[0].length; ) {
+    for (let i = m.index; i < m.index + m[0].length;) {
       let j = Math.min(m.index + m[0].length, i + SLICE);
       const c = text.charCodeAt(j);
       if (j < m.index + m[0].length && c >= 0xdc00 && c <= 0xdfff) j--; // not inside a surrogate pair

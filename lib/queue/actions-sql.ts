@@ -26,7 +26,15 @@ export const OBSOLETE = `(CASE WHEN t.task_type = 'DELETE' THEN d.deleted_at IS 
  * one (the business key allows one task per type and version), and then nothing comes back. The
  * configured attempt budget is written, like every other task (the column default is a fallback).
  */
-export function createTask(tenantId: string, documentId: string, versionNumber: number, taskType: string, maxAttempts: number, actor: string, detail: unknown): Statement {
+export function createTask(
+  tenantId: string,
+  documentId: string,
+  versionNumber: number,
+  taskType: string,
+  maxAttempts: number,
+  actor: string,
+  detail: unknown,
+): Statement {
   return {
     text: `WITH task AS (
   INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
@@ -48,7 +56,12 @@ SELECT task_id::text FROM task`,
  * supersedes INDEX and REINDEX. A RUNNING one loses its fence here, so its holder stops at its
  * next check. Callers hold the document row lock (lock order), so this never waits on a switch.
  */
-export function supersedeOlderTasks(documentId: string, newerVersion: number, actor: string, types: readonly string[]): Statement {
+export function supersedeOlderTasks(
+  documentId: string,
+  newerVersion: number,
+  actor: string,
+  types: readonly string[],
+): Statement {
   return {
     text: `WITH superseded AS (
   UPDATE index_tasks
@@ -71,7 +84,14 @@ RETURNING task_id::text`,
  * `before` is the status the caller read under FOR UPDATE (null: no such task), so it is the one
  * the upsert meets: a worker or the claim may end the task without the document lock.
  */
-export function reopenReindexTask(tenantId: string, documentId: string, versionNumber: number, maxAttempts: number, actor: string, before: string | null): Statement {
+export function reopenReindexTask(
+  tenantId: string,
+  documentId: string,
+  versionNumber: number,
+  maxAttempts: number,
+  actor: string,
+  before: string | null,
+): Statement {
   const kept = `index_tasks.status IN ${UNFINISHED}`;
   return {
     text: `WITH task AS (
@@ -102,7 +122,14 @@ SELECT task_id::text FROM task`,
  * one started over (errors cleared, fresh budget), with its CREATED event. Any other existing
  * REINDEX is left alone and nothing comes back.
  */
-export function restartReindexTask(tenantId: string, documentId: string, versionNumber: number, maxAttempts: number, actor: string, detail: unknown): Statement {
+export function restartReindexTask(
+  tenantId: string,
+  documentId: string,
+  versionNumber: number,
+  maxAttempts: number,
+  actor: string,
+  detail: unknown,
+): Statement {
   return {
     text: `WITH task AS (
   INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts) VALUES ($1, $2, $3, 'REINDEX', $4)
@@ -143,7 +170,12 @@ RETURNING task_id::text`,
   };
 }
 
-export type DeadFilter = { errorCode: string | null; tenant: string | null; type: string | null; tenants: string[] | null };
+export type DeadFilter = {
+  errorCode: string | null;
+  tenant: string | null;
+  type: string | null;
+  tenants: string[] | null;
+};
 
 // The DEAD tasks a bulk retry matches ($1 error code, $2 tenant, $3 the caller's tenants, $4 type; null = any).
 const DEAD_MATCH = `t.status = 'DEAD' AND ($1::text IS NULL OR t.error_code = $1) AND ($2::text IS NULL OR t.tenant_id = $2)
@@ -164,7 +196,13 @@ export function lockDeadTaskDocuments(filter: DeadFilter): Statement {
  * skipped. Only documents locked first: a task that turned DEAD after that lock's snapshot belongs
  * to a document nobody locked, and a publish could move it on meanwhile.
  */
-export function retryDeadTasks(filter: DeadFilter, lockedDocumentIds: string[], budget: number, actor: string, detail: unknown): Statement {
+export function retryDeadTasks(
+  filter: DeadFilter,
+  lockedDocumentIds: string[],
+  budget: number,
+  actor: string,
+  detail: unknown,
+): Statement {
   return {
     text: `WITH candidates AS (
   SELECT t.task_id, t.tenant_id, ${OBSOLETE} AS obsolete
@@ -230,7 +268,12 @@ RETURNING task_id::text`,
  * (no claim may ever come for it): DEAD with LEASE_ATTEMPTS_EXHAUSTED, if still the same attempt
  * and expired past the grace; a row some claim holds is skipped.
  */
-export function expireExhaustedLease(taskId: string, leaseAttempt: number, graceSeconds: number, actor: string): Statement {
+export function expireExhaustedLease(
+  taskId: string,
+  leaseAttempt: number,
+  graceSeconds: number,
+  actor: string,
+): Statement {
   return {
     text: `WITH dead AS (
   UPDATE index_tasks t

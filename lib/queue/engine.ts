@@ -39,12 +39,21 @@ export function setPreparedStatements(on: boolean): void {
  * text never varies): named when the worker turned named statements on, unnamed otherwise and in
  * every other process.
  */
-export function runHot<T extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, stmt: Statement): Promise<pg.QueryResult<T>> {
+export function runHot<T extends pg.QueryResultRow = pg.QueryResultRow>(
+  db: Queryable,
+  stmt: Statement,
+): Promise<pg.QueryResult<T>> {
   return runNamed<T>(db, stmt, preparedStatements);
 }
 
 /** `takeOver: false` claims due tasks only, without looking for expired leases (sql.claimTasks). */
-export async function claim(db: Queryable, workerId: string, leaseSeconds: number, limit: number, opts: { takeOver?: boolean } = {}): Promise<Lease[]> {
+export async function claim(
+  db: Queryable,
+  workerId: string,
+  leaseSeconds: number,
+  limit: number,
+  opts: { takeOver?: boolean } = {},
+): Promise<Lease[]> {
   const { rows } = await runHot<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit, opts));
   return rows.map((r) => ({
     taskId: r.task_id,
@@ -59,8 +68,16 @@ export async function claim(db: Queryable, workerId: string, leaseSeconds: numbe
   }));
 }
 
-export async function renew(db: Queryable, lease: Lease, leaseSeconds: number, progress: { done: number; total: number }): Promise<void> {
-  const r = await run(db, sql.renewLease(lease.taskId, lease.workerId, lease.leaseAttempt, leaseSeconds, progress.done, progress.total));
+export async function renew(
+  db: Queryable,
+  lease: Lease,
+  leaseSeconds: number,
+  progress: { done: number; total: number },
+): Promise<void> {
+  const r = await run(
+    db,
+    sql.renewLease(lease.taskId, lease.workerId, lease.leaseAttempt, leaseSeconds, progress.done, progress.total),
+  );
   if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "renew");
 }
 
@@ -107,7 +124,12 @@ export async function lockDocument(db: Queryable, documentId: string): Promise<L
 }
 
 /** Inside the switch transaction: end a held task as a recorded no-op (the document moved on). */
-export async function supersedeHeld(db: Queryable, lease: Lease, reason: string, businessVersion: number): Promise<void> {
+export async function supersedeHeld(
+  db: Queryable,
+  lease: Lease,
+  reason: string,
+  businessVersion: number,
+): Promise<void> {
   const r = await run(db, sql.supersedeHeldTasks(lease.workerId, [{ ...lease, reason, businessVersion }]));
   if (r.rowCount === 0) throw new LeaseLostError(lease.taskId, "supersede");
 }

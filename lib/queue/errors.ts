@@ -43,5 +43,8 @@ export function classify(err: unknown): { code: ErrorCode; message: string; retr
   }
   const code = (err as { code?: unknown })?.code;
   if (isErrorCode(code)) return { code, message: redact(String((err as Error).message ?? err)) };
-  return { code: "INTERNAL_ERROR", message: redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err)) };
+  return {
+    code: "INTERNAL_ERROR",
+    message: redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err)),
+  };
 }

@@ -6,7 +6,11 @@ export const DEFAULT_RETRY: RetryPolicyOptions = { baseSeconds: 2, maxSeconds: 3
 export type RetryDecision = { status: "RETRY_WAIT"; delaySeconds: number } | { status: "DEAD"; delaySeconds: 0 };
 
 /** Backoff before the retry that follows lease attempt `attempt` (1-based): min(base·2^(a-1), cap) ± jitter. */
-export function backoffSeconds(attempt: number, opts: RetryPolicyOptions = DEFAULT_RETRY, random: () => number = Math.random): number {
+export function backoffSeconds(
+  attempt: number,
+  opts: RetryPolicyOptions = DEFAULT_RETRY,
+  random: () => number = Math.random,
+): number {
   const raw = Math.min(opts.baseSeconds * 2 ** Math.max(0, attempt - 1), opts.maxSeconds);
   const factor = 1 + opts.jitter * (2 * random() - 1);
   return Math.max(0, raw * factor);
@@ -29,6 +33,9 @@ export function decide(
   const retryable = isErrorCode(code) ? ERROR_CODES[code].retryable : false;
   if (!retryable || attempt >= maxAttempts) return { status: "DEAD", delaySeconds: 0 };
   const backoff = backoffSeconds(attempt, opts, random);
-  const floor = retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? Math.min(retryAfterSeconds, opts.maxSeconds) : 0;
+  const floor =
+    retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0
+      ? Math.min(retryAfterSeconds, opts.maxSeconds)
+      : 0;
   return { status: "RETRY_WAIT", delaySeconds: Math.max(backoff, floor) };
 }

@@ -13,7 +13,11 @@ export const WARM_UP_SNAPSHOTS = 8;
  * hold WARM_UP_SNAPSHOTS, snapshots come every `warmUpIntervalSeconds`, so a fresh install (or one
  * back from a long stop) draws its charts within a minute; then every `minIntervalSeconds`.
  */
-export async function takeBacklogSnapshot(pool: pg.Pool, minIntervalSeconds = 55, warmUpIntervalSeconds = 12): Promise<boolean> {
+export async function takeBacklogSnapshot(
+  pool: pg.Pool,
+  minIntervalSeconds = 55,
+  warmUpIntervalSeconds = 12,
+): Promise<boolean> {
   const r = await pool.query(
     `WITH recent AS (
        -- Publish → searchable of index tasks that finished in the last LATENCY_WINDOW. Read through
@@ -92,7 +96,9 @@ export async function rollUpTaskOutcomes(pool: pg.Pool, opts: { asOf?: Date } = 
       [w.lo, w.hi],
     );
     await client.query(`UPDATE task_outcome_rollup SET sealed_until = $1 WHERE id`, [w.hi]);
-    await client.query(`DELETE FROM task_outcome_counts WHERE bucket_start < now() - make_interval(secs => $1)`, [OUTCOME_RETAIN_SECONDS]);
+    await client.query(`DELETE FROM task_outcome_counts WHERE bucket_start < now() - make_interval(secs => $1)`, [
+      OUTCOME_RETAIN_SECONDS,
+    ]);
     return w.hi;
   });
 }

@@ -91,11 +91,19 @@ export type ClaimedRow = {
  * it (a completion, a failure) flushes it too. Run it on its own, never inside a transaction
  * whose other writes must be durable at COMMIT.
  */
-export function claimTasks(workerId: string, leaseSeconds: number, limit: number, opts: { takeOver?: boolean } = {}): Statement {
+export function claimTasks(
+  workerId: string,
+  leaseSeconds: number,
+  limit: number,
+  opts: { takeOver?: boolean } = {},
+): Statement {
   // The batch size is part of the text, not a parameter: with a literal LIMIT a prepared claim can
   // keep one generic plan (a parameter there makes the planner re-plan every call, to size it).
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new RangeError(`claim limit must be an integer from 1 to 10000, got ${limit}`);
-  return opts.takeOver === false ? claimDueTasks(workerId, leaseSeconds, limit) : claimDueOrExpiredTasks(workerId, leaseSeconds, limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new RangeError(`claim limit must be an integer from 1 to 10000, got ${limit}`);
+  return opts.takeOver === false
+    ? claimDueTasks(workerId, leaseSeconds, limit)
+    : claimDueOrExpiredTasks(workerId, leaseSeconds, limit);
 }
 
 function claimDueOrExpiredTasks(workerId: string, leaseSeconds: number, limit: number): Statement {
@@ -153,7 +161,14 @@ ${dueScan(n)}${claimAndReturn("due")}`,
 }
 
 /** Extend a held lease and report progress. Zero rows = lease lost. */
-export function renewLease(taskId: string, workerId: string, leaseAttempt: number, leaseSeconds: number, progressDone: number, progressTotal: number): Statement {
+export function renewLease(
+  taskId: string,
+  workerId: string,
+  leaseAttempt: number,
+  leaseSeconds: number,
+  progressDone: number,
+  progressTotal: number,
+): Statement {
   return {
     text: `UPDATE index_tasks
    SET lease_until = now() + make_interval(secs => $4::double precision),
@@ -324,7 +339,10 @@ export function lockHeldTasks(workerId: string, tasks: { taskId: string; leaseAt
  * timeline says why (each its own reason). This is the recorded no-op of a late task. Returns the
  * task ids it ended.
  */
-export function supersedeHeldTasks(workerId: string, tasks: { taskId: string; leaseAttempt: number; reason: string; businessVersion: number }[]): Statement {
+export function supersedeHeldTasks(
+  workerId: string,
+  tasks: { taskId: string; leaseAttempt: number; reason: string; businessVersion: number }[],
+): Statement {
   return {
     text: `WITH h AS (
   SELECT * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::int[]) AS h(task_id, attempts, reason, business_version)
@@ -338,7 +356,13 @@ export function supersedeHeldTasks(workerId: string, tasks: { taskId: string; le
 INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
 SELECT task_id, tenant_id, 'SUPERSEDED', $1, attempts, jsonb_build_object('reason', reason, 'businessVersion', business_version) FROM superseded
 RETURNING task_id::text`,
-    values: [workerId, tasks.map((t) => t.taskId), tasks.map((t) => t.leaseAttempt), tasks.map((t) => t.reason), tasks.map((t) => t.businessVersion)],
+    values: [
+      workerId,
+      tasks.map((t) => t.taskId),
+      tasks.map((t) => t.leaseAttempt),
+      tasks.map((t) => t.reason),
+      tasks.map((t) => t.businessVersion),
+    ],
   };
 }
 
@@ -346,7 +370,10 @@ RETURNING task_id::text`,
  * Mark held tasks SUCCEEDED and append their events, each fenced and with its own statistics (null
  * for a DELETE or a no-op task: no detail). Returns the task ids it completed.
  */
-export function completeTasks(workerId: string, tasks: { taskId: string; leaseAttempt: number; stats: CompleteStats | null }[]): Statement {
+export function completeTasks(
+  workerId: string,
+  tasks: { taskId: string; leaseAttempt: number; stats: CompleteStats | null }[],
+): Statement {
   return {
     text: `WITH h AS (
   SELECT * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::int[], $6::int[]) AS h(task_id, attempts, chunks_total, chunks_reused, batches_sent)

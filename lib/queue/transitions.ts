@@ -20,7 +20,8 @@ export type Transition = {
   readonly events: readonly EventKind[];
 };
 
-const row = (from: TaskStatus | null, to: TaskStatus, actor: TransitionActor, ...events: EventKind[]): Transition => Object.freeze({ from, to, actor, events: Object.freeze(events) });
+const row = (from: TaskStatus | null, to: TaskStatus, actor: TransitionActor, ...events: EventKind[]): Transition =>
+  Object.freeze({ from, to, actor, events: Object.freeze(events) });
 
 export const TRANSITIONS: readonly Transition[] = Object.freeze([
   row("PENDING", "RUNNING", "worker", "CLAIMED"),

@@ -13,14 +13,26 @@ export type ReconcilerOverview = {
 /** The newest pass's counts per kind (zeros for every kind before the first pass) and running totals. */
 export async function latestPass(db: Pick<pg.Pool, "query">): Promise<ReconcilerOverview> {
   const row = (
-    await db.query<{ id: string; started_at: Date; finished_at: Date | null; actor: string; counts: Partial<PassCounts>; totals: Partial<PassTotals> }>(
-      `SELECT id::text, started_at, finished_at, actor, counts, totals FROM reconcile_passes ORDER BY id DESC LIMIT 1`,
-    )
+    await db.query<{
+      id: string;
+      started_at: Date;
+      finished_at: Date | null;
+      actor: string;
+      counts: Partial<PassCounts>;
+      totals: Partial<PassTotals>;
+    }>(`SELECT id::text, started_at, finished_at, actor, counts, totals FROM reconcile_passes ORDER BY id DESC LIMIT 1`)
   ).rows[0];
   const counts = row?.counts ?? {};
   const totals = row?.totals ?? {};
   return {
-    lastPass: row ? { id: row.id, startedAt: row.started_at.toISOString(), finishedAt: row.finished_at?.toISOString() ?? null, actor: row.actor } : null,
+    lastPass: row
+      ? {
+          id: row.id,
+          startedAt: row.started_at.toISOString(),
+          finishedAt: row.finished_at?.toISOString() ?? null,
+          actor: row.actor,
+        }
+      : null,
     kinds: ANOMALY_KINDS.map((kind) => ({
       kind,
       found: Number(counts[kind]?.found ?? 0),
@@ -28,7 +40,11 @@ export async function latestPass(db: Pick<pg.Pool, "query">): Promise<Reconciler
       skippedCap: Number(counts[kind]?.skippedCap ?? 0),
     })),
     totals: ANOMALY_KINDS.flatMap((kind) =>
-      (Object.values(ANOMALY_ACTION) as AnomalyAction[]).map((action) => ({ kind, action, count: Number(totals[kind]?.[action] ?? 0) })),
+      (Object.values(ANOMALY_ACTION) as AnomalyAction[]).map((action) => ({
+        kind,
+        action,
+        count: Number(totals[kind]?.[action] ?? 0),
+      })),
     ),
   };
 }

@@ -1,6 +1,14 @@
 import type pg from "pg";
 import { log } from "../log";
-import { ANOMALY_ACTION, ANOMALY_KIND, ANOMALY_KINDS, UNFINISHED_STATUSES, sqlList, type AnomalyAction, type AnomalyKind } from "../domain/constants";
+import {
+  ANOMALY_ACTION,
+  ANOMALY_KIND,
+  ANOMALY_KINDS,
+  UNFINISHED_STATUSES,
+  sqlList,
+  type AnomalyAction,
+  type AnomalyKind,
+} from "../domain/constants";
 import { run } from "../db/pool";
 import { notifyTasks } from "../queue/sql";
 import { createTask, expireExhaustedLease, restartReindexTask } from "../queue/actions-sql";
@@ -34,7 +42,6 @@ import type { EmbeddingSpace } from "../embedding/types";
 export const RECONCILER_LOCK_KEY = 7_264_912_001;
 /** Actor on task events and task rows the reconciler writes. */
 export const RECONCILER_ACTOR = "reconciler";
-
 
 export type ReconcileOptions = {
   /** Who runs the pass (the worker id), recorded on the pass row. */
@@ -81,7 +88,13 @@ type Finding = {
   repair?: (tx: pg.PoolClient, doc: LockedDocument) => Promise<Record<string, unknown> | null>;
 };
 
-type LockedDocument = { id: string; tenant_id: string; business_version: number; deleted_at: Date | null; pinned: boolean };
+type LockedDocument = {
+  id: string;
+  tenant_id: string;
+  business_version: number;
+  deleted_at: Date | null;
+  pinned: boolean;
+};
 
 /**
  * Task states that mean the business version is in someone's hands: in flight, or waiting for an
@@ -105,7 +118,9 @@ const VERSION_IN_HAND = `SELECT 1 FROM index_tasks
   LIMIT 1`;
 
 function emptyCounts(): PassCounts {
-  return Object.fromEntries(ANOMALY_KINDS.map((k) => [k, { found: 0, recorded: 0, repaired: 0, skippedCap: 0, deferred: 0, truncated: false }])) as PassCounts;
+  return Object.fromEntries(
+    ANOMALY_KINDS.map((k) => [k, { found: 0, recorded: 0, repaired: 0, skippedCap: 0, deferred: 0, truncated: false }]),
+  ) as PassCounts;
 }
 
 function addTotals(prev: unknown, counts: PassCounts): PassTotals {
@@ -131,15 +146,18 @@ export async function reconcile(pool: pg.Pool, opts: ReconcileOptions): Promise<
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    const lead = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock($1::bigint) AS ok`, [RECONCILER_LOCK_KEY]);
+    const lead = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock($1::bigint) AS ok`, [
+      RECONCILER_LOCK_KEY,
+    ]);
     if (!lead.rows[0].ok) {
       await client.query("ROLLBACK");
       return { ran: false, reason: "not_leader" };
     }
     if (!opts.force) {
-      const recent = await client.query(`SELECT 1 FROM reconcile_passes WHERE started_at > now() - make_interval(secs => $1::double precision) LIMIT 1`, [
-        cfg.RECONCILE_INTERVAL_SECONDS,
-      ]);
+      const recent = await client.query(
+        `SELECT 1 FROM reconcile_passes WHERE started_at > now() - make_interval(secs => $1::double precision) LIMIT 1`,
+        [cfg.RECONCILE_INTERVAL_SECONDS],
+      );
       if (recent.rows.length > 0) {
         await client.query("ROLLBACK");
         return { ran: false, reason: "not_due" };
@@ -149,18 +167,23 @@ export async function reconcile(pool: pg.Pool, opts: ReconcileOptions): Promise<
     // skipped when busy) give up quickly and only that repair is rolled back.
     await client.query(`SET LOCAL lock_timeout = '2s'`);
     await client.query(`SET LOCAL statement_timeout = '60s'`);
-    const prev = (await client.query<{ totals: unknown }>(`SELECT totals FROM reconcile_passes ORDER BY id DESC LIMIT 1`)).rows[0];
-    const passId = (await client.query<{ id: string }>(`INSERT INTO reconcile_passes (actor) VALUES ($1) RETURNING id::text`, [opts.actor])).rows[0].id;
+    const prev = (
+      await client.query<{ totals: unknown }>(`SELECT totals FROM reconcile_passes ORDER BY id DESC LIMIT 1`)
+    ).rows[0];
+    const passId = (
+      await client.query<{ id: string }>(`INSERT INTO reconcile_passes (actor) VALUES ($1) RETURNING id::text`, [
+        opts.actor,
+      ])
+    ).rows[0].id;
 
     const pass = new Pass(client, passId, cfg, opts);
     await pass.run();
 
     const totals = addTotals(prev?.totals, pass.counts);
-    await client.query(`UPDATE reconcile_passes SET finished_at = clock_timestamp(), counts = $2, totals = $3 WHERE id = $1`, [
-      passId,
-      JSON.stringify(pass.counts),
-      JSON.stringify(totals),
-    ]);
+    await client.query(
+      `UPDATE reconcile_passes SET finished_at = clock_timestamp(), counts = $2, totals = $3 WHERE id = $1`,
+      [passId, JSON.stringify(pass.counts), JSON.stringify(totals)],
+    );
     const keep = cfg.RECONCILE_EVENT_RETENTION_DAYS * 86_400;
     await client.query(
       `DELETE FROM anomaly_events WHERE id IN (SELECT id FROM anomaly_events WHERE at < now() - make_interval(secs => $1::double precision) ORDER BY at LIMIT 5000)`,
@@ -229,13 +252,26 @@ class Pass {
       [
         this.passId,
         kind,
-        JSON.stringify(findings.map((f) => ({ fingerprint: f.fingerprint, tenant_id: f.tenantId, document_id: f.documentId, task_id: f.taskId, detail: f.detail }))),
+        JSON.stringify(
+          findings.map((f) => ({
+            fingerprint: f.fingerprint,
+            tenant_id: f.tenantId,
+            document_id: f.documentId,
+            task_id: f.taskId,
+            detail: f.detail,
+          })),
+        ),
       ],
     );
     return r.rowCount ?? 0;
   }
 
-  private async event(kind: AnomalyKind, action: AnomalyAction, f: Pick<Finding, "fingerprint" | "tenantId" | "documentId" | "taskId">, detail: Record<string, unknown>): Promise<void> {
+  private async event(
+    kind: AnomalyKind,
+    action: AnomalyAction,
+    f: Pick<Finding, "fingerprint" | "tenantId" | "documentId" | "taskId">,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
     await this.tx.query(
       `INSERT INTO anomaly_events (pass_id, kind, action, fingerprint, tenant_id, document_id, task_id, detail)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -258,10 +294,10 @@ class Pass {
     if (repairable.length === 0) return;
     const done = new Set(
       (
-        await this.tx.query<{ fingerprint: string }>(`SELECT fingerprint FROM anomaly_events WHERE kind = $1 AND action = 'REPAIRED' AND fingerprint = ANY($2::text[])`, [
-          kind,
-          repairable.map((f) => f.fingerprint),
-        ])
+        await this.tx.query<{ fingerprint: string }>(
+          `SELECT fingerprint FROM anomaly_events WHERE kind = $1 AND action = 'REPAIRED' AND fingerprint = ANY($2::text[])`,
+          [kind, repairable.map((f) => f.fingerprint)],
+        )
       ).rows.map((r) => r.fingerprint),
     );
     repairable = repairable.filter((f) => !done.has(f.fingerprint));
@@ -278,7 +314,12 @@ class Pass {
     const left = repairable.length - Math.min(cap, repairable.length);
     if (left > 0) {
       c.skippedCap = left;
-      await this.event(kind, ANOMALY_ACTION.SKIPPED_CAP, { fingerprint: `pass:${this.passId}`, tenantId: null, documentId: null, taskId: null }, { skipped: left, cap });
+      await this.event(
+        kind,
+        ANOMALY_ACTION.SKIPPED_CAP,
+        { fingerprint: `pass:${this.passId}`, tenantId: null, documentId: null, taskId: null },
+        { skipped: left, cap },
+      );
     }
   }
 
@@ -288,12 +329,17 @@ class Pass {
     await tx.query("SAVEPOINT reconcile_repair");
     try {
       const doc = (
-        await tx.query<Omit<LockedDocument, "pinned">>(`SELECT id::text, tenant_id, business_version, deleted_at FROM documents WHERE id = $1 FOR UPDATE SKIP LOCKED`, [f.documentId])
+        await tx.query<Omit<LockedDocument, "pinned">>(
+          `SELECT id::text, tenant_id, business_version, deleted_at FROM documents WHERE id = $1 FOR UPDATE SKIP LOCKED`,
+          [f.documentId],
+        )
       ).rows[0];
       let out: Record<string, unknown> | null = null;
       if (doc) {
         // Pointer rows only change under the document lock, so this read stays true until commit.
-        const pin = await tx.query<{ pinned: boolean }>(`SELECT pinned FROM search_pointers WHERE document_id = $1`, [doc.id]);
+        const pin = await tx.query<{ pinned: boolean }>(`SELECT pinned FROM search_pointers WHERE document_id = $1`, [
+          doc.id,
+        ]);
         out = await f.repair!(tx, { ...doc, pinned: pin.rows[0]?.pinned ?? false });
       }
       await tx.query("RELEASE SAVEPOINT reconcile_repair");
@@ -301,7 +347,10 @@ class Pass {
     } catch (err) {
       await tx.query("ROLLBACK TO SAVEPOINT reconcile_repair");
       await tx.query("RELEASE SAVEPOINT reconcile_repair");
-      log.warn({ kind, fingerprint: f.fingerprint, err: (err as Error).message }, "reconciler repair failed; left for the next pass");
+      log.warn(
+        { kind, fingerprint: f.fingerprint, err: (err as Error).message },
+        "reconciler repair failed; left for the next pass",
+      );
       return null;
     }
   }
@@ -314,18 +363,49 @@ class Pass {
    * per type and version). Never touches an unfinished task, nor the business version's newest
    * build when it is DEAD, RESOLVED or CANCELLED (VERSION_IN_HAND).
    */
-  private async enqueue(doc: LockedDocument, kind: AnomalyKind): Promise<{ taskId: string; taskType: "INDEX" | "REINDEX" } | null> {
+  private async enqueue(
+    doc: LockedDocument,
+    kind: AnomalyKind,
+  ): Promise<{ taskId: string; taskType: "INDEX" | "REINDEX" } | null> {
     const tx = this.tx;
     const blocked = await tx.query(VERSION_IN_HAND, [doc.id, doc.business_version]);
     if (blocked.rows.length > 0) return null;
-    const version = await tx.query(`SELECT 1 FROM document_versions WHERE document_id = $1 AND version_number = $2`, [doc.id, doc.business_version]);
+    const version = await tx.query(`SELECT 1 FROM document_versions WHERE document_id = $1 AND version_number = $2`, [
+      doc.id,
+      doc.business_version,
+    ]);
     if (version.rows.length === 0) return null;
     const detail = { versionNumber: doc.business_version, reason: kind };
     let taskType: "INDEX" | "REINDEX" = "INDEX";
-    let row = (await run<{ task_id: string }>(tx, createTask(doc.tenant_id, doc.id, doc.business_version, taskType, this.opts.maxAttempts, RECONCILER_ACTOR, detail))).rows[0];
+    let row = (
+      await run<{ task_id: string }>(
+        tx,
+        createTask(
+          doc.tenant_id,
+          doc.id,
+          doc.business_version,
+          taskType,
+          this.opts.maxAttempts,
+          RECONCILER_ACTOR,
+          detail,
+        ),
+      )
+    ).rows[0];
     if (!row) {
       taskType = "REINDEX";
-      row = (await run<{ task_id: string }>(tx, restartReindexTask(doc.tenant_id, doc.id, doc.business_version, this.opts.maxAttempts, RECONCILER_ACTOR, detail))).rows[0];
+      row = (
+        await run<{ task_id: string }>(
+          tx,
+          restartReindexTask(
+            doc.tenant_id,
+            doc.id,
+            doc.business_version,
+            this.opts.maxAttempts,
+            RECONCILER_ACTOR,
+            detail,
+          ),
+        )
+      ).rows[0];
     }
     if (!row) return null;
     this.enqueued++;
@@ -420,17 +500,31 @@ class Pass {
       tenantId: r.tenant_id,
       documentId: r.document_id,
       taskId: r.task_id,
-      detail: { indexVersionId: r.index_version_id, versionNumber: r.business_version, pointerVersion: r.pointer_version },
+      detail: {
+        indexVersionId: r.index_version_id,
+        versionNumber: r.business_version,
+        pointerVersion: r.pointer_version,
+      },
       repair: (tx, doc) => this.switchTo(tx, doc, r.index_version_id),
     }));
   }
 
   /** The worker's switch, for a version that is already built: pointer forward, new ACTIVE, old RETIRED. */
-  private async switchTo(tx: pg.PoolClient, doc: LockedDocument, ivId: string): Promise<Record<string, unknown> | null> {
+  private async switchTo(
+    tx: pg.PoolClient,
+    doc: LockedDocument,
+    ivId: string,
+  ): Promise<Record<string, unknown> | null> {
     const { model, dimensions } = this.space;
     if (doc.deleted_at !== null || doc.pinned) return null;
     const ptr = (
-      await tx.query<{ index_version_id: string; version_number: number; pinned: boolean; model: string | null; dims: number | null }>(
+      await tx.query<{
+        index_version_id: string;
+        version_number: number;
+        pinned: boolean;
+        model: string | null;
+        dims: number | null;
+      }>(
         `SELECT sp.index_version_id::text, sp.version_number, sp.pinned, cur.embedding_model AS model, cur.embedding_dimensions AS dims
            FROM search_pointers sp LEFT JOIN index_versions cur ON cur.id = sp.index_version_id
           WHERE sp.document_id = $1
@@ -439,14 +533,30 @@ class Pass {
       )
     ).rows[0];
     const iv = (
-      await tx.query<{ version_number: number; status: string; chunk_count: number; expected_chunk_count: number; embedding_model: string; embedding_dimensions: number }>(
+      await tx.query<{
+        version_number: number;
+        status: string;
+        chunk_count: number;
+        expected_chunk_count: number;
+        embedding_model: string;
+        embedding_dimensions: number;
+      }>(
         `SELECT version_number, status, chunk_count, expected_chunk_count, embedding_model, embedding_dimensions FROM index_versions WHERE id = $1 AND document_id = $2 FOR UPDATE`,
         [ivId, doc.id],
       )
     ).rows[0];
     if (!iv || iv.status !== "READY" || iv.version_number !== doc.business_version) return null;
-    if (iv.embedding_model !== model || iv.embedding_dimensions !== dimensions || iv.chunk_count !== iv.expected_chunk_count) return null;
-    const behind = !ptr || (!ptr.pinned && (ptr.version_number < iv.version_number || (ptr.version_number === iv.version_number && (ptr.model !== model || ptr.dims !== dimensions))));
+    if (
+      iv.embedding_model !== model ||
+      iv.embedding_dimensions !== dimensions ||
+      iv.chunk_count !== iv.expected_chunk_count
+    )
+      return null;
+    const behind =
+      !ptr ||
+      (!ptr.pinned &&
+        (ptr.version_number < iv.version_number ||
+          (ptr.version_number === iv.version_number && (ptr.model !== model || ptr.dims !== dimensions))));
     if (!behind) return null;
     // Readers only ever see complete versions: count what is stored, not just the recorded count.
     const stored = (
@@ -460,11 +570,24 @@ class Pass {
       )
     ).rows[0];
     if (stored.n !== iv.expected_chunk_count || stored.ordinals !== stored.n || stored.bad !== 0) {
-      log.warn({ indexVersionId: ivId, stored, expected: iv.expected_chunk_count }, "reconciler: READY index version failed its completeness check; not switched");
+      log.warn(
+        { indexVersionId: ivId, stored, expected: iv.expected_chunk_count },
+        "reconciler: READY index version failed its completeness check; not switched",
+      );
       return null;
     }
-    await movePointer(tx, { id: doc.id, tenantId: doc.tenant_id }, { indexVersionId: ivId, versionNumber: iv.version_number }, ptr?.index_version_id ?? null);
-    return { indexVersionId: ivId, fromVersion: ptr?.version_number ?? null, toVersion: iv.version_number, retiredIndexVersionId: ptr && ptr.index_version_id !== ivId ? ptr.index_version_id : null };
+    await movePointer(
+      tx,
+      { id: doc.id, tenantId: doc.tenant_id },
+      { indexVersionId: ivId, versionNumber: iv.version_number },
+      ptr?.index_version_id ?? null,
+    );
+    return {
+      indexVersionId: ivId,
+      fromVersion: ptr?.version_number ?? null,
+      toVersion: iv.version_number,
+      retiredIndexVersionId: ptr && ptr.index_version_id !== ivId ? ptr.index_version_id : null,
+    };
   }
 
   // ---------- MISSING_TASK ----------
@@ -476,7 +599,13 @@ class Pass {
    * the drifted set is what the partial index holds.
    */
   private async missingTasks(): Promise<Finding[]> {
-    const { rows } = await this.tx.query<{ document_id: string; tenant_id: string; business_version: number; pinned: boolean; has_version: boolean }>(
+    const { rows } = await this.tx.query<{
+      document_id: string;
+      tenant_id: string;
+      business_version: number;
+      pinned: boolean;
+      has_version: boolean;
+    }>(
       `SELECT d.id::text AS document_id, d.tenant_id, d.business_version, coalesce(sp.pinned, false) AS pinned, (dv.id IS NOT NULL) AS has_version
          FROM documents d
          LEFT JOIN search_pointers sp ON sp.document_id = d.id
@@ -499,7 +628,10 @@ class Pass {
           ? undefined
           : async (tx, doc) => {
               if (doc.deleted_at !== null || doc.pinned || doc.business_version !== r.business_version) return null;
-              const any = await tx.query(`SELECT 1 FROM index_tasks WHERE document_id = $1 AND version_number = $2 LIMIT 1`, [doc.id, doc.business_version]);
+              const any = await tx.query(
+                `SELECT 1 FROM index_tasks WHERE document_id = $1 AND version_number = $2 LIMIT 1`,
+                [doc.id, doc.business_version],
+              );
               if (any.rows.length > 0) return null;
               const t = await this.enqueue(doc, ANOMALY_KIND.MISSING_TASK);
               return t ? { enqueued: t.taskType, taskId: t.taskId, versionNumber: doc.business_version } : null;
@@ -517,7 +649,14 @@ class Pass {
    */
   private async staleDrift(): Promise<Finding[]> {
     const { model, dimensions } = this.space;
-    const { rows } = await this.tx.query<{ document_id: string; tenant_id: string; business_version: number; search_version: number | null; drift_seconds: number; last_status: string | null }>(
+    const { rows } = await this.tx.query<{
+      document_id: string;
+      tenant_id: string;
+      business_version: number;
+      search_version: number | null;
+      drift_seconds: number;
+      last_status: string | null;
+    }>(
       `SELECT d.id::text AS document_id, d.tenant_id, d.business_version, d.search_version,
               extract(epoch FROM now() - dv.published_at)::float AS drift_seconds,
               (SELECT t.status FROM index_tasks t WHERE t.document_id = d.id AND t.version_number = d.business_version ORDER BY t.task_id DESC LIMIT 1) AS last_status
@@ -539,7 +678,12 @@ class Pass {
       tenantId: r.tenant_id,
       documentId: r.document_id,
       taskId: null,
-      detail: { businessVersion: r.business_version, searchVersion: r.search_version, driftSeconds: Math.round(r.drift_seconds), lastTaskStatus: r.last_status },
+      detail: {
+        businessVersion: r.business_version,
+        searchVersion: r.search_version,
+        driftSeconds: Math.round(r.drift_seconds),
+        lastTaskStatus: r.last_status,
+      },
       repair: async (tx, doc) => {
         if (doc.deleted_at !== null || doc.pinned || doc.business_version !== r.business_version) return null;
         const still = await tx.query(`SELECT 1 FROM documents WHERE id = $1 AND drifted`, [doc.id]);
@@ -601,10 +745,10 @@ class Pass {
           ? undefined
           : async (tx, doc) => {
               if (doc.deleted_at !== null || doc.pinned) return null;
-              const still = await tx.query(`SELECT 1 FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id WHERE sp.document_id = $1 AND iv.id = $2 AND iv.status = 'ACTIVE'`, [
-                doc.id,
-                r.index_version_id,
-              ]);
+              const still = await tx.query(
+                `SELECT 1 FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id WHERE sp.document_id = $1 AND iv.id = $2 AND iv.status = 'ACTIVE'`,
+                [doc.id, r.index_version_id],
+              );
               if (still.rows.length === 0) return null;
               const t = await this.enqueue(doc, ANOMALY_KIND.STALE_MODEL);
               return t ? { enqueued: t.taskType, taskId: t.taskId, versionNumber: doc.business_version } : null;
@@ -650,7 +794,13 @@ class Pass {
       tenantId: r.tenant_id,
       documentId: r.document_id,
       taskId: null,
-      detail: { indexVersionId: r.index_version_id, versionNumber: r.version_number, status: r.status, chunkCount: r.chunk_count, since: r.since.toISOString() },
+      detail: {
+        indexVersionId: r.index_version_id,
+        versionNumber: r.version_number,
+        status: r.status,
+        chunkCount: r.chunk_count,
+        since: r.since.toISOString(),
+      },
       repair:
         r.status === "BUILDING"
           ? async (tx, doc) => {
@@ -661,7 +811,9 @@ class Pass {
                     AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)`,
                 [r.index_version_id, doc.id],
               );
-              return (u.rowCount ?? 0) > 0 ? { indexVersionId: r.index_version_id, status: "RETIRED", previousStatus: r.status } : null;
+              return (u.rowCount ?? 0) > 0
+                ? { indexVersionId: r.index_version_id, status: "RETIRED", previousStatus: r.status }
+                : null;
             }
           : undefined,
     }));
@@ -687,7 +839,9 @@ class Pass {
     const c = this.counts.DEAD_TASKS;
     c.found = count;
     const last = (
-      await this.tx.query<{ n: number }>(`SELECT (detail->>'count')::int AS n FROM anomaly_events WHERE kind = 'DEAD_TASKS' AND action = 'REPORTED' ORDER BY id DESC LIMIT 1`)
+      await this.tx.query<{ n: number }>(
+        `SELECT (detail->>'count')::int AS n FROM anomaly_events WHERE kind = 'DEAD_TASKS' AND action = 'REPORTED' ORDER BY id DESC LIMIT 1`,
+      )
     ).rows[0];
     if ((last?.n ?? 0) === count) return;
     c.recorded = 1;
@@ -695,7 +849,11 @@ class Pass {
       ANOMALY_KIND.DEAD_TASKS,
       ANOMALY_ACTION.REPORTED,
       { fingerprint: `count:${count}:pass:${this.passId}`, tenantId: null, documentId: null, taskId: null },
-      { count, previous: last?.n ?? 0, byErrorCode: Object.fromEntries(rows.map((r) => [r.error_code ?? "NONE", r.n])) },
+      {
+        count,
+        previous: last?.n ?? 0,
+        byErrorCode: Object.fromEntries(rows.map((r) => [r.error_code ?? "NONE", r.n])),
+      },
     );
   }
 }
@@ -707,7 +865,10 @@ const settleFrom = new WeakMap<pg.Pool, number>();
  * takes part: right after a (re)start leases from the previous run are expiring and being taken
  * over, which is normal and not the reconciler's business.
  */
-export async function reconcileTick(pool: pg.Pool, o: Omit<ReconcileOptions, "config" | "force">): Promise<ReconcileResult | null> {
+export async function reconcileTick(
+  pool: pg.Pool,
+  o: Omit<ReconcileOptions, "config" | "force">,
+): Promise<ReconcileResult | null> {
   const cfg = loadReconcileConfig();
   if (cfg.RECONCILE_INTERVAL_SECONDS === 0) return null;
   const now = Date.now();
@@ -716,8 +877,15 @@ export async function reconcileTick(pool: pg.Pool, o: Omit<ReconcileOptions, "co
   if (now - since < cfg.RECONCILE_INTERVAL_SECONDS * 1000) return null;
   const r = await reconcile(pool, { ...o, config: cfg });
   if (r.ran) {
-    const acted = ANOMALY_KINDS.filter((k) => r.counts[k].recorded > 0 || r.counts[k].repaired > 0 || r.counts[k].skippedCap > 0);
-    const summary = Object.fromEntries(ANOMALY_KINDS.filter((k) => r.counts[k].found > 0).map((k) => [k, `${r.counts[k].found} found, ${r.counts[k].repaired} repaired`]));
+    const acted = ANOMALY_KINDS.filter(
+      (k) => r.counts[k].recorded > 0 || r.counts[k].repaired > 0 || r.counts[k].skippedCap > 0,
+    );
+    const summary = Object.fromEntries(
+      ANOMALY_KINDS.filter((k) => r.counts[k].found > 0).map((k) => [
+        k,
+        `${r.counts[k].found} found, ${r.counts[k].repaired} repaired`,
+      ]),
+    );
     if (acted.length > 0) log.info({ passId: r.passId, ms: r.durationMs, ...summary }, "reconciler pass");
     else log.debug({ passId: r.passId, ms: r.durationMs, ...summary }, "reconciler pass");
   }

@@ -6,7 +6,15 @@ import { toVectorLiteral } from "../embedding/types";
 import { TENANT_LANGUAGE_SQL, tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
 import { RRF_K, type SearchMode } from "./modes";
 
-export type SearchHit = { documentKey: string; versionNumber: number; chunkId: string; sectionPath: string; text: string; score: number; level: number };
+export type SearchHit = {
+  documentKey: string;
+  versionNumber: number;
+  chunkId: string;
+  sectionPath: string;
+  text: string;
+  score: number;
+  level: number;
+};
 
 /** Tenants with at most this many chunks (of the dimension) are searched exactly. */
 // Read the way the configuration reads it: unset or empty means the default (Number("") would be 0).
@@ -48,7 +56,15 @@ async function tenantLanguage(pool: pg.Pool, tenant: string): Promise<string> {
   return language;
 }
 
-type HitRow = { key: string; version_number: number; chunk_id: string; section_path: string; text: string; level: number; score: number };
+type HitRow = {
+  key: string;
+  version_number: number;
+  chunk_id: string;
+  section_path: string;
+  text: string;
+  level: number;
+  score: number;
+};
 
 export type SearchQuery = {
   tenant: string;
@@ -89,7 +105,14 @@ export async function textSearch(pool: pg.Pool, embedder: Embedder, q: SearchQue
   const language = await tenantLanguage(pool, q.tenant);
   // Unnamed on purpose: the query's words are a parameter, and how many chunks match them decides
   // the plan (the GIN index for a rare term); a generic plan cannot see that.
-  const { rows } = await pool.query<HitRow>(textSearchSql(embedder.dimensions, limitClass(q.topK)), [q.tenant, q.query, q.level ?? null, q.principals, embedder.model, language]);
+  const { rows } = await pool.query<HitRow>(textSearchSql(embedder.dimensions, limitClass(q.topK)), [
+    q.tenant,
+    q.query,
+    q.level ?? null,
+    q.principals,
+    embedder.model,
+    language,
+  ]);
   return rows.slice(0, q.topK).map((r) => toHit(r, Number(r.score)));
 }
 
@@ -103,7 +126,10 @@ export async function textSearch(pool: pg.Pool, embedder: Embedder, q: SearchQue
 export async function hybridSearch(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
   const depth = hybridDepth(q.topK);
   // The text list needs no embedding: it runs while the query is embedded.
-  const [vector, text] = await Promise.all([searchWithPlan(pool, embedder, { ...q, topK: depth }), textSearch(pool, embedder, { ...q, topK: depth })]);
+  const [vector, text] = await Promise.all([
+    searchWithPlan(pool, embedder, { ...q, topK: depth }),
+    textSearch(pool, embedder, { ...q, topK: depth }),
+  ]);
   return fuse([vector.hits, text], q.topK);
 }
 
@@ -137,7 +163,10 @@ export function fuse(lists: SearchHit[][], topK: number): SearchHit[] {
  * stops short (the caller sees only a sliver of a large tenant), the exact ranking answers.
  */
 export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchPlan> {
-  const [[vec], named] = await Promise.all([embedder.embed([q.query], AbortSignal.timeout(30_000)), namedStatementsOn(pool, PREPARED_SETTING, q.prepared)]);
+  const [[vec], named] = await Promise.all([
+    embedder.embed([q.query], AbortSignal.timeout(30_000)),
+    namedStatementsOn(pool, PREPARED_SETTING, q.prepared),
+  ]);
   const dims = embedder.dimensions;
   const params = [q.tenant, toVectorLiteral(vec), q.level ?? null, q.principals, embedder.model];
   const client = await pool.connect();
@@ -163,7 +192,9 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
     // The walk, then the exact ranking where the walk stopped short of topK.
     const walk = async (): Promise<SearchPlan> => {
       const hits = await rank(client, dims, false, q.topK, params, named);
-      return hits.length >= q.topK ? { strategy: "hnsw", hits } : { strategy: "hnsw+exact", hits: await rank(client, dims, true, q.topK, params, named) };
+      return hits.length >= q.topK
+        ? { strategy: "hnsw", hits }
+        : { strategy: "hnsw+exact", hits: await rank(client, dims, true, q.topK, params, named) };
     };
     // A fallback to exact ranking reads a newer snapshot than the walk did; it answers from that
     // one snapshot alone.
@@ -192,20 +223,42 @@ function positiveInt(n: number): number {
  * Small tenants are ranked exactly. The size is a bounded count through the tenant index, kept
  * for a minute per tenant: near the threshold the count itself costs about as much as the search.
  */
-async function isExact(client: pg.PoolClient, pool: pg.Pool, tenant: string, dims: number, exactMax: number, named: boolean): Promise<boolean> {
+async function isExact(
+  client: pg.PoolClient,
+  pool: pg.Pool,
+  tenant: string,
+  dims: number,
+  exactMax: number,
+  named: boolean,
+): Promise<boolean> {
   let cache = sizeCache.get(pool);
   if (!cache) sizeCache.set(pool, (cache = new Map()));
   const key = `${tenant}\u0000${dims}\u0000${exactMax}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < SIZE_TTL_MS) return hit.exact;
-  const size = await runNamed<{ n: number }>(client, { text: tenantSizeSql(dims), values: [tenant, exactMax + 1] }, named);
+  const size = await runNamed<{ n: number }>(
+    client,
+    { text: tenantSizeSql(dims), values: [tenant, exactMax + 1] },
+    named,
+  );
   const exact = size.rows[0].n <= exactMax;
   cache.set(key, { exact, at: Date.now() });
   return exact;
 }
 
-async function rank(client: pg.PoolClient, dims: number, exact: boolean, limit: number, params: unknown[], named: boolean): Promise<SearchHit[]> {
-  const { rows } = await runNamed<HitRow>(client, { text: vectorSearchSql(dims, exact, limitClass(limit)), values: params }, named);
+async function rank(
+  client: pg.PoolClient,
+  dims: number,
+  exact: boolean,
+  limit: number,
+  params: unknown[],
+  named: boolean,
+): Promise<SearchHit[]> {
+  const { rows } = await runNamed<HitRow>(
+    client,
+    { text: vectorSearchSql(dims, exact, limitClass(limit)), values: params },
+    named,
+  );
   return rows.slice(0, limit).map((r) => toHit(r, 1 - Number(r.score)));
 }
 
@@ -221,5 +274,13 @@ export function limitClass(limit: number): number {
 const LIMIT_CLASSES = [10, 20, 50, 100, 200, 300];
 
 function toHit(r: HitRow, score: number): SearchHit {
-  return { documentKey: r.key, versionNumber: r.version_number, chunkId: r.chunk_id, sectionPath: r.section_path, text: r.text, level: r.level, score };
+  return {
+    documentKey: r.key,
+    versionNumber: r.version_number,
+    chunkId: r.chunk_id,
+    sectionPath: r.section_path,
+    text: r.text,
+    level: r.level,
+    score,
+  };
 }

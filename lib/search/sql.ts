@@ -9,7 +9,8 @@ import { vectorCast } from "../db/vector-index";
  * (topK is 1..100, hybrid depth up to 300) keeps that estimate exact.
  */
 function checkLimit(limit: number): void {
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new Error(`search limit must be an integer from 1 to 10000, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new Error(`search limit must be an integer from 1 to 10000, got ${limit}`);
 }
 
 /**

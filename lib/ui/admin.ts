@@ -27,7 +27,11 @@ export async function createToken(input: NewTokenInput): Promise<CreatedToken> {
     role: input.role,
     tenants: input.tenants,
     kind: input.kind,
-    ...(input.kind === "person" ? { userId: input.userId } : input.capabilities.length > 0 ? { capabilities: input.capabilities } : {}),
+    ...(input.kind === "person"
+      ? { userId: input.userId }
+      : input.capabilities.length > 0
+        ? { capabilities: input.capabilities }
+        : {}),
   };
   return (await api.POST("/api/v1/admin/tokens", { body })).data!;
 }
@@ -53,7 +57,14 @@ export async function createUser(input: NewUserInput) {
   return (await api.POST("/api/v1/admin/users", { body })).data!;
 }
 
-export type UserPatch = { role?: Role; tenants?: string[]; groups?: string[]; disabled?: boolean; password?: string; signOut?: true };
+export type UserPatch = {
+  role?: Role;
+  tenants?: string[];
+  groups?: string[];
+  disabled?: boolean;
+  password?: string;
+  signOut?: true;
+};
 
 export async function updateUser(id: string, patch: UserPatch) {
   return (await api.PATCH("/api/v1/admin/users/{id}", { params: { path: { id } }, body: patch })).data!;
@@ -80,7 +91,8 @@ function useAdminMutation<TInput, TResult>(fn: (input: TInput) => Promise<TResul
   return useMutation({
     mutationFn: fn,
     // Refetch the table behind the dialog, and the audit log that now has one more entry.
-    onSuccess: () => void Promise.all([qc.invalidateQueries({ queryKey: key }), qc.invalidateQueries({ queryKey: queryKeys.audit })]),
+    onSuccess: () =>
+      void Promise.all([qc.invalidateQueries({ queryKey: key }), qc.invalidateQueries({ queryKey: queryKeys.audit })]),
   });
 }
 

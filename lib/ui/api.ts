@@ -5,7 +5,13 @@
 import type { z } from "zod";
 import createClient from "openapi-fetch";
 import type { paths, Schemas } from "../client";
-import { apiErrorBodySchema, documentDetailSchema, type DocumentDetail, type PublishInput, type PublishResult } from "./schemas";
+import {
+  apiErrorBodySchema,
+  documentDetailSchema,
+  type DocumentDetail,
+  type PublishInput,
+  type PublishResult,
+} from "./schemas";
 
 /** An error answer from the API, or a network/shape failure (status 0). */
 export class ApiError extends Error {
@@ -81,7 +87,8 @@ export async function errorFrom(res: Response): Promise<ApiError> {
     const fieldErrors = collectFieldErrors(details, issues, fields);
     // Validation messages may name the field as a prefix: "title: Too small: expected string to have >=1 characters".
     const prefixed = message ? /^([A-Za-z_][\w.]*): (.+)$/s.exec(message) : null;
-    if (Object.keys(fieldErrors).length === 0 && prefixed && res.status >= 400 && res.status < 500) fieldErrors[prefixed[1]] = prefixed[2];
+    if (Object.keys(fieldErrors).length === 0 && prefixed && res.status >= 400 && res.status < 500)
+      fieldErrors[prefixed[1]] = prefixed[2];
     return new ApiError(res.status, code, message || defaultMessage(res.status), fieldErrors);
   }
   return new ApiError(res.status, `HTTP_${res.status}`, defaultMessage(res.status));
@@ -119,7 +126,13 @@ async function dashboardFetch(input: Request): Promise<Response> {
 }
 
 /** The typed client the dashboard calls the API with (same origin). */
-export const api = createClient<paths>({ baseUrl: "", headers: { accept: "application/json" }, credentials: "same-origin", cache: "no-store", fetch: dashboardFetch });
+export const api = createClient<paths>({
+  baseUrl: "",
+  headers: { accept: "application/json" },
+  credentials: "same-origin",
+  cache: "no-store",
+  fetch: dashboardFetch,
+});
 
 type Outcome<T> = { data?: T; response: Response };
 
@@ -155,11 +168,20 @@ export type Tenant = Schemas["Tenant"];
 
 /** Empty filters are left out of the query string, as the forms leave them empty. */
 export const given = <T extends Record<string, string | number | null | undefined>>(filters: T) =>
-  Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined && v !== null && v !== "")) as Partial<T>;
+  Object.fromEntries(
+    Object.entries(filters).filter(([, v]) => v !== undefined && v !== null && v !== ""),
+  ) as Partial<T>;
 
-export async function fetchDocuments(filters: DocumentFilters, cursor: string | null, signal?: AbortSignal, limit = 50): Promise<DocumentPage> {
+export async function fetchDocuments(
+  filters: DocumentFilters,
+  cursor: string | null,
+  signal?: AbortSignal,
+  limit = 50,
+): Promise<DocumentPage> {
   const { tenant, state, q } = filters;
-  const query = { ...given({ tenant, state, q }), ...(cursor ? { cursor } : {}), limit } as NonNullable<paths["/api/v1/documents"]["get"]["parameters"]["query"]>;
+  const query = { ...given({ tenant, state, q }), ...(cursor ? { cursor } : {}), limit } as NonNullable<
+    paths["/api/v1/documents"]["get"]["parameters"]["query"]
+  >;
   return answer(api.GET("/api/v1/documents", { params: { query }, signal }));
 }
 
@@ -170,12 +192,24 @@ export async function fetchTenants(signal?: AbortSignal): Promise<Tenant[]> {
 const docPath = (tenant: string, key: string) => ({ path: { tenant, key } });
 
 export async function fetchDocument(tenant: string, key: string, signal?: AbortSignal): Promise<DocumentDetail> {
-  return parse(documentDetailSchema, await answer(api.GET("/api/v1/tenants/{tenant}/documents/{key}", { params: docPath(tenant, key), signal })), "document");
+  return parse(
+    documentDetailSchema,
+    await answer(api.GET("/api/v1/tenants/{tenant}/documents/{key}", { params: docPath(tenant, key), signal })),
+    "document",
+  );
 }
 
 export async function publishDocument(input: PublishInput): Promise<PublishResult> {
-  const body = { title: input.title, contentType: input.contentType, content: input.content, ...(input.acl && input.acl.length > 0 ? { acl: input.acl } : {}) };
-  const { data, response } = await api.POST("/api/v1/tenants/{tenant}/documents/{key}/versions", { params: docPath(input.tenant, input.key), body });
+  const body = {
+    title: input.title,
+    contentType: input.contentType,
+    content: input.content,
+    ...(input.acl && input.acl.length > 0 ? { acl: input.acl } : {}),
+  };
+  const { data, response } = await api.POST("/api/v1/tenants/{tenant}/documents/{key}/versions", {
+    params: docPath(input.tenant, input.key),
+    body,
+  });
   return { ...(data as Schemas["PublishResult"]), unchanged: response.status === 200 };
 }
 
@@ -193,9 +227,16 @@ export type AuditPage = Schemas["AuditPage"];
 export type RollbackResult = Schemas["RollbackResult"];
 export type UnpinResult = Schemas["UnpinResult"];
 
-export async function fetchTasks(filters: TaskFilters, cursor: string | null, signal?: AbortSignal, limit = 50): Promise<TaskPage> {
+export async function fetchTasks(
+  filters: TaskFilters,
+  cursor: string | null,
+  signal?: AbortSignal,
+  limit = 50,
+): Promise<TaskPage> {
   const { status, errorCode, type, tenant } = filters;
-  const query = { ...given({ status, errorCode, type, tenant }), ...(cursor ? { cursor } : {}), limit } as NonNullable<paths["/api/v1/tasks"]["get"]["parameters"]["query"]>;
+  const query = { ...given({ status, errorCode, type, tenant }), ...(cursor ? { cursor } : {}), limit } as NonNullable<
+    paths["/api/v1/tasks"]["get"]["parameters"]["query"]
+  >;
   return answer(api.GET("/api/v1/tasks", { params: { query }, signal }));
 }
 
@@ -214,14 +255,18 @@ export async function retryTask(taskId: string, reason?: string): Promise<TaskAc
 
 /** DEAD → RESOLVED (operator force-close; not a success). */
 export async function forceDoneTask(taskId: string, reason: string): Promise<TaskActionResult> {
-  return answer(api.POST("/api/v1/tasks/{taskId}/force-done", { params: taskPath(taskId), body: { reason: reason.trim() } }));
+  return answer(
+    api.POST("/api/v1/tasks/{taskId}/force-done", { params: taskPath(taskId), body: { reason: reason.trim() } }),
+  );
 }
 
 export type BulkRetryInput = { errorCode?: string; tenant?: string; type?: string; reason?: string };
 
 export async function bulkRetryTasks(input: BulkRetryInput): Promise<{ retried: number; skipped: number }> {
   const { errorCode, tenant, type } = input;
-  const body = { status: "DEAD", ...given({ errorCode, tenant, type }), ...trimmedReason(input.reason) } as NonNullable<paths["/api/v1/tasks/retry"]["post"]["requestBody"]>["content"]["application/json"];
+  const body = { status: "DEAD", ...given({ errorCode, tenant, type }), ...trimmedReason(input.reason) } as NonNullable<
+    paths["/api/v1/tasks/retry"]["post"]["requestBody"]
+  >["content"]["application/json"];
   return answer(api.POST("/api/v1/tasks/retry", { body }));
 }
 
@@ -236,7 +281,12 @@ export async function fetchAudit(cursor: string | null, signal?: AbortSignal, li
 export type DocumentRef = { tenant: string; key: string };
 
 export async function rollbackDocument(doc: DocumentRef, toVersion: number, reason: string): Promise<RollbackResult> {
-  return answer(api.POST("/api/v1/tenants/{tenant}/documents/{key}/rollback", { params: docPath(doc.tenant, doc.key), body: { toVersion, reason: reason.trim() } }));
+  return answer(
+    api.POST("/api/v1/tenants/{tenant}/documents/{key}/rollback", {
+      params: docPath(doc.tenant, doc.key),
+      body: { toVersion, reason: reason.trim() },
+    }),
+  );
 }
 
 /** Releases a rollback pin; repeating it is a harmless no-op (still audited). */

@@ -42,7 +42,8 @@ export const OVERVIEW_POLL_MS = 5000;
 export const WORKERS_POLL_MS = 5000;
 
 export const queryKeys = {
-  documents: (f: DocumentFilters) => ["documents", { tenant: f.tenant ?? "", state: f.state ?? "", q: f.q ?? "" }] as const,
+  documents: (f: DocumentFilters) =>
+    ["documents", { tenant: f.tenant ?? "", state: f.state ?? "", q: f.q ?? "" }] as const,
   allDocuments: ["documents"] as const,
   tenants: ["tenants"] as const,
   document: (tenant: string, key: string) => ["document", tenant, key] as const,
@@ -52,7 +53,10 @@ export const queryKeys = {
   overview: ["overview"] as const,
   allTasks: ["tasks"] as const,
   tasks: (f: TaskFilters) =>
-    ["tasks", { status: f.status ?? "", errorCode: f.errorCode ?? "", type: f.type ?? "", tenant: f.tenant ?? "" }] as const,
+    [
+      "tasks",
+      { status: f.status ?? "", errorCode: f.errorCode ?? "", type: f.type ?? "", tenant: f.tenant ?? "" },
+    ] as const,
   task: (taskId: string) => ["task", taskId] as const,
   allTaskDetails: ["task"] as const,
   workers: ["workers"] as const,
@@ -232,7 +236,8 @@ export function useBulkRetry() {
 export function useRollback() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ doc, toVersion, reason }: { doc: DocumentRef; toVersion: number; reason: string }) => rollbackDocument(doc, toVersion, reason),
+    mutationFn: ({ doc, toVersion, reason }: { doc: DocumentRef; toVersion: number; reason: string }) =>
+      rollbackDocument(doc, toVersion, reason),
     onSuccess: () => void invalidateOperations(qc, [queryKeys.allSearches]),
   });
 }
@@ -264,7 +269,8 @@ export function useDeleteDocument() {
 export function useSearch(input: SearchInput | null) {
   return useQuery({
     queryKey: input ? queryKeys.search(input) : ["search", "idle"],
-    queryFn: ({ signal }): Promise<SearchAnswer> => (input ? searchWithPrincipals(input, signal) : Promise.resolve({ hits: [], searchedAs: null })),
+    queryFn: ({ signal }): Promise<SearchAnswer> =>
+      input ? searchWithPrincipals(input, signal) : Promise.resolve({ hits: [], searchedAs: null }),
     enabled: input !== null,
     staleTime: 10_000,
     refetchOnWindowFocus: false,

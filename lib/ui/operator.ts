@@ -29,8 +29,18 @@ export function exportHref(kind: ExportKind, filters: DocumentFilters | TaskFilt
 
 // ---------- audit ----------
 
-export async function fetchAuditFiltered(filters: AuditFilters, cursor: string | null, signal?: AbortSignal, limit = 50): Promise<AuditPage> {
-  return (await api.GET("/api/v1/audit", { params: { query: given({ ...filters, cursor: cursor ?? undefined, limit }) }, signal })).data!;
+export async function fetchAuditFiltered(
+  filters: AuditFilters,
+  cursor: string | null,
+  signal?: AbortSignal,
+  limit = 50,
+): Promise<AuditPage> {
+  return (
+    await api.GET("/api/v1/audit", {
+      params: { query: given({ ...filters, cursor: cursor ?? undefined, limit }) },
+      signal,
+    })
+  ).data!;
 }
 
 /** Keyed under "audit", so the operator actions' invalidation (invalidateOperations) refreshes it too. */
@@ -73,9 +83,22 @@ export type ChunkIndexVersion = ChunkPage["indexVersions"][number];
 
 export type ChunkFilters = { indexVersion?: ChunkListQuery["indexVersion"]; level?: number };
 
-export async function fetchChunks(tenant: string, key: string, f: ChunkFilters, cursor: string | null, signal?: AbortSignal): Promise<ChunkPage> {
-  const chunkQuery = given({ indexVersion: f.indexVersion, level: f.level, cursor, limit: 50 }) as NonNullable<paths["/api/v1/tenants/{tenant}/documents/{key}/chunks"]["get"]["parameters"]["query"]>;
-  return (await api.GET("/api/v1/tenants/{tenant}/documents/{key}/chunks", { params: { path: { tenant, key }, query: chunkQuery }, signal })).data!;
+export async function fetchChunks(
+  tenant: string,
+  key: string,
+  f: ChunkFilters,
+  cursor: string | null,
+  signal?: AbortSignal,
+): Promise<ChunkPage> {
+  const chunkQuery = given({ indexVersion: f.indexVersion, level: f.level, cursor, limit: 50 }) as NonNullable<
+    paths["/api/v1/tenants/{tenant}/documents/{key}/chunks"]["get"]["parameters"]["query"]
+  >;
+  return (
+    await api.GET("/api/v1/tenants/{tenant}/documents/{key}/chunks", {
+      params: { path: { tenant, key }, query: chunkQuery },
+      signal,
+    })
+  ).data!;
 }
 
 export function useChunks(tenant: string, key: string, f: ChunkFilters, enabled: boolean) {

@@ -48,8 +48,12 @@ export function useCancelTask() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async ({ taskId, reason }: { taskId: string; reason: string }) =>
-      (await api.POST("/api/v1/tasks/{taskId}/cancel", { params: { path: { taskId } }, body: { reason: reason.trim() } })).data!,
+      (
+        await api.POST("/api/v1/tasks/{taskId}/cancel", {
+          params: { path: { taskId } },
+          body: { reason: reason.trim() },
+        })
+      ).data!,
     onSuccess: () => void invalidate(qc),
   });
 }
-

@@ -19,13 +19,23 @@ export function unpinForecast(doc: DocumentDetail): UnpinForecast {
   // stand for it: a rollback set the pin in the space of its day, which a model change since has
   // left behind (unpin then finds nothing to return to, and queues a rebuild).
   const serving = doc.indexVersions.find((iv) => iv.status === "ACTIVE" && iv.versionNumber === doc.searchVersion);
-  const space = doc.embeddingSpace ?? (serving ? { model: serving.embeddingModel, dimensions: serving.embeddingDimensions } : null);
-  const sameSpace = (iv: IndexVersion) => !space || (iv.embeddingModel === space.model && iv.embeddingDimensions === space.dimensions);
+  const space =
+    doc.embeddingSpace ?? (serving ? { model: serving.embeddingModel, dimensions: serving.embeddingDimensions } : null);
+  const sameSpace = (iv: IndexVersion) =>
+    !space || (iv.embeddingModel === space.model && iv.embeddingDimensions === space.dimensions);
   const complete = doc.indexVersions.some(
     (iv) => iv.versionNumber === doc.businessVersion && COMPLETE_INDEX.includes(iv.status) && sameSpace(iv),
   );
   if (complete) return { kind: "returns", version: doc.businessVersion };
-  const task = doc.tasks.find((t) => t.versionNumber === doc.businessVersion && (t.taskType === "INDEX" || t.taskType === "REINDEX")) ?? null;
+  const task =
+    doc.tasks.find(
+      (t) => t.versionNumber === doc.businessVersion && (t.taskType === "INDEX" || t.taskType === "REINDEX"),
+    ) ?? null;
   // A version built in another space serves nothing, pinned or not.
-  return { kind: "waits", version: doc.businessVersion, serving: doc.searchVersionServed ? doc.searchVersion : null, task };
+  return {
+    kind: "waits",
+    version: doc.businessVersion,
+    serving: doc.searchVersionServed ? doc.searchVersion : null,
+    task,
+  };
 }

@@ -44,7 +44,13 @@ export const progressSchema = z
 export type Progress = { done: number; total: number } | null;
 
 export const lastErrorSchema = z
-  .object({ code: z.string(), message: z.string().nullish().transform((v) => v ?? "") })
+  .object({
+    code: z.string(),
+    message: z
+      .string()
+      .nullish()
+      .transform((v) => v ?? ""),
+  })
   .nullish()
   .transform((v) => v ?? null);
 export type LastError = { code: string; message: string } | null;
@@ -54,7 +60,10 @@ export const documentStateSchema = z.enum(DOCUMENT_STATES as [DocumentState, ...
 export const documentSummarySchema = z.object({
   tenant: z.string(),
   key: z.string(),
-  title: z.string().nullish().transform((v) => v ?? ""),
+  title: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ""),
   state: documentStateSchema,
   businessVersion: num,
   searchVersion: nullableNum,
@@ -71,16 +80,28 @@ export type DocumentSummary = z.infer<typeof documentSummarySchema>;
 
 export const versionSchema = z.object({
   versionNumber: num,
-  title: z.string().nullish().transform((v) => v ?? ""),
-  contentType: z.string().nullish().transform((v) => v ?? ""),
+  title: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ""),
+  contentType: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ""),
   contentBytes: nullableNum,
   /** Null where the caller may not read the text (it would confirm a guess). */
-  checksum: z.string().nullish().transform((v) => v ?? null),
+  checksum: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
   acl: z
     .array(z.string())
     .nullish()
     .transform((v) => v ?? []),
-  publishedBy: z.string().nullish().transform((v) => v ?? ""),
+  publishedBy: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ""),
   publishedAt: z.string(),
 });
 export type DocumentVersion = z.infer<typeof versionSchema>;
@@ -106,7 +127,10 @@ export const taskSchema = z.object({
   leaseOwner: nullableStr,
   nextAttemptAt: nullableStr,
   createdAt: z.string(),
-  updatedAt: z.string().nullish().transform((v) => v ?? null),
+  updatedAt: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
   finishedAt: nullableStr,
 });
 export type DocumentTask = z.infer<typeof taskSchema>;
@@ -126,7 +150,10 @@ export const indexVersionSchema = z.object({
 export type IndexVersion = z.infer<typeof indexVersionSchema>;
 
 export const documentDetailSchema = documentSummarySchema.omit({ updatedAt: true }).extend({
-  updatedAt: z.string().nullish().transform((v) => v ?? null),
+  updatedAt: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
   /** Search held at searchVersion by a rollback until an unpin or the next publish. */
   pinned: z
     .boolean()
@@ -253,7 +280,10 @@ export const overviewSchema = z.object({
     .array(
       z.object({
         id: z.string(),
-        host: z.string().nullish().transform((v) => v ?? ""),
+        host: z
+          .string()
+          .nullish()
+          .transform((v) => v ?? ""),
         pid: nullableNum,
         concurrency: nullableNum,
         startedAt: z.string(),

@@ -57,14 +57,25 @@ export function emptyGrant(): TenantGrantDraft {
 
 /** A picker pre-filled with an existing grant, shown within `ceiling`. */
 export function draftFromGrant(grant: readonly string[], ceiling: readonly string[] | null): TenantGrantDraft {
-  if (grant.includes(ALL_TENANTS)) return { all: ceiling === null, text: "", picked: ceiling === null ? [] : [...ceiling] };
-  return ceiling === null ? { all: false, text: grant.join(", "), picked: [] } : { all: false, text: "", picked: grant.filter((t) => ceiling.includes(t)) };
+  if (grant.includes(ALL_TENANTS))
+    return { all: ceiling === null, text: "", picked: ceiling === null ? [] : [...ceiling] };
+  return ceiling === null
+    ? { all: false, text: grant.join(", "), picked: [] }
+    : { all: false, text: "", picked: grant.filter((t) => ceiling.includes(t)) };
 }
 
 /** "acme, globex" → ["acme","globex"]; the problem names the first id that cannot be a tenant. */
 export function parseTenantList(text: string): { tenants: string[]; problem: string | null } {
-  const tenants = [...new Set(text.split(/[,\s]+/).map((t) => t.trim()).filter(Boolean))];
-  if (tenants.includes(ALL_TENANTS)) return { tenants, problem: "Use the “All tenants” box for every tenant, not “*”." };
+  const tenants = [
+    ...new Set(
+      text
+        .split(/[,\s]+/)
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (tenants.includes(ALL_TENANTS))
+    return { tenants, problem: "Use the “All tenants” box for every tenant, not “*”." };
   const bad = tenants.find((t) => !TENANT_PATTERN.test(t));
   if (bad) return { tenants, problem: `“${bad}” is not a tenant id (lower-case letters, digits, “.”, “_” and “-”).` };
   if (tenants.length > 100) return { tenants, problem: "List at most 100 tenants." };
@@ -72,12 +83,16 @@ export function parseTenantList(text: string): { tenants: string[]; problem: str
 }
 
 /** The grant to send (["*"] or names, never empty), or why there is none yet. */
-export function resolveGrant(draft: TenantGrantDraft, ceiling: readonly string[] | null): { tenants: string[]; problem: string | null } {
+export function resolveGrant(
+  draft: TenantGrantDraft,
+  ceiling: readonly string[] | null,
+): { tenants: string[]; problem: string | null } {
   if (ceiling === null) {
     if (draft.all) return { tenants: [ALL_TENANTS], problem: null };
     const parsed = parseTenantList(draft.text);
     if (parsed.problem) return parsed;
-    if (parsed.tenants.length === 0) return { tenants: [], problem: "Tick “All tenants”, or name at least one tenant." };
+    if (parsed.tenants.length === 0)
+      return { tenants: [], problem: "Tick “All tenants”, or name at least one tenant." };
     return parsed;
   }
   const tenants = draft.picked.filter((t) => ceiling.includes(t));
@@ -98,7 +113,14 @@ export const GROUP_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/;
 
 /** "hr, finance" → ["hr","finance"]; a leading "group:" is dropped, since the field holds names. */
 export function parseGroups(text: string): { groups: string[]; problem: string | null } {
-  const groups = [...new Set(text.split(/[,\n]/).map((g) => g.trim().replace(/^group:/, "")).filter(Boolean))];
+  const groups = [
+    ...new Set(
+      text
+        .split(/[,\n]/)
+        .map((g) => g.trim().replace(/^group:/, ""))
+        .filter(Boolean),
+    ),
+  ];
   const bad = groups.find((g) => !GROUP_PATTERN.test(g));
   if (bad)
     return {
@@ -134,8 +156,15 @@ export type SearchAnswer = { hits: SearchHit[]; searchedAs: string[] | null };
 
 /** One search, and the ACL principals the server actually searched as. */
 export async function searchWithPrincipals(input: SearchInput, signal?: AbortSignal): Promise<SearchAnswer> {
-  const body = { query: input.query, topK: input.topK, ...(input.principals.length > 0 ? { principals: input.principals } : {}), ...(input.mode ? { mode: input.mode } : {}) };
-  return (await api.POST("/api/v1/tenants/{tenant}/search", { params: { path: { tenant: input.tenant } }, body, signal })).data!;
+  const body = {
+    query: input.query,
+    topK: input.topK,
+    ...(input.principals.length > 0 ? { principals: input.principals } : {}),
+    ...(input.mode ? { mode: input.mode } : {}),
+  };
+  return (
+    await api.POST("/api/v1/tenants/{tenant}/search", { params: { path: { tenant: input.tenant } }, body, signal })
+  ).data!;
 }
 
 // ---------- overview ----------

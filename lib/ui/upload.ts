@@ -26,7 +26,8 @@ export const UPLOAD_ACCEPT = [
   ...new Set(Object.values(UPLOAD_CONTENT_TYPES)),
 ].join(",");
 
-export const UPLOAD_EXTENSIONS_TEXT = "PDF, DOCX, HTML, Markdown or plain text (.pdf, .docx, .html, .htm, .md, .markdown, .txt)";
+export const UPLOAD_EXTENSIONS_TEXT =
+  "PDF, DOCX, HTML, Markdown or plain text (.pdf, .docx, .html, .htm, .md, .markdown, .txt)";
 
 function extensionOf(fileName: string): string {
   const base = fileName.split(/[\\/]/).pop() ?? "";
@@ -99,7 +100,8 @@ export function uploadDocument(input: UploadInput): Promise<PublishResult> {
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) input.onProgress?.(e.loaded, e.total);
     };
-    xhr.onerror = () => reject(new ApiError(0, "NETWORK_ERROR", "Could not reach the server. Check your connection and try again."));
+    xhr.onerror = () =>
+      reject(new ApiError(0, "NETWORK_ERROR", "Could not reach the server. Check your connection and try again."));
     xhr.onabort = () => reject(new DOMException("The upload was cancelled.", "AbortError"));
     xhr.onload = () => {
       const res = new Response(xhr.status === 204 ? null : xhr.responseText, { status: xhr.status });

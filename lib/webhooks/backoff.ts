@@ -4,7 +4,13 @@
  * second, and no wait is shorter than half the plain backoff. A receiver's Retry-After (429, 503)
  * is honoured up to the cap.
  */
-export function retryDelaySeconds(attempt: number, base: number, cap: number, retryAfterSeconds: number | null = null, random: () => number = Math.random): number {
+export function retryDelaySeconds(
+  attempt: number,
+  base: number,
+  cap: number,
+  retryAfterSeconds: number | null = null,
+  random: () => number = Math.random,
+): number {
   const plain = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
   const jittered = plain / 2 + (random() * plain) / 2;
   if (retryAfterSeconds !== null && retryAfterSeconds > jittered) return Math.min(cap, retryAfterSeconds);

@@ -20,7 +20,9 @@ export const webhookKeys = {
 const endpoint = (id: string) => ({ path: { id } });
 // The forms hold event types as strings; the server checks them against the list.
 type NewEndpoint = NonNullable<paths["/api/v1/admin/webhooks"]["post"]["requestBody"]>["content"]["application/json"];
-type EndpointPatch = NonNullable<paths["/api/v1/admin/webhooks/{id}"]["patch"]["requestBody"]>["content"]["application/json"];
+type EndpointPatch = NonNullable<
+  paths["/api/v1/admin/webhooks/{id}"]["patch"]["requestBody"]
+>["content"]["application/json"];
 
 export function useEndpoints() {
   return useQuery({
@@ -34,7 +36,13 @@ export function useDeliveries(endpointId: string | null) {
   return useQuery({
     queryKey: webhookKeys.deliveries(endpointId ?? ""),
     enabled: endpointId !== null,
-    queryFn: async ({ signal }) => (await api.GET("/api/v1/admin/webhooks/{id}/deliveries", { params: { ...endpoint(endpointId!), query: { limit: 50 } }, signal })).data!,
+    queryFn: async ({ signal }) =>
+      (
+        await api.GET("/api/v1/admin/webhooks/{id}/deliveries", {
+          params: { ...endpoint(endpointId!), query: { limit: 50 } },
+          signal,
+        })
+      ).data!,
     // The log moves while deliveries are retried: keep it current without a reload.
     refetchInterval: 2000,
   });
@@ -46,24 +54,39 @@ function useWebhookMutation<I, R>(fn: (input: I) => Promise<R>) {
 }
 
 export function useCreateEndpoint() {
-  return useWebhookMutation(async (body: z.input<typeof newEndpointBody>) => (await api.POST("/api/v1/admin/webhooks", { body: body as NewEndpoint })).data!);
+  return useWebhookMutation(
+    async (body: z.input<typeof newEndpointBody>) =>
+      (await api.POST("/api/v1/admin/webhooks", { body: body as NewEndpoint })).data!,
+  );
 }
 
 export function useUpdateEndpoint() {
-  return useWebhookMutation(async ({ id, patch }: { id: string; patch: z.input<typeof patchEndpointBody> }) => (await api.PATCH("/api/v1/admin/webhooks/{id}", { params: endpoint(id), body: patch as EndpointPatch })).data!);
+  return useWebhookMutation(
+    async ({ id, patch }: { id: string; patch: z.input<typeof patchEndpointBody> }) =>
+      (await api.PATCH("/api/v1/admin/webhooks/{id}", { params: endpoint(id), body: patch as EndpointPatch })).data!,
+  );
 }
 
 export function useRotateSecret() {
-  return useWebhookMutation(async (id: string) => (await api.POST("/api/v1/admin/webhooks/{id}/rotate-secret", { params: endpoint(id) })).data!);
+  return useWebhookMutation(
+    async (id: string) => (await api.POST("/api/v1/admin/webhooks/{id}/rotate-secret", { params: endpoint(id) })).data!,
+  );
 }
 
 export function useDeleteEndpoint() {
-  return useWebhookMutation(async (id: string) => (await api.DELETE("/api/v1/admin/webhooks/{id}", { params: endpoint(id) })).data!);
+  return useWebhookMutation(
+    async (id: string) => (await api.DELETE("/api/v1/admin/webhooks/{id}", { params: endpoint(id) })).data!,
+  );
 }
 
 export function useRedeliver() {
   return useWebhookMutation(
     async ({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) =>
-      (await api.POST("/api/v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver", { params: { path: { id: endpointId, deliveryId } }, body: {} })).data!,
+      (
+        await api.POST("/api/v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver", {
+          params: { path: { id: endpointId, deliveryId } },
+          body: {},
+        })
+      ).data!,
   );
 }

@@ -15,7 +15,8 @@ import { deliveryIdParam, type NewEndpointBody, type PatchEndpointBody } from ".
 // changes only those tenants' endpoints; any other id is "not found", so it cannot probe for them.
 // Writes are SQL through Prisma: their times come from the database clock, as the worker's do.
 
-const inScope = (tenants: string[] | null, col = "tenant_id") => Prisma.sql`(${tenants}::text[] IS NULL OR ${Prisma.raw(col)} = ANY(${tenants}::text[]))`;
+const inScope = (tenants: string[] | null, col = "tenant_id") =>
+  Prisma.sql`(${tenants}::text[] IS NULL OR ${Prisma.raw(col)} = ANY(${tenants}::text[]))`;
 const notFound = () => new DomainError("NOT_FOUND", "webhook endpoint not found");
 
 type EndpointRow = {
@@ -48,7 +49,13 @@ const endpointView = (r: EndpointRow) => ({
   updatedAt: r.updated_at.toISOString(),
   /** Until when a secret replaced by a rotation still signs too (the last of their windows to end). */
   previousSecretUntil: iso(r.previous_secret_until),
-  deliveries: { pending: r.pending, failing: r.failing, dead: r.dead, delivered: r.delivered, lastAttemptAt: iso(r.last_attempt_at) },
+  deliveries: {
+    pending: r.pending,
+    failing: r.failing,
+    dead: r.dead,
+    delivered: r.delivered,
+    lastAttemptAt: iso(r.last_attempt_at),
+  },
 });
 export type EndpointView = ReturnType<typeof endpointView>;
 
@@ -90,7 +97,12 @@ async function endpointById(tx: Tx, actor: Principal, id: string, lock?: keyof t
 }
 
 /** The secret is in the answer once, here and after a rotation; nothing lists it again. */
-export async function createEndpoint(pool: pg.Pool, actor: Principal, b: NewEndpointBody, allowPrivateNetworks: boolean) {
+export async function createEndpoint(
+  pool: pg.Pool,
+  actor: Principal,
+  b: NewEndpointBody,
+  allowPrivateNetworks: boolean,
+) {
   if (!canSeeTenant(actor, b.tenant)) throw new DomainError("FORBIDDEN", `tenant ${b.tenant} is not one of yours`);
   const url = validateWebhookUrl(b.url, allowPrivateNetworks);
   const id = randomUUID();
@@ -98,12 +110,25 @@ export async function createEndpoint(pool: pg.Pool, actor: Principal, b: NewEndp
   return transaction(pool, async (tx) => {
     await tx.$executeRaw`INSERT INTO webhook_endpoints (id, tenant_id, url, description, event_types, enabled, secret, created_by)
       VALUES (${id}::uuid, ${b.tenant}, ${url}, ${b.description}, ${b.eventTypes}::text[], ${b.enabled}, ${secret}, ${actor.subject})`;
-    await writeAudit(tx, { actor: actor.subject, action: "webhook.create", tenant: b.tenant, targetType: "webhook_endpoint", targetId: id, detail: { url, eventTypes: b.eventTypes, enabled: b.enabled } });
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "webhook.create",
+      tenant: b.tenant,
+      targetType: "webhook_endpoint",
+      targetId: id,
+      detail: { url, eventTypes: b.eventTypes, enabled: b.enabled },
+    });
     return { ...endpointView(await endpointById(tx, actor, id)), secret };
   });
 }
 
-export async function updateEndpoint(pool: pg.Pool, actor: Principal, id: string, b: PatchEndpointBody, allowPrivateNetworks: boolean) {
+export async function updateEndpoint(
+  pool: pg.Pool,
+  actor: Principal,
+  id: string,
+  b: PatchEndpointBody,
+  allowPrivateNetworks: boolean,
+) {
   const url = b.url === undefined ? undefined : validateWebhookUrl(b.url, allowPrivateNetworks);
   return transaction(pool, async (tx) => {
     const cur = await endpointById(tx, actor, id, "change");
@@ -112,7 +137,9 @@ export async function updateEndpoint(pool: pg.Pool, actor: Principal, id: string
         description = coalesce(${b.description ?? null}, description), enabled = coalesce(${b.enabled ?? null}::boolean, enabled), updated_at = now()
       WHERE id = ${id}::uuid`;
     const changed = Object.fromEntries(
-      Object.entries({ url, eventTypes: b.eventTypes, description: b.description, enabled: b.enabled }).filter(([, v]) => v !== undefined),
+      Object.entries({ url, eventTypes: b.eventTypes, description: b.description, enabled: b.enabled }).filter(
+        ([, v]) => v !== undefined,
+      ),
     );
     const before = { url: cur.url, eventTypes: cur.event_types, description: cur.description, enabled: cur.enabled };
     await writeAudit(tx, {
@@ -121,7 +148,10 @@ export async function updateEndpoint(pool: pg.Pool, actor: Principal, id: string
       tenant: cur.tenant_id,
       targetType: "webhook_endpoint",
       targetId: id,
-      detail: { changed, before: Object.fromEntries(Object.keys(changed).map((k) => [k, before[k as keyof typeof before]])) },
+      detail: {
+        changed,
+        before: Object.fromEntries(Object.keys(changed).map((k) => [k, before[k as keyof typeof before]])),
+      },
     });
     return endpointView(await endpointById(tx, actor, id));
   });
@@ -164,7 +194,14 @@ export async function deleteEndpoint(pool: pg.Pool, actor: Principal, id: string
   return transaction(pool, async (tx) => {
     const cur = await endpointById(tx, actor, id, "remove");
     await tx.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${id}::uuid`;
-    await writeAudit(tx, { actor: actor.subject, action: "webhook.delete", tenant: cur.tenant_id, targetType: "webhook_endpoint", targetId: id, detail: { url: cur.url, eventTypes: cur.event_types } });
+    await writeAudit(tx, {
+      actor: actor.subject,
+      action: "webhook.delete",
+      tenant: cur.tenant_id,
+      targetType: "webhook_endpoint",
+      targetId: id,
+      detail: { url: cur.url, eventTypes: cur.event_types },
+    });
     return { id, deleted: true };
   });
 }
@@ -207,9 +244,16 @@ const DELIVERY_COLUMNS = Prisma.sql`d.id::text, d.status, d.attempts, d.next_att
   d.delivered_at, d.created_at, ev.message_id, ev.type, ev.payload`;
 
 /** Newest first, keyset-paginated on the delivery id. */
-export async function listDeliveries(pool: pg.Pool, actor: Principal, endpointId: string, f: { limit: number; cursor?: string }) {
+export async function listDeliveries(
+  pool: pg.Pool,
+  actor: Principal,
+  endpointId: string,
+  f: { limit: number; cursor?: string },
+) {
   const db = prisma(pool);
-  const [ep] = await db.$queryRaw<{ id: string }[]>`SELECT id::text FROM webhook_endpoints WHERE id = ${endpointId}::uuid AND ${inScope(actor.tenants)}`;
+  const [ep] = await db.$queryRaw<
+    { id: string }[]
+  >`SELECT id::text FROM webhook_endpoints WHERE id = ${endpointId}::uuid AND ${inScope(actor.tenants)}`;
   if (!ep) throw notFound();
   const rows = await db.$queryRaw<DeliveryRow[]>`
     SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
@@ -229,12 +273,28 @@ export async function listDeliveries(pool: pg.Pool, actor: Principal, endpointId
  * fenced out, as after a takeover: every outcome write needs status SENDING with the lease owner and
  * attempt of its claim (lib/webhooks/sql.ts FENCE), and the row is now PENDING with no owner.
  */
-export async function redeliver(pool: pg.Pool, actor: Principal, endpointId: string, deliveryId: string, reason: string | null) {
+export async function redeliver(
+  pool: pg.Pool,
+  actor: Principal,
+  endpointId: string,
+  deliveryId: string,
+  reason: string | null,
+) {
   // The route only checks for digits; past the bigint range the cast below would fail (22003, a 500).
   z.object({ deliveryId: deliveryIdParam }).parse({ deliveryId });
   return transaction(pool, async (tx) => {
     const [d] = await tx.$queryRaw<
-      { id: string; tenant_id: string; status: string; attempts: number; lease_owner: string | null; lease_until: Date | null; in_flight: boolean; type: string; message_id: string }[]
+      {
+        id: string;
+        tenant_id: string;
+        status: string;
+        attempts: number;
+        lease_owner: string | null;
+        lease_until: Date | null;
+        in_flight: boolean;
+        type: string;
+        message_id: string;
+      }[]
     >`
       SELECT d.id::text, d.tenant_id, d.status, d.attempts, d.lease_owner, d.lease_until,
              d.status = 'SENDING' AND coalesce(d.lease_until > now(), false) AS in_flight, ev.type, ev.message_id
@@ -242,13 +302,18 @@ export async function redeliver(pool: pg.Pool, actor: Principal, endpointId: str
        WHERE d.id = ${deliveryId}::bigint AND d.endpoint_id = ${endpointId}::uuid AND ${inScope(actor.tenants, "d.tenant_id")}
        FOR UPDATE OF d`;
     if (!d) throw new DomainError("NOT_FOUND", "webhook delivery not found");
-    if (d.in_flight) throw new DomainError("DELIVERY_IN_FLIGHT", "this delivery is being sent right now; its outcome will show in a moment");
+    if (d.in_flight)
+      throw new DomainError(
+        "DELIVERY_IN_FLIGHT",
+        "this delivery is being sent right now; its outcome will show in a moment",
+      );
     const [row] = await tx.$queryRaw<DeliveryRow[]>`
       UPDATE webhook_deliveries d SET status = 'PENDING', attempts = 0, next_attempt_at = now(), lease_owner = NULL, lease_until = NULL, updated_at = now()
         FROM webhook_events ev WHERE d.id = ${deliveryId}::bigint AND ev.id = d.event_id
       RETURNING ${DELIVERY_COLUMNS}`;
     // A lapsed send: who held it and until when, for whoever reads the audit log.
-    const lapsed = d.status === "SENDING" ? { previousLeaseOwner: d.lease_owner, leaseLapsedAt: iso(d.lease_until) } : {};
+    const lapsed =
+      d.status === "SENDING" ? { previousLeaseOwner: d.lease_owner, leaseLapsedAt: iso(d.lease_until) } : {};
     await writeAudit(tx, {
       actor: actor.subject,
       action: "webhook.redeliver",
@@ -256,7 +321,14 @@ export async function redeliver(pool: pg.Pool, actor: Principal, endpointId: str
       targetType: "webhook_delivery",
       targetId: d.id,
       reason,
-      detail: { endpointId, messageId: d.message_id, eventType: d.type, previousStatus: d.status, previousAttempts: d.attempts, ...lapsed },
+      detail: {
+        endpointId,
+        messageId: d.message_id,
+        eventType: d.type,
+        previousStatus: d.status,
+        previousAttempts: d.attempts,
+        ...lapsed,
+      },
     });
     return deliveryView(row);
   });

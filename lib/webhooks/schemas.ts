@@ -18,7 +18,8 @@ export const deliveryIdParam = z
 /** Like readableText: PostgreSQL refuses NUL in text (a 500), and other control characters have no place in what people read. */
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000e-\u001f\u007f]/;
 export const readableText = (s: string) => !CONTROL_IN_TEXT.test(s);
-export const TEXT_CONTROL = "must not contain control characters (tab, newline, carriage return and form feed are allowed)";
+export const TEXT_CONTROL =
+  "must not contain control characters (tab, newline, carriage return and form feed are allowed)";
 const description = z.string().max(500).refine(readableText, TEXT_CONTROL);
 
 const eventTypes = z
@@ -46,7 +47,9 @@ export const patchEndpointBody = z
 export type PatchEndpointBody = z.infer<typeof patchEndpointBody>;
 
 /** The reason goes into the audit log, as a task action's does. */
-export const redeliverBody = z.strictObject({ reason: z.string().max(500).refine(readableText, TEXT_CONTROL).optional() });
+export const redeliverBody = z.strictObject({
+  reason: z.string().max(500).refine(readableText, TEXT_CONTROL).optional(),
+});
 
 export const deliveriesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -71,17 +74,33 @@ export const webhookEndpoint = z
     createdBy: z.string(),
     createdAt: instant,
     updatedAt: instant,
-    previousSecretUntil: instant
-      .nullable()
-      .meta({ description: "Until when secrets replaced by rotations still sign beside the current one: each for 24 hours after the rotation that replaced it; this is the last of those windows to end." }),
-    deliveries: z.strictObject({ pending: count, failing: count, dead: count, delivered: count, lastAttemptAt: instant.nullable() }),
+    previousSecretUntil: instant.nullable().meta({
+      description:
+        "Until when secrets replaced by rotations still sign beside the current one: each for 24 hours after the rotation that replaced it; this is the last of those windows to end.",
+    }),
+    deliveries: z.strictObject({
+      pending: count,
+      failing: count,
+      dead: count,
+      delivered: count,
+      lastAttemptAt: instant.nullable(),
+    }),
   })
   .meta({ id: "WebhookEndpoint" });
-export const webhookEndpointList = z.strictObject({ items: z.array(webhookEndpoint) }).meta({ id: "WebhookEndpointList" });
+export const webhookEndpointList = z
+  .strictObject({ items: z.array(webhookEndpoint) })
+  .meta({ id: "WebhookEndpointList" });
 export const webhookEndpointWithSecret = webhookEndpoint
-  .extend({ secret: z.string().regex(/^whsec_/).meta({ description: "The signing secret (Standard Webhooks, whsec_…). Shown in this answer only." }) })
+  .extend({
+    secret: z
+      .string()
+      .regex(/^whsec_/)
+      .meta({ description: "The signing secret (Standard Webhooks, whsec_…). Shown in this answer only." }),
+  })
   .meta({ id: "WebhookEndpointWithSecret" });
-export const webhookEndpointDeleted = z.strictObject({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: "WebhookEndpointDeleted" });
+export const webhookEndpointDeleted = z
+  .strictObject({ id: z.uuid(), deleted: z.literal(true) })
+  .meta({ id: "WebhookEndpointDeleted" });
 
 export const webhookDelivery = z
   .strictObject({
@@ -100,4 +119,6 @@ export const webhookDelivery = z
     payload: z.strictObject({ type: eventType, timestamp: z.string(), data: z.record(z.string(), z.unknown()) }),
   })
   .meta({ id: "WebhookDelivery" });
-export const webhookDeliveryList = z.strictObject({ items: z.array(webhookDelivery), nextCursor: z.string().nullable() }).meta({ id: "WebhookDeliveryList" });
+export const webhookDeliveryList = z
+  .strictObject({ items: z.array(webhookDelivery), nextCursor: z.string().nullable() })
+  .meta({ id: "WebhookDeliveryList" });

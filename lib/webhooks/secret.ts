@@ -19,8 +19,17 @@ export type SignedHeaders = { "webhook-id": string; "webhook-timestamp": string;
  * may hold several secrets separated by spaces (the claim's `previous_secret` column carries every
  * rotated-out secret still inside its window that way); each signs once.
  */
-export function signedHeaders(messageId: string, body: string, secrets: readonly string[], at: Date = new Date()): SignedHeaders {
+export function signedHeaders(
+  messageId: string,
+  body: string,
+  secrets: readonly string[],
+  at: Date = new Date(),
+): SignedHeaders {
   const keys = [...new Set(secrets.flatMap((s) => s.split(/\s+/)).filter(Boolean))];
   const signature = keys.map((s) => new Webhook(s).sign(messageId, at, body)).join(" ");
-  return { "webhook-id": messageId, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signature };
+  return {
+    "webhook-id": messageId,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": signature,
+  };
 }

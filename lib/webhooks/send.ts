@@ -21,7 +21,10 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  */
 export function createSender(opts: { timeoutMs: number; allowPrivateNetworks: boolean; userAgent?: string }): Sender {
   const filter = { allowPrivateIPAddress: opts.allowPrivateNetworks, allowMetaIPAddress: false };
-  const agents = { http: new RequestFilteringHttpAgent({ ...filter, keepAlive: false }), https: new RequestFilteringHttpsAgent({ ...filter, keepAlive: false }) };
+  const agents = {
+    http: new RequestFilteringHttpAgent({ ...filter, keepAlive: false }),
+    https: new RequestFilteringHttpsAgent({ ...filter, keepAlive: false }),
+  };
   return ({ url, messageId, body, secrets }) =>
     new Promise<SendResult>((resolve) => {
       const started = performance.now();
@@ -47,7 +50,13 @@ export function createSender(opts: { timeoutMs: number; allowPrivateNetworks: bo
       });
       const timer = setTimeout(() => {
         req.destroy();
-        done({ ok: false, statusCode: null, latencyMs: elapsed(), error: `timed out after ${opts.timeoutMs} ms`, retryAfter: undefined });
+        done({
+          ok: false,
+          statusCode: null,
+          latencyMs: elapsed(),
+          error: `timed out after ${opts.timeoutMs} ms`,
+          retryAfter: undefined,
+        });
       }, opts.timeoutMs);
       req.on("response", (res) => {
         let read = 0;
@@ -58,13 +67,22 @@ export function createSender(opts: { timeoutMs: number; allowPrivateNetworks: bo
         const finish = () => {
           const code = res.statusCode ?? 0;
           if (code >= 200 && code < 300) done({ ok: true, statusCode: code, latencyMs: elapsed() });
-          else done({ ok: false, statusCode: code, latencyMs: elapsed(), error: `HTTP ${code}`, retryAfter: header(res.headers["retry-after"]) });
+          else
+            done({
+              ok: false,
+              statusCode: code,
+              latencyMs: elapsed(),
+              error: `HTTP ${code}`,
+              retryAfter: header(res.headers["retry-after"]),
+            });
         };
         res.on("end", finish);
         res.on("close", finish);
         res.on("error", finish);
       });
-      req.on("error", (err) => done({ ok: false, statusCode: null, latencyMs: elapsed(), error: describe(err), retryAfter: undefined }));
+      req.on("error", (err) =>
+        done({ ok: false, statusCode: null, latencyMs: elapsed(), error: describe(err), retryAfter: undefined }),
+      );
       req.end(body);
     });
 }
@@ -74,6 +92,7 @@ const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : 
 function describe(err: Error & { code?: string }): string {
   // request-filtering-agent refuses with "DNS lookup <address>(family:…, host:…) is not allowed. Because, It is <reason>."
   const blocked = /^DNS lookup ([^(\s]+).*Because,? (?:It is )?(.*?)\.?$/i.exec(err.message);
-  if (blocked) return `blocked: ${blocked[1]} is a ${blocked[2]}; webhooks go to public addresses unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`;
+  if (blocked)
+    return `blocked: ${blocked[1]} is a ${blocked[2]}; webhooks go to public addresses unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`;
   return err.code ? `${err.code}: ${err.message}` : err.message;
 }

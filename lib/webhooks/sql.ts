@@ -71,7 +71,13 @@ export function expireExhausted(maxAttempts: number): Statement {
 const FENCE = `id = $1::bigint AND status = 'SENDING' AND lease_owner = $2 AND attempts = $3`;
 
 /** A 2xx answer. Zero rows back: the lease was taken over (the receiver may see the message twice). */
-export function markDelivered(id: string, owner: string, attempt: number, statusCode: number, latencyMs: number): Statement {
+export function markDelivered(
+  id: string,
+  owner: string,
+  attempt: number,
+  statusCode: number,
+  latencyMs: number,
+): Statement {
   return {
     text: `UPDATE webhook_deliveries
    SET status = 'DELIVERED', delivered_at = now(), lease_owner = NULL, lease_until = NULL,
@@ -86,7 +92,16 @@ RETURNING status`,
  * Any other outcome: the next attempt after `delaySeconds`, or DEAD when this was the last one.
  * The status code is null when no answer came (refused, reset, timed out, blocked address).
  */
-export function markFailed(id: string, owner: string, attempt: number, maxAttempts: number, delaySeconds: number, statusCode: number | null, latencyMs: number, error: string): Statement {
+export function markFailed(
+  id: string,
+  owner: string,
+  attempt: number,
+  maxAttempts: number,
+  delaySeconds: number,
+  statusCode: number | null,
+  latencyMs: number,
+  error: string,
+): Statement {
   return {
     text: `UPDATE webhook_deliveries
    SET status = CASE WHEN attempts >= $4 THEN 'DEAD' ELSE 'RETRY_WAIT' END,

@@ -29,14 +29,24 @@ export function validateWebhookUrl(raw: string, allowPrivate: boolean): string {
   } catch {
     throw new DomainError("WEBHOOK_URL_INVALID", "url must be an absolute http:// or https:// URL");
   }
-  if (u.protocol !== "https:" && u.protocol !== "http:") throw new DomainError("WEBHOOK_URL_INVALID", `url must use http or https, not ${u.protocol.replace(/:$/, "")}`);
-  if (u.username || u.password) throw new DomainError("WEBHOOK_URL_INVALID", "url must not carry credentials: the signature authenticates deliveries");
+  if (u.protocol !== "https:" && u.protocol !== "http:")
+    throw new DomainError("WEBHOOK_URL_INVALID", `url must use http or https, not ${u.protocol.replace(/:$/, "")}`);
+  if (u.username || u.password)
+    throw new DomainError(
+      "WEBHOOK_URL_INVALID",
+      "url must not carry credentials: the signature authenticates deliveries",
+    );
   if (u.hash) throw new DomainError("WEBHOOK_URL_INVALID", "url must not have a fragment");
   if (!u.hostname) throw new DomainError("WEBHOOK_URL_INVALID", "url has no host");
   if (!allowPrivate) {
     const host = u.hostname.replace(/^\[|\]$/g, "");
-    if (ipaddr.isValid(host) ? !isPublicAddress(host) : LOCAL_NAMES.test(host.replace(/\.$/, "")) || !host.includes(".")) {
-      throw new DomainError("WEBHOOK_URL_PRIVATE", `${host} is a private, loopback or local address; webhooks go to public addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows others)`);
+    if (
+      ipaddr.isValid(host) ? !isPublicAddress(host) : LOCAL_NAMES.test(host.replace(/\.$/, "")) || !host.includes(".")
+    ) {
+      throw new DomainError(
+        "WEBHOOK_URL_PRIVATE",
+        `${host} is a private, loopback or local address; webhooks go to public addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows others)`,
+      );
     }
   }
   return u.toString();

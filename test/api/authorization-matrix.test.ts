@@ -64,7 +64,9 @@ afterAll(async () => {
 
 /** The methods a route module defines itself (not the 405 answers it re-exports). */
 function ownMethods(mod: Mod): string[] {
-  return [...METHODS, "HEAD", "OPTIONS"].filter((m) => typeof mod[m] === "function" && mod[m] !== fallback[m] && !(m === "HEAD" && mod.HEAD === mod.GET));
+  return [...METHODS, "HEAD", "OPTIONS"].filter(
+    (m) => typeof mod[m] === "function" && mod[m] !== fallback[m] && !(m === "HEAD" && mod.HEAD === mod.GET),
+  );
 }
 
 /** A concrete URL for a pattern: `[tenant]` → the target tenant, other params from `params`. */
@@ -72,7 +74,8 @@ function fill(pattern: string, params: Record<string, string>): string {
   return pattern.replace(/\[([^\]]+)\]/g, (_, name: string) => encodeURIComponent(params[name] ?? "x"));
 }
 
-const call = (mod: Mod, method: string, req: Request, params: Record<string, string> = {}) => (mod[method] as Handler)(req, { params: Promise.resolve(params) });
+const call = (mod: Mod, method: string, req: Request, params: Record<string, string> = {}) =>
+  (mod[method] as Handler)(req, { params: Promise.resolve(params) });
 
 async function codeOf(res: Response): Promise<string | null> {
   if (!(res.headers.get("content-type") ?? "").includes("json")) return null;
@@ -86,20 +89,27 @@ describe("the route table", () => {
     for (const [pattern, mod] of modules) for (const m of ownMethods(mod)) onDisk.add(`${m} ${pattern}`);
     const inTable = new Set(ROUTES.map((r) => `${r.method} ${r.path}`));
     const problems = [
-      ...[...onDisk].filter((k) => !inTable.has(k)).map((k) => `${k}: exported by a route file but has no row in ROUTES`),
-      ...[...inTable].filter((k) => !onDisk.has(k)).map((k) => `${k}: has a row in ROUTES but no route file exports it`),
+      ...[...onDisk]
+        .filter((k) => !inTable.has(k))
+        .map((k) => `${k}: exported by a route file but has no row in ROUTES`),
+      ...[...inTable]
+        .filter((k) => !onDisk.has(k))
+        .map((k) => `${k}: has a row in ROUTES but no route file exports it`),
     ];
     // A route file names the row its handler applies; naming another route's row would apply the wrong rules.
     for (const [pattern, mod] of modules) {
       for (const m of ownMethods(mod)) {
         const rule = (mod[m] as { rule?: RouteRule }).rule;
-        if (rule && `${rule.method} ${rule.path}` !== `${m} ${pattern}`) problems.push(`${m} ${pattern}: its handler applies the row of ${rule.method} ${rule.path}`);
+        if (rule && `${rule.method} ${rule.path}` !== `${m} ${pattern}`)
+          problems.push(`${m} ${pattern}: its handler applies the row of ${rule.method} ${rule.path}`);
       }
     }
     for (const r of ROUTES) {
       const k = `${r.method} ${r.path}`;
-      if ((r.auth === "role") !== Boolean(r.role)) problems.push(`${k}: a role row names its minimum role, and only a role row does`);
-      if ((r.scope === "tenant-param") !== r.path.includes("/[tenant]")) problems.push(`${k}: scope tenant-param goes with a [tenant] segment`);
+      if ((r.auth === "role") !== Boolean(r.role))
+        problems.push(`${k}: a role row names its minimum role, and only a role row does`);
+      if ((r.scope === "tenant-param") !== r.path.includes("/[tenant]"))
+        problems.push(`${k}: scope tenant-param goes with a [tenant] segment`);
       if (r.auth === "public" && r.scope !== "none") problems.push(`${k}: a public route has no tenant scope`);
     }
     expect(problems).toEqual([]);
@@ -126,13 +136,17 @@ describe("the route table", () => {
       for (const m of METHODS.filter((x) => !allowed.includes(x))) {
         checked++;
         if (typeof mod[m] !== "function") {
-          problems.push(`${m} ${pattern}: not exported; the route file must end with export * from "@/lib/http/method-fallback"`);
+          problems.push(
+            `${m} ${pattern}: not exported; the route file must end with export * from "@/lib/http/method-fallback"`,
+          );
           continue;
         }
         const res = await call(mod, m, new Request(url, { method: m, headers: { host: HOST } }));
         const code = await codeOf(res);
         if (res.status !== 405 || code !== "METHOD_NOT_ALLOWED" || res.headers.get("allow") !== allowHeader(allowed)) {
-          problems.push(`${m} ${pattern}: expected 405 METHOD_NOT_ALLOWED, Allow: ${allowHeader(allowed)}; got ${res.status} ${code}, Allow: ${res.headers.get("allow")}`);
+          problems.push(
+            `${m} ${pattern}: expected 405 METHOD_NOT_ALLOWED, Allow: ${allowHeader(allowed)}; got ${res.status} ${code}, Allow: ${res.headers.get("allow")}`,
+          );
         }
       }
       // Next.js answers HEAD with the module's GET; where the route serves no GET that is the 405.
@@ -140,12 +154,19 @@ describe("the route table", () => {
       if (!allowed.includes("GET")) {
         checked++;
         const res = await call(mod, "GET", new Request(url, { method: "HEAD", headers: { host: HOST } }));
-        if (res.status !== 405 || res.headers.get("allow") !== allowHeader(allowed)) problems.push(`HEAD ${pattern}: expected 405, Allow: ${allowHeader(allowed)}; got ${res.status}, Allow: ${res.headers.get("allow")}`);
+        if (res.status !== 405 || res.headers.get("allow") !== allowHeader(allowed))
+          problems.push(
+            `HEAD ${pattern}: expected 405, Allow: ${allowHeader(allowed)}; got ${res.status}, Allow: ${res.headers.get("allow")}`,
+          );
       }
-      if (typeof mod.OPTIONS !== "function") problems.push(`OPTIONS ${pattern}: not exported (would list the 405 methods as allowed)`);
+      if (typeof mod.OPTIONS !== "function")
+        problems.push(`OPTIONS ${pattern}: not exported (would list the 405 methods as allowed)`);
       else {
         const res = await call(mod, "OPTIONS", new Request(url, { method: "OPTIONS", headers: { host: HOST } }));
-        if (res.status !== 204 || res.headers.get("allow") !== allowHeader(allowed)) problems.push(`OPTIONS ${pattern}: expected 204, Allow: ${allowHeader(allowed)}; got ${res.status}, Allow: ${res.headers.get("allow")}`);
+        if (res.status !== 204 || res.headers.get("allow") !== allowHeader(allowed))
+          problems.push(
+            `OPTIONS ${pattern}: expected 204, Allow: ${allowHeader(allowed)}; got ${res.status}, Allow: ${res.headers.get("allow")}`,
+          );
       }
     }
     expect(problems).toEqual([]);
@@ -154,10 +175,18 @@ describe("the route table", () => {
 
   it("an unknown /api path is a JSON 404 for every method", async () => {
     for (const m of [...METHODS, "HEAD", "OPTIONS"]) {
-      const res = await call(catchAll, m, new Request(`http://${HOST}/api/v1/nope/deeper`, { method: m, headers: { host: HOST } }), { rest: ["v1", "nope", "deeper"] } as never);
+      const res = await call(
+        catchAll,
+        m,
+        new Request(`http://${HOST}/api/v1/nope/deeper`, { method: m, headers: { host: HOST } }),
+        { rest: ["v1", "nope", "deeper"] } as never,
+      );
       expect(res.status, m).toBe(404);
       expect(res.headers.get("content-type"), m).toMatch(/application\/json/);
-      if (m !== "HEAD") expect(await res.json(), m).toEqual({ error: { code: "NOT_FOUND", message: "no API route at /api/v1/nope/deeper" } });
+      if (m !== "HEAD")
+        expect(await res.json(), m).toEqual({
+          error: { code: "NOT_FOUND", message: "no API route at /api/v1/nope/deeper" },
+        });
     }
   });
 });
@@ -193,15 +222,24 @@ type Expect = { allowed: true } | { allowed: false; status: number; codes: strin
 function expected(row: RouteRule, c: Caller, target: string): Expect {
   if (row.auth === "public") return { allowed: true };
   if (c.kind === "none" || c.dead) return { allowed: false, status: 401, codes: ["UNAUTHORIZED"] };
-  const roleOk = row.auth === "session" || RANK[c.role!] >= RANK[row.role!] || Boolean(row.capability && c.capabilities?.includes(row.capability));
+  const roleOk =
+    row.auth === "session" ||
+    RANK[c.role!] >= RANK[row.role!] ||
+    Boolean(row.capability && c.capabilities?.includes(row.capability));
   const all = c.tenants === null;
   const scopeCode =
-    row.scope === "tenant-param" && !all && !c.tenants!.includes(target) ? "FORBIDDEN" : row.scope === "fleet" && !all ? "FLEET_SCOPE_REQUIRED" : null;
+    row.scope === "tenant-param" && !all && !c.tenants!.includes(target)
+      ? "FORBIDDEN"
+      : row.scope === "fleet" && !all
+        ? "FLEET_SCOPE_REQUIRED"
+        : null;
   // Which check comes first when both fail is not part of the contract: either code is right.
-  if (!roleOk) return { allowed: false, status: 403, codes: [...new Set(["FORBIDDEN", ...(scopeCode ? [scopeCode] : [])])] };
+  if (!roleOk)
+    return { allowed: false, status: 403, codes: [...new Set(["FORBIDDEN", ...(scopeCode ? [scopeCode] : [])])] };
   if (scopeCode) return { allowed: false, status: 403, codes: [scopeCode] };
   // own-tenants: an id from a tenant the caller does not hold is not revealed to exist.
-  if (row.scope === "own-tenants" && !all && !c.tenants!.includes(target)) return { allowed: false, status: 404, codes: ["NOT_FOUND"] };
+  if (row.scope === "own-tenants" && !all && !c.tenants!.includes(target))
+    return { allowed: false, status: 404, codes: ["NOT_FOUND"] };
   return { allowed: true };
 }
 
@@ -223,7 +261,9 @@ function expectedForOrigin(row: RouteRule, variant: OriginVariant): Expect {
 const EXPECTED_NON_2XX: Record<string, { status: number; code: string; why: string }[]> = {
   "GET /api/auth/oidc/start": [{ status: 404, code: "NOT_FOUND", why: "single sign-on is not configured" }],
   "GET /api/auth/oidc/callback": [{ status: 404, code: "NOT_FOUND", why: "single sign-on is not configured" }],
-  "POST /api/v1/tenants/[tenant]/documents/[key]/rollback": [{ status: 409, code: "ROLLBACK_UNAVAILABLE", why: "no worker runs, so version 1 was never built" }],
+  "POST /api/v1/tenants/[tenant]/documents/[key]/rollback": [
+    { status: 409, code: "ROLLBACK_UNAVAILABLE", why: "no worker runs, so version 1 was never built" },
+  ],
 };
 
 /**
@@ -234,12 +274,14 @@ const EXPECTED_NON_2XX: Record<string, { status: number; code: string; why: stri
 const KNOWN_BUG: { case: string; failure: string; bug: string }[] = [];
 
 /** Rows where the caller can aim at another tenant: its [tenant] segment, or an id of a resource that lives in one tenant. */
-const aimsAtTenant = (row: RouteRule) => row.scope === "tenant-param" || (row.scope === "own-tenants" && /\[[^\]]+\]/.test(row.path));
+const aimsAtTenant = (row: RouteRule) =>
+  row.scope === "tenant-param" || (row.scope === "own-tenants" && /\[[^\]]+\]/.test(row.path));
 
 const grant = (tenants: string[] | null | undefined) => (tenants === null ? "*" : (tenants ?? []).join(","));
 const describeCaller = (c: Caller) => {
   if (c.kind === "none" || c.dead) return c.name;
-  const what = c.kind === "session" ? "password session" : c.identity === "person" ? "person's token" : "application token";
+  const what =
+    c.kind === "session" ? "password session" : c.identity === "person" ? "person's token" : "application token";
   return `${c.name} (${what}, acts as ${c.role}, tenants ${grant(c.tenants)}${c.capabilities?.length ? `, ${c.capabilities.join(",")}` : ""})`;
 };
 
@@ -266,7 +308,11 @@ type FixtureCtx = { target: string; n: number; caller: Caller };
 let R: Record<string, Mod>;
 const ctx = (p: object = {}) => ({ params: Promise.resolve(p) });
 const bootReq = (method: string, body?: unknown) =>
-  new Request(`http://${HOST}/x`, { method, headers: { host: HOST, "content-type": "application/json", authorization: `Bearer ${BOOT}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+  new Request(`http://${HOST}/x`, {
+    method,
+    headers: { host: HOST, "content-type": "application/json", authorization: `Bearer ${BOOT}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 async function asBoot(mod: Mod, method: string, body?: unknown, params: object = {}) {
   const res = await (mod[method] as Handler)(bootReq(method, body), ctx(params) as never);
@@ -276,19 +322,30 @@ async function asBoot(mod: Mod, method: string, body?: unknown, params: object =
 }
 
 async function publishDoc(tenant: string, key: string, content = "hello matrix") {
-  return asBoot(R.publish, "POST", { title: `Doc ${key}`, contentType: "text/plain", content }, { tenant, key }) as Promise<{ taskId: string; versionNumber: number }>;
+  return asBoot(
+    R.publish,
+    "POST",
+    { title: `Doc ${key}`, contentType: "text/plain", content },
+    { tenant, key },
+  ) as Promise<{ taskId: string; versionNumber: number }>;
 }
 
 async function deadTask(tenant: string, key: string, errorCode = "EMBEDDING_TIMEOUT"): Promise<string> {
   const { taskId } = await publishDoc(tenant, key);
-  await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = $2, finished_at = now(), updated_at = now() WHERE task_id = $1`, [taskId, errorCode]);
+  await t.pool.query(
+    `UPDATE index_tasks SET status = 'DEAD', error_code = $2, finished_at = now(), updated_at = now() WHERE task_id = $1`,
+    [taskId, errorCode],
+  );
   return String(taskId);
 }
 
 /** A pause of `tenant` made just now (any earlier one replaced); its id. */
 async function freshPause(tenant: string): Promise<string> {
   await t.pool.query(`DELETE FROM task_pauses WHERE tenant_id = $1`, [tenant]);
-  const { rows } = await t.pool.query<{ id: string }>(`INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ($1, 'matrix', 'matrix check') RETURNING id::text`, [tenant]);
+  const { rows } = await t.pool.query<{ id: string }>(
+    `INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ($1, 'matrix', 'matrix check') RETURNING id::text`,
+    [tenant],
+  );
   return rows[0].id;
 }
 
@@ -302,19 +359,28 @@ async function signIn(email: string): Promise<string> {
   const res = await (R.signin.POST as Handler)(
     new Request(`http://${HOST}/api/auth/signin`, {
       method: "POST",
-      headers: { host: HOST, origin: `http://${HOST}`, "content-type": "application/json", "x-forwarded-for": nextAddress() },
+      headers: {
+        host: HOST,
+        origin: `http://${HOST}`,
+        "content-type": "application/json",
+        "x-forwarded-for": nextAddress(),
+      },
       body: JSON.stringify({ email, password: PASSWORD }),
     }),
     ctx() as never,
   );
   const cookie = cookieOf(res);
-  if (res.status !== 200 || !cookie) throw new Error(`sign-in of ${email} answered ${res.status} without a session cookie`);
+  if (res.status !== 200 || !cookie)
+    throw new Error(`sign-in of ${email} answered ${res.status} without a session cookie`);
   return cookie;
 }
 
 /** Whether a session cookie still authenticates (a GET, so no Origin is involved). */
 async function sessionWorks(cookie: string): Promise<boolean> {
-  const res = await (modules.get("/api/v1/tenants")!.GET as Handler)(new Request(`http://${HOST}/api/v1/tenants`, { headers: { host: HOST, cookie: `iw_session=${cookie}` } }), ctx() as never);
+  const res = await (modules.get("/api/v1/tenants")!.GET as Handler)(
+    new Request(`http://${HOST}/api/v1/tenants`, { headers: { host: HOST, cookie: `iw_session=${cookie}` } }),
+    ctx() as never,
+  );
   return res.status === 200;
 }
 
@@ -326,7 +392,12 @@ const sameSet = (a: string[], b: string[]) => JSON.stringify([...a].sort()) === 
  * all-tenant caller sees both fresh ones. Messages name tenants, never ids, so they are the same
  * on every run.
  */
-function listProblems(what: string, caller: Caller, items: { tenants: string[]; id: string }[], fresh: { own: string; other: string }): string[] {
+function listProblems(
+  what: string,
+  caller: Caller,
+  items: { tenants: string[]; id: string }[],
+  fresh: { own: string; other: string },
+): string[] {
   const problems: string[] = [];
   const ids = new Set(items.map((i) => i.id));
   if (caller.tenants !== null) {
@@ -341,7 +412,13 @@ function listProblems(what: string, caller: Caller, items: { tenants: string[]; 
   return problems;
 }
 
-type Figures = { due: number; waitingForRetry: number; running: number; dead: number; errors: { errorCode: string; status: string; count: number }[] };
+type Figures = {
+  due: number;
+  waitingForRetry: number;
+  running: number;
+  dead: number;
+  errors: { errorCode: string; status: string; count: number }[];
+};
 
 /** The overview's task figures for a grant, counted independently of the product's queries. */
 async function figuresFor(tenants: string[] | null): Promise<Figures> {
@@ -361,9 +438,12 @@ async function figuresFor(tenants: string[] | null): Promise<Figures> {
   );
   return { ...rows[0], errors: sortErrors(errors.rows) };
 }
-const sortErrors = (e: Figures["errors"]) => [...e].sort((a, b) => `${a.errorCode}/${a.status}`.localeCompare(`${b.errorCode}/${b.status}`));
+const sortErrors = (e: Figures["errors"]) =>
+  [...e].sort((a, b) => `${a.errorCode}/${a.status}`.localeCompare(`${b.errorCode}/${b.status}`));
 
-const taskStatus = async (taskId: string) => (await t.pool.query<{ status: string }>(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0]?.status;
+const taskStatus = async (taskId: string) =>
+  (await t.pool.query<{ status: string }>(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0]
+    ?.status;
 
 /** Users every admin list is checked against, one per tenant (also the targets of PATCH). */
 const targets: Record<string, string> = {};
@@ -373,7 +453,9 @@ const dbNow = async () => (await t.pool.query<{ now: Date }>(`SELECT now()`)).ro
 /** The configured bootstrap token again, with the sessions the call ended (those ended since `since`). */
 const restoreBootstrapToken = (since: Date) => async () => {
   await t.pool.query(`DELETE FROM bootstrap_token`);
-  await t.pool.query(`UPDATE sessions SET revoked_at = NULL WHERE bootstrap_hash IS NOT NULL AND revoked_at >= $1`, [since]);
+  await t.pool.query(`UPDATE sessions SET revoked_at = NULL WHERE bootstrap_hash IS NOT NULL AND revoked_at >= $1`, [
+    since,
+  ]);
 };
 
 const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
@@ -381,7 +463,10 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
   // Public: every caller, signed in or not, gets the same document.
   "GET /api/openapi.json": async () => ({
     params: {},
-    check: async ({ body }) => ((body as { openapi?: string; paths?: object })?.openapi === "3.1.0" && (body as { paths?: object }).paths ? [] : ["not the OpenAPI 3.1 document"]),
+    check: async ({ body }) =>
+      (body as { openapi?: string; paths?: object })?.openapi === "3.1.0" && (body as { paths?: object }).paths
+        ? []
+        : ["not the OpenAPI 3.1 document"],
   }),
   "POST /api/auth/signout": async ({ caller }) => {
     if (caller.kind !== "session" || caller.dead) return { params: {} };
@@ -402,28 +487,48 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
   "GET /api/v1/overview": async ({ n }) => {
     // A DEAD task in each tenant, each with its own error code, so a figure that counted the other
     // tenant would differ. Made only when missing (rows before this one may have revived them).
-    for (const [tenant, code] of [["own", "EMBEDDING_TIMEOUT"], ["other", "PARSE_ERROR"]]) {
-      const { rowCount } = await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = $1 AND status = 'DEAD' AND error_code = $2 LIMIT 1`, [tenant, code]);
+    for (const [tenant, code] of [
+      ["own", "EMBEDDING_TIMEOUT"],
+      ["other", "PARSE_ERROR"],
+    ]) {
+      const { rowCount } = await t.pool.query(
+        `SELECT 1 FROM index_tasks WHERE tenant_id = $1 AND status = 'DEAD' AND error_code = $2 LIMIT 1`,
+        [tenant, code],
+      );
       if (!rowCount) await deadTask(tenant, `ov-${n}`, code);
     }
     return {
       params: {},
       check: async ({ body, caller }) => {
-        const o = body as { scope: string; queue: Record<string, number>; errors: Figures["errors"]; workers: unknown[]; history: unknown[]; reconciler: unknown };
+        const o = body as {
+          scope: string;
+          queue: Record<string, number>;
+          errors: Figures["errors"];
+          workers: unknown[];
+          history: unknown[];
+          reconciler: unknown;
+        };
         const want = await figuresFor(caller.tenants ?? null);
         const problems: string[] = [];
         if (caller.tenants !== null) {
           const all = await figuresFor(null);
-          if (all.dead === want.dead || !want.dead) problems.push("fixture: the own tenant's figures are zero or equal the fleet's, so the check could not tell them apart");
+          if (all.dead === want.dead || !want.dead)
+            problems.push(
+              "fixture: the own tenant's figures are zero or equal the fleet's, so the check could not tell them apart",
+            );
           if (o.scope !== "tenants") problems.push(`scope is ${o.scope}, expected tenants`);
-          if (o.workers?.length || o.history?.length || o.reconciler !== null) problems.push("a tenant-limited overview carries fleet figures (workers, history or reconciler)");
+          if (o.workers?.length || o.history?.length || o.reconciler !== null)
+            problems.push("a tenant-limited overview carries fleet figures (workers, history or reconciler)");
         } else if (o.scope !== "fleet") problems.push(`scope is ${o.scope}, expected fleet`);
         for (const k of ["due", "waitingForRetry", "running", "dead"] as const) {
-          if (o.queue?.[k] !== want[k]) problems.push(`queue.${k} is ${o.queue?.[k]}, expected ${want[k]} (tenants ${grant(caller.tenants)})`);
+          if (o.queue?.[k] !== want[k])
+            problems.push(`queue.${k} is ${o.queue?.[k]}, expected ${want[k]} (tenants ${grant(caller.tenants)})`);
         }
         const errors = sortErrors(o.errors ?? []);
         if (JSON.stringify(errors) !== JSON.stringify(want.errors)) {
-          problems.push(`errors are ${errors.map((e) => `${e.errorCode}/${e.status}×${e.count}`).join(", ") || "none"}, expected ${want.errors.map((e) => `${e.errorCode}/${e.status}×${e.count}`).join(", ")} (tenants ${grant(caller.tenants)})`);
+          problems.push(
+            `errors are ${errors.map((e) => `${e.errorCode}/${e.status}×${e.count}`).join(", ") || "none"}, expected ${want.errors.map((e) => `${e.errorCode}/${e.status}×${e.count}`).join(", ")} (tenants ${grant(caller.tenants)})`,
+          );
         }
         return problems;
       },
@@ -439,12 +544,14 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
         const problems: string[] = [];
         const want = caller.tenants === null ? "fleet" : "tenants";
         if (a.scope !== want) problems.push(`scope is ${a.scope}, expected ${want}`);
-        if (caller.tenants !== null && a.history.length) problems.push("a tenant-limited caller gets the fleet's backlog history");
+        if (caller.tenants !== null && a.history.length)
+          problems.push("a tenant-limited caller gets the fleet's backlog history");
         const { rows } = await t.pool.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM index_tasks WHERE status = 'DEAD' AND finished_at > now() - interval '24 hours' AND ($1::text[] IS NULL OR tenant_id = ANY($1::text[]))`,
           [caller.tenants ?? null],
         );
-        if (a.totals?.DEAD !== rows[0].n) problems.push(`DEAD total is ${a.totals?.DEAD}, expected ${rows[0].n} (tenants ${grant(caller.tenants)})`);
+        if (a.totals?.DEAD !== rows[0].n)
+          problems.push(`DEAD total is ${a.totals?.DEAD}, expected ${rows[0].n} (tenants ${grant(caller.tenants)})`);
         return problems;
       },
     };
@@ -455,8 +562,11 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
       const got = (body as { items: { id: string }[] }).items.map((i) => i.id);
       const known = (await t.pool.query<{ id: string }>(`SELECT id FROM tenants`)).rows.map((r) => r.id);
       const want = caller.tenants === null ? known : caller.tenants!.filter((x) => known.includes(x));
-      if (caller.tenants === null && !(known.includes("own") && known.includes("other"))) return ["fixture: tenants own and other do not both exist"];
-      return sameSet(got, want) ? [] : [`tenants are ${[...got].sort().join(", ") || "none"}, expected exactly ${[...want].sort().join(", ")}`];
+      if (caller.tenants === null && !(known.includes("own") && known.includes("other")))
+        return ["fixture: tenants own and other do not both exist"];
+      return sameSet(got, want)
+        ? []
+        : [`tenants are ${[...got].sort().join(", ") || "none"}, expected exactly ${[...want].sort().join(", ")}`];
     },
   }),
   "GET /api/v1/documents": async ({ n }) => {
@@ -465,10 +575,18 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     return {
       params: {},
       check: async ({ body, caller }) =>
-        listProblems("the document list", caller, (body as { items: { tenant: string; key: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: `${i.tenant}/${i.key}` })), {
-          own: `own/list-${n}`,
-          other: `other/list-${n}`,
-        }),
+        listProblems(
+          "the document list",
+          caller,
+          (body as { items: { tenant: string; key: string }[] }).items.map((i) => ({
+            tenants: [i.tenant],
+            id: `${i.tenant}/${i.key}`,
+          })),
+          {
+            own: `own/list-${n}`,
+            other: `other/list-${n}`,
+          },
+        ),
     };
   },
   "GET /api/v1/tasks": async ({ n }) => {
@@ -476,14 +594,28 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     const own = String((await publishDoc("own", `list-${n}`)).taskId);
     return {
       params: {},
-      check: async ({ body, caller }) => listProblems("the task list", caller, (body as { items: { tenant: string; taskId: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: i.taskId })), { own, other }),
+      check: async ({ body, caller }) =>
+        listProblems(
+          "the task list",
+          caller,
+          (body as { items: { tenant: string; taskId: string }[] }).items.map((i) => ({
+            tenants: [i.tenant],
+            id: i.taskId,
+          })),
+          { own, other },
+        ),
     };
   },
   "GET /api/v1/audit": async () => {
     // Unpinning a document that is not pinned is a no-op that is still audited, under its tenant.
     const newest = async (tenant: string) => {
       await asBoot(R.unpin, "POST", undefined, { tenant, key: "seed" });
-      return (await t.pool.query<{ id: string }>(`SELECT max(id)::text AS id FROM audit_log WHERE tenant_id = $1 AND action = 'document.unpin'`, [tenant])).rows[0].id;
+      return (
+        await t.pool.query<{ id: string }>(
+          `SELECT max(id)::text AS id FROM audit_log WHERE tenant_id = $1 AND action = 'document.unpin'`,
+          [tenant],
+        )
+      ).rows[0].id;
     };
     const other = await newest("other");
     const own = await newest("own");
@@ -492,21 +624,50 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     return {
       params: {},
       check: async ({ body, caller }) =>
-        listProblems("the audit log", caller, (body as { items: { tenant: string | null; id: string }[] }).items.map((i) => ({ tenants: [i.tenant ?? "(no tenant)"], id: i.id })), { own, other }),
+        listProblems(
+          "the audit log",
+          caller,
+          (body as { items: { tenant: string | null; id: string }[] }).items.map((i) => ({
+            tenants: [i.tenant ?? "(no tenant)"],
+            id: i.id,
+          })),
+          { own, other },
+        ),
     };
   },
-  [`GET ${DOC}`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
-  [`GET ${DOC}/chunks`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
-  [`DELETE ${DOC}`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
-  [`POST ${DOC}/versions`]: async ({ target, n }) => ({ params: { tenant: target, key: `d-${n}` }, body: { title: "Matrix", contentType: "text/plain", content: "hello" } }),
-  [`POST ${DOC}/reindex`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
-  [`POST ${DOC}/rename`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` }, body: { newKey: `renamed-${n}` } }),
+  [`GET ${DOC}`]: async ({ target, n }) => (
+    await publishDoc(target, `d-${n}`),
+    { params: { tenant: target, key: `d-${n}` } }
+  ),
+  [`GET ${DOC}/chunks`]: async ({ target, n }) => (
+    await publishDoc(target, `d-${n}`),
+    { params: { tenant: target, key: `d-${n}` } }
+  ),
+  [`DELETE ${DOC}`]: async ({ target, n }) => (
+    await publishDoc(target, `d-${n}`),
+    { params: { tenant: target, key: `d-${n}` } }
+  ),
+  [`POST ${DOC}/versions`]: async ({ target, n }) => ({
+    params: { tenant: target, key: `d-${n}` },
+    body: { title: "Matrix", contentType: "text/plain", content: "hello" },
+  }),
+  [`POST ${DOC}/reindex`]: async ({ target, n }) => (
+    await publishDoc(target, `d-${n}`),
+    { params: { tenant: target, key: `d-${n}` } }
+  ),
+  [`POST ${DOC}/rename`]: async ({ target, n }) => (
+    await publishDoc(target, `d-${n}`),
+    { params: { tenant: target, key: `d-${n}` }, body: { newKey: `renamed-${n}` } }
+  ),
   [`POST ${DOC}/rollback`]: async ({ target, n }) => {
     await publishDoc(target, `d-${n}`, "first");
     await publishDoc(target, `d-${n}`, "second");
     return { params: { tenant: target, key: `d-${n}` }, body: { toVersion: 1, reason: "matrix check" } };
   },
-  [`POST ${DOC}/unpin`]: async ({ target, n }) => (await publishDoc(target, `d-${n}`), { params: { tenant: target, key: `d-${n}` } }),
+  [`POST ${DOC}/unpin`]: async ({ target, n }) => (
+    await publishDoc(target, `d-${n}`),
+    { params: { tenant: target, key: `d-${n}` } }
+  ),
   "POST /api/v1/tenants/[tenant]/search": async ({ target }) => ({
     params: { tenant: target },
     body: { query: "hello" },
@@ -514,19 +675,37 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     check: async ({ body, caller }) => {
       const as = (body as { searchedAs?: string[] }).searchedAs;
       const want = caller.identity === "person" ? [`user:${caller.email}`] : [];
-      return JSON.stringify(as) === JSON.stringify(want) ? [] : [`searched as ${JSON.stringify(as)}, expected ${JSON.stringify(want)}`];
+      return JSON.stringify(as) === JSON.stringify(want)
+        ? []
+        : [`searched as ${JSON.stringify(as)}, expected ${JSON.stringify(want)}`];
     },
   }),
-  "GET /api/v1/tasks/[taskId]": async ({ target, n }) => ({ params: { taskId: String((await publishDoc(target, `task-${n}`)).taskId) } }),
-  "POST /api/v1/tasks/[taskId]/retry": async ({ target, n }) => ({ params: { taskId: await deadTask(target, `task-${n}`) } }),
-  "POST /api/v1/tasks/[taskId]/force-done": async ({ target, n }) => ({ params: { taskId: await deadTask(target, `task-${n}`) }, body: { reason: "matrix check" } }),
+  "GET /api/v1/tasks/[taskId]": async ({ target, n }) => ({
+    params: { taskId: String((await publishDoc(target, `task-${n}`)).taskId) },
+  }),
+  "POST /api/v1/tasks/[taskId]/retry": async ({ target, n }) => ({
+    params: { taskId: await deadTask(target, `task-${n}`) },
+  }),
+  "POST /api/v1/tasks/[taskId]/force-done": async ({ target, n }) => ({
+    params: { taskId: await deadTask(target, `task-${n}`) },
+    body: { reason: "matrix check" },
+  }),
   // Publishing leaves a PENDING task (no worker runs here): the one state a cancel accepts.
-  "POST /api/v1/tasks/[taskId]/cancel": async ({ target, n }) => ({ params: { taskId: String((await publishDoc(target, `cancel-${n}`)).taskId) }, body: { reason: "matrix check" } }),
+  "POST /api/v1/tasks/[taskId]/cancel": async ({ target, n }) => ({
+    params: { taskId: String((await publishDoc(target, `cancel-${n}`)).taskId) },
+    body: { reason: "matrix check" },
+  }),
   "GET /api/v1/pauses": async () => {
     const [own, other] = await Promise.all(["own", "other"].map(freshPause));
     return {
       params: {},
-      check: async ({ body, caller }) => listProblems("the pause list", caller, (body as { items: { id: string; tenant: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: i.id })), { own, other }),
+      check: async ({ body, caller }) =>
+        listProblems(
+          "the pause list",
+          caller,
+          (body as { items: { id: string; tenant: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: i.id })),
+          { own, other },
+        ),
     };
   },
   "POST /api/v1/pauses": async ({ target }) => {
@@ -538,7 +717,9 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
       checkRefused: true,
       check: async ({ succeeded }) => {
         const { rowCount } = await t.pool.query(`SELECT 1 FROM task_pauses WHERE tenant_id = $1`, [target]);
-        return (rowCount === 1) === succeeded ? [] : [`tenant ${target} is ${rowCount ? "" : "not "}paused after the call`];
+        return (rowCount === 1) === succeeded
+          ? []
+          : [`tenant ${target} is ${rowCount ? "" : "not "}paused after the call`];
       },
     };
   },
@@ -549,7 +730,9 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
       checkRefused: true,
       check: async ({ succeeded }) => {
         const { rowCount } = await t.pool.query(`SELECT 1 FROM task_pauses WHERE id = $1`, [id]);
-        return (rowCount === 0) === succeeded ? [] : [`the pause of tenant ${target} ${rowCount ? "still stands" : "is gone"} after the call`];
+        return (rowCount === 0) === succeeded
+          ? []
+          : [`the pause of tenant ${target} ${rowCount ? "still stands" : "is gone"} after the call`];
       },
     };
   },
@@ -563,7 +746,10 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
       // Revives the DEAD tasks of the caller's tenants, and nothing when refused.
       check: async ({ succeeded, caller }) => {
         const problems: string[] = [];
-        for (const [tenant, id] of [["own", own], ["other", other]]) {
+        for (const [tenant, id] of [
+          ["own", own],
+          ["other", other],
+        ]) {
           const want = succeeded && (caller.tenants === null || caller.tenants!.includes(tenant)) ? "PENDING" : "DEAD";
           const got = await taskStatus(id);
           if (got !== want) problems.push(`tenant ${tenant}'s DEAD task is ${got} after the call, expected ${want}`);
@@ -575,24 +761,49 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
   "GET /api/v1/admin/users": async () => ({
     params: {},
     check: async ({ body, caller }) =>
-      listProblems("the user list", caller, (body as { items: { id: string; tenants: string[] }[] }).items.map((i) => ({ tenants: i.tenants.includes("*") ? ["*"] : i.tenants, id: i.id })), {
-        own: targets.own,
-        other: targets.other,
-      }),
+      listProblems(
+        "the user list",
+        caller,
+        (body as { items: { id: string; tenants: string[] }[] }).items.map((i) => ({
+          tenants: i.tenants.includes("*") ? ["*"] : i.tenants,
+          id: i.id,
+        })),
+        {
+          own: targets.own,
+          other: targets.other,
+        },
+      ),
   }),
-  "POST /api/v1/admin/users": async ({ target, n }) => ({ params: {}, body: { email: `new-${n}@example.com`, password: PASSWORD, role: "viewer", tenants: [target] } }),
+  "POST /api/v1/admin/users": async ({ target, n }) => ({
+    params: {},
+    body: { email: `new-${n}@example.com`, password: PASSWORD, role: "viewer", tenants: [target] },
+  }),
   // The same user per tenant every time: a new one per case would cost a password hash each.
-  "PATCH /api/v1/admin/users/[id]": async ({ target }) => ({ params: { id: targets[target] }, body: { role: "maintainer" } }),
+  "PATCH /api/v1/admin/users/[id]": async ({ target }) => ({
+    params: { id: targets[target] },
+    body: { role: "maintainer" },
+  }),
   "GET /api/v1/admin/tokens": async ({ n }) => {
     const other = (await asBoot(R.tokens, "POST", { name: `list-other-${n}`, role: "viewer", tenants: ["other"] })).id;
     const own = (await asBoot(R.tokens, "POST", { name: `list-own-${n}`, role: "viewer", tenants: ["own"] })).id;
     return {
       params: {},
       check: async ({ body, caller }) =>
-        listProblems("the token list", caller, (body as { items: { id: string; tenants: string[] }[] }).items.map((i) => ({ tenants: i.tenants.includes("*") ? ["*"] : i.tenants, id: i.id })), { own, other }),
+        listProblems(
+          "the token list",
+          caller,
+          (body as { items: { id: string; tenants: string[] }[] }).items.map((i) => ({
+            tenants: i.tenants.includes("*") ? ["*"] : i.tenants,
+            id: i.id,
+          })),
+          { own, other },
+        ),
     };
   },
-  "POST /api/v1/admin/tokens": async ({ target, n }) => ({ params: {}, body: { name: `new-${n}`, role: "viewer", tenants: [target] } }),
+  "POST /api/v1/admin/tokens": async ({ target, n }) => ({
+    params: {},
+    body: { name: `new-${n}`, role: "viewer", tenants: [target] },
+  }),
   "POST /api/v1/admin/bootstrap-token/rotate": async () => ({ params: {}, undo: restoreBootstrapToken(await dbNow()) }),
   "DELETE /api/v1/admin/bootstrap-token": async () => ({ params: {}, undo: restoreBootstrapToken(await dbNow()) }),
   "DELETE /api/v1/admin/tokens/[id]": async ({ target, n }) => {
@@ -604,29 +815,55 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     const own = (await asBoot(R.webhooks, "POST", hookBody("own", `list-${n}`))).id;
     return {
       params: {},
-      check: async ({ body, caller }) => listProblems("the webhook list", caller, (body as { items: { id: string; tenant: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: i.id })), { own, other }),
+      check: async ({ body, caller }) =>
+        listProblems(
+          "the webhook list",
+          caller,
+          (body as { items: { id: string; tenant: string }[] }).items.map((i) => ({ tenants: [i.tenant], id: i.id })),
+          { own, other },
+        ),
     };
   },
   "POST /api/v1/admin/webhooks": async ({ target, n }) => ({ params: {}, body: hookBody(target, `new-${n}`) }),
-  "PATCH /api/v1/admin/webhooks/[id]": async ({ target, n }) => ({ params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `patch-${n}`))).id }, body: { enabled: false } }),
-  "DELETE /api/v1/admin/webhooks/[id]": async ({ target, n }) => ({ params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `delete-${n}`))).id } }),
-  "POST /api/v1/admin/webhooks/[id]/rotate-secret": async ({ target, n }) => ({ params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `rotate-${n}`))).id } }),
-  "GET /api/v1/admin/webhooks/[id]/deliveries": async ({ target, n }) => ({ params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `log-${n}`))).id } }),
+  "PATCH /api/v1/admin/webhooks/[id]": async ({ target, n }) => ({
+    params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `patch-${n}`))).id },
+    body: { enabled: false },
+  }),
+  "DELETE /api/v1/admin/webhooks/[id]": async ({ target, n }) => ({
+    params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `delete-${n}`))).id },
+  }),
+  "POST /api/v1/admin/webhooks/[id]/rotate-secret": async ({ target, n }) => ({
+    params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `rotate-${n}`))).id },
+  }),
+  "GET /api/v1/admin/webhooks/[id]/deliveries": async ({ target, n }) => ({
+    params: { id: (await asBoot(R.webhooks, "POST", hookBody(target, `log-${n}`))).id },
+  }),
   "POST /api/v1/admin/webhooks/[id]/deliveries/[deliveryId]/redeliver": async ({ target, n }) => {
     // A task made DEAD in the tenant is a task.dead event: the endpoint's one delivery.
     const id = (await asBoot(R.webhooks, "POST", hookBody(target, `redeliver-${n}`))).id;
     await deadTask(target, `hook-${n}`);
-    const deliveryId = (await t.pool.query<{ id: string }>(`SELECT id::text FROM webhook_deliveries WHERE endpoint_id = $1`, [id])).rows[0].id;
+    const deliveryId = (
+      await t.pool.query<{ id: string }>(`SELECT id::text FROM webhook_deliveries WHERE endpoint_id = $1`, [id])
+    ).rows[0].id;
     return { params: { id, deliveryId }, body: { reason: "matrix check" } };
   },
 };
 
 /** A webhook endpoint's body; a public-looking URL, so the private-address refusal does not apply. */
-const hookBody = (tenant: string, name: string) => ({ tenant, url: `https://hooks.example.com/${tenant}/${name}`, eventTypes: ["task.dead"] });
+const hookBody = (tenant: string, name: string) => ({
+  tenant,
+  url: `https://hooks.example.com/${tenant}/${name}`,
+  eventTypes: ["task.dead"],
+});
 
 /** Rows without a fixture get placeholder parameters: the auth gate runs before any lookup. */
 const defaultFixture = async ({ target }: FixtureCtx, row: RouteRule): Promise<Prepared> => ({
-  params: Object.fromEntries([...row.path.matchAll(/\[([^\]]+)\]/g)].map(([, name]) => [name, name === "tenant" ? target : name === "id" ? randomUUID() : name === "taskId" ? "1" : "absent"])),
+  params: Object.fromEntries(
+    [...row.path.matchAll(/\[([^\]]+)\]/g)].map(([, name]) => [
+      name,
+      name === "tenant" ? target : name === "id" ? randomUUID() : name === "taskId" ? "1" : "absent",
+    ]),
+  ),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -665,7 +902,12 @@ async function settingUp(c: Caller, fn: () => Promise<void>): Promise<Caller> {
 async function appToken(name: string, role: Role, tenants: string[] | null, capabilities?: string[]): Promise<Caller> {
   const c: Caller = { name, kind: "token", identity: "application", role, tenants, capabilities };
   return settingUp(c, async () => {
-    const created = await asBoot(R.tokens, "POST", { name, role, tenants: tenants === null ? ["*"] : tenants, ...(capabilities ? { capabilities } : {}) });
+    const created = await asBoot(R.tokens, "POST", {
+      name,
+      role,
+      tenants: tenants === null ? ["*"] : tenants,
+      ...(capabilities ? { capabilities } : {}),
+    });
     c.secret = created.token;
     c.tokenId = created.id;
   });
@@ -676,7 +918,13 @@ async function personToken(c: Caller, userId: () => string, role: Role, tenants:
   c.kind = "token";
   c.identity = "person";
   return settingUp(c, async () => {
-    const created = await asBoot(R.tokens, "POST", { name: c.name, role, tenants: tenants === null ? ["*"] : tenants, kind: "person", userId: userId() });
+    const created = await asBoot(R.tokens, "POST", {
+      name: c.name,
+      role,
+      tenants: tenants === null ? ["*"] : tenants,
+      kind: "person",
+      userId: userId(),
+    });
     c.secret = created.token;
     c.tokenId = created.id;
   });
@@ -707,20 +955,22 @@ describe("authorization matrix", () => {
 
     // People. Passwords are hashed at the production cost, so the accounts are created at once
     // (the hashes run on the crypto thread pool) and each person serves as several callers.
-    const person = (email: string, role: Role, tenants: string[]) => asBoot(R.users, "POST", { email, password: PASSWORD, role, tenants }).then((u) => u.id as string);
-    const [ownViewer, ownMaintainer, ownOperator, ownAdmin, allAdmin, ended, disabled, targetOwn, targetOther] = await Promise.allSettled([
-      // Made operator first so it can own an operator token, then demoted to viewer below.
-      person("own-viewer@example.com", "operator", ["own"]),
-      // Holds own and other at first, so its token can name both; narrowed to own below.
-      person("own-maintainer@example.com", "maintainer", ["own", "other"]),
-      person("own-operator@example.com", "operator", ["own"]),
-      person("own-admin@example.com", "admin", ["own"]),
-      person("all-admin@example.com", "admin", ["*"]),
-      person("ended@example.com", "admin", ["*"]),
-      person("disabled@example.com", "admin", ["*"]),
-      person("target-own@example.com", "viewer", ["own"]),
-      person("target-other@example.com", "viewer", ["other"]),
-    ]);
+    const person = (email: string, role: Role, tenants: string[]) =>
+      asBoot(R.users, "POST", { email, password: PASSWORD, role, tenants }).then((u) => u.id as string);
+    const [ownViewer, ownMaintainer, ownOperator, ownAdmin, allAdmin, ended, disabled, targetOwn, targetOther] =
+      await Promise.allSettled([
+        // Made operator first so it can own an operator token, then demoted to viewer below.
+        person("own-viewer@example.com", "operator", ["own"]),
+        // Holds own and other at first, so its token can name both; narrowed to own below.
+        person("own-maintainer@example.com", "maintainer", ["own", "other"]),
+        person("own-operator@example.com", "operator", ["own"]),
+        person("own-admin@example.com", "admin", ["own"]),
+        person("all-admin@example.com", "admin", ["*"]),
+        person("ended@example.com", "admin", ["*"]),
+        person("disabled@example.com", "admin", ["*"]),
+        person("target-own@example.com", "viewer", ["own"]),
+        person("target-other@example.com", "viewer", ["other"]),
+      ]);
     const id = (s: PromiseSettledResult<string>) => {
       if (s.status === "rejected") throw s.reason;
       return s.value;
@@ -732,22 +982,35 @@ describe("authorization matrix", () => {
 
     const revoked = await appToken("revoked token (was admin, all tenants)", "admin", null);
     revoked.dead = true;
-    callers.push(await settingUp(revoked, async () => void (await asBoot(R.token, "DELETE", undefined, { id: revoked.tokenId }))));
+    callers.push(
+      await settingUp(revoked, async () => void (await asBoot(R.token, "DELETE", undefined, { id: revoked.tokenId }))),
+    );
 
-    const endedSession: Caller = { name: "ended session (signed out; was admin, all tenants)", kind: "session", dead: true };
+    const endedSession: Caller = {
+      name: "ended session (signed out; was admin, all tenants)",
+      kind: "session",
+      dead: true,
+    };
     callers.push(
       await settingUp(endedSession, async () => {
         id(ended);
         endedSession.secret = await signIn("ended@example.com");
         const out = await (R.signout.POST as Handler)(
-          new Request(`http://${HOST}/api/auth/signout`, { method: "POST", headers: { host: HOST, origin: `http://${HOST}`, cookie: `iw_session=${endedSession.secret}` } }),
+          new Request(`http://${HOST}/api/auth/signout`, {
+            method: "POST",
+            headers: { host: HOST, origin: `http://${HOST}`, cookie: `iw_session=${endedSession.secret}` },
+          }),
           ctx() as never,
         );
         if (out.status !== 200) throw new Error(`sign-out answered ${out.status}`);
       }),
     );
 
-    const disabledToken: Caller = { name: "person's token of a disabled user (admin, all tenants)", kind: "token", dead: true };
+    const disabledToken: Caller = {
+      name: "person's token of a disabled user (admin, all tenants)",
+      kind: "token",
+      dead: true,
+    };
     callers.push(
       await settingUp(disabledToken, async () => {
         await personToken(disabledToken, () => id(disabled), "admin", null);
@@ -758,8 +1021,20 @@ describe("authorization matrix", () => {
 
     // Tenant-limited callers, one of each kind per role: an application token, a person's
     // password session and that person's own token.
-    const demoted: Caller = { name: "own-operator token of a user demoted to viewer", role: "viewer", tenants: ["own"], email: "own-viewer@example.com", kind: "token" };
-    const narrowed: Caller = { name: "own+other token of a maintainer narrowed to own", role: "maintainer", tenants: ["own"], email: "own-maintainer@example.com", kind: "token" };
+    const demoted: Caller = {
+      name: "own-operator token of a user demoted to viewer",
+      role: "viewer",
+      tenants: ["own"],
+      email: "own-viewer@example.com",
+      kind: "token",
+    };
+    const narrowed: Caller = {
+      name: "own+other token of a maintainer narrowed to own",
+      role: "maintainer",
+      tenants: ["own"],
+      email: "own-maintainer@example.com",
+      kind: "token",
+    };
     await settingUp(demoted, async () => {
       await personToken(demoted, () => id(ownViewer), "operator", ["own"]);
       await asBoot(R.user, "PATCH", { role: "viewer" }, { id: id(ownViewer) });
@@ -768,12 +1043,24 @@ describe("authorization matrix", () => {
       await personToken(narrowed, () => id(ownMaintainer), "maintainer", ["own", "other"]);
       await asBoot(R.user, "PATCH", { tenants: ["own"] }, { id: id(ownMaintainer) });
     });
-    const people: Record<Role, PromiseSettledResult<string>> = { viewer: ownViewer, maintainer: ownMaintainer, operator: ownOperator, admin: ownAdmin };
+    const people: Record<Role, PromiseSettledResult<string>> = {
+      viewer: ownViewer,
+      maintainer: ownMaintainer,
+      operator: ownOperator,
+      admin: ownAdmin,
+    };
     const sessions: Caller[] = [];
     for (const role of ROLES) {
       const email = `own-${role}@example.com`;
       callers.push(await appToken(`own-${role} token`, role, ["own"]));
-      const s: Caller = { name: `own-${role} session`, kind: "session", identity: "person", role, tenants: ["own"], email };
+      const s: Caller = {
+        name: `own-${role} session`,
+        kind: "session",
+        identity: "person",
+        role,
+        tenants: ["own"],
+        email,
+      };
       sessions.push(s);
       callers.push(s);
       const pt: Caller = { name: `own-${role} person's token`, kind: "token", role, tenants: ["own"], email };
@@ -786,11 +1073,24 @@ describe("authorization matrix", () => {
     // to its user's).
     for (const role of ROLES) callers.push(await appToken(`all-${role} token`, role, null));
     callers.push(await appToken("metrics-reader token", "viewer", null, ["metrics:read"]));
-    originProbe = { name: "all-admin session", kind: "session", identity: "person", role: "admin", tenants: null, email: "all-admin@example.com" };
+    originProbe = {
+      name: "all-admin session",
+      kind: "session",
+      identity: "person",
+      role: "admin",
+      tenants: null,
+      email: "all-admin@example.com",
+    };
     sessions.push(originProbe);
     callers.push(originProbe);
     for (const role of ROLES) {
-      const pt: Caller = { name: `all-${role} token of the all-tenant admin`, kind: "token", role, tenants: null, email: "all-admin@example.com" };
+      const pt: Caller = {
+        name: `all-${role} token of the all-tenant admin`,
+        kind: "token",
+        role,
+        tenants: null,
+        email: "all-admin@example.com",
+      };
       callers.push(await personToken(pt, () => id(allAdmin), role, null));
     }
 
@@ -808,12 +1108,17 @@ describe("authorization matrix", () => {
     const count = (k: Result["kind"]) => results.filter((r) => r.kind === k).length;
     const lines = [
       `authorization matrix: ${ROUTES.length} rows × ${callers.length} callers (where they apply) = ${count("call")} cases, + ${count("HEAD")} HEAD and ${count("Origin")} Origin cases = ${results.length}; ${results.length - failed.length - known.length} as expected, ${known.length} known bugs, ${failed.length} not`,
-      `  allowed cases answered: ${[...byStatus].sort().map(([s, n]) => `${s}×${n}`).join(", ")}`,
+      `  allowed cases answered: ${[...byStatus]
+        .sort()
+        .map(([s, n]) => `${s}×${n}`)
+        .join(", ")}`,
       ...known.map((r) => `  ! ${r.label}: ${r.failure} (known bug: ${r.known})`),
       ...failed.map((r) => `  ✗ ${r.label}: ${r.failure}`),
     ];
     // MATRIX_VERBOSE=1 prints every case, e.g. to see which allowed calls were not 2xx and why.
-    if (process.env.MATRIX_VERBOSE) for (const r of results) lines.push(`  ${r.failure ? (r.known ? "!" : "✗") : "·"} ${r.label}: ${r.status} ${r.code ?? ""}`);
+    if (process.env.MATRIX_VERBOSE)
+      for (const r of results)
+        lines.push(`  ${r.failure ? (r.known ? "!" : "✗") : "·"} ${r.label}: ${r.status} ${r.code ?? ""}`);
     console.log(lines.join("\n"));
   });
 
@@ -837,7 +1142,9 @@ describe("authorization matrix", () => {
       plan.push({ caller: c, target: "own" });
       if (live && aimsAtTenant(row)) plan.push({ caller: c, target: "other" });
     }
-    if (row.method !== "GET") for (const origin of ["no Origin", "foreign Origin"] as const) plan.push({ caller: originProbe, target: "own", origin });
+    if (row.method !== "GET")
+      for (const origin of ["no Origin", "foreign Origin"] as const)
+        plan.push({ caller: originProbe, target: "own", origin });
 
     const mine: string[] = [];
     for (const { caller, target, origin } of plan) {
@@ -850,20 +1157,49 @@ describe("authorization matrix", () => {
         const bug = KNOWN_BUG.find((b) => b.case === r.label);
         if (bug) {
           if (result.failure === bug.failure) result.known = bug.bug;
-          else result.failure = result.failure ? `${result.failure} (KNOWN_BUG expects: ${bug.failure})` : `passes now: remove its KNOWN_BUG entry (${bug.bug})`;
+          else
+            result.failure = result.failure
+              ? `${result.failure} (KNOWN_BUG expects: ${bug.failure})`
+              : `passes now: remove its KNOWN_BUG entry (${bug.bug})`;
         }
         results.push(result);
         if (result.failure && !result.known) mine.push(`${r.label}: ${result.failure}`);
       };
       if (caller.setupError || (caller.kind !== "none" && !caller.secret)) {
-        record({ label, row, method: row.method, caller, target, kind: origin ? "Origin" : "call", want, status: null, code: null }, [`caller could not be set up (${caller.setupError ?? "no secret"})`]);
+        record(
+          {
+            label,
+            row,
+            method: row.method,
+            caller,
+            target,
+            kind: origin ? "Origin" : "call",
+            want,
+            status: null,
+            code: null,
+          },
+          [`caller could not be set up (${caller.setupError ?? "no secret"})`],
+        );
         continue;
       }
       let prepared: Prepared;
       try {
         prepared = await (FIXTURES[rowKey] ?? ((f: FixtureCtx) => defaultFixture(f, row)))({ target, n: ++n, caller });
       } catch (err) {
-        record({ label, row, method: row.method, caller, target, kind: origin ? "Origin" : "call", want, status: null, code: null }, [`fixture failed: ${(err as Error).message}`]);
+        record(
+          {
+            label,
+            row,
+            method: row.method,
+            caller,
+            target,
+            kind: origin ? "Origin" : "call",
+            want,
+            status: null,
+            code: null,
+          },
+          [`fixture failed: ${(err as Error).message}`],
+        );
         continue;
       }
       const headers: Record<string, string> = { host: HOST, "x-forwarded-for": nextAddress() };
@@ -877,7 +1213,16 @@ describe("authorization matrix", () => {
       const url = `http://${HOST}${fill(row.path, prepared.params)}`;
 
       const send = async (method: string) => {
-        const res = await call(mod!, row.method, new Request(url, { method, headers, body: prepared.body === undefined ? undefined : JSON.stringify(prepared.body) }), prepared.params);
+        const res = await call(
+          mod!,
+          row.method,
+          new Request(url, {
+            method,
+            headers,
+            body: prepared.body === undefined ? undefined : JSON.stringify(prepared.body),
+          }),
+          prepared.params,
+        );
         const text = await res.text();
         let body: unknown = null;
         try {
@@ -885,16 +1230,25 @@ describe("authorization matrix", () => {
         } catch {
           // Not JSON (metrics are text): no error code, no body to check.
         }
-        const code = (res.headers.get("content-type") ?? "").includes("json") ? ((body as { error?: { code?: string } } | null)?.error?.code ?? null) : null;
+        const code = (res.headers.get("content-type") ?? "").includes("json")
+          ? ((body as { error?: { code?: string } } | null)?.error?.code ?? null)
+          : null;
         return { status: res.status, code, body };
       };
       /** What is wrong with an answer, judged against the row's expectation. */
       const judge = (got: { status: number; code: string | null }): string[] => {
         const shown = `${got.status}${got.code ? ` ${got.code}` : ""}`;
-        if (!want.allowed) return got.status === want.status && want.codes.includes(got.code ?? "") ? [] : [`expected ${want.status} ${want.codes.join(" or ")}, got ${shown}`];
+        if (!want.allowed)
+          return got.status === want.status && want.codes.includes(got.code ?? "")
+            ? []
+            : [`expected ${want.status} ${want.codes.join(" or ")}, got ${shown}`];
         if (got.status >= 200 && got.status < 300) return [];
         const ok = (EXPECTED_NON_2XX[rowKey] ?? []).some((e) => e.status === got.status && e.code === got.code);
-        return ok ? [] : [`expected allowed (2xx${EXPECTED_NON_2XX[rowKey] ? ` or ${EXPECTED_NON_2XX[rowKey].map((e) => `${e.status} ${e.code}`).join(", ")}` : ""}), got ${shown}`];
+        return ok
+          ? []
+          : [
+              `expected allowed (2xx${EXPECTED_NON_2XX[rowKey] ? ` or ${EXPECTED_NON_2XX[rowKey].map((e) => `${e.status} ${e.code}`).join(", ")}` : ""}), got ${shown}`,
+            ];
       };
 
       const got = await send(row.method);
@@ -907,7 +1261,20 @@ describe("authorization matrix", () => {
           problems.push(`check failed: ${(err as Error).message}`);
         }
       }
-      record({ label, row, method: row.method, caller, target, kind: origin ? "Origin" : "call", want, status: got.status, code: got.code }, problems);
+      record(
+        {
+          label,
+          row,
+          method: row.method,
+          caller,
+          target,
+          kind: origin ? "Origin" : "call",
+          want,
+          status: got.status,
+          code: got.code,
+        },
+        problems,
+      );
       await prepared.undo?.();
 
       // Next.js answers HEAD with the route's GET (it strips the body on the way out): HEAD must
@@ -916,7 +1283,20 @@ describe("authorization matrix", () => {
         const head = await send("HEAD");
         const headProblems = judge(head);
         if (head.status !== got.status) headProblems.push(`GET answered ${got.status}, HEAD ${head.status}`);
-        record({ label: label.replace(/^GET /, "HEAD "), row, method: "HEAD", caller, target, kind: "HEAD", want, status: head.status, code: head.code }, headProblems);
+        record(
+          {
+            label: label.replace(/^GET /, "HEAD "),
+            row,
+            method: "HEAD",
+            caller,
+            target,
+            kind: "HEAD",
+            want,
+            status: head.status,
+            code: head.code,
+          },
+          headProblems,
+        );
       }
     }
     expect(mine).toEqual([]);

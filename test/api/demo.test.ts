@@ -16,7 +16,15 @@ describe("demo mode", () => {
     expect(await seedDemo(t.pool)).toBe(0);
     const w = testWorker(t, "demo", {}, 2);
     await w.start();
-    await waitFor(async () => (await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT')`)).rows[0].n === 0, 30_000);
+    await waitFor(
+      async () =>
+        (
+          await t.pool.query(
+            `SELECT count(*)::int AS n FROM index_tasks WHERE status IN ('PENDING', 'RUNNING', 'RETRY_WAIT')`,
+          )
+        ).rows[0].n === 0,
+      30_000,
+    );
     await w.stop(2000);
     const { items } = await listDocuments(t.pool, { tenants: null, limit: 50 });
     const state = Object.fromEntries(items.map((d) => [`${d.tenant}/${d.key}`, d.state]));

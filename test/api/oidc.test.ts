@@ -32,7 +32,17 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  for (const k of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ALLOW_HTTP", "OIDC_DEFAULT_ROLE", "OIDC_ALLOWED_DOMAINS", "OIDC_LINK_LOCAL_ACCOUNTS", "OIDC_SESSION_MAX_SECONDS"]) delete process.env[k];
+  for (const k of [
+    "OIDC_ISSUER",
+    "OIDC_CLIENT_ID",
+    "OIDC_CLIENT_SECRET",
+    "OIDC_ALLOW_HTTP",
+    "OIDC_DEFAULT_ROLE",
+    "OIDC_ALLOWED_DOMAINS",
+    "OIDC_LINK_LOCAL_ACCOUNTS",
+    "OIDC_SESSION_MAX_SECONDS",
+  ])
+    delete process.env[k];
   const { closePools } = await import("../../lib/db/pool");
   await closePools();
   await idp?.close();
@@ -46,9 +56,14 @@ beforeEach(() => {
 });
 
 const ctx = () => ({ params: Promise.resolve({}) });
-const dash = (path: string, headers: Record<string, string> = {}) => new Request(`http://dash.local${path}`, { headers: { host: "dash.local", ...headers } });
+const dash = (path: string, headers: Record<string, string> = {}) =>
+  new Request(`http://dash.local${path}`, { headers: { host: "dash.local", ...headers } });
 const bearer = { authorization: `Bearer ${BOOT}`, "content-type": "application/json", host: "dash.local" };
-const cookieFrom = (res: Response, name: string) => res.headers.getSetCookie().map((c) => new RegExp(`^${name}=([^;]*)`).exec(c)?.[1]).find((v) => v !== undefined);
+const cookieFrom = (res: Response, name: string) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => new RegExp(`^${name}=([^;]*)`).exec(c)?.[1])
+    .find((v) => v !== undefined);
 
 /** Start → the provider's form → its redirect back → our callback, as a browser would. */
 async function ssoSignIn(email: string, form: Record<string, string> = {}, next = "/documents?state=DEAD") {
@@ -69,13 +84,23 @@ async function ssoSignIn(email: string, form: Record<string, string> = {}, next 
   });
   expect(approved.status).toBe(302);
   const back = approved.headers.get("location")!;
-  const res: Response = await R.callback.GET(dash(back.replace("http://dash.local", ""), { cookie: `iw_oidc=${flow}` }), ctx());
+  const res: Response = await R.callback.GET(
+    dash(back.replace("http://dash.local", ""), { cookie: `iw_oidc=${flow}` }),
+    ctx(),
+  );
   return { res, back, flow };
 }
 
 /** A person an admin added for single sign-on: no password (a local account with one is linked only where allowed, below). */
 async function createUser(email: string, role = "operator", password?: string) {
-  const r = await R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify({ email, password, role, tenants: ["*"] }) }), ctx());
+  const r = await R.users.POST(
+    new Request("http://dash.local/x", {
+      method: "POST",
+      headers: bearer,
+      body: JSON.stringify({ email, password, role, tenants: ["*"] }),
+    }),
+    ctx(),
+  );
   expect(r.status).toBe(201);
   return (await r.json()).id as string;
 }
@@ -87,12 +112,20 @@ describe("SSO session lifetime", () => {
     const { res } = await ssoSignIn("short-lived@corp.example");
     const cookie = cookieFrom(res, "iw_session")!;
     expect(await principalForSession(t.pool, cookie)).toMatchObject({ subject: "user:short-lived@corp.example" });
-    const { rows } = await t.pool.query<{ secs: number }>(`SELECT extract(epoch FROM expires_at - created_at)::int AS secs FROM sessions WHERE user_id = $1`, [id]);
+    const { rows } = await t.pool.query<{ secs: number }>(
+      `SELECT extract(epoch FROM expires_at - created_at)::int AS secs FROM sessions WHERE user_id = $1`,
+      [id],
+    );
     expect(rows.map((r) => r.secs)).toEqual([600]);
     // Once that much time has passed the session is over, however recently it was used.
-    await t.pool.query(`UPDATE sessions SET created_at = created_at - interval '601 seconds', expires_at = expires_at - interval '601 seconds', last_seen_at = now() WHERE user_id = $1`, [id]);
+    await t.pool.query(
+      `UPDATE sessions SET created_at = created_at - interval '601 seconds', expires_at = expires_at - interval '601 seconds', last_seen_at = now() WHERE user_id = $1`,
+      [id],
+    );
     expect(await principalForSession(t.pool, cookie)).toBeNull();
-    expect(() => oidcSettings({ OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: "x", OIDC_SESSION_MAX_SECONDS: "60" })).toThrow(/OIDC_SESSION_MAX_SECONDS/);
+    expect(() =>
+      oidcSettings({ OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: "x", OIDC_SESSION_MAX_SECONDS: "60" }),
+    ).toThrow(/OIDC_SESSION_MAX_SECONDS/);
   });
 });
 
@@ -107,14 +140,32 @@ describe("person tokens of SSO users", () => {
       await ssoSignIn("tokened@corp.example", { groups: "hr" });
       const { createToken } = await import("../../lib/admin/repository");
       const { bootstrapPrincipal } = await import("../../lib/auth/principal");
-      const tok = await createToken(t.pool, bootstrapPrincipal(), { name: "tokened-laptop", role: "viewer", tenants: ["*"], kind: "person", userId: id, capabilities: [] } as never);
-      expect((await identityForToken(tok.token))!.principal.principals).toEqual(["user:tokened@corp.example", "group:hr", "group:wiki-editors"]);
+      const tok = await createToken(t.pool, bootstrapPrincipal(), {
+        name: "tokened-laptop",
+        role: "viewer",
+        tenants: ["*"],
+        kind: "person",
+        userId: id,
+        capabilities: [],
+      } as never);
+      expect((await identityForToken(tok.token))!.principal.principals).toEqual([
+        "user:tokened@corp.example",
+        "group:hr",
+        "group:wiki-editors",
+      ]);
       // Eleven minutes without an SSO sign-in: the provider may have removed hr since; the token no longer says it.
       await t.pool.query(`UPDATE users SET sso_groups_at = now() - interval '660 seconds' WHERE id = $1`, [id]);
-      expect((await identityForToken(tok.token))!.principal.principals).toEqual(["user:tokened@corp.example", "group:wiki-editors"]);
+      expect((await identityForToken(tok.token))!.principal.principals).toEqual([
+        "user:tokened@corp.example",
+        "group:wiki-editors",
+      ]);
       // A new SSO sign-in brings what the provider says now.
       await ssoSignIn("tokened@corp.example", { groups: "finance" });
-      expect((await identityForToken(tok.token))!.principal.principals).toEqual(["user:tokened@corp.example", "group:finance", "group:wiki-editors"]);
+      expect((await identityForToken(tok.token))!.principal.principals).toEqual([
+        "user:tokened@corp.example",
+        "group:finance",
+        "group:wiki-editors",
+      ]);
     } finally {
       delete process.env.OIDC_GROUPS_CLAIM;
     }
@@ -132,14 +183,24 @@ describe("OIDC and existing local accounts", () => {
       expect(res.headers.get("location")).toBe("/signin?error=OIDC_LINK_NOT_ALLOWED");
       expect(cookieFrom(res, "iw_session")).toBeUndefined();
     }
-    expect((await t.pool.query(`SELECT count(*)::int AS n FROM users WHERE oidc_subject IS NOT NULL AND email IN ('admin@localhost', 'local@corp.example')`)).rows[0].n).toBe(0);
+    expect(
+      (
+        await t.pool.query(
+          `SELECT count(*)::int AS n FROM users WHERE oidc_subject IS NOT NULL AND email IN ('admin@localhost', 'local@corp.example')`,
+        )
+      ).rows[0].n,
+    ).toBe(0);
     expect((await t.pool.query(`SELECT count(*)::int AS n FROM audit_log`)).rows[0].n).toBe(auditBefore);
 
     // Allowed domains say the provider speaks for those addresses: linked there, not elsewhere.
     process.env.OIDC_ALLOWED_DOMAINS = "corp.example";
     expect((await ssoSignIn("local@corp.example")).res.headers.get("location")).toBe("/documents?state=DEAD");
-    expect((await t.pool.query(`SELECT oidc_subject FROM users WHERE id = $1`, [local])).rows[0].oidc_subject).not.toBeNull();
-    expect((await ssoSignIn("admin@localhost")).res.headers.get("location")).toBe("/signin?error=OIDC_DOMAIN_NOT_ALLOWED");
+    expect(
+      (await t.pool.query(`SELECT oidc_subject FROM users WHERE id = $1`, [local])).rows[0].oidc_subject,
+    ).not.toBeNull();
+    expect((await ssoSignIn("admin@localhost")).res.headers.get("location")).toBe(
+      "/signin?error=OIDC_DOMAIN_NOT_ALLOWED",
+    );
 
     // Or the explicit setting.
     delete process.env.OIDC_ALLOWED_DOMAINS;
@@ -157,7 +218,14 @@ describe("OIDC sign-in", () => {
     expect(res.headers.get("location")).toBe("/documents?state=DEAD");
     expect(cookieFrom(res, "iw_oidc")).toBe(""); // the flow cookie is cleared
     const session = cookieFrom(res, "iw_session")!;
-    expect(await principalForSession(t.pool, session)).toEqual({ subject: "user:ops@corp.example", kind: "person", role: "operator", tenants: null, principals: ["user:ops@corp.example"], capabilities: [] });
+    expect(await principalForSession(t.pool, session)).toEqual({
+      subject: "user:ops@corp.example",
+      kind: "person",
+      role: "operator",
+      tenants: null,
+      principals: ["user:ops@corp.example"],
+      capabilities: [],
+    });
     const u = (await t.pool.query(`SELECT oidc_issuer, oidc_subject FROM users WHERE id = $1`, [id])).rows[0];
     expect(u.oidc_issuer).toBe(idp.issuer);
     expect(u.oidc_subject).toMatch(/^fake\|/);
@@ -179,11 +247,16 @@ describe("OIDC sign-in", () => {
     process.env.OIDC_DEFAULT_ROLE = "viewer";
     const first = await ssoSignIn("newbie@corp.example");
     expect(first.res.status).toBe(303);
-    expect(await principalForSession(t.pool, cookieFrom(first.res, "iw_session"))).toMatchObject({ subject: "user:newbie@corp.example", role: "viewer" });
+    expect(await principalForSession(t.pool, cookieFrom(first.res, "iw_session"))).toMatchObject({
+      subject: "user:newbie@corp.example",
+      role: "viewer",
+    });
     await ssoSignIn("newbie@corp.example");
     const rows = (await t.pool.query(`SELECT password_hash FROM users WHERE email = 'newbie@corp.example'`)).rows;
     expect(rows).toEqual([{ password_hash: null }]); // no password: they can only come in through SSO
-    const listed = (await (await R.users.GET(new Request("http://dash.local/x", { headers: bearer }), ctx())).json()).items.find((u: any) => u.email === "newbie@corp.example");
+    const listed = (
+      await (await R.users.GET(new Request("http://dash.local/x", { headers: bearer }), ctx())).json()
+    ).items.find((u: any) => u.email === "newbie@corp.example");
     expect(listed).toMatchObject({ sso: true, activeSessions: 2 });
   });
 
@@ -191,17 +264,26 @@ describe("OIDC sign-in", () => {
     process.env.OIDC_DEFAULT_ROLE = "viewer";
     delete process.env.OIDC_DEFAULT_TENANTS;
     const none = await ssoSignIn("fresh@corp.example");
-    expect(await principalForSession(t.pool, cookieFrom(none.res, "iw_session"))).toMatchObject({ subject: "user:fresh@corp.example", tenants: [] });
+    expect(await principalForSession(t.pool, cookieFrom(none.res, "iw_session"))).toMatchObject({
+      subject: "user:fresh@corp.example",
+      tenants: [],
+    });
     process.env.OIDC_DEFAULT_TENANTS = "handbook, wiki";
     const some = await ssoSignIn("fresh2@corp.example");
-    expect(await principalForSession(t.pool, cookieFrom(some.res, "iw_session"))).toMatchObject({ tenants: ["handbook", "wiki"] });
+    expect(await principalForSession(t.pool, cookieFrom(some.res, "iw_session"))).toMatchObject({
+      tenants: ["handbook", "wiki"],
+    });
     process.env.OIDC_DEFAULT_TENANTS = "*";
     const all = await ssoSignIn("fresh3@corp.example");
     expect(await principalForSession(t.pool, cookieFrom(all.res, "iw_session"))).toMatchObject({ tenants: null });
     delete process.env.OIDC_DEFAULT_TENANTS;
     const { oidcSettings } = await import("../../lib/config");
-    expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_TENANTS: "*,hr" })).toThrow(/OIDC_DEFAULT_TENANTS/);
-    expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_TENANTS: "Bad Tenant" })).toThrow(/OIDC_DEFAULT_TENANTS/);
+    expect(() =>
+      oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_TENANTS: "*,hr" }),
+    ).toThrow(/OIDC_DEFAULT_TENANTS/);
+    expect(() =>
+      oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_TENANTS: "Bad Tenant" }),
+    ).toThrow(/OIDC_DEFAULT_TENANTS/);
   });
 
   it("OIDC_GROUPS_CLAIM: the provider's groups become group: principals, replaced at every sign-in; admin-assigned groups stay", async () => {
@@ -217,20 +299,34 @@ describe("OIDC sign-in", () => {
       principals: ["user:grouped@corp.example", "group:finance", "group:wiki-editors"],
     });
     // The older session reads groups live, so it lost hr as well.
-    expect((await principalForSession(t.pool, cookieFrom(first.res, "iw_session")))!.principals).not.toContain("group:hr");
+    expect((await principalForSession(t.pool, cookieFrom(first.res, "iw_session")))!.principals).not.toContain(
+      "group:hr",
+    );
     delete process.env.OIDC_GROUPS_CLAIM;
     // Without the setting the claim is ignored and the stored SSO groups are left as they were.
     await ssoSignIn("grouped@corp.example", { groups: "hr" });
-    expect((await t.pool.query(`SELECT sso_groups FROM users WHERE id = $1`, [id])).rows[0].sso_groups).toEqual(["finance"]);
+    expect((await t.pool.query(`SELECT sso_groups FROM users WHERE id = $1`, [id])).rows[0].sso_groups).toEqual([
+      "finance",
+    ]);
   });
 
   it("refuses unverified emails and domains outside OIDC_ALLOWED_DOMAINS", async () => {
     process.env.OIDC_DEFAULT_ROLE = "viewer";
-    expect((await ssoSignIn("unverified@corp.example", { email_verified: "false" })).res.headers.get("location")).toBe("/signin?error=OIDC_EMAIL_UNVERIFIED");
+    expect((await ssoSignIn("unverified@corp.example", { email_verified: "false" })).res.headers.get("location")).toBe(
+      "/signin?error=OIDC_EMAIL_UNVERIFIED",
+    );
     process.env.OIDC_ALLOWED_DOMAINS = "corp.example, other.example";
-    expect((await ssoSignIn("someone@elsewhere.example")).res.headers.get("location")).toBe("/signin?error=OIDC_DOMAIN_NOT_ALLOWED");
+    expect((await ssoSignIn("someone@elsewhere.example")).res.headers.get("location")).toBe(
+      "/signin?error=OIDC_DOMAIN_NOT_ALLOWED",
+    );
     expect((await ssoSignIn("someone@other.example")).res.status).toBe(303);
-    expect((await t.pool.query(`SELECT email FROM users WHERE email IN ('unverified@corp.example', 'someone@elsewhere.example')`)).rows).toEqual([]);
+    expect(
+      (
+        await t.pool.query(
+          `SELECT email FROM users WHERE email IN ('unverified@corp.example', 'someone@elsewhere.example')`,
+        )
+      ).rows,
+    ).toEqual([]);
   });
 
   it("a bound identity keeps its user when the email changes at the provider; another identity cannot take that user's email", async () => {
@@ -238,7 +334,10 @@ describe("OIDC sign-in", () => {
     const sub = "stable-subject-1";
     await ssoSignIn("moves@corp.example", { sub });
     const renamed = await ssoSignIn("moved-elsewhere@corp.example", { sub });
-    expect(await principalForSession(t.pool, cookieFrom(renamed.res, "iw_session"))).toMatchObject({ subject: "user:moves@corp.example", role: "maintainer" });
+    expect(await principalForSession(t.pool, cookieFrom(renamed.res, "iw_session"))).toMatchObject({
+      subject: "user:moves@corp.example",
+      role: "maintainer",
+    });
     const impostor = await ssoSignIn("moves@corp.example", { sub: "another-subject" });
     expect(impostor.res.headers.get("location")).toBe("/signin?error=OIDC_IDENTITY_MISMATCH");
   });
@@ -246,7 +345,14 @@ describe("OIDC sign-in", () => {
   it("a disabled user is refused", async () => {
     const id = await createUser("gone@corp.example");
     await ssoSignIn("gone@corp.example");
-    await R.user.PATCH(new Request("http://dash.local/x", { method: "PATCH", headers: bearer, body: JSON.stringify({ disabled: true }) }), { params: Promise.resolve({ id }) });
+    await R.user.PATCH(
+      new Request("http://dash.local/x", {
+        method: "PATCH",
+        headers: bearer,
+        body: JSON.stringify({ disabled: true }),
+      }),
+      { params: Promise.resolve({ id }) },
+    );
     expect((await ssoSignIn("gone@corp.example")).res.headers.get("location")).toBe("/signin?error=ACCOUNT_DISABLED");
   });
 
@@ -268,13 +374,29 @@ describe("OIDC sign-in", () => {
     const other = await R.start.GET(dash("/api/auth/oidc/start"), ctx());
     const otherFlow = cookieFrom(other, "iw_oidc")!;
     const second = await ssoSignIn("careful@corp.example");
-    const crossed = await R.callback.GET(dash(second.back.replace("http://dash.local", ""), { cookie: `iw_oidc=${otherFlow}` }), ctx());
+    const crossed = await R.callback.GET(
+      dash(second.back.replace("http://dash.local", ""), { cookie: `iw_oidc=${otherFlow}` }),
+      ctx(),
+    );
     expect(crossed.headers.get("location")).toBe("/signin?error=OIDC_PROVIDER_ERROR");
 
     const start = await R.start.GET(dash("/api/auth/oidc/start"), ctx());
     const authorize = new URL(start.headers.get("location")!);
-    const denied = await fetch(`${idp.issuer}/authorize`, { method: "POST", body: new URLSearchParams({ ...Object.fromEntries(authorize.searchParams), email: "careful@corp.example", decision: "deny" }), redirect: "manual" });
-    const res = await R.callback.GET(dash(denied.headers.get("location")!.replace("http://dash.local", ""), { cookie: `iw_oidc=${cookieFrom(start, "iw_oidc")}` }), ctx());
+    const denied = await fetch(`${idp.issuer}/authorize`, {
+      method: "POST",
+      body: new URLSearchParams({
+        ...Object.fromEntries(authorize.searchParams),
+        email: "careful@corp.example",
+        decision: "deny",
+      }),
+      redirect: "manual",
+    });
+    const res = await R.callback.GET(
+      dash(denied.headers.get("location")!.replace("http://dash.local", ""), {
+        cookie: `iw_oidc=${cookieFrom(start, "iw_oidc")}`,
+      }),
+      ctx(),
+    );
     expect(res.headers.get("location")).toBe("/signin?error=OIDC_PROVIDER_ERROR");
   });
 
@@ -292,7 +414,12 @@ describe("OIDC sign-in", () => {
     // A valid flow cookie with a provider error: refused with the provider's code, and no session.
     const start = await R.start.GET(dash("/api/auth/oidc/start"), ctx());
     const state = new URL(start.headers.get("location")!).searchParams.get("state");
-    const res = await R.callback.GET(dash(`/api/auth/oidc/callback?error=server_error&state=${state}`, { cookie: `iw_oidc=${cookieFrom(start, "iw_oidc")}` }), ctx());
+    const res = await R.callback.GET(
+      dash(`/api/auth/oidc/callback?error=server_error&state=${state}`, {
+        cookie: `iw_oidc=${cookieFrom(start, "iw_oidc")}`,
+      }),
+      ctx(),
+    );
     expect(res.headers.get("location")).toBe("/signin?error=OIDC_PROVIDER_ERROR");
     expect(cookieFrom(res, "iw_session")).toBeUndefined();
   });
@@ -321,19 +448,28 @@ describe("OIDC sign-in", () => {
   it("misconfiguration is a readable error naming the variable", async () => {
     const { oidcSettings } = await import("../../lib/config");
     expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example" })).toThrow(/OIDC_CLIENT_ID/);
-    expect(() => oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_ROLE: "root" })).toThrow(/OIDC_DEFAULT_ROLE/);
+    expect(() =>
+      oidcSettings({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "x", OIDC_DEFAULT_ROLE: "root" }),
+    ).toThrow(/OIDC_DEFAULT_ROLE/);
     expect(oidcSettings({})).toBeNull();
   });
 });
 
 describe("SSO-only users", () => {
-  const post = (body: unknown) => R.users.POST(new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify(body) }), ctx());
+  const post = (body: unknown) =>
+    R.users.POST(
+      new Request("http://dash.local/x", { method: "POST", headers: bearer, body: JSON.stringify(body) }),
+      ctx(),
+    );
 
   it("an admin can add a person without a password when SSO is configured; they sign in through the provider only", async () => {
     const res = await post({ email: "sso-only@corp.example", role: "maintainer", tenants: ["*"] });
     expect(res.status).toBe(201);
     const { res: signedIn } = await ssoSignIn("sso-only@corp.example");
-    expect(await principalForSession(t.pool, cookieFrom(signedIn, "iw_session"))).toMatchObject({ subject: "user:sso-only@corp.example", role: "maintainer" });
+    expect(await principalForSession(t.pool, cookieFrom(signedIn, "iw_session"))).toMatchObject({
+      subject: "user:sso-only@corp.example",
+      role: "maintainer",
+    });
     const { identityForPassword } = await import("../../lib/auth/users");
     expect(await identityForPassword(t.pool, "sso-only@corp.example", "")).toBeNull();
   });

@@ -62,7 +62,11 @@ function validator(key: string, schema: object): ValidateFunction {
 }
 
 function problemsOf(v: ValidateFunction, value: unknown): string[] {
-  return v(value) ? [] : (v.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`);
+  return v(value)
+    ? []
+    : (v.errors ?? []).map(
+        (e) => `${e.instancePath || "/"} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`,
+      );
 }
 
 beforeAll(async () => {
@@ -96,11 +100,15 @@ describe("the document lists exactly the API's operations", () => {
   it("every route file's methods and every route table row, and nothing else", () => {
     const onDisk = new Set<string>();
     for (const [pattern, mod] of modules) {
-      for (const m of METHODS) if (typeof mod[m] === "function" && mod[m] !== fallback[m]) onDisk.add(`${m} ${oaPath(pattern)}`);
+      for (const m of METHODS)
+        if (typeof mod[m] === "function" && mod[m] !== fallback[m]) onDisk.add(`${m} ${oaPath(pattern)}`);
     }
     const inTable = new Set(ROUTES.map((r) => `${r.method} ${oaPath(r.path)}`));
-    const inDoc = new Set(Object.entries(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)));
-    const missing = (a: Set<string>, b: Set<string>, what: string) => [...a].filter((k) => !b.has(k)).map((k) => `${k}: ${what}`);
+    const inDoc = new Set(
+      Object.entries(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)),
+    );
+    const missing = (a: Set<string>, b: Set<string>, what: string) =>
+      [...a].filter((k) => !b.has(k)).map((k) => `${k}: ${what}`);
     expect([
       ...missing(onDisk, inDoc, "a route file serves it; the document lacks it"),
       ...missing(inTable, inDoc, "in lib/http/routes.ts; the document lacks it"),
@@ -110,7 +118,8 @@ describe("the document lists exactly the API's operations", () => {
   });
 
   it("the validator refuses what a schema does not allow (so the checks below can fail)", () => {
-    const detail = doc.paths["/api/v1/tenants/{tenant}/documents/{key}"].get.responses["200"].content!["application/json"].schema;
+    const detail =
+      doc.paths["/api/v1/tenants/{tenant}/documents/{key}"].get.responses["200"].content!["application/json"].schema;
     const v = validator("self-check", detail);
     expect(problemsOf(v, {}).length).toBeGreaterThan(0);
     const error = doc.paths["/api/v1/tasks/{taskId}"].get.responses["404"].content!["application/json"].schema;
@@ -126,11 +135,17 @@ describe("the document lists exactly the API's operations", () => {
       const op = operation(row);
       if (!op) continue; // the test above names it
       const want = [...row.path.matchAll(/\[([^\]]+)\]/g)].map((m) => m[1]).sort();
-      const have = (op.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name).sort();
-      if (JSON.stringify(want) !== JSON.stringify(have)) problems.push(`${row.method} ${row.path}: path parameters ${have} in the document, ${want} in the route`);
+      const have = (op.parameters ?? [])
+        .filter((p) => p.in === "path")
+        .map((p) => p.name)
+        .sort();
+      if (JSON.stringify(want) !== JSON.stringify(have))
+        problems.push(`${row.method} ${row.path}: path parameters ${have} in the document, ${want} in the route`);
       const security = (op as { security?: unknown[] }).security ?? [];
-      if ((row.auth === "public") !== (security.length === 0)) problems.push(`${row.method} ${row.path}: security ${JSON.stringify(security)} for a ${row.auth} route`);
-      if (!Object.keys(op.responses).some((s) => Number(s) < 400)) problems.push(`${row.method} ${row.path}: no success response`);
+      if ((row.auth === "public") !== (security.length === 0))
+        problems.push(`${row.method} ${row.path}: security ${JSON.stringify(security)} for a ${row.auth} route`);
+      if (!Object.keys(op.responses).some((s) => Number(s) < 400))
+        problems.push(`${row.method} ${row.path}: no success response`);
     }
     expect(problems).toEqual([]);
   });
@@ -139,20 +154,34 @@ describe("the document lists exactly the API's operations", () => {
 // ---------------------------------------------------------------------------------------------
 // Calls through the real handlers
 
-type Call = { method: string; pattern: string; params?: Record<string, string>; query?: Record<string, string>; body?: unknown; auth?: string | null; headers?: Record<string, string> };
+type Call = {
+  method: string;
+  pattern: string;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  auth?: string | null;
+  headers?: Record<string, string>;
+};
 type Answer = { status: number; body: unknown; contentType: string };
 
 async function call(c: Call): Promise<Answer> {
   const mod = modules.get(c.pattern);
   if (!mod) throw new Error(`no route file for ${c.pattern}`);
-  const url = new URL(`http://${HOST}${c.pattern.replace(/\[([^\]]+)\]/g, (_, n: string) => encodeURIComponent(c.params?.[n] ?? "x"))}`);
+  const url = new URL(
+    `http://${HOST}${c.pattern.replace(/\[([^\]]+)\]/g, (_, n: string) => encodeURIComponent(c.params?.[n] ?? "x"))}`,
+  );
   for (const [k, v] of Object.entries(c.query ?? {})) url.searchParams.set(k, v);
   const headers: Record<string, string> = { host: HOST, ...c.headers };
   const auth = c.auth === undefined ? BOOT : c.auth;
   if (auth) headers.authorization = `Bearer ${auth}`;
   if (c.body !== undefined) headers["content-type"] ??= "application/json";
   const res = await (mod[c.method] as Handler)(
-    new Request(url, { method: c.method, headers, body: c.body === undefined ? undefined : typeof c.body === "string" ? c.body : JSON.stringify(c.body) }),
+    new Request(url, {
+      method: c.method,
+      headers,
+      body: c.body === undefined ? undefined : typeof c.body === "string" ? c.body : JSON.stringify(c.body),
+    }),
     { params: Promise.resolve(c.params ?? {}) },
   );
   const contentType = res.headers.get("content-type") ?? "";
@@ -166,8 +195,12 @@ function answerProblems(c: Call, a: Answer): string[] {
   const where = `${c.method} ${c.pattern} → ${a.status}`;
   if (!op) return [`${c.method} ${c.pattern}: not in the document`];
   const response = op.responses[String(a.status)];
-  if (!response) return [`${where}: status not in the document (${Object.keys(op.responses).join(", ")}); body ${JSON.stringify(a.body).slice(0, 300)}`];
-  if (!response.content) return a.body === "" ? [] : [`${where}: the document says no body; got ${String(a.body).slice(0, 100)}`];
+  if (!response)
+    return [
+      `${where}: status not in the document (${Object.keys(op.responses).join(", ")}); body ${JSON.stringify(a.body).slice(0, 300)}`,
+    ];
+  if (!response.content)
+    return a.body === "" ? [] : [`${where}: the document says no body; got ${String(a.body).slice(0, 100)}`];
   const mediaType = Object.keys(response.content).find((m) => a.contentType.startsWith(m));
   if (!mediaType) return [`${where}: content type ${a.contentType} not among ${Object.keys(response.content)}`];
   const v = validator(`${where} ${mediaType}`, response.content[mediaType].schema);
@@ -180,7 +213,14 @@ function requestProblems(c: Call): string[] {
   const where = `${c.method} ${c.pattern} request`;
   const problems: string[] = [];
   for (const p of op.parameters ?? []) {
-    const value = p.in === "path" ? c.params?.[p.name] : p.in === "query" ? c.query?.[p.name] : p.in === "header" ? c.headers?.[p.name] : undefined;
+    const value =
+      p.in === "path"
+        ? c.params?.[p.name]
+        : p.in === "query"
+          ? c.query?.[p.name]
+          : p.in === "header"
+            ? c.headers?.[p.name]
+            : undefined;
     if (value === undefined) {
       if (p.required) problems.push(`${where}: ${p.in} parameter ${p.name} is required`);
       continue;
@@ -188,8 +228,15 @@ function requestProblems(c: Call): string[] {
     // A query string is text; the document types the value it stands for.
     const type = (p.schema as { type?: string | string[] }).type;
     const types = Array.isArray(type) ? type : [type];
-    const typed = types.includes("integer") || types.includes("number") ? Number(value) : types.includes("boolean") ? value === "true" : value;
-    problems.push(...problemsOf(validator(`${where} ${p.in} ${p.name}`, p.schema), typed).map((e) => `${where}: ${p.name} ${e}`));
+    const typed =
+      types.includes("integer") || types.includes("number")
+        ? Number(value)
+        : types.includes("boolean")
+          ? value === "true"
+          : value;
+    problems.push(
+      ...problemsOf(validator(`${where} ${p.in} ${p.name}`, p.schema), typed).map((e) => `${where}: ${p.name} ${e}`),
+    );
   }
   if (c.body !== undefined && typeof c.body !== "string") {
     const schema = op.requestBody?.content["application/json"]?.schema;
@@ -209,28 +256,83 @@ async function exercise(c: Call, expectStatus?: number): Promise<Answer> {
   if (expectStatus !== undefined && expectStatus < 400) problems.push(...requestProblems(c));
   const a = await call(c);
   problems.push(...answerProblems(c, a));
-  if (expectStatus !== undefined && a.status !== expectStatus) problems.push(`${c.method} ${c.pattern}: expected ${expectStatus}, got ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`);
+  if (expectStatus !== undefined && a.status !== expectStatus)
+    problems.push(
+      `${c.method} ${c.pattern}: expected ${expectStatus}, got ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`,
+    );
   seen.add(`${c.method} ${c.pattern} ${a.status}`);
   return a;
 }
 
-const documentState = async (tenant: string, key: string) => ((await call({ method: "GET", pattern: DOC, params: { tenant, key } })).body as { state: string }).state;
-const searchable = (tenant: string, key: string) => waitFor(async () => (await documentState(tenant, key)) === "SEARCHABLE", 60_000);
+const documentState = async (tenant: string, key: string) =>
+  ((await call({ method: "GET", pattern: DOC, params: { tenant, key } })).body as { state: string }).state;
+const searchable = (tenant: string, key: string) =>
+  waitFor(async () => (await documentState(tenant, key)) === "SEARCHABLE", 60_000);
 
 describe("every operation answers as the document says", () => {
   // Several documents are built by the worker on the way: more than the default minute on a busy machine.
   it("success answers of every operation, on documents a worker built", { timeout: 180_000 }, async () => {
     const publish = (key: string, content: string, extra: object = {}) =>
-      exercise({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key }, body: { title: `Doc ${key}`, contentType: "text/markdown", content, ...extra } });
+      exercise({
+        method: "POST",
+        pattern: `${DOC}/versions`,
+        params: { tenant: "acme", key },
+        body: { title: `Doc ${key}`, contentType: "text/markdown", content, ...extra },
+      });
 
-    expect((await publish("guide", "# Guide\n\nThe first version talks about lighthouses.", { acl: ["group:staff"], abstract: "About lighthouses." })).status).toBe(202);
+    expect(
+      (
+        await publish("guide", "# Guide\n\nThe first version talks about lighthouses.", {
+          acl: ["group:staff"],
+          abstract: "About lighthouses.",
+        })
+      ).status,
+    ).toBe(202);
     await searchable("acme", "guide");
     expect((await publish("guide", "# Guide\n\nThe second version talks about harbours.")).status).toBe(202);
-    await waitFor(async () => ((await call({ method: "GET", pattern: DOC, params: { tenant: "acme", key: "guide" } })).body as { searchVersion: number }).searchVersion === 2, 60_000);
-    await exercise({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key: "guide" }, body: { title: "Doc guide", contentType: "text/markdown", content: "# Guide\n\nThe second version talks about harbours." } }, 200);
-    await exercise({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key: "notes" }, headers: { "idempotency-key": "notes-1" }, body: { title: "Notes", contentType: "text/plain", content: "plain notes" } }, 202);
+    await waitFor(
+      async () =>
+        (
+          (await call({ method: "GET", pattern: DOC, params: { tenant: "acme", key: "guide" } })).body as {
+            searchVersion: number;
+          }
+        ).searchVersion === 2,
+      60_000,
+    );
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${DOC}/versions`,
+        params: { tenant: "acme", key: "guide" },
+        body: {
+          title: "Doc guide",
+          contentType: "text/markdown",
+          content: "# Guide\n\nThe second version talks about harbours.",
+        },
+      },
+      200,
+    );
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${DOC}/versions`,
+        params: { tenant: "acme", key: "notes" },
+        headers: { "idempotency-key": "notes-1" },
+        body: { title: "Notes", contentType: "text/plain", content: "plain notes" },
+      },
+      202,
+    );
     // A replay answers as the first request did.
-    await exercise({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key: "notes" }, headers: { "idempotency-key": "notes-1" }, body: { title: "Notes", contentType: "text/plain", content: "plain notes" } }, 202);
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${DOC}/versions`,
+        params: { tenant: "acme", key: "notes" },
+        headers: { "idempotency-key": "notes-1" },
+        body: { title: "Notes", contentType: "text/plain", content: "plain notes" },
+      },
+      202,
+    );
     await searchable("acme", "notes");
 
     await exercise({ method: "GET", pattern: "/api/health", auth: null }, 200);
@@ -245,59 +347,232 @@ describe("every operation answers as the document says", () => {
     const taskId = (tasks.body as { items: { taskId: string }[] }).items[0].taskId;
     await exercise({ method: "GET", pattern: "/api/v1/tasks/[taskId]", params: { taskId } }, 200);
     await exercise({ method: "GET", pattern: DOC, params: { tenant: "acme", key: "guide" } }, 200);
-    await exercise({ method: "POST", pattern: "/api/v1/tenants/[tenant]/search", params: { tenant: "acme" }, body: { query: "harbours", topK: 3 } }, 200);
-    await exercise({ method: "POST", pattern: "/api/v1/tenants/[tenant]/search", params: { tenant: "acme" }, body: { query: "harbours", principals: ["group:staff"] } }, 200);
+    await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/tenants/[tenant]/search",
+        params: { tenant: "acme" },
+        body: { query: "harbours", topK: 3 },
+      },
+      200,
+    );
+    await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/tenants/[tenant]/search",
+        params: { tenant: "acme" },
+        body: { query: "harbours", principals: ["group:staff"] },
+      },
+      200,
+    );
 
-    await exercise({ method: "POST", pattern: `${DOC}/rollback`, params: { tenant: "acme", key: "guide" }, body: { toVersion: 1, reason: "check the contract" } }, 200);
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${DOC}/rollback`,
+        params: { tenant: "acme", key: "guide" },
+        body: { toVersion: 1, reason: "check the contract" },
+      },
+      200,
+    );
     await exercise({ method: "POST", pattern: `${DOC}/unpin`, params: { tenant: "acme", key: "guide" } }, 200);
     await exercise({ method: "POST", pattern: `${DOC}/reindex`, params: { tenant: "acme", key: "notes" } }, 202);
-    await exercise({ method: "POST", pattern: `${DOC}/rename`, params: { tenant: "acme", key: "notes" }, body: { newKey: "notes-2" } }, 200);
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${DOC}/rename`,
+        params: { tenant: "acme", key: "notes" },
+        body: { newKey: "notes-2" },
+      },
+      200,
+    );
     await exercise({ method: "DELETE", pattern: DOC, params: { tenant: "acme", key: "notes-2" } }, 202);
 
     // A DEAD task for the operator actions: the failure is set by hand, the worker stays out of it.
     const dead = async () => {
       const key = `dead-${seen.size}`;
-      const r = await call({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key }, body: { title: key, contentType: "text/plain", content: key } });
+      const r = await call({
+        method: "POST",
+        pattern: `${DOC}/versions`,
+        params: { tenant: "acme", key },
+        body: { title: key, contentType: "text/plain", content: key },
+      });
       const id = (r.body as { taskId: string }).taskId;
-      await waitFor(async () => (await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'EMBEDDING_TIMEOUT', finished_at = now(), lease_owner = NULL, lease_until = NULL WHERE task_id = $1 AND status <> 'RUNNING' RETURNING 1`, [id])).rowCount === 1);
+      await waitFor(
+        async () =>
+          (
+            await t.pool.query(
+              `UPDATE index_tasks SET status = 'DEAD', error_code = 'EMBEDDING_TIMEOUT', finished_at = now(), lease_owner = NULL, lease_until = NULL WHERE task_id = $1 AND status <> 'RUNNING' RETURNING 1`,
+              [id],
+            )
+          ).rowCount === 1,
+      );
       return id;
     };
-    await exercise({ method: "POST", pattern: "/api/v1/tasks/[taskId]/retry", params: { taskId: await dead() }, body: { reason: "contract" } }, 200);
-    await exercise({ method: "POST", pattern: "/api/v1/tasks/[taskId]/force-done", params: { taskId: await dead() }, body: { reason: "contract" } }, 200);
+    await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/tasks/[taskId]/retry",
+        params: { taskId: await dead() },
+        body: { reason: "contract" },
+      },
+      200,
+    );
+    await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/tasks/[taskId]/force-done",
+        params: { taskId: await dead() },
+        body: { reason: "contract" },
+      },
+      200,
+    );
     await dead();
     await exercise({ method: "POST", pattern: "/api/v1/tasks/retry", body: { status: "DEAD", tenant: "acme" } }, 200);
     // With the tenant paused, a fresh task stays PENDING whatever the worker does: the one a cancel takes.
-    const pause = await exercise({ method: "POST", pattern: "/api/v1/pauses", body: { tenant: "acme", reason: "contract" } }, 201);
-    const later = await call({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key: "later" }, body: { title: "later", contentType: "text/plain", content: "later" } });
+    const pause = await exercise(
+      { method: "POST", pattern: "/api/v1/pauses", body: { tenant: "acme", reason: "contract" } },
+      201,
+    );
+    const later = await call({
+      method: "POST",
+      pattern: `${DOC}/versions`,
+      params: { tenant: "acme", key: "later" },
+      body: { title: "later", contentType: "text/plain", content: "later" },
+    });
     await exercise({ method: "GET", pattern: "/api/v1/pauses" }, 200);
-    await exercise({ method: "POST", pattern: "/api/v1/tasks/[taskId]/cancel", params: { taskId: (later.body as { taskId: string }).taskId }, body: { reason: "contract" } }, 200);
-    await exercise({ method: "DELETE", pattern: "/api/v1/pauses/[id]", params: { id: (pause.body as { id: string }).id }, body: { reason: "contract" } }, 200);
+    await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/tasks/[taskId]/cancel",
+        params: { taskId: (later.body as { taskId: string }).taskId },
+        body: { reason: "contract" },
+      },
+      200,
+    );
+    await exercise(
+      {
+        method: "DELETE",
+        pattern: "/api/v1/pauses/[id]",
+        params: { id: (pause.body as { id: string }).id },
+        body: { reason: "contract" },
+      },
+      200,
+    );
     await exercise({ method: "GET", pattern: "/api/v1/audit", query: { limit: "5" } }, 200);
-    await exercise({ method: "GET", pattern: "/api/v1/audit", query: { action: "task.*", actor: "token", from: "2020-01-01T00:00:00Z" } }, 200);
+    await exercise(
+      {
+        method: "GET",
+        pattern: "/api/v1/audit",
+        query: { action: "task.*", actor: "token", from: "2020-01-01T00:00:00Z" },
+      },
+      200,
+    );
     await exercise({ method: "GET", pattern: "/api/v1/overview/activity", query: { range: "1h" } }, 200);
-    await exercise({ method: "GET", pattern: "/api/v1/documents/export", query: { tenant: "acme", format: "csv" } }, 200);
-    await exercise({ method: "GET", pattern: "/api/v1/documents/export", query: { state: "SEARCHABLE", format: "json" } }, 200);
-    await exercise({ method: "GET", pattern: "/api/v1/tasks/export", query: { status: "SUCCEEDED", format: "json" } }, 200);
+    await exercise(
+      { method: "GET", pattern: "/api/v1/documents/export", query: { tenant: "acme", format: "csv" } },
+      200,
+    );
+    await exercise(
+      { method: "GET", pattern: "/api/v1/documents/export", query: { state: "SEARCHABLE", format: "json" } },
+      200,
+    );
+    await exercise(
+      { method: "GET", pattern: "/api/v1/tasks/export", query: { status: "SUCCEEDED", format: "json" } },
+      200,
+    );
     await exercise({ method: "GET", pattern: "/api/v1/tasks/export", query: { format: "csv" } }, 200);
-    await exercise({ method: "GET", pattern: `${DOC}/chunks`, params: { tenant: "acme", key: "guide" }, query: { level: "2", limit: "2" } }, 200);
+    await exercise(
+      {
+        method: "GET",
+        pattern: `${DOC}/chunks`,
+        params: { tenant: "acme", key: "guide" },
+        query: { level: "2", limit: "2" },
+      },
+      200,
+    );
 
-    const user = await exercise({ method: "POST", pattern: "/api/v1/admin/users", body: { email: "reader@example.com", password: "a long enough password", role: "viewer", tenants: ["acme"] } }, 201);
+    const user = await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/admin/users",
+        body: { email: "reader@example.com", password: "a long enough password", role: "viewer", tenants: ["acme"] },
+      },
+      201,
+    );
     const userId = (user.body as { id: string }).id;
-    await exercise({ method: "PATCH", pattern: "/api/v1/admin/users/[id]", params: { id: userId }, body: { role: "maintainer", groups: ["staff"] } }, 200);
+    await exercise(
+      {
+        method: "PATCH",
+        pattern: "/api/v1/admin/users/[id]",
+        params: { id: userId },
+        body: { role: "maintainer", groups: ["staff"] },
+      },
+      200,
+    );
     await exercise({ method: "GET", pattern: "/api/v1/admin/users" }, 200);
-    const token = await exercise({ method: "POST", pattern: "/api/v1/admin/tokens", body: { name: "reader", role: "viewer", tenants: ["acme"], kind: "person", userId } }, 201);
+    const token = await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/admin/tokens",
+        body: { name: "reader", role: "viewer", tenants: ["acme"], kind: "person", userId },
+      },
+      201,
+    );
     await exercise({ method: "GET", pattern: "/api/v1/admin/tokens" }, 200);
-    await exercise({ method: "DELETE", pattern: "/api/v1/admin/tokens/[id]", params: { id: (token.body as { id: string }).id } }, 200);
+    await exercise(
+      { method: "DELETE", pattern: "/api/v1/admin/tokens/[id]", params: { id: (token.body as { id: string }).id } },
+      200,
+    );
 
-    const hook = await exercise({ method: "POST", pattern: "/api/v1/admin/webhooks", body: { tenant: "acme", url: "https://hooks.example.com/contract", eventTypes: ["task.dead"], description: "contract" } }, 201);
+    const hook = await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/admin/webhooks",
+        body: {
+          tenant: "acme",
+          url: "https://hooks.example.com/contract",
+          eventTypes: ["task.dead"],
+          description: "contract",
+        },
+      },
+      201,
+    );
     const hookId = (hook.body as { id: string }).id;
     await exercise({ method: "GET", pattern: "/api/v1/admin/webhooks" }, 200);
-    await exercise({ method: "PATCH", pattern: "/api/v1/admin/webhooks/[id]", params: { id: hookId }, body: { description: "contract, changed" } }, 200);
-    await exercise({ method: "POST", pattern: "/api/v1/admin/webhooks/[id]/rotate-secret", params: { id: hookId } }, 200);
+    await exercise(
+      {
+        method: "PATCH",
+        pattern: "/api/v1/admin/webhooks/[id]",
+        params: { id: hookId },
+        body: { description: "contract, changed" },
+      },
+      200,
+    );
+    await exercise(
+      { method: "POST", pattern: "/api/v1/admin/webhooks/[id]/rotate-secret", params: { id: hookId } },
+      200,
+    );
     await dead(); // a task.dead event: one delivery for the endpoint
-    const log = await exercise({ method: "GET", pattern: "/api/v1/admin/webhooks/[id]/deliveries", params: { id: hookId }, query: { limit: "5" } }, 200);
+    const log = await exercise(
+      {
+        method: "GET",
+        pattern: "/api/v1/admin/webhooks/[id]/deliveries",
+        params: { id: hookId },
+        query: { limit: "5" },
+      },
+      200,
+    );
     const deliveryId = (log.body as { items: { id: string }[] }).items[0]?.id ?? "0";
-    await exercise({ method: "POST", pattern: "/api/v1/admin/webhooks/[id]/deliveries/[deliveryId]/redeliver", params: { id: hookId, deliveryId }, body: { reason: "contract" } }, 200);
+    await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/admin/webhooks/[id]/deliveries/[deliveryId]/redeliver",
+        params: { id: hookId, deliveryId },
+        body: { reason: "contract" },
+      },
+      200,
+    );
     await exercise({ method: "DELETE", pattern: "/api/v1/admin/webhooks/[id]", params: { id: hookId } }, 200);
 
     await exercise({ method: "POST", pattern: "/api/auth/signin", auth: null, body: { token: BOOT } }, 200);
@@ -307,12 +582,17 @@ describe("every operation answers as the document says", () => {
 
     // Last, since they replace the token every other call uses; the configured one is restored after.
     const rotated = await exercise({ method: "POST", pattern: "/api/v1/admin/bootstrap-token/rotate" }, 200);
-    await exercise({ method: "DELETE", pattern: "/api/v1/admin/bootstrap-token", auth: (rotated.body as { token: string }).token }, 200);
+    await exercise(
+      { method: "DELETE", pattern: "/api/v1/admin/bootstrap-token", auth: (rotated.body as { token: string }).token },
+      200,
+    );
     await t.pool.query(`DELETE FROM bootstrap_token`);
 
     expect(problems).toEqual([]);
     const exercised = new Set([...seen].map((s) => s.split(" ").slice(0, 2).join(" ")));
-    expect(ROUTES.filter((r) => operation(r) && !exercised.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(
+      ROUTES.filter((r) => operation(r) && !exercised.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path}`),
+    ).toEqual([]);
   });
 
   it("error answers carry a code the operation documents", async () => {
@@ -320,12 +600,31 @@ describe("every operation answers as the document says", () => {
     for (const row of ROUTES) {
       const op = operation(row);
       if (!op || !modules.has(row.path)) continue; // the first test names it
-      const params = Object.fromEntries([...row.path.matchAll(/\[([^\]]+)\]/g)].map((m) => [m[1], m[1] === "taskId" ? "999999" : m[1] === "id" ? "00000000-0000-4000-8000-000000000000" : m[1] === "tenant" ? "acme" : "absent"]));
+      const params = Object.fromEntries(
+        [...row.path.matchAll(/\[([^\]]+)\]/g)].map((m) => [
+          m[1],
+          m[1] === "taskId"
+            ? "999999"
+            : m[1] === "id"
+              ? "00000000-0000-4000-8000-000000000000"
+              : m[1] === "tenant"
+                ? "acme"
+                : "absent",
+        ]),
+      );
       const body = row.method === "GET" || row.method === "DELETE" ? undefined : {};
       // Without credentials: 401 wherever the route is not public.
-      if (row.auth !== "public") await exercise({ method: row.method, pattern: row.path, params, body, auth: null }, 401);
+      if (row.auth !== "public")
+        await exercise({ method: row.method, pattern: row.path, params, body, auth: null }, 401);
       // Malformed JSON, where a body is read.
-      if (op.requestBody?.content["application/json"]) await exercise({ method: row.method, pattern: row.path, params, body: "{not json", auth: row.auth === "public" ? null : BOOT });
+      if (op.requestBody?.content["application/json"])
+        await exercise({
+          method: row.method,
+          pattern: row.path,
+          params,
+          body: "{not json",
+          auth: row.auth === "public" ? null : BOOT,
+        });
     }
     // Not found, invalid ids and states.
     await exercise({ method: "GET", pattern: DOC, params: { tenant: "acme", key: "absent" } }, 404);
@@ -336,10 +635,41 @@ describe("every operation answers as the document says", () => {
     await exercise({ method: "GET", pattern: "/api/v1/tasks/[taskId]", params: { taskId: "999999" } }, 404);
     await exercise({ method: "GET", pattern: "/api/v1/documents", query: { cursor: "garbage" } }, 400);
     await exercise({ method: "POST", pattern: `${DOC}/reindex`, params: { tenant: "acme", key: "absent" } }, 404);
-    await exercise({ method: "POST", pattern: `${DOC}/rollback`, params: { tenant: "acme", key: "guide" }, body: { toVersion: 99, reason: "no such version" } }, 409);
-    await exercise({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key: "x" }, body: { title: "X", contentType: "image/png", content: "x" } }, 415);
-    await exercise({ method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key: "x" }, body: { title: "X", contentType: "text/plain", content: "   " } }, 400);
-    await exercise({ method: "POST", pattern: "/api/v1/admin/users", body: { email: "reader@example.com", password: "a long enough password", role: "viewer", tenants: ["acme"] } }, 409);
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${DOC}/rollback`,
+        params: { tenant: "acme", key: "guide" },
+        body: { toVersion: 99, reason: "no such version" },
+      },
+      409,
+    );
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${DOC}/versions`,
+        params: { tenant: "acme", key: "x" },
+        body: { title: "X", contentType: "image/png", content: "x" },
+      },
+      415,
+    );
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${DOC}/versions`,
+        params: { tenant: "acme", key: "x" },
+        body: { title: "X", contentType: "text/plain", content: "   " },
+      },
+      400,
+    );
+    await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/admin/users",
+        body: { email: "reader@example.com", password: "a long enough password", role: "viewer", tenants: ["acme"] },
+      },
+      409,
+    );
     await exercise({ method: "POST", pattern: "/api/v1/tasks/[taskId]/retry", params: { taskId: "1" } }, 409);
     expect(problems).toEqual([]);
   });
@@ -347,20 +677,54 @@ describe("every operation answers as the document says", () => {
   it("a body with a field the document does not describe is refused by the document and by the handler", async () => {
     problems.length = 0;
     const cases: Call[] = [
-      { method: "POST", pattern: `${DOC}/versions`, params: { tenant: "acme", key: "extra" }, body: { title: "X", contentType: "text/plain", content: "x", surprise: 1 } },
-      { method: "POST", pattern: "/api/v1/tenants/[tenant]/search", params: { tenant: "acme" }, body: { query: "x", surprise: 1 } },
-      { method: "POST", pattern: `${DOC}/rollback`, params: { tenant: "acme", key: "guide" }, body: { toVersion: 1, reason: "why not", surprise: 1 } },
-      { method: "POST", pattern: `${DOC}/rename`, params: { tenant: "acme", key: "guide" }, body: { newKey: "g2", surprise: 1 } },
+      {
+        method: "POST",
+        pattern: `${DOC}/versions`,
+        params: { tenant: "acme", key: "extra" },
+        body: { title: "X", contentType: "text/plain", content: "x", surprise: 1 },
+      },
+      {
+        method: "POST",
+        pattern: "/api/v1/tenants/[tenant]/search",
+        params: { tenant: "acme" },
+        body: { query: "x", surprise: 1 },
+      },
+      {
+        method: "POST",
+        pattern: `${DOC}/rollback`,
+        params: { tenant: "acme", key: "guide" },
+        body: { toVersion: 1, reason: "why not", surprise: 1 },
+      },
+      {
+        method: "POST",
+        pattern: `${DOC}/rename`,
+        params: { tenant: "acme", key: "guide" },
+        body: { newKey: "g2", surprise: 1 },
+      },
       { method: "POST", pattern: "/api/v1/tasks/retry", body: { status: "DEAD", surprise: 1 } },
-      { method: "POST", pattern: "/api/v1/admin/tokens", body: { name: "n", role: "viewer", tenants: ["acme"], surprise: 1 } },
-      { method: "POST", pattern: "/api/v1/admin/users", body: { email: "x@example.com", role: "viewer", tenants: ["acme"], surprise: 1 } },
+      {
+        method: "POST",
+        pattern: "/api/v1/admin/tokens",
+        body: { name: "n", role: "viewer", tenants: ["acme"], surprise: 1 },
+      },
+      {
+        method: "POST",
+        pattern: "/api/v1/admin/users",
+        body: { email: "x@example.com", role: "viewer", tenants: ["acme"], surprise: 1 },
+      },
       { method: "POST", pattern: "/api/auth/signin", auth: null, body: { token: "t", surprise: 1 } },
     ];
     for (const c of cases) {
-      expect(requestProblems(c).length, `${c.method} ${c.pattern}: the document accepts an unknown field`).toBeGreaterThan(0);
+      expect(
+        requestProblems(c).length,
+        `${c.method} ${c.pattern}: the document accepts an unknown field`,
+      ).toBeGreaterThan(0);
       const a = await call(c);
       problems.push(...answerProblems(c, a));
-      expect([a.status, (a.body as { error?: { code: string } }).error?.code], `${c.method} ${c.pattern}`).toEqual([400, "VALIDATION_FAILED"]);
+      expect([a.status, (a.body as { error?: { code: string } }).error?.code], `${c.method} ${c.pattern}`).toEqual([
+        400,
+        "VALIDATION_FAILED",
+      ]);
     }
     expect(problems).toEqual([]);
   });

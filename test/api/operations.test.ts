@@ -32,7 +32,10 @@ beforeAll(async () => {
   process.env.DATABASE_URL = t.url;
   process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = ADMIN;
   process.env.LOG_LEVEL = "silent";
-  await t.pool.query(`INSERT INTO api_tokens (id, name, token_hash, role, tenants) VALUES ($1, 'viewer-bot', $2, 'viewer', ARRAY['*'])`, [randomUUID(), createHash("sha256").update(VIEWER).digest("hex")]);
+  await t.pool.query(
+    `INSERT INTO api_tokens (id, name, token_hash, role, tenants) VALUES ($1, 'viewer-bot', $2, 'viewer', ARRAY['*'])`,
+    [randomUUID(), createHash("sha256").update(VIEWER).digest("hex")],
+  );
   const base = "../../app/api/v1";
   R = {
     publish: await import(`${base}/tenants/[tenant]/documents/[key]/versions/route`),
@@ -61,25 +64,44 @@ afterAll(async () => {
 const ctx = <P>(p: P) => ({ params: Promise.resolve(p) });
 const call = async (route: any, method: string, params: object, body?: unknown, token = ADMIN, query = "") => {
   const res: Response = await route[method](
-    new Request(`http://localhost/x${query}`, { method, headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`http://localhost/x${query}`, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
     ctx(params),
   );
   return { status: res.status, body: await res.json() };
 };
-const publish = (key: string, content: string, tenant = "ops") => call(R.publish, "POST", { tenant, key }, { title: key, contentType: "text/markdown", content });
+const publish = (key: string, content: string, tenant = "ops") =>
+  call(R.publish, "POST", { tenant, key }, { title: key, contentType: "text/markdown", content });
 const doc = async (key: string, tenant = "ops") => (await call(R.doc, "GET", { tenant, key })).body;
 const hits = async (query: string, tenant = "ops") => (await call(R.search, "POST", { tenant }, { query })).body.hits;
-const until = (key: string, pred: (d: any) => boolean) => waitFor(async () => { const d = await doc(key); return pred(d) ? d : null; });
+const until = (key: string, pred: (d: any) => boolean) =>
+  waitFor(async () => {
+    const d = await doc(key);
+    return pred(d) ? d : null;
+  });
 
 describe("operator actions", () => {
   it("a provider failure leaves the task DEAD with its code; retry after recovery makes it SEARCHABLE", async () => {
     embedder.broken = true;
     const p = await publish("broken-doc", "# Broken\n\nThe quartz clock chimes thirteen times at midnight.");
     const dead = await until("broken-doc", (d) => d.state === "FAILED");
-    expect(dead.lastError).toEqual({ code: "EMBEDDING_INVALID_RESPONSE", message: "embedding has 12 dimensions, expected 384" });
+    expect(dead.lastError).toEqual({
+      code: "EMBEDDING_INVALID_RESPONSE",
+      message: "embedding has 12 dimensions, expected 384",
+    });
     expect(await hits("quartz clock chimes thirteen times")).toEqual([]);
 
-    const listed = await call(R.tasks, "GET", {}, undefined, ADMIN, "?status=DEAD&errorCode=EMBEDDING_INVALID_RESPONSE");
+    const listed = await call(
+      R.tasks,
+      "GET",
+      {},
+      undefined,
+      ADMIN,
+      "?status=DEAD&errorCode=EMBEDDING_INVALID_RESPONSE",
+    );
     expect(listed.body.items.map((i: any) => i.taskId)).toEqual([p.body.taskId]);
 
     const forbidden = await call(R.retry, "POST", { taskId: p.body.taskId }, {}, VIEWER);
@@ -109,7 +131,12 @@ describe("operator actions", () => {
     expect(other.body).toEqual({ retried: 0, skipped: 0 });
     const bad = await call(R.bulkRetry, "POST", {}, { status: "RUNNING" });
     expect(bad.status).toBe(400);
-    const r = await call(R.bulkRetry, "POST", {}, { status: "DEAD", errorCode: "EMBEDDING_INVALID_RESPONSE", tenant: "ops" });
+    const r = await call(
+      R.bulkRetry,
+      "POST",
+      {},
+      { status: "DEAD", errorCode: "EMBEDDING_INVALID_RESPONSE", tenant: "ops" },
+    );
     expect(r.body).toEqual({ retried: 2, skipped: 0 });
     await until("bulk-a", (d) => d.state === "SEARCHABLE");
     await until("bulk-b", (d) => d.state === "SEARCHABLE");
@@ -140,7 +167,13 @@ describe("operator actions", () => {
     await publish("rolled", "# Rolled\n\nThe ferry now leaves from pier nine twice an hour.");
     await until("rolled", (d) => d.searchVersion === 2 && d.state === "SEARCHABLE");
     expect((await hits("ferry pier nine twice an hour"))[0].text).toContain("pier nine");
-    const viewer = await call(R.rollback, "POST", { tenant: "ops", key: "rolled" }, { toVersion: 1, reason: "bad edit" }, VIEWER);
+    const viewer = await call(
+      R.rollback,
+      "POST",
+      { tenant: "ops", key: "rolled" },
+      { toVersion: 1, reason: "bad edit" },
+      VIEWER,
+    );
     expect(viewer.status).toBe(403);
     const missing = await call(R.rollback, "POST", { tenant: "ops", key: "rolled" }, { toVersion: 7, reason: "typo" });
     expect(missing.status).toBe(409);
@@ -155,7 +188,18 @@ describe("operator actions", () => {
     // Publishing version 2's content again changes nothing and queues nothing. The answer says
     // SEARCHABLE, and says that version 1 is what search serves, held there by the pin.
     const same = await publish("rolled", "# Rolled\n\nThe ferry now leaves from pier nine twice an hour.");
-    expect(same).toEqual({ status: 200, body: { documentId: d.documentId, versionNumber: 2, taskId: expect.any(String), state: "SEARCHABLE", searchVersion: 1, searchVersionServed: true, pinned: true } });
+    expect(same).toEqual({
+      status: 200,
+      body: {
+        documentId: d.documentId,
+        versionNumber: 2,
+        taskId: expect.any(String),
+        state: "SEARCHABLE",
+        searchVersion: 1,
+        searchVersionServed: true,
+        pinned: true,
+      },
+    });
   });
 
   it("reindex builds a new index version of the business version; rename answers with the new key without re-embedding", async () => {
@@ -164,7 +208,11 @@ describe("operator actions", () => {
     const before = embedder.texts;
     const re = await call(R.reindex, "POST", { tenant: "ops", key: "renamed" });
     expect(re.status).toBe(202);
-    await waitFor(async () => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [re.body.taskId])).rows[0].status === "SUCCEEDED");
+    await waitFor(
+      async () =>
+        (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [re.body.taskId])).rows[0].status ===
+        "SUCCEEDED",
+    );
     // Same model and chunker: every chunk's embedding is reused.
     expect(embedder.texts).toBe(before);
     const d = await doc("renamed");
@@ -186,7 +234,17 @@ describe("operator actions", () => {
   it("a viewer can read but every mutation is 403", async () => {
     expect((await call(R.doc, "GET", { tenant: "ops", key: "rolled" }, undefined, VIEWER)).status).toBe(200);
     expect((await call(R.tasks, "GET", {}, undefined, VIEWER)).status).toBe(200);
-    expect((await call(R.publish, "POST", { tenant: "ops", key: "x" }, { title: "x", contentType: "text/plain", content: "x" }, VIEWER)).status).toBe(403);
+    expect(
+      (
+        await call(
+          R.publish,
+          "POST",
+          { tenant: "ops", key: "x" },
+          { title: "x", contentType: "text/plain", content: "x" },
+          VIEWER,
+        )
+      ).status,
+    ).toBe(403);
     expect((await call(R.reindex, "POST", { tenant: "ops", key: "rolled" }, undefined, VIEWER)).status).toBe(403);
     expect((await call(R.rename, "POST", { tenant: "ops", key: "rolled" }, { newKey: "y" }, VIEWER)).status).toBe(403);
     expect((await call(R.bulkRetry, "POST", {}, { status: "DEAD" }, VIEWER)).status).toBe(403);

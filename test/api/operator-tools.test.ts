@@ -20,10 +20,10 @@ beforeAll(async () => {
   process.env.DATABASE_URL = t.url;
   process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = ADMIN;
   process.env.LOG_LEVEL = "silent";
-  await t.pool.query(`INSERT INTO api_tokens (id, name, token_hash, role, tenants) VALUES ($1, 'limited-ops', $2, 'operator', ARRAY['tools-a'])`, [
-    randomUUID(),
-    createHash("sha256").update(LIMITED).digest("hex"),
-  ]);
+  await t.pool.query(
+    `INSERT INTO api_tokens (id, name, token_hash, role, tenants) VALUES ($1, 'limited-ops', $2, 'operator', ARRAY['tools-a'])`,
+    [randomUUID(), createHash("sha256").update(LIMITED).digest("hex")],
+  );
   const base = "../../app/api/v1";
   R = {
     publish: await import(`${base}/tenants/[tenant]/documents/[key]/versions/route`),
@@ -47,7 +47,12 @@ afterAll(async () => {
 });
 
 const ctx = <P>(p: P) => ({ params: Promise.resolve(p) });
-async function send(route: any, method: string, params: object, opts: { body?: unknown; token?: string; query?: string } = {}) {
+async function send(
+  route: any,
+  method: string,
+  params: object,
+  opts: { body?: unknown; token?: string; query?: string } = {},
+) {
   return (await route[method](
     new Request(`http://localhost/x${opts.query ?? ""}`, {
       method,
@@ -62,7 +67,12 @@ const json = async (route: any, params: object, query = "", token = ADMIN) => {
   return { status: res.status, body: await res.json() };
 };
 const publish = async (tenant: string, key: string, title: string, content: string, extra: object = {}) => {
-  const res = await send(R.publish, "POST", { tenant, key }, { body: { title, contentType: "text/markdown", content, ...extra } });
+  const res = await send(
+    R.publish,
+    "POST",
+    { tenant, key },
+    { body: { title, contentType: "text/markdown", content, ...extra } },
+  );
   expect(res.status, await res.clone().text()).toBe(202);
   return res.json();
 };
@@ -77,7 +87,12 @@ async function wholeList(route: any, query: string, token = ADMIN, key: (i: any)
   const out: string[] = [];
   let cursor: string | null = null;
   do {
-    const { status, body } = await json(route, {}, `?${query}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, token);
+    const { status, body } = await json(
+      route,
+      {},
+      `?${query}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      token,
+    );
     expect(status).toBe(200);
     out.push(...body.items.map(key));
     cursor = body.nextCursor;
@@ -108,7 +123,9 @@ describe("exports", () => {
     expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="documents-\d{8}T\d{6}Z\.csv"$/);
     const text = await res.text();
     const lines = text.split("\r\n");
-    expect(lines[0]).toBe("tenant,key,title,state,businessVersion,searchVersion,searchVersionServed,lastErrorCode,lastErrorMessage,progressDone,progressTotal,updatedAt");
+    expect(lines[0]).toBe(
+      "tenant,key,title,state,businessVersion,searchVersion,searchVersionServed,lastErrorCode,lastErrorMessage,progressDone,progressTotal,updatedAt",
+    );
     expect(text).toContain(`tools-a,f-eq,"'=HYPERLINK(""http://evil.example"",""click"")",SEARCHABLE,1,1,true,`);
     expect(text).toContain("tools-a,f-plus,'+1 more,SEARCHABLE,");
     expect(text).toContain("tools-a,f-minus,'-2 less,SEARCHABLE,");
@@ -141,14 +158,23 @@ describe("exports", () => {
     expect(body.filters).toEqual({ tenant: "tools-bulk" });
     expect(body.count).toBe(450);
     expect(body.items).toHaveLength(450);
-    expect(body.items[0]).toMatchObject({ tenant: "tools-bulk", key: "bulk-0001", title: "Bulk 1", businessVersion: 1 });
-    expect(body.items.map((i: any) => i.key)).toEqual(await wholeList(R.documents, "tenant=tools-bulk", ADMIN, (i) => i.key));
+    expect(body.items[0]).toMatchObject({
+      tenant: "tools-bulk",
+      key: "bulk-0001",
+      title: "Bulk 1",
+      businessVersion: 1,
+    });
+    expect(body.items.map((i: any) => i.key)).toEqual(
+      await wholeList(R.documents, "tenant=tools-bulk", ADMIN, (i) => i.key),
+    );
   });
 
   it("an empty export is a header line (CSV) or no items (JSON), not an error", async () => {
     const csv = await send(R.documentsExport, "GET", {}, { query: "?tenant=tools-none" });
     expect(csv.status).toBe(200);
-    expect(await csv.text()).toBe("tenant,key,title,state,businessVersion,searchVersion,searchVersionServed,lastErrorCode,lastErrorMessage,progressDone,progressTotal,updatedAt\r\n");
+    expect(await csv.text()).toBe(
+      "tenant,key,title,state,businessVersion,searchVersion,searchVersionServed,lastErrorCode,lastErrorMessage,progressDone,progressTotal,updatedAt\r\n",
+    );
     const j = await send(R.tasksExport, "GET", {}, { query: "?format=json&tenant=tools-none" });
     expect(await j.json()).toMatchObject({ kind: "tasks", items: [], count: 0 });
   });
@@ -158,7 +184,14 @@ describe("exports", () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     const rows = text.trim().split("\r\n");
-    expect(rows[0].split(",").slice(0, 6)).toEqual(["taskId", "tenant", "documentKey", "versionNumber", "taskType", "status"]);
+    expect(rows[0].split(",").slice(0, 6)).toEqual([
+      "taskId",
+      "tenant",
+      "documentKey",
+      "versionNumber",
+      "taskType",
+      "status",
+    ]);
     const ids = rows.slice(1).map((r) => r.split(",")[0]);
     expect(ids).toEqual(await wholeList(R.tasks, "status=SUCCEEDED&type=INDEX", LIMITED, (i) => i.taskId));
     expect(ids.length).toBe(TRICKY.length);
@@ -189,7 +222,10 @@ describe("audit log filters", () => {
     ];
     // Oldest first, so the log's id order (its page order) is also time order.
     for (const [actor, action, tenant, ago] of rows.sort((x, y) => y[3] - x[3])) {
-      await t.pool.query(`INSERT INTO audit_log (at, actor, action, tenant_id, target_type, target_id) VALUES ($1, $2, $3, $4, 'x', 'y')`, [at(ago), actor, action, tenant]);
+      await t.pool.query(
+        `INSERT INTO audit_log (at, actor, action, tenant_id, target_type, target_id) VALUES ($1, $2, $3, $4, 'x', 'y')`,
+        [at(ago), actor, action, tenant],
+      );
     }
   });
   const actions = async (query: string, token = ADMIN) => {
@@ -199,15 +235,25 @@ describe("audit log filters", () => {
   };
 
   it("actor matches part of the name in any case; % and _ are plain characters", async () => {
-    expect(await actions("?actor=ALICE")).toEqual(["user:Alice@example.com task.retry", "user:alice@example.com task.force_done"]);
+    expect(await actions("?actor=ALICE")).toEqual([
+      "user:Alice@example.com task.retry",
+      "user:alice@example.com task.force_done",
+    ]);
     expect(await actions("?actor=50%25")).toEqual(["user:carol_50%@example.com user.update"]);
     expect(await actions("?actor=%25")).toEqual(["user:carol_50%@example.com user.update"]);
     expect(await actions("?actor=l_5")).toEqual(["user:carol_50%@example.com user.update"]);
   });
 
   it("action is one action or every action on a kind of target (task.*)", async () => {
-    expect(await actions("?action=task.retry")).toEqual(["user:Alice@example.com task.retry", "user:bob@example.com task.retry"]);
-    expect(await actions("?action=task.*")).toEqual(["user:Alice@example.com task.retry", "user:bob@example.com task.retry", "user:alice@example.com task.force_done"]);
+    expect(await actions("?action=task.retry")).toEqual([
+      "user:Alice@example.com task.retry",
+      "user:bob@example.com task.retry",
+    ]);
+    expect(await actions("?action=task.*")).toEqual([
+      "user:Alice@example.com task.retry",
+      "user:bob@example.com task.retry",
+      "user:alice@example.com task.force_done",
+    ]);
     expect(await actions("?action=document.*&tenant=tools-b")).toEqual(["token:deploy-bot document.reindex"]);
   });
 
@@ -218,7 +264,10 @@ describe("audit log filters", () => {
       "user:bob@example.com task.retry",
       "user:alice@example.com task.force_done",
     ]);
-    expect(await actions(`?from=${encodeURIComponent(at(200))}&to=${encodeURIComponent(at(8))}&actor=bob`)).toEqual(["user:bob@example.com task.retry", "user:bob@example.com document.rollback"]);
+    expect(await actions(`?from=${encodeURIComponent(at(200))}&to=${encodeURIComponent(at(8))}&actor=bob`)).toEqual([
+      "user:bob@example.com task.retry",
+      "user:bob@example.com document.rollback",
+    ]);
   });
 
   it("a tenant-limited operator filters within its tenants: naming another tenant finds nothing", async () => {
@@ -236,7 +285,14 @@ describe("audit log filters", () => {
   });
 
   it("bad filters are a 400 with a stable code", async () => {
-    for (const q of ["?action=DROP TABLE", "?action=task.", "?from=yesterday", `?from=${at(1)}&to=${at(10)}`, "?tenant=Not A Tenant", "?actor=%00"]) {
+    for (const q of [
+      "?action=DROP TABLE",
+      "?action=task.",
+      "?from=yesterday",
+      `?from=${at(1)}&to=${at(10)}`,
+      "?tenant=Not A Tenant",
+      "?actor=%00",
+    ]) {
       const { status, body } = await json(R.audit, {}, q.replace(/ /g, "%20"));
       expect(status, q).toBe(400);
       expect(body.error.code, q).toBe("VALIDATION_FAILED");
@@ -250,7 +306,9 @@ describe("overview activity", () => {
     await publish("tools-a", "activity", "Activity", "# Activity\n\nFinished tasks are counted here.");
     await until("tools-a", "activity", "SEARCHABLE");
     await t.pool.query(`INSERT INTO tenants (id, name) VALUES ('tools-b', 'tools-b') ON CONFLICT DO NOTHING`);
-    docId = (await t.pool.query<{ id: string }>(`SELECT id FROM documents WHERE tenant_id = 'tools-a' AND key = 'activity'`)).rows[0].id;
+    docId = (
+      await t.pool.query<{ id: string }>(`SELECT id FROM documents WHERE tenant_id = 'tools-a' AND key = 'activity'`)
+    ).rows[0].id;
     await t.pool.query(`UPDATE index_tasks SET finished_at = now() - interval '10 days' WHERE finished_at IS NOT NULL`);
     // Finished tasks at known ages: v = version number, so the business key stays unique.
     const rows: [string, string, number][] = [
@@ -289,7 +347,9 @@ describe("overview activity", () => {
     expect(sum("DEAD")).toBe(1);
     const times = body.throughput.map((p: any) => Date.parse(p.at));
     expect(times.every((x: number, i: number) => i === 0 || x - times[i - 1] === 60_000)).toBe(true);
-    expect(body.throughput.filter((p: any) => p.SUCCEEDED + p.DEAD + p.RESOLVED + p.SUPERSEDED === 0).length).toBeGreaterThan(50);
+    expect(
+      body.throughput.filter((p: any) => p.SUCCEEDED + p.DEAD + p.RESOLVED + p.SUPERSEDED === 0).length,
+    ).toBeGreaterThan(50);
   });
 
   it("24 h and 7 d reach further back, in 15-minute and 2-hour buckets shown per minute", async () => {
@@ -306,7 +366,9 @@ describe("overview activity", () => {
   });
 
   it("a tenant-limited caller counts its tenants' tasks and gets no fleet history", async () => {
-    await t.pool.query(`INSERT INTO backlog_snapshots (taken_at, pending, retry_wait, running, dead, due, drift_count) VALUES (now() - interval '5 minutes', 1, 0, 0, 0, 1, 0)`);
+    await t.pool.query(
+      `INSERT INTO backlog_snapshots (taken_at, pending, retry_wait, running, dead, due, drift_count) VALUES (now() - interval '5 minutes', 1, 0, 0, 0, 1, 0)`,
+    );
     const fleet = (await json(R.activity, {}, "?range=1h")).body;
     expect(fleet.history.length).toBeGreaterThanOrEqual(1);
     const mine = (await json(R.activity, {}, "?range=1h", LIMITED)).body;
@@ -323,7 +385,8 @@ describe("overview activity", () => {
 });
 
 describe("chunk browser", () => {
-  const v1 = "# Guide\n\n## Install\n\nRun the installer and accept the licence.\n\n## Configure\n\nSet the harbour address in the settings file.\n\n## Use\n\nOpen the dashboard and watch the queue.\n";
+  const v1 =
+    "# Guide\n\n## Install\n\nRun the installer and accept the licence.\n\n## Configure\n\nSet the harbour address in the settings file.\n\n## Use\n\nOpen the dashboard and watch the queue.\n";
   const v2 = v1.replace("Set the harbour address", "Set the lighthouse address");
 
   it("the served version's chunks in reading order, with section, level and text; reused or embedded after a re-publish", async () => {
@@ -334,7 +397,9 @@ describe("chunk browser", () => {
     expect(a.indexVersions).toHaveLength(1);
     expect(a.indexVersions[0]).toMatchObject({ versionNumber: 1, serving: true, chunksReusedAtBuild: 0 });
     expect(a.indexVersionId).toBe(a.indexVersions[0].id);
-    expect(a.items.map((c: any) => c.ordinal)).toEqual([...a.items.map((c: any) => c.ordinal)].sort((x: number, y: number) => x - y));
+    expect(a.items.map((c: any) => c.ordinal)).toEqual(
+      [...a.items.map((c: any) => c.ordinal)].sort((x: number, y: number) => x - y),
+    );
     expect(a.items.every((c: any) => c.reused === false)).toBe(true);
     const configure = a.items.find((c: any) => c.text?.includes("harbour"));
     expect(configure).toMatchObject({ level: 2 });
@@ -343,7 +408,10 @@ describe("chunk browser", () => {
     expect(first.searchVersion).toBe(1);
 
     await publish("tools-a", "guide", "Guide", v2, { abstract: "A short guide." });
-    await waitFor(async () => ((await json(R.doc, { tenant: "tools-a", key: "guide" })).body.searchVersion === 2 ? true : null), 30_000);
+    await waitFor(
+      async () => ((await json(R.doc, { tenant: "tools-a", key: "guide" })).body.searchVersion === 2 ? true : null),
+      30_000,
+    );
     const b = (await json(R.chunks, { tenant: "tools-a", key: "guide" })).body;
     expect(b.indexVersions.map((v: any) => [v.versionNumber, v.serving])).toEqual([
       [2, true],
@@ -355,11 +423,23 @@ describe("chunk browser", () => {
     expect(b.indexVersions[0].chunksReusedAtBuild).toBe(b.items.length - 1);
 
     // The older version is still browsable by its id, level by level, a page at a time.
-    const old = (await json(R.chunks, { tenant: "tools-a", key: "guide" }, `?indexVersion=${b.indexVersions[1].id}&level=2&limit=1`)).body;
+    const old = (
+      await json(
+        R.chunks,
+        { tenant: "tools-a", key: "guide" },
+        `?indexVersion=${b.indexVersions[1].id}&level=2&limit=1`,
+      )
+    ).body;
     expect(old.indexVersionId).toBe(b.indexVersions[1].id);
     expect(old.items).toHaveLength(1);
     expect(old.items[0].level).toBe(2);
-    const next = (await json(R.chunks, { tenant: "tools-a", key: "guide" }, `?indexVersion=${b.indexVersions[1].id}&level=2&limit=1&cursor=${old.nextCursor}`)).body;
+    const next = (
+      await json(
+        R.chunks,
+        { tenant: "tools-a", key: "guide" },
+        `?indexVersion=${b.indexVersions[1].id}&level=2&limit=1&cursor=${old.nextCursor}`,
+      )
+    ).body;
     expect(next.items[0].ordinal).toBeGreaterThan(old.items[0].ordinal);
   });
 
@@ -374,7 +454,9 @@ describe("chunk browser", () => {
     expect(body.items.every((c: any) => c.text === null && c.chars > 0)).toBe(true);
     // The heading ("Secret"), the content hash (which confirms a guessed text) and the chunk id
     // (derived from that hash) are hidden too.
-    expect(body.items.every((c: any) => c.sectionPath === null && c.contentHash === null && c.chunkId === null)).toBe(true);
+    expect(body.items.every((c: any) => c.sectionPath === null && c.contentHash === null && c.chunkId === null)).toBe(
+      true,
+    );
   });
 
   it("an ACL tightened by a re-publish hides the retained older version too", async () => {
@@ -387,7 +469,10 @@ describe("chunk browser", () => {
 
     // The same text, now for group:hr only. The caller (no principals) may no longer search it.
     await publish("tools-a", "payroll", "Payroll", open, { acl: ["group:hr"] });
-    await waitFor(async () => ((await json(R.doc, { tenant: "tools-a", key: "payroll" })).body.searchVersion === 2 ? true : null), 30_000);
+    await waitFor(
+      async () => ((await json(R.doc, { tenant: "tools-a", key: "payroll" })).body.searchVersion === 2 ? true : null),
+      30_000,
+    );
     for (const query of ["", `?indexVersion=${v1}`]) {
       const body = (await json(R.chunks, { tenant: "tools-a", key: "payroll" }, query)).body;
       expect(body.textHidden, query || "served version").toBe(true);
@@ -412,7 +497,9 @@ describe("chunk browser", () => {
 
   it("an unknown document or index version is a 404; another tenant's document is a 403; a bad query is a 400", async () => {
     expect((await json(R.chunks, { tenant: "tools-a", key: "nope" })).status).toBe(404);
-    expect((await json(R.chunks, { tenant: "tools-a", key: "guide" }, `?indexVersion=${randomUUID()}`)).status).toBe(404);
+    expect((await json(R.chunks, { tenant: "tools-a", key: "guide" }, `?indexVersion=${randomUUID()}`)).status).toBe(
+      404,
+    );
     const other = await json(R.chunks, { tenant: "tools-b", key: "hidden" }, "", LIMITED);
     expect(other.status).toBe(403);
     for (const q of ["?level=3", "?indexVersion=abc", "?limit=0", "?cursor=-1", "?text=x"]) {

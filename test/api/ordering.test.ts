@@ -15,15 +15,23 @@ beforeAll(async () => {
   t = await createTestDb();
   docId = randomUUID();
   await t.pool.query(`INSERT INTO tenants (id, name) VALUES ('ord', 'ord')`);
-  await t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, 'ord', 'k', 'T', 12)`, [docId]);
+  await t.pool.query(
+    `INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, 'ord', 'k', 'T', 12)`,
+    [docId],
+  );
   await t.pool.query(
     `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, next_attempt_at)
      SELECT 'ord', $1, v, 'INDEX', 'PENDING', now() - interval '1 minute' FROM generate_series(1, 12) v`,
     [docId],
   );
   firstTask = (await t.pool.query(`SELECT min(task_id)::text AS id FROM index_tasks`)).rows[0].id;
-  await t.pool.query(`INSERT INTO task_events (task_id, tenant_id, kind, actor) SELECT $1, 'ord', 'PROGRESS', 'w' || i FROM generate_series(1, 12) i`, [firstTask]);
-  await t.pool.query(`INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id) SELECT 'ops', 'task.retry', 'ord', 'task', i::text FROM generate_series(1, 12) i`);
+  await t.pool.query(
+    `INSERT INTO task_events (task_id, tenant_id, kind, actor) SELECT $1, 'ord', 'PROGRESS', 'w' || i FROM generate_series(1, 12) i`,
+    [firstTask],
+  );
+  await t.pool.query(
+    `INSERT INTO audit_log (actor, action, tenant_id, target_type, target_id) SELECT 'ops', 'task.retry', 'ord', 'task', i::text FROM generate_series(1, 12) i`,
+  );
 });
 afterAll(async () => {
   await t?.close();

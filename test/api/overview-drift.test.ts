@@ -12,8 +12,16 @@ let t: TestDb;
 const q = (text: string, values: unknown[] = []) => t.pool.query(text, values);
 
 /** Tasks of one document as [version, type, status] in creation order; the document is drifted (no pointer). */
-async function doc(tenant: string, key: string, businessVersion: number, tasks: [number, string, string][]): Promise<void> {
-  const { rows } = await q(`INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES (gen_random_uuid(), $1, $2, 't', $3) RETURNING id`, [tenant, key, businessVersion]);
+async function doc(
+  tenant: string,
+  key: string,
+  businessVersion: number,
+  tasks: [number, string, string][],
+): Promise<void> {
+  const { rows } = await q(
+    `INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES (gen_random_uuid(), $1, $2, 't', $3) RETURNING id`,
+    [tenant, key, businessVersion],
+  );
   const id = rows[0].id;
   for (let v = 1; v <= businessVersion; v++) {
     await q(
@@ -34,11 +42,26 @@ async function doc(tenant: string, key: string, businessVersion: number, tasks: 
 beforeAll(async () => {
   t = await createTestDb();
   await q(`INSERT INTO tenants (id, name) VALUES ('da', 'A'), ('db', 'B')`);
-  await doc("da", "resolved", 2, [[1, "INDEX", "SUCCEEDED"], [2, "INDEX", "RESOLVED"]]);
-  await doc("da", "resolved-then-reindex", 2, [[2, "INDEX", "RESOLVED"], [2, "REINDEX", "PENDING"]]);
-  await doc("da", "reindex-resolved", 2, [[2, "INDEX", "DEAD"], [2, "REINDEX", "RESOLVED"]]);
-  await doc("da", "resolved-older-version", 3, [[2, "INDEX", "RESOLVED"], [3, "INDEX", "DEAD"]]);
-  await doc("da", "resolved-then-delete", 2, [[2, "INDEX", "RESOLVED"], [2, "DELETE", "PENDING"]]);
+  await doc("da", "resolved", 2, [
+    [1, "INDEX", "SUCCEEDED"],
+    [2, "INDEX", "RESOLVED"],
+  ]);
+  await doc("da", "resolved-then-reindex", 2, [
+    [2, "INDEX", "RESOLVED"],
+    [2, "REINDEX", "PENDING"],
+  ]);
+  await doc("da", "reindex-resolved", 2, [
+    [2, "INDEX", "DEAD"],
+    [2, "REINDEX", "RESOLVED"],
+  ]);
+  await doc("da", "resolved-older-version", 3, [
+    [2, "INDEX", "RESOLVED"],
+    [3, "INDEX", "DEAD"],
+  ]);
+  await doc("da", "resolved-then-delete", 2, [
+    [2, "INDEX", "RESOLVED"],
+    [2, "DELETE", "PENDING"],
+  ]);
   await doc("db", "resolved-b", 1, [[1, "INDEX", "RESOLVED"]]);
   await doc("db", "running-b", 1, [[1, "INDEX", "RUNNING"]]);
   // Not drifted: deleted, so a RESOLVED task of it acknowledges nothing.

@@ -32,20 +32,37 @@ function expectHistory(points: number[], windowMs: number, stepMs: number) {
   const bins = older.map((x) => Math.floor(x / stepMs));
   expect(new Set(bins).size).toBe(bins.length);
   // Each kept older point is the newest snapshot of its step.
-  for (const x of older) expect(inWindow.filter((y) => Math.floor(y / stepMs) === Math.floor(x / stepMs) && y > x && y <= now - 3_600_000 - 5_000)).toEqual([]);
+  for (const x of older)
+    expect(
+      inWindow.filter(
+        (y) => Math.floor(y / stepMs) === Math.floor(x / stepMs) && y > x && y <= now - 3_600_000 - 5_000,
+      ),
+    ).toEqual([]);
   expect(points.length).toBeLessThan(inWindow.length / 3);
 }
 
 describe("backlog history", () => {
   it("the overview keeps the newest hour whole and one snapshot per 5 minutes of the day before it", async () => {
     const o = await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 10 });
-    expectHistory(o.history.map((h) => Date.parse(h.at)), 86_400_000, 300_000);
+    expectHistory(
+      o.history.map((h) => Date.parse(h.at)),
+      86_400_000,
+      300_000,
+    );
   });
 
   it("the 24 h and 7 d activity ranges keep the newest hour whole, then one per 5 and 15 minutes", async () => {
     const day = await activity(t.pool, { range: "24h", tenants: null });
-    expectHistory(day.history.map((h) => Date.parse(h.at)), 86_400_000, 300_000);
+    expectHistory(
+      day.history.map((h) => Date.parse(h.at)),
+      86_400_000,
+      300_000,
+    );
     const week = await activity(t.pool, { range: "7d", tenants: null });
-    expectHistory(week.history.map((h) => Date.parse(h.at)), 7 * 86_400_000, 900_000);
+    expectHistory(
+      week.history.map((h) => Date.parse(h.at)),
+      7 * 86_400_000,
+      900_000,
+    );
   });
 });

@@ -18,7 +18,10 @@ beforeAll(async () => {
   for (let i = 0; i < 60; i++) {
     const docId = randomUUID();
     const bv = 1 + (i % 3);
-    await t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version, deleted_at) VALUES ($1, 'ov', $2, 'D', $3, $4)`, [docId, `d${i}`, bv, i % 17 === 0 ? new Date() : null]);
+    await t.pool.query(
+      `INSERT INTO documents (id, tenant_id, key, title, business_version, deleted_at) VALUES ($1, 'ov', $2, 'D', $3, $4)`,
+      [docId, `d${i}`, bv, i % 17 === 0 ? new Date() : null],
+    );
     for (let v = 1; v <= bv; v++) {
       await t.pool.query(
         `INSERT INTO document_versions (id, tenant_id, document_id, version_number, title, content_type, content, content_bytes, checksum, published_by, published_at)
@@ -33,7 +36,9 @@ beforeAll(async () => {
                                 created_at, finished_at, chunks_total, chunks_reused, batches_sent)
        VALUES ('ov', $1, $2, 'INDEX', $3, 1, $4, $5, now() + make_interval(secs => $6), $7, $8, now() - make_interval(secs => $9), $10, $11, $12, $13)`,
       [
-        docId, bv, status,
+        docId,
+        bv,
+        status,
         running ? "w1" : null,
         running ? new Date(Date.now() + (i % 2 === 0 ? -5_000 : i % 3 === 0 ? 5_000 : 300_000)) : null,
         i % 4 === 0 ? 120 : -(i * 11),
@@ -50,11 +55,19 @@ beforeAll(async () => {
       // Half the documents are searchable at some version ≤ the business version.
       const iv = randomUUID();
       const sv = Math.max(1, bv - (i % 4 === 0 ? 1 : 0));
-      await t.pool.query(`INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count) VALUES ($1, 'ov', $2, $3, 'ACTIVE', 'c', 'm', 3, 0)`, [iv, docId, sv]);
-      await t.pool.query(`INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'ov', $2, $3)`, [docId, iv, sv]);
+      await t.pool.query(
+        `INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count) VALUES ($1, 'ov', $2, $3, 'ACTIVE', 'c', 'm', 3, 0)`,
+        [iv, docId, sv],
+      );
+      await t.pool.query(
+        `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'ov', $2, $3)`,
+        [docId, iv, sv],
+      );
     }
   }
-  await t.pool.query(`INSERT INTO workers (id, host, pid, concurrency, last_heartbeat_at) VALUES ('live', 'h', 1, 2, now()), ('stale', 'h', 2, 2, now() - interval '1 hour')`);
+  await t.pool.query(
+    `INSERT INTO workers (id, host, pid, concurrency, last_heartbeat_at) VALUES ('live', 'h', 1, 2, now()), ('stale', 'h', 2, 2, now() - interval '1 hour')`,
+  );
 });
 afterAll(async () => {
   const { closePools } = await import("../../lib/db/pool");
@@ -72,33 +85,55 @@ describe("overview", () => {
     const oldestBefore = await one(oldestSql);
     const o = await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20 });
     const oldestAfter = await one(oldestSql);
-    expect(o.queue.due).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING','RETRY_WAIT') AND next_attempt_at <= now()`));
+    expect(o.queue.due).toBe(
+      await one(
+        `SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING','RETRY_WAIT') AND next_attempt_at <= now()`,
+      ),
+    );
     expect(o.queue.due).toBeGreaterThan(0);
     expect(o.queue.oldestDueAgeSeconds).toBeGreaterThanOrEqual(oldestBefore - 0.001);
     expect(o.queue.oldestDueAgeSeconds).toBeLessThanOrEqual(oldestAfter + 0.001);
     expect(o.queue.running).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING'`));
-    expect(o.queue.leasesExpired).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until <= now()`));
+    expect(o.queue.leasesExpired).toBe(
+      await one(`SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until <= now()`),
+    );
     expect(o.queue.leasesExpired).toBeGreaterThan(0);
-    expect(o.queue.leasesExpiringSoon).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until > now() AND lease_until <= now() + interval '20 seconds'`));
+    expect(o.queue.leasesExpiringSoon).toBe(
+      await one(
+        `SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until > now() AND lease_until <= now() + interval '20 seconds'`,
+      ),
+    );
     expect(o.queue.leasesExpiringSoon).toBeGreaterThan(0);
     expect(o.queue.dead).toBe(await one(`SELECT count(*)::int FROM index_tasks WHERE status = 'DEAD'`));
 
-    const errs = (await t.pool.query(`SELECT error_code, status, count(*)::int AS n FROM index_tasks WHERE status IN ('DEAD','RETRY_WAIT') AND error_code IS NOT NULL GROUP BY 1, 2`)).rows;
-    expect(o.errors.map((e) => `${e.errorCode}/${e.status}=${e.count}`).sort()).toEqual(errs.map((e) => `${e.error_code}/${e.status}=${e.n}`).sort());
+    const errs = (
+      await t.pool.query(
+        `SELECT error_code, status, count(*)::int AS n FROM index_tasks WHERE status IN ('DEAD','RETRY_WAIT') AND error_code IS NOT NULL GROUP BY 1, 2`,
+      )
+    ).rows;
+    expect(o.errors.map((e) => `${e.errorCode}/${e.status}=${e.count}`).sort()).toEqual(
+      errs.map((e) => `${e.error_code}/${e.status}=${e.n}`).sort(),
+    );
 
-    const driftRows = (await t.pool.query(
-      `SELECT d.id, (SELECT status FROM index_tasks x WHERE x.document_id = d.id AND x.version_number = d.business_version ORDER BY task_id DESC LIMIT 1) AS st,
+    const driftRows = (
+      await t.pool.query(
+        `SELECT d.id, (SELECT status FROM index_tasks x WHERE x.document_id = d.id AND x.version_number = d.business_version ORDER BY task_id DESC LIMIT 1) AS st,
               (SELECT published_at FROM document_versions v WHERE v.document_id = d.id AND v.version_number = d.business_version) AS pub
          FROM documents d LEFT JOIN search_pointers sp ON sp.document_id = d.id
         WHERE d.deleted_at IS NULL AND coalesce(sp.version_number, 0) <> d.business_version`,
-    )).rows;
+      )
+    ).rows;
     expect(o.drift.count).toBe(driftRows.length);
     expect(o.drift.acknowledged).toBe(driftRows.filter((r) => r.st === "RESOLVED").length);
     expect(o.drift.acknowledged).toBeGreaterThan(0);
     const oldestPub = Math.min(...driftRows.map((r) => r.pub.getTime()));
     expect(o.drift.oldestAgeSeconds!).toBeCloseTo((Date.now() - oldestPub) / 1000, -1);
 
-    const succ = (await t.pool.query(`SELECT extract(epoch FROM finished_at - created_at)::float AS s, chunks_total, chunks_reused, batches_sent FROM index_tasks WHERE status = 'SUCCEEDED'`)).rows;
+    const succ = (
+      await t.pool.query(
+        `SELECT extract(epoch FROM finished_at - created_at)::float AS s, chunks_total, chunks_reused, batches_sent FROM index_tasks WHERE status = 'SUCCEEDED'`,
+      )
+    ).rows;
     const lat = succ.map((r) => r.s).sort((a, b) => a - b);
     const median = (lat[Math.floor((lat.length - 1) / 2)] + lat[Math.ceil((lat.length - 1) / 2)]) / 2;
     expect(o.publishToSearchableSeconds.samples).toBe(succ.length);
@@ -107,7 +142,10 @@ describe("overview", () => {
     const reused = succ.reduce((a, r) => a + r.chunks_reused, 0);
     expect(Number(o.embeddingReuseRate)).toBeCloseTo(reused / total, 6);
     expect(Number(o.perTask.chunks)).toBeCloseTo(total / succ.length, 6);
-    expect(Number(o.perTask.embeddingBatches)).toBeCloseTo(succ.reduce((a, r) => a + r.batches_sent, 0) / succ.length, 6);
+    expect(Number(o.perTask.embeddingBatches)).toBeCloseTo(
+      succ.reduce((a, r) => a + r.batches_sent, 0) / succ.length,
+      6,
+    );
     expect(o.workers.map((w) => w.id)).toEqual(["live"]);
   });
 
@@ -116,26 +154,52 @@ describe("overview", () => {
     const served = `SELECT count(*)::int FROM search_pointers p JOIN documents d ON d.id = p.document_id AND d.deleted_at IS NULL`;
     const expected = await one(served);
     expect(expected).toBeGreaterThan(0);
-    expect((await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, space: { model: "m", dimensions: 3 } })).otherEmbeddingSpace).toEqual({ count: 0, model: "m", dimensions: 3 });
-    for (const space of [{ model: "m2", dimensions: 3 }, { model: "m", dimensions: 4 }, { model: "a", dimensions: 3 }, { model: "m", dimensions: 2 }]) {
-      expect((await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, space })).otherEmbeddingSpace, JSON.stringify(space)).toEqual({ count: expected, ...space });
+    expect(
+      (await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, space: { model: "m", dimensions: 3 } }))
+        .otherEmbeddingSpace,
+    ).toEqual({ count: 0, model: "m", dimensions: 3 });
+    for (const space of [
+      { model: "m2", dimensions: 3 },
+      { model: "m", dimensions: 4 },
+      { model: "a", dimensions: 3 },
+      { model: "m", dimensions: 2 },
+    ]) {
+      expect(
+        (await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, space })).otherEmbeddingSpace,
+        JSON.stringify(space),
+      ).toEqual({ count: expected, ...space });
     }
     // Scoped like every other figure.
-    expect((await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, tenants: ["elsewhere"], space: { model: "m2", dimensions: 3 } })).otherEmbeddingSpace.count).toBe(0);
+    expect(
+      (
+        await overview(t.pool, {
+          leaseSeconds: 60,
+          heartbeatSeconds: 20,
+          tenants: ["elsewhere"],
+          space: { model: "m2", dimensions: 3 },
+        })
+      ).otherEmbeddingSpace.count,
+    ).toBe(0);
     // Not known: not counted.
     expect((await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20 })).otherEmbeddingSpace.count).toBe(0);
   });
 
   it("serves Prometheus metrics with low-cardinality labels only", async () => {
     const { GET } = await import("../../app/api/metrics/route");
-    const res = await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) });
+    const res = await GET(
+      new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }),
+      { params: Promise.resolve({}) },
+    );
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toMatch(/^indexwright_tasks_dead \d+$/m);
     expect(text).toMatch(/^indexwright_task_errors\{error_code="PARSE_ERROR",status="DEAD"\} \d+$/m);
     expect(text).toMatch(/^indexwright_leases\{condition="expired"\} [1-9]\d*$/m);
     const labels = [...text.matchAll(/\{([^}]*)\}/g)].flatMap((m) => m[1].split(",").map((kv) => kv.split("=")[0]));
-    for (const l of new Set(labels)) expect(["task", "task_id", "document", "document_id", "tenant", "tenant_id", "key", "worker_id"]).not.toContain(l);
+    for (const l of new Set(labels))
+      expect(["task", "task_id", "document", "document_id", "tenant", "tenant_id", "key", "worker_id"]).not.toContain(
+        l,
+      );
     expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
     expect(text).not.toContain('"ov"');
     const unauth = await GET(new Request("http://localhost/api/metrics"), { params: Promise.resolve({}) });
@@ -144,8 +208,14 @@ describe("overview", () => {
 
   it("exports publish → searchable latency as a histogram, each successful index task counted once", async () => {
     const { GET } = await import("../../app/api/metrics/route");
-    const scrape = async () => (await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) })).text();
-    const sample = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}+."]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1]);
+    const scrape = async () =>
+      (
+        await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }), {
+          params: Promise.resolve({}),
+        })
+      ).text();
+    const sample = (text: string, series: string) =>
+      Number(new RegExp(`^${series.replace(/[{}+."]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1]);
     const truth = async (extra = "") =>
       (
         await t.pool.query(
@@ -179,9 +249,16 @@ describe("overview", () => {
     );
     const third = await scrape();
     expect(sample(third, "indexwright_publish_to_searchable_seconds_count")).toBe(before.n + 1);
-    expect(sample(third, 'indexwright_publish_to_searchable_seconds_bucket{le="30"}')).toBe(sample(first, 'indexwright_publish_to_searchable_seconds_bucket{le="30"}'));
-    expect(sample(third, 'indexwright_publish_to_searchable_seconds_bucket{le="60"}')).toBe(sample(first, 'indexwright_publish_to_searchable_seconds_bucket{le="60"}') + 1);
-    expect(sample(third, "indexwright_publish_to_searchable_seconds_sum") - sample(first, "indexwright_publish_to_searchable_seconds_sum")).toBeCloseTo(40, 1);
+    expect(sample(third, 'indexwright_publish_to_searchable_seconds_bucket{le="30"}')).toBe(
+      sample(first, 'indexwright_publish_to_searchable_seconds_bucket{le="30"}'),
+    );
+    expect(sample(third, 'indexwright_publish_to_searchable_seconds_bucket{le="60"}')).toBe(
+      sample(first, 'indexwright_publish_to_searchable_seconds_bucket{le="60"}') + 1,
+    );
+    expect(
+      sample(third, "indexwright_publish_to_searchable_seconds_sum") -
+        sample(first, "indexwright_publish_to_searchable_seconds_sum"),
+    ).toBeCloseTo(40, 1);
     // The overview API still answers with its percentiles over the same sample.
     const o = await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20 });
     expect(o.publishToSearchableSeconds.samples).toBe(before.n + 1);
@@ -200,7 +277,9 @@ describe("overview", () => {
     );
     await t.pool.query(`DELETE FROM backlog_snapshots`);
     expect(await takeBacklogSnapshot(t.pool, 0)).toBe(true);
-    const snap = (await t.pool.query(`SELECT latency_p50_seconds AS p50, latency_p95_seconds AS p95 FROM backlog_snapshots`)).rows[0];
+    const snap = (
+      await t.pool.query(`SELECT latency_p50_seconds AS p50, latency_p95_seconds AS p95 FROM backlog_snapshots`)
+    ).rows[0];
     const truth = (
       await t.pool.query(
         `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) AS p95, count(*)::int AS n

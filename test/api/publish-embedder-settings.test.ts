@@ -24,13 +24,23 @@ afterAll(async () => {
 });
 
 const post = async (body: object) => {
-  const req = new Request("http://localhost/x", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const req = new Request("http://localhost/x", {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const res = await route.POST(req, { params: Promise.resolve({ tenant: "emb", key: "doc" }) });
   return { status: res.status, body: await res.json() };
 };
 
 it("an unsupported content type and an empty document are refused with their own codes while the embedder cannot be built", async () => {
-  expect(await post({ title: "T", contentType: "application/x-unknown", content: "x" })).toMatchObject({ status: 415, body: { error: { code: "UNSUPPORTED_DOCUMENT" } } });
-  expect(await post({ title: "T", contentType: "text/markdown", content: "   " })).toMatchObject({ status: 400, body: { error: { code: "EMPTY_DOCUMENT" } } });
+  expect(await post({ title: "T", contentType: "application/x-unknown", content: "x" })).toMatchObject({
+    status: 415,
+    body: { error: { code: "UNSUPPORTED_DOCUMENT" } },
+  });
+  expect(await post({ title: "T", contentType: "text/markdown", content: "   " })).toMatchObject({
+    status: 400,
+    body: { error: { code: "EMPTY_DOCUMENT" } },
+  });
   expect((await t.pool.query(`SELECT count(*)::int AS n FROM document_versions`)).rows[0].n).toBe(0);
 });

@@ -23,11 +23,19 @@ afterAll(async () => {
 
 const ctx = (key: string) => ({ params: Promise.resolve({ tenant: "pub", key }) });
 const post = async (key: string, body: BodyInit, headers: Record<string, string> = {}) => {
-  const res = await route.POST(new Request("http://localhost/x", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, ...headers }, body }), ctx(key));
+  const res = await route.POST(
+    new Request("http://localhost/x", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+      body,
+    }),
+    ctx(key),
+  );
   return { status: res.status, body: await res.json(), replayed: res.headers.get("idempotent-replayed") };
 };
 const count = async (table: string) => (await t.pool.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
-const jsonBody = (content: string, extra: object = {}) => JSON.stringify({ title: "T", contentType: "text/markdown", content, ...extra });
+const jsonBody = (content: string, extra: object = {}) =>
+  JSON.stringify({ title: "T", contentType: "text/markdown", content, ...extra });
 
 describe("publish", () => {
   it("the same Idempotency-Key and body returns the first answer; a different body is 409", async () => {
@@ -55,24 +63,51 @@ describe("publish", () => {
 
   it("accepts a PDF as base64 and a DOCX as a multipart file; refuses binary sent as text", async () => {
     const pdf = Buffer.from(makePdf([["Pelicans nest on the east pier."]])).toString("base64");
-    const r1 = await post("pdf", JSON.stringify({ title: "PDF", contentType: "application/pdf", content: pdf, contentEncoding: "base64" }), { "content-type": "application/json" });
+    const r1 = await post(
+      "pdf",
+      JSON.stringify({ title: "PDF", contentType: "application/pdf", content: pdf, contentEncoding: "base64" }),
+      { "content-type": "application/json" },
+    );
     expect(r1.status).toBe(202);
-    const stored = (await t.pool.query(`SELECT content, content_type FROM document_versions dv JOIN documents d ON d.id = dv.document_id WHERE d.key = 'pdf'`)).rows[0];
+    const stored = (
+      await t.pool.query(
+        `SELECT content, content_type FROM document_versions dv JOIN documents d ON d.id = dv.document_id WHERE d.key = 'pdf'`,
+      )
+    ).rows[0];
     expect(stored.content_type).toBe("application/pdf");
     expect(stored.content.subarray(0, 5).toString()).toBe("%PDF-");
 
     const form = new FormData();
-    form.set("file", new File([Buffer.from(makeDocx([{ style: "Heading1", text: "Rules" }, { text: "Keep the door shut." }]))], "rules.docx", { type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" }));
+    form.set(
+      "file",
+      new File(
+        [Buffer.from(makeDocx([{ style: "Heading1", text: "Rules" }, { text: "Keep the door shut." }]))],
+        "rules.docx",
+        { type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
+      ),
+    );
     form.set("acl", "group:a, group:b");
     const r2 = await post("docx", form);
     expect(r2.status).toBe(202);
-    const v = (await t.pool.query(`SELECT dv.title, dv.acl FROM document_versions dv JOIN documents d ON d.id = dv.document_id WHERE d.key = 'docx'`)).rows[0];
+    const v = (
+      await t.pool.query(
+        `SELECT dv.title, dv.acl FROM document_versions dv JOIN documents d ON d.id = dv.document_id WHERE d.key = 'docx'`,
+      )
+    ).rows[0];
     expect(v).toEqual({ title: "rules", acl: ["group:a", "group:b"] });
 
     const before = await count("document_versions");
-    const asText = await post("pdf-text", JSON.stringify({ title: "x", contentType: "application/pdf", content: "%PDF-1.4 ..." }), { "content-type": "application/json" });
+    const asText = await post(
+      "pdf-text",
+      JSON.stringify({ title: "x", contentType: "application/pdf", content: "%PDF-1.4 ..." }),
+      { "content-type": "application/json" },
+    );
     expect(asText.status).toBe(400);
-    const badB64 = await post("pdf-b64", JSON.stringify({ title: "x", contentType: "application/pdf", content: "not*base64!", contentEncoding: "base64" }), { "content-type": "application/json" });
+    const badB64 = await post(
+      "pdf-b64",
+      JSON.stringify({ title: "x", contentType: "application/pdf", content: "not*base64!", contentEncoding: "base64" }),
+      { "content-type": "application/json" },
+    );
     expect(badB64.status).toBe(400);
     const noFile = new FormData();
     noFile.set("title", "nothing");

@@ -43,12 +43,17 @@ function streamOf(chunks: number, size: number): ReadableStream<Uint8Array> {
 }
 
 async function publishRaw(headers: Record<string, string>, body: BodyInit, key = "doc") {
-  const res: Response = await R.publish.POST(new Request("http://localhost/x", { method: "POST", headers, body, duplex: "half" } as RequestInit), ctx({ tenant: "parse", key }));
+  const res: Response = await R.publish.POST(
+    new Request("http://localhost/x", { method: "POST", headers, body, duplex: "half" } as RequestInit),
+    ctx({ tenant: "parse", key }),
+  );
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
 async function contentTables(): Promise<string> {
-  const r = await t.pool.query(`SELECT (SELECT count(*) FROM documents) || '/' || (SELECT count(*) FROM document_versions) || '/' || (SELECT count(*) FROM index_tasks) AS n`);
+  const r = await t.pool.query(
+    `SELECT (SELECT count(*) FROM documents) || '/' || (SELECT count(*) FROM document_versions) || '/' || (SELECT count(*) FROM index_tasks) AS n`,
+  );
   return r.rows[0].n;
 }
 
@@ -70,7 +75,11 @@ describe("request parsing", () => {
   });
 
   it("malformed UTF-8 is a 400 INVALID_ENCODING, in the JSON body and in an uploaded text file", async () => {
-    const bytes = Buffer.concat([Buffer.from(`{"title":"t","contentType":"text/plain","content":"caf`), Buffer.from([0xc3, 0x28]), Buffer.from(`"}`)]);
+    const bytes = Buffer.concat([
+      Buffer.from(`{"title":"t","contentType":"text/plain","content":"caf`),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from(`"}`),
+    ]);
     const r = await publishRaw(json, new Uint8Array(bytes));
     expect(r).toMatchObject({ status: 400, body: { error: { code: "INVALID_ENCODING" } } });
     const form = new FormData();
@@ -81,12 +90,22 @@ describe("request parsing", () => {
   });
 
   it("control characters in text content are a 400 INVALID_CONTENT; tabs and newlines are fine", async () => {
-    const nul = await publishRaw(json, JSON.stringify({ title: "t", contentType: "text/plain", content: "before\u0000after" }));
+    const nul = await publishRaw(
+      json,
+      JSON.stringify({ title: "t", contentType: "text/plain", content: "before\u0000after" }),
+    );
     expect(nul).toMatchObject({ status: 400, body: { error: { code: "INVALID_CONTENT" } } });
-    const esc = await publishRaw(json, JSON.stringify({ title: "t", contentType: "text/markdown", content: "# T\n\nbell \u0007 here" }));
+    const esc = await publishRaw(
+      json,
+      JSON.stringify({ title: "t", contentType: "text/markdown", content: "# T\n\nbell \u0007 here" }),
+    );
     expect(esc.status).toBe(400);
     expect(await contentTables()).toBe("0/0/0");
-    const ok = await publishRaw(json, JSON.stringify({ title: "t", contentType: "text/plain", content: "col1\tcol2\r\nline two" }), "fine");
+    const ok = await publishRaw(
+      json,
+      JSON.stringify({ title: "t", contentType: "text/plain", content: "col1\tcol2\r\nline two" }),
+      "fine",
+    );
     expect(ok.status).toBe(202);
   });
 
@@ -95,10 +114,16 @@ describe("request parsing", () => {
       const res: Response = await R.task.GET(new Request("http://localhost/x", { headers: auth }), ctx({ taskId: id }));
       expect(res.status).toBe(400);
       expect((await res.json()).error.code).toBe("VALIDATION_FAILED");
-      const retry: Response = await R.retry.POST(new Request("http://localhost/x", { method: "POST", headers: json, body: "{}" }), ctx({ taskId: id }));
+      const retry: Response = await R.retry.POST(
+        new Request("http://localhost/x", { method: "POST", headers: json, body: "{}" }),
+        ctx({ taskId: id }),
+      );
       expect(retry.status).toBe(400);
     }
-    const max: Response = await R.task.GET(new Request("http://localhost/x", { headers: auth }), ctx({ taskId: "9223372036854775807" }));
+    const max: Response = await R.task.GET(
+      new Request("http://localhost/x", { headers: auth }),
+      ctx({ taskId: "9223372036854775807" }),
+    );
     expect(max.status).toBe(404);
   });
 });

@@ -27,22 +27,36 @@ afterAll(async () => {
 
 const ctx = { params: Promise.resolve({} as Record<string, string>) };
 const post = (body: unknown, address: string) =>
-  signin.POST(new Request("http://dash.local/api/auth/signin", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", "x-forwarded-for": address }, body: JSON.stringify(body) }), ctx);
+  signin.POST(
+    new Request("http://dash.local/api/auth/signin", {
+      method: "POST",
+      headers: { "content-type": "application/json", host: "dash.local", "x-forwarded-for": address },
+      body: JSON.stringify(body),
+    }),
+    ctx,
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function addUser(email: string, hash: string): Promise<string> {
   const id = randomUUID();
-  await t.pool.query(`INSERT INTO users (id, email, password_hash, role, tenants) VALUES ($1, $2, $3, 'viewer', ARRAY['*'])`, [id, email, hash]);
+  await t.pool.query(
+    `INSERT INTO users (id, email, password_hash, role, tenants) VALUES ($1, $2, $3, 'viewer', ARRAY['*'])`,
+    [id, email, hash],
+  );
   return id;
 }
-const storedHash = async (id: string) => (await t.pool.query(`SELECT password_hash FROM users WHERE id = $1`, [id])).rows[0].password_hash as string;
+const storedHash = async (id: string) =>
+  (await t.pool.query(`SELECT password_hash FROM users WHERE id = $1`, [id])).rows[0].password_hash as string;
 
 describe("sign-in throttling", () => {
   it("another spelling of a throttled email (PostgreSQL folds 'İ' to 'i', JavaScript does not) does not sign in past the count", async () => {
     const { hashPassword } = await import("../../lib/auth/password");
     await addUser("mini@example.com", await hashPassword("the right password"));
-    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await post({ email: "mini@example.com", password: `guess-${i}` }, "198.51.100.40")).status).toBe(401);
-    expect((await post({ email: "mini@example.com", password: "the right password" }, "198.51.100.40")).status).toBe(429);
+    for (let i = 0; i < FREE_ATTEMPTS; i++)
+      expect((await post({ email: "mini@example.com", password: `guess-${i}` }, "198.51.100.40")).status).toBe(401);
+    expect((await post({ email: "mini@example.com", password: "the right password" }, "198.51.100.40")).status).toBe(
+      429,
+    );
     for (const spelling of ["m\u0130ni@example.com", "mini@example.com".replace("i", "\u0130")]) {
       expect((await post({ email: spelling, password: "the right password" }, "198.51.100.40")).status).toBe(401);
     }
@@ -52,13 +66,16 @@ describe("sign-in throttling", () => {
     // An old-format hash: a checked correct password would be rehashed, so an unchanged hash shows it was not checked.
     const old = legacyHash("right password");
     const id = await addUser("victim@example.com", old);
-    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await post({ email: "victim@example.com", password: `guess-${i}` }, "198.51.100.10")).status).toBe(401);
+    for (let i = 0; i < FREE_ATTEMPTS; i++)
+      expect((await post({ email: "victim@example.com", password: `guess-${i}` }, "198.51.100.10")).status).toBe(401);
 
     const blocked = await post({ email: "victim@example.com", password: "right password" }, "198.51.100.10");
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get("retry-after")).toBe("1");
     expect(blocked.headers.get("set-cookie")).toBeNull();
-    expect(await blocked.json()).toEqual({ error: { code: "TOO_MANY_ATTEMPTS", message: "too many failed sign-ins; try again in 1 second" } });
+    expect(await blocked.json()).toEqual({
+      error: { code: "TOO_MANY_ATTEMPTS", message: "too many failed sign-ins; try again in 1 second" },
+    });
     expect(await storedHash(id)).toBe(old);
 
     // The real owner at another address is not slowed down at all.
@@ -72,17 +89,20 @@ describe("sign-in throttling", () => {
     // and that success gives it its free attempts back.
     await sleep(1000 * Number(blocked.headers.get("retry-after")) + 100);
     expect((await post({ email: "victim@example.com", password: "right password" }, "198.51.100.10")).status).toBe(200);
-    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await post({ email: "victim@example.com", password: `again-${i}` }, "198.51.100.10")).status).toBe(401);
+    for (let i = 0; i < FREE_ATTEMPTS; i++)
+      expect((await post({ email: "victim@example.com", password: `again-${i}` }, "198.51.100.10")).status).toBe(401);
     expect((await post({ email: "victim@example.com", password: "again" }, "198.51.100.10")).status).toBe(429);
   }, 60_000);
 
   it("unknown accounts are slowed like known ones (a 429 does not reveal who exists)", async () => {
-    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await post({ email: "nobody@example.com", password: `x${i}` }, "198.51.100.11")).status).toBe(401);
+    for (let i = 0; i < FREE_ATTEMPTS; i++)
+      expect((await post({ email: "nobody@example.com", password: `x${i}` }, "198.51.100.11")).status).toBe(401);
     expect((await post({ email: "nobody@example.com", password: "y" }, "198.51.100.11")).status).toBe(429);
   }, 30_000);
 
   it(`token sign-in is limited per address: after ${FAILURES_PER_ADDRESS} failures even a valid token waits there, not elsewhere`, async () => {
-    for (let i = 0; i < FAILURES_PER_ADDRESS; i++) expect((await post({ token: `iw_not-a-token-${i}` }, "198.51.100.12")).status).toBe(401);
+    for (let i = 0; i < FAILURES_PER_ADDRESS; i++)
+      expect((await post({ token: `iw_not-a-token-${i}` }, "198.51.100.12")).status).toBe(401);
     const blocked = await post({ token: BOOT }, "198.51.100.12");
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(ADDRESS_BLOCK_SECONDS - 60);
@@ -93,7 +113,15 @@ describe("sign-in throttling", () => {
   }, 60_000);
 
   it("an address written as IPv4-mapped IPv6 is the same address", async () => {
-    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await post({ email: "mapped@example.com", password: `m${i}` }, i % 2 ? "198.51.100.14" : "::ffff:198.51.100.14")).status).toBe(401);
+    for (let i = 0; i < FREE_ATTEMPTS; i++)
+      expect(
+        (
+          await post(
+            { email: "mapped@example.com", password: `m${i}` },
+            i % 2 ? "198.51.100.14" : "::ffff:198.51.100.14",
+          )
+        ).status,
+      ).toBe(401);
     expect((await post({ email: "mapped@example.com", password: "m" }, "198.51.100.14")).status).toBe(429);
   }, 30_000);
 });
@@ -102,10 +130,19 @@ describe("sign-in body", () => {
   it("the bootstrap admin's default admin@localhost signs in (no dot in the domain)", async () => {
     await upsertAdmin(t.pool, DEFAULT_ADMIN_EMAIL, "a generated password");
     expect(DEFAULT_ADMIN_EMAIL).toBe("admin@localhost");
-    expect((await post({ email: "admin@localhost", password: "a generated password" }, "198.51.100.30")).status).toBe(200);
+    expect((await post({ email: "admin@localhost", password: "a generated password" }, "198.51.100.30")).status).toBe(
+      200,
+    );
   });
 
-  it.each(["not-an-email", "two@@example.com", "' OR 1=1 --@example.test", "a b@example.com", "@example.com", "admin@"])("%j is refused as VALIDATION_FAILED", async (email) => {
+  it.each([
+    "not-an-email",
+    "two@@example.com",
+    "' OR 1=1 --@example.test",
+    "a b@example.com",
+    "@example.com",
+    "admin@",
+  ])("%j is refused as VALIDATION_FAILED", async (email) => {
     const res = await post({ email, password: "x" }, "198.51.100.31");
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe("VALIDATION_FAILED");

@@ -71,7 +71,10 @@ describe("publish → index → search", () => {
 
   it("rejects a missing or wrong token with 401 and writes nothing", async () => {
     for (const token of [null, "wrong-token-wrong-token"]) {
-      const r = await routes.publish.POST(req("POST", { title: "x", contentType: "text/markdown", content: "hi" }, token), ctx({ tenant: "acme", key: "k" }));
+      const r = await routes.publish.POST(
+        req("POST", { title: "x", contentType: "text/markdown", content: "hi" }, token),
+        ctx({ tenant: "acme", key: "k" }),
+      );
       expect(r.status).toBe(401);
       expect((await r.json()).error.code).toBe("UNAUTHORIZED");
     }
@@ -92,9 +95,15 @@ describe("publish → index → search", () => {
       expect(r.status, JSON.stringify(body ?? raw)).toBe(400);
       expect((await r.json()).error.code).toBe(code);
     }
-    const badKey = await routes.publish.POST(req("POST", { title: "x", contentType: "text/markdown", content: "hi" }), ctx({ tenant: "acme", key: "Bad Key!" }));
+    const badKey = await routes.publish.POST(
+      req("POST", { title: "x", contentType: "text/markdown", content: "hi" }),
+      ctx({ tenant: "acme", key: "Bad Key!" }),
+    );
     expect(badKey.status).toBe(400);
-    const unsupported = await routes.publish.POST(req("POST", { title: "x", contentType: "application/x-msdownload", content: "MZ" }), ctx({ tenant: "acme", key: "k" }));
+    const unsupported = await routes.publish.POST(
+      req("POST", { title: "x", contentType: "application/x-msdownload", content: "MZ" }),
+      ctx({ tenant: "acme", key: "k" }),
+    );
     expect(unsupported.status).toBe(415);
     expect((await unsupported.json()).error.code).toBe("UNSUPPORTED_DOCUMENT");
     expect(await count("documents")).toBe(0);
@@ -102,7 +111,10 @@ describe("publish → index → search", () => {
   });
 
   it("publishes, becomes SEARCHABLE, and search returns it first", async () => {
-    const r = await routes.publish.POST(req("POST", { title: "Refund policy", contentType: "text/markdown", content: POLICY }), ctx({ tenant: "acme", key: "refund-policy" }));
+    const r = await routes.publish.POST(
+      req("POST", { title: "Refund policy", contentType: "text/markdown", content: POLICY }),
+      ctx({ tenant: "acme", key: "refund-policy" }),
+    );
     expect(r.status).toBe(202);
     const body = await r.json();
     expect(body).toMatchObject({ versionNumber: 1, state: "INDEXING" });
@@ -112,14 +124,28 @@ describe("publish → index → search", () => {
       const d = await (await routes.doc.GET(req("GET"), ctx({ tenant: "acme", key: "refund-policy" }))).json();
       return d.state === "SEARCHABLE" ? d : null;
     });
-    expect(doc).toMatchObject({ tenant: "acme", key: "refund-policy", businessVersion: 1, searchVersion: 1, lastError: null, progress: null });
+    expect(doc).toMatchObject({
+      tenant: "acme",
+      key: "refund-policy",
+      businessVersion: 1,
+      searchVersion: 1,
+      lastError: null,
+      progress: null,
+    });
     expect(doc.tasks[0]).toMatchObject({ status: "SUCCEEDED", attempts: 1 });
     expect(doc.indexVersions[0]).toMatchObject({ status: "ACTIVE", chunkCount: expect.any(Number) });
 
-    const s = await routes.search.POST(req("POST", { query: "Gift cards and perishable groceries cannot be refunded" }), ctx({ tenant: "acme" }));
+    const s = await routes.search.POST(
+      req("POST", { query: "Gift cards and perishable groceries cannot be refunded" }),
+      ctx({ tenant: "acme" }),
+    );
     expect(s.status).toBe(200);
     const { hits } = await s.json();
-    expect(hits[0]).toMatchObject({ documentKey: "refund-policy", versionNumber: 1, sectionPath: "Refund policy > Exceptions" });
+    expect(hits[0]).toMatchObject({
+      documentKey: "refund-policy",
+      versionNumber: 1,
+      sectionPath: "Refund policy > Exceptions",
+    });
     expect(hits[0].text).toContain("Gift cards");
 
     const other = await routes.search.POST(req("POST", { query: "Gift cards" }), ctx({ tenant: "other" }));
@@ -128,7 +154,10 @@ describe("publish → index → search", () => {
 
   it("publishing identical content again is 200 with the same version and no new task", async () => {
     const before = await count("index_tasks");
-    const r = await routes.publish.POST(req("POST", { title: "Refund policy", contentType: "text/markdown", content: POLICY }), ctx({ tenant: "acme", key: "refund-policy" }));
+    const r = await routes.publish.POST(
+      req("POST", { title: "Refund policy", contentType: "text/markdown", content: POLICY }),
+      ctx({ tenant: "acme", key: "refund-policy" }),
+    );
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({ versionNumber: 1, state: "SEARCHABLE" });
     expect(await count("index_tasks")).toBe(before);
@@ -138,8 +167,19 @@ describe("publish → index → search", () => {
     const r = await routes.list.GET(req("GET"), ctx({}));
     const page = await r.json();
     expect(page.items).toHaveLength(1);
-    expect(page.items[0]).toMatchObject({ tenant: "acme", key: "refund-policy", state: "SEARCHABLE", businessVersion: 1, searchVersion: 1 });
-    const none = await (await routes.list.GET(new Request("http://localhost/x?state=FAILED", { headers: { authorization: `Bearer ${TOKEN}` } }), ctx({}))).json();
+    expect(page.items[0]).toMatchObject({
+      tenant: "acme",
+      key: "refund-policy",
+      state: "SEARCHABLE",
+      businessVersion: 1,
+      searchVersion: 1,
+    });
+    const none = await (
+      await routes.list.GET(
+        new Request("http://localhost/x?state=FAILED", { headers: { authorization: `Bearer ${TOKEN}` } }),
+        ctx({}),
+      )
+    ).json();
     expect(none.items).toEqual([]);
   });
 
@@ -147,8 +187,15 @@ describe("publish → index → search", () => {
     const d1 = await routes.doc.DELETE(req("DELETE"), ctx({ tenant: "acme", key: "refund-policy" }));
     expect(d1.status).toBe(202);
     const { taskId } = await d1.json();
-    await waitFor(async () => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0].status === "SUCCEEDED");
-    const s = await routes.search.POST(req("POST", { query: "Gift cards and perishable groceries" }), ctx({ tenant: "acme" }));
+    await waitFor(
+      async () =>
+        (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0].status ===
+        "SUCCEEDED",
+    );
+    const s = await routes.search.POST(
+      req("POST", { query: "Gift cards and perishable groceries" }),
+      ctx({ tenant: "acme" }),
+    );
     expect((await s.json()).hits).toEqual([]);
     const d2 = await routes.doc.DELETE(req("DELETE"), ctx({ tenant: "acme", key: "refund-policy" }));
     expect(d2.status).toBe(202);

@@ -19,7 +19,11 @@ let R: Record<string, Mod>;
 let operator: string;
 let ownAdmin: string;
 
-async function call(mod: Mod, method: string, opts: { body?: unknown; params?: Record<string, string>; token?: string; query?: string } = {}) {
+async function call(
+  mod: Mod,
+  method: string,
+  opts: { body?: unknown; params?: Record<string, string>; token?: string; query?: string } = {},
+) {
   const res = await mod[method](
     new Request(`http://${HOST}/api/x${opts.query ?? ""}`, {
       method,
@@ -28,7 +32,10 @@ async function call(mod: Mod, method: string, opts: { body?: unknown; params?: R
     }),
     { params: Promise.resolve(opts.params ?? {}) },
   );
-  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> & { error?: { code: string } } };
+  return {
+    status: res.status,
+    body: (await res.json().catch(() => null)) as Record<string, unknown> & { error?: { code: string } },
+  };
 }
 
 function sources(dir: string): string[] {
@@ -39,7 +46,10 @@ function sources(dir: string): string[] {
     return /\.tsx?$/.test(n) ? [p] : [];
   });
 }
-const code = [...sources("lib"), ...sources("app"), ...sources("worker")].map((f) => ({ f, text: readFileSync(f, "utf8") }));
+const code = [...sources("lib"), ...sources("app"), ...sources("worker")].map((f) => ({
+  f,
+  text: readFileSync(f, "utf8"),
+}));
 
 /** Every action string the code writes an audit row with. */
 function actionsInCode(): Set<string> {
@@ -58,7 +68,8 @@ const SECRET_PATH = "/hooks/T0SECRETPATH/B0SECRETPATH";
 const SECRET_QUERY = "?sig=Q0SECRETQUERY";
 const CAPABILITY_URL = `https://hooks.example.com${SECRET_PATH}${SECRET_QUERY}`;
 /** Values that must never reach a tenant operator. */
-const secretLooking = (s: string) => [/SECRET/, /whsec_/, /user:pw@/, /T0SECRET|B0SECRET|Q0SECRET/, new RegExp(BOOT)].filter((r) => r.test(s));
+const secretLooking = (s: string) =>
+  [/SECRET/, /whsec_/, /user:pw@/, /T0SECRET|B0SECRET|Q0SECRET/, new RegExp(BOOT)].filter((r) => r.test(s));
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -74,8 +85,10 @@ beforeAll(async () => {
     tokens: await import(`${base}/admin/tokens/route`),
     audit: await import(`${base}/audit/route`),
   } as unknown as Record<string, Mod>;
-  operator = (await call(R.tokens, "POST", { body: { name: "own-operator", role: "operator", tenants: ["own"] } })).body.token as string;
-  ownAdmin = (await call(R.tokens, "POST", { body: { name: "own-admin", role: "admin", tenants: ["own"] } })).body.token as string;
+  operator = (await call(R.tokens, "POST", { body: { name: "own-operator", role: "operator", tenants: ["own"] } })).body
+    .token as string;
+  ownAdmin = (await call(R.tokens, "POST", { body: { name: "own-admin", role: "admin", tenants: ["own"] } })).body
+    .token as string;
 });
 afterAll(async () => {
   await t?.close();
@@ -86,7 +99,9 @@ describe("audit rows and secrets", () => {
     for (const { f, text } of code) {
       if (f === path.join("lib", "audit", "repository.ts")) continue;
       for (const m of text.matchAll(/INSERT INTO audit_log[\s\S]{0,400}?\]/g)) {
-        expect(m[0], `${f}: a raw audit insert must store its detail through auditDetailJson`).toMatch(/auditDetailJson\(/);
+        expect(m[0], `${f}: a raw audit insert must store its detail through auditDetailJson`).toMatch(
+          /auditDetailJson\(/,
+        );
       }
     }
     const found = actionsInCode();
@@ -96,20 +111,39 @@ describe("audit rows and secrets", () => {
   });
 
   it("webhook create, update and delete through the API: a tenant operator reads the origin only, an admin the URL", async () => {
-    const c = await call(R.hooks, "POST", { token: ownAdmin, body: { tenant: "own", url: CAPABILITY_URL, eventTypes: ["task.dead"] } });
+    const c = await call(R.hooks, "POST", {
+      token: ownAdmin,
+      body: { tenant: "own", url: CAPABILITY_URL, eventTypes: ["task.dead"] },
+    });
     expect(c.status).toBe(201);
     const id = c.body.id as string;
-    expect((await call(R.hook, "PATCH", { token: ownAdmin, params: { id }, body: { url: `https://other.example.net${SECRET_PATH}2${SECRET_QUERY}` } })).status).toBe(200);
+    expect(
+      (
+        await call(R.hook, "PATCH", {
+          token: ownAdmin,
+          params: { id },
+          body: { url: `https://other.example.net${SECRET_PATH}2${SECRET_QUERY}` },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call(R.rotate, "POST", { token: ownAdmin, params: { id } })).status).toBe(200);
     expect((await call(R.hook, "DELETE", { token: ownAdmin, params: { id } })).status).toBe(200);
 
     const seen = await call(R.audit, "GET", { token: operator, query: "?action=webhook.*&limit=100" });
     expect(seen.status).toBe(200);
     const items = seen.body.items as { action: string; detail: Record<string, unknown> }[];
-    expect(items.map((i) => i.action).sort()).toEqual(["webhook.create", "webhook.delete", "webhook.rotate_secret", "webhook.update"]);
+    expect(items.map((i) => i.action).sort()).toEqual([
+      "webhook.create",
+      "webhook.delete",
+      "webhook.rotate_secret",
+      "webhook.update",
+    ]);
     expect(secretLooking(JSON.stringify(items))).toEqual([]);
     expect(items.find((i) => i.action === "webhook.create")!.detail.url).toBe("https://hooks.example.com");
-    expect(items.find((i) => i.action === "webhook.update")!.detail).toMatchObject({ changed: { url: "https://other.example.net" }, before: { url: "https://hooks.example.com" } });
+    expect(items.find((i) => i.action === "webhook.update")!.detail).toMatchObject({
+      changed: { url: "https://other.example.net" },
+      before: { url: "https://hooks.example.com" },
+    });
 
     const admin = await call(R.audit, "GET", { token: ownAdmin, query: "?action=webhook.create" });
     expect((admin.body.items as { detail: { url: string } }[])[0].detail.url).toBe(CAPABILITY_URL);
@@ -152,9 +186,21 @@ describe("audit rows and secrets", () => {
   });
 
   it("redaction keeps what is not secret: booleans, counts, origins, and URL-free text", () => {
-    expect(scrubForStorage({ password: true, passwordChanged: false, previousSecretHours: 24, name: "x" })).toEqual({ password: true, passwordChanged: false, previousSecretHours: 24, name: "x" });
-    expect(scrubForStorage({ secret: "s", nested: { clientSecret: "t" } })).toEqual({ secret: REDACTED, nested: { clientSecret: REDACTED } });
-    expect(redactForReader({ url: "https://h.example/a?b=c", text: "see https://h.example/a", n: 1 })).toEqual({ url: "https://h.example", text: "see https://h.example/a", n: 1 });
+    expect(scrubForStorage({ password: true, passwordChanged: false, previousSecretHours: 24, name: "x" })).toEqual({
+      password: true,
+      passwordChanged: false,
+      previousSecretHours: 24,
+      name: "x",
+    });
+    expect(scrubForStorage({ secret: "s", nested: { clientSecret: "t" } })).toEqual({
+      secret: REDACTED,
+      nested: { clientSecret: REDACTED },
+    });
+    expect(redactForReader({ url: "https://h.example/a?b=c", text: "see https://h.example/a", n: 1 })).toEqual({
+      url: "https://h.example",
+      text: "see https://h.example/a",
+      n: 1,
+    });
     expect(redactForReader(null)).toBeNull();
   });
 });

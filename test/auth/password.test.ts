@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes, randomUUID, scryptSync } from "node:crypto";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { legacyHash } from "../helpers/legacy-hash";
-import { CURRENT, HASH_CONCURRENCY, HASH_PER_CALLER, HASH_QUEUE, hashGate, hashPassword, verifyPassword } from "../../lib/auth/password";
+import {
+  CURRENT,
+  HASH_CONCURRENCY,
+  HASH_PER_CALLER,
+  HASH_QUEUE,
+  hashGate,
+  hashPassword,
+  verifyPassword,
+} from "../../lib/auth/password";
 import { identityForPassword, rehash } from "../../lib/auth/users";
 
 // Password hashes carry their scrypt setting; a sign-in that matches an older, weaker one stores a
@@ -39,20 +47,32 @@ describe("hashing and verifying", () => {
   it("a stronger stored setting is not 'weaker' and is left alone", async () => {
     const salt = randomBytes(16);
     const hash = scryptSync("pw", salt, 32, { N: 32768, r: 8, p: 5, maxmem: 64 * 1024 * 1024 });
-    expect(await verifyPassword("pw", `scrypt$32768$8$5$${salt.toString("base64url")}$${hash.toString("base64url")}`)).toEqual({ ok: true, needsRehash: false });
+    expect(
+      await verifyPassword("pw", `scrypt$32768$8$5$${salt.toString("base64url")}$${hash.toString("base64url")}`),
+    ).toEqual({ ok: true, needsRehash: false });
   });
 
-  it.each([null, "", "plain", "scrypt$16384$8$1$only-five", "bcrypt$x$y$z$a$b", "scrypt$1000$8$1$AAAA$AAAAAAAAAAAAAAAAAAAAAA", "scrypt$1073741824$8$1$AAAA$AAAAAAAAAAAAAAAAAAAAAA", "scrypt$16384$8$1$AAAA$"])(
-    "no usable hash (%j) never matches, and costs a full check",
-    async (stored) => {
-      expect(await verifyPassword("anything", stored)).toEqual({ ok: false, needsRehash: false });
-    },
-  );
+  it.each([
+    null,
+    "",
+    "plain",
+    "scrypt$16384$8$1$only-five",
+    "bcrypt$x$y$z$a$b",
+    "scrypt$1000$8$1$AAAA$AAAAAAAAAAAAAAAAAAAAAA",
+    "scrypt$1073741824$8$1$AAAA$AAAAAAAAAAAAAAAAAAAAAA",
+    "scrypt$16384$8$1$AAAA$",
+  ])("no usable hash (%j) never matches, and costs a full check", async (stored) => {
+    expect(await verifyPassword("anything", stored)).toEqual({ ok: false, needsRehash: false });
+  });
 
   it("an unknown account costs the same as a real check at the current setting (not the old, cheaper one)", async () => {
     const h = await hashPassword("pw");
     const oldHash = legacyHash("pw");
-    const [real, dummy, old] = await medians([() => verifyPassword("nope", h), () => verifyPassword("nope", null), () => verifyPassword("nope", oldHash)]);
+    const [real, dummy, old] = await medians([
+      () => verifyPassword("nope", h),
+      () => verifyPassword("nope", null),
+      () => verifyPassword("nope", oldHash),
+    ]);
     expect(dummy / real).toBeGreaterThan(0.6);
     expect(dummy / real).toBeLessThan(1.6);
     // p=5 does five times the work of the old p=1.
@@ -71,10 +91,14 @@ describe("rehash on sign-in", () => {
 
   async function addUser(email: string, hash: string): Promise<string> {
     const id = randomUUID();
-    await t.pool.query(`INSERT INTO users (id, email, password_hash, role, tenants) VALUES ($1, $2, $3, 'viewer', ARRAY['*'])`, [id, email, hash]);
+    await t.pool.query(
+      `INSERT INTO users (id, email, password_hash, role, tenants) VALUES ($1, $2, $3, 'viewer', ARRAY['*'])`,
+      [id, email, hash],
+    );
     return id;
   }
-  const stored = async (id: string) => (await t.pool.query(`SELECT password_hash FROM users WHERE id = $1`, [id])).rows[0].password_hash as string;
+  const stored = async (id: string) =>
+    (await t.pool.query(`SELECT password_hash FROM users WHERE id = $1`, [id])).rows[0].password_hash as string;
 
   it("a sign-in with an old hash stores a current one, once; both passwords paths keep working", async () => {
     const id = await addUser("legacy@example.com", legacyHash("old but good"));
@@ -115,7 +139,12 @@ describe("hashing is bounded", () => {
     };
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => run(task)));
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "rejected", "rejected"]);
-    for (const r of results.slice(3)) expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 503, code: "HASHING_BUSY", headers: { "retry-after": "2" } });
+    for (const r of results.slice(3))
+      expect((r as PromiseRejectedResult).reason).toMatchObject({
+        status: 503,
+        code: "HASHING_BUSY",
+        headers: { "retry-after": "2" },
+      });
     expect(most).toBe(1);
     // Once drained, the gate admits again.
     await expect(run(task)).resolves.toMatch(/^scrypt\$/);
@@ -123,16 +152,26 @@ describe("hashing is bounded", () => {
 
   it(`is shared fairly: one account or one address holds at most ${HASH_PER_CALLER} places, so ~40 parallel sign-ins of one account leave others a turn`, async () => {
     const stored = await hashPassword("the owner's password");
-    const flood = Array.from({ length: 40 }, () => verifyPassword("guess", stored, ["account:flood@example.com", "address:10.9.0.1"]));
-    const otherAccount = verifyPassword("the owner's password", stored, ["account:someone@example.com", "address:10.9.0.2"]);
-    const sameAddress = Array.from({ length: 10 }, (_, i) => verifyPassword("guess", stored, [`account:spray${i}@example.com`, "address:10.9.0.3"]));
+    const flood = Array.from({ length: 40 }, () =>
+      verifyPassword("guess", stored, ["account:flood@example.com", "address:10.9.0.1"]),
+    );
+    const otherAccount = verifyPassword("the owner's password", stored, [
+      "account:someone@example.com",
+      "address:10.9.0.2",
+    ]);
+    const sameAddress = Array.from({ length: 10 }, (_, i) =>
+      verifyPassword("guess", stored, [`account:spray${i}@example.com`, "address:10.9.0.3"]),
+    );
     const [f, o, a] = await Promise.all([Promise.allSettled(flood), otherAccount, Promise.allSettled(sameAddress)]);
     expect(o.ok).toBe(true);
     expect(f.filter((r) => r.status === "fulfilled")).toHaveLength(HASH_PER_CALLER);
-    for (const r of f.filter((r) => r.status === "rejected")) expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 503, code: "HASHING_BUSY" });
+    for (const r of f.filter((r) => r.status === "rejected"))
+      expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 503, code: "HASHING_BUSY" });
     // Many accounts from one address are one caller too.
     expect(a.filter((r) => r.status === "fulfilled")).toHaveLength(HASH_PER_CALLER);
     // Its places are given back once its checks end.
-    await expect(verifyPassword("guess", stored, ["account:flood@example.com", "address:10.9.0.1"])).resolves.toMatchObject({ ok: false });
+    await expect(
+      verifyPassword("guess", stored, ["account:flood@example.com", "address:10.9.0.1"]),
+    ).resolves.toMatchObject({ ok: false });
   }, 60_000);
 });

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { createTestDb, type TestDb, extraPool } from "../helpers/db";
-import { SignInThrottle, addressBucket, delayAfter, ADDRESS_BLOCK_SECONDS, FAILURES_PER_ADDRESS, FREE_ATTEMPTS, type Admission, type Ticket } from "../../lib/auth/throttle";
+import {
+  SignInThrottle,
+  addressBucket,
+  delayAfter,
+  ADDRESS_BLOCK_SECONDS,
+  FAILURES_PER_ADDRESS,
+  FREE_ATTEMPTS,
+  type Admission,
+  type Ticket,
+} from "../../lib/auth/throttle";
 
 // Sign-in throttling kept in PostgreSQL: two pools stand for two web processes, which must see
 // the same counts. Failures are recorded as the route records them (admit, then failed/succeeded).
@@ -24,7 +33,8 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function ticketOf(adm: Admission): Ticket {
-  if (!adm.allowed) throw new Error(`expected the attempt to be admitted, it was told to wait ${adm.retryAfterSeconds} s`);
+  if (!adm.allowed)
+    throw new Error(`expected the attempt to be admitted, it was told to wait ${adm.retryAfterSeconds} s`);
   return adm.ticket;
 }
 
@@ -106,7 +116,8 @@ describe("per account and address", () => {
   });
 
   it("an account's spelling does not matter", async () => {
-    for (let i = 0; i < FREE_ATTEMPTS; i++) await fail(a, "10.1.0.4", i % 2 ? "Case@Example.com" : " case@example.com ");
+    for (let i = 0; i < FREE_ATTEMPTS; i++)
+      await fail(a, "10.1.0.4", i % 2 ? "Case@Example.com" : " case@example.com ");
     expect((await a.admit("10.1.0.4", "CASE@EXAMPLE.COM")).allowed).toBe(false);
   });
 
@@ -129,7 +140,8 @@ describe("per address", () => {
   it(`after ${FAILURES_PER_ADDRESS} failures in an hour an address waits ${ADDRESS_BLOCK_SECONDS / 60} minutes, password and token sign-ins alike`, async () => {
     const at = "10.2.0.1";
     // Spread over many accounts (spraying), so no account + address pair is slowed first.
-    for (let i = 0; i < FAILURES_PER_ADDRESS; i++) await fail(i % 2 ? a : b, at, i % 3 === 0 ? null : `spray${i}@example.com`);
+    for (let i = 0; i < FAILURES_PER_ADDRESS; i++)
+      await fail(i % 2 ? a : b, at, i % 3 === 0 ? null : `spray${i}@example.com`);
     const tokenTry = await a.admit(at, null);
     const passwordTry = await b.admit(at, "fresh@example.com");
     for (const r of [tokenTry, passwordTry]) {
@@ -210,7 +222,9 @@ describe("a success refunds only its own attempt", () => {
 
 describe("storage", () => {
   it("keys hold no email or address in clear, and every row expires", async () => {
-    const { rows } = await t.pool.query<{ key: string; expire: string | null }>(`SELECT key, expire FROM sign_in_limits`);
+    const { rows } = await t.pool.query<{ key: string; expire: string | null }>(
+      `SELECT key, expire FROM sign_in_limits`,
+    );
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) {
       expect(r.key).not.toMatch(/@/);

@@ -42,10 +42,20 @@ beforeAll(async () => {
     ["acme", "own-note", "# Note\n\nThe private parking spot belongs to dana alone.", ["user:dana@acme.example"]],
     ["globex", "plans", "# Plans\n\nThe globex expansion targets three new harbours.", undefined],
   ] as const) {
-    const r = await call(R.publish, "POST", { tenant, key }, { title: key, contentType: "text/markdown", content, ...(acl ? { acl } : {}) });
+    const r = await call(
+      R.publish,
+      "POST",
+      { tenant, key },
+      { title: key, contentType: "text/markdown", content, ...(acl ? { acl } : {}) },
+    );
     expect(r.status).toBe(202);
   }
-  for (const [tenant, key] of [["acme", "handbook"], ["acme", "salaries"], ["acme", "own-note"], ["globex", "plans"]]) {
+  for (const [tenant, key] of [
+    ["acme", "handbook"],
+    ["acme", "salaries"],
+    ["acme", "own-note"],
+    ["globex", "plans"],
+  ]) {
     await waitFor(async () => ((await call(R.doc, "GET", { tenant, key })).body.state === "SEARCHABLE" ? true : null));
   }
 });
@@ -59,10 +69,21 @@ afterAll(async () => {
 type Auth = { bearer: string } | { cookie: string } | null;
 const ctx = (p: object = {}) => ({ params: Promise.resolve(p) });
 async function call(route: any, method: string, params: object, body?: unknown, auth: Auth = { bearer: BOOT }) {
-  const headers: Record<string, string> = { "content-type": "application/json", host: "dash.local", origin: "http://dash.local" };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    host: "dash.local",
+    origin: "http://dash.local",
+  };
   if (auth && "bearer" in auth) headers.authorization = `Bearer ${auth.bearer}`;
   if (auth && "cookie" in auth) headers.cookie = `iw_session=${auth.cookie}`;
-  const res: Response = await route[method](new Request("http://dash.local/x", { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }), ctx(params));
+  const res: Response = await route[method](
+    new Request("http://dash.local/x", {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+    ctx(params),
+  );
   const text = await res.text();
   let parsed: any = text;
   try {
@@ -72,12 +93,30 @@ async function call(route: any, method: string, params: object, body?: unknown, 
   }
   return { status: res.status, body: parsed };
 }
-const auditCount = async (action: string) => (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = $1`, [action])).rows[0].n as number;
+const auditCount = async (action: string) =>
+  (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = $1`, [action])).rows[0].n as number;
 
-async function person(email: string, role: string, tenants: string[], groups: string[] = []): Promise<{ id: string; cookie: string }> {
+async function person(
+  email: string,
+  role: string,
+  tenants: string[],
+  groups: string[] = [],
+): Promise<{ id: string; cookie: string }> {
   const u = await call(R.users, "POST", {}, { email, password: PASSWORD, role, tenants, groups });
   expect(u.status).toBe(201);
-  const s: Response = await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` }, body: JSON.stringify({ email, password: PASSWORD }) }), ctx());
+  const s: Response = await R.signin.POST(
+    new Request("http://dash.local/x", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        host: "dash.local",
+        origin: "http://dash.local",
+        "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+      },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    }),
+    ctx(),
+  );
   expect(s.status).toBe(200);
   return { id: u.body.id, cookie: /iw_session=([^;]+)/.exec(s.headers.get("set-cookie")!)![1] };
 }
@@ -87,15 +126,21 @@ async function token(body: object, as: Auth = { bearer: BOOT }): Promise<string>
   return r.body.token;
 }
 const keys = (r: { body: any }) => r.body.hits.map((h: any) => h.documentKey).sort();
-const search = (auth: Auth, body: object, tenant = "acme") => call(R.search, "POST", { tenant }, { query: "cafeteria salary bands parking spot", topK: 10, ...body }, auth);
+const search = (auth: Auth, body: object, tenant = "acme") =>
+  call(R.search, "POST", { tenant }, { query: "cafeteria salary bands parking spot", topK: 10, ...body }, auth);
 
 describe("a version's checksum follows the text it would confirm", () => {
   it("a viewer outside the ACL gets no checksum, in the document detail or the task timeline; inside it, or as a maintainer, they do", async () => {
-    const sha = (await t.pool.query(`SELECT v.checksum FROM document_versions v JOIN documents d ON d.id = v.document_id WHERE d.key = 'salaries'`)).rows[0].checksum as string;
+    const sha = (
+      await t.pool.query(
+        `SELECT v.checksum FROM document_versions v JOIN documents d ON d.id = v.document_id WHERE d.key = 'salaries'`,
+      )
+    ).rows[0].checksum as string;
     const outsider = await token({ name: "viewer-outside", role: "viewer", tenants: ["acme"] });
     const maintainer = await token({ name: "maintainer-app", role: "maintainer", tenants: ["acme"] });
     const hr = await person("hana@acme.example", "viewer", ["acme"], ["hr"]);
-    const detail = async (auth: Auth, key = "salaries") => (await call(R.doc, "GET", { tenant: "acme", key }, undefined, auth)).body;
+    const detail = async (auth: Auth, key = "salaries") =>
+      (await call(R.doc, "GET", { tenant: "acme", key }, undefined, auth)).body;
     const outsiderView = await detail({ bearer: outsider });
     expect(outsiderView.versions.map((v: any) => v.checksum)).toEqual([null]);
     expect((await detail({ bearer: outsider }, "handbook")).versions[0].checksum).toMatch(/^[0-9a-f]{64}$/);
@@ -103,7 +148,9 @@ describe("a version's checksum follows the text it would confirm", () => {
     expect((await detail({ bearer: maintainer })).versions[0].checksum).toBe(sha);
     // The publish's CREATED event carried it too.
     const taskId = outsiderView.tasks[0].taskId;
-    const created = async (auth: Auth) => (await call(R.task, "GET", { taskId }, undefined, auth)).body.events.find((e: any) => e.kind === "CREATED").detail;
+    const created = async (auth: Auth) =>
+      (await call(R.task, "GET", { taskId }, undefined, auth)).body.events.find((e: any) => e.kind === "CREATED")
+        .detail;
     expect(await created({ bearer: outsider })).toEqual({ versionNumber: 1 });
     expect(await created({ bearer: maintainer })).toEqual({ versionNumber: 1, checksum: sha });
   });
@@ -157,19 +204,49 @@ describe("search principals come from the identity", () => {
     const r = await search({ cookie: op.cookie }, { principals: ["group:hr"], topK: 7 });
     expect(r.status).toBe(200);
     expect(keys(r)).toEqual(["handbook", "salaries"]);
-    const rows = (await t.pool.query(`SELECT actor, tenant_id, detail FROM audit_log WHERE action = 'search.as_principals' ORDER BY id DESC LIMIT 1`)).rows;
+    const rows = (
+      await t.pool.query(
+        `SELECT actor, tenant_id, detail FROM audit_log WHERE action = 'search.as_principals' ORDER BY id DESC LIMIT 1`,
+      )
+    ).rows;
     expect(await auditCount("search.as_principals")).toBe(before + 1);
-    expect(rows[0]).toEqual({ actor: "user:olga@acme.example", tenant_id: "acme", detail: { principals: ["group:hr"], topK: 7 } });
+    expect(rows[0]).toEqual({
+      actor: "user:olga@acme.example",
+      tenant_id: "acme",
+      detail: { principals: ["group:hr"], topK: 7 },
+    });
   });
 
   it("a person's token acts as that person: their principals, never above their role or outside their tenants; disabling them stops it", async () => {
     const pat = await person("pat@acme.example", "maintainer", ["acme"], ["hr"]);
     // An operator token for a maintainer, or one reaching globex, would be more than Pat holds.
-    const tooHigh = await call(R.tokens, "POST", {}, { name: "pat-op", role: "operator", tenants: ["acme"], kind: "person", userId: pat.id });
+    const tooHigh = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "pat-op", role: "operator", tenants: ["acme"], kind: "person", userId: pat.id },
+    );
     expect([tooHigh.status, tooHigh.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
-    const elsewhere = await call(R.tokens, "POST", {}, { name: "pat-globex", role: "viewer", tenants: ["globex"], kind: "person", userId: pat.id });
+    const elsewhere = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "pat-globex", role: "viewer", tenants: ["globex"], kind: "person", userId: pat.id },
+    );
     expect([elsewhere.status, elsewhere.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
-    const withCap = await call(R.tokens, "POST", {}, { name: "pat-cap", role: "viewer", tenants: ["acme"], kind: "person", userId: pat.id, capabilities: ["search:principals"] });
+    const withCap = await call(
+      R.tokens,
+      "POST",
+      {},
+      {
+        name: "pat-cap",
+        role: "viewer",
+        tenants: ["acme"],
+        kind: "person",
+        userId: pat.id,
+        capabilities: ["search:principals"],
+      },
+    );
     expect([withCap.status, withCap.body.error.code]).toEqual([400, "CAPABILITY_NOT_ALLOWED"]);
     const tok = await token({ name: "pat-laptop", role: "viewer", tenants: ["acme"], kind: "person", userId: pat.id });
     const r = await search({ bearer: tok }, {});
@@ -183,13 +260,17 @@ describe("search principals come from the identity", () => {
 });
 
 describe("tenant grants are explicit and never exceed the granter's", () => {
-  it("an empty list is refused, [\"*\"] must stand alone, tenants are required", async () => {
+  it('an empty list is refused, ["*"] must stand alone, tenants are required', async () => {
     const u = await person("erin@acme.example", "viewer", ["acme"]);
     const empty = await call(R.user, "PATCH", { id: u.id }, { tenants: [] });
     expect([empty.status, empty.body.error.code]).toEqual([400, "VALIDATION_FAILED"]);
-    expect((await call(R.users, "POST", {}, { email: "x@acme.example", password: PASSWORD, role: "viewer" })).status).toBe(400);
+    expect(
+      (await call(R.users, "POST", {}, { email: "x@acme.example", password: PASSWORD, role: "viewer" })).status,
+    ).toBe(400);
     expect((await call(R.tokens, "POST", {}, { name: "no-tenants", role: "viewer" })).status).toBe(400);
-    expect((await call(R.tokens, "POST", {}, { name: "mixed", role: "viewer", tenants: ["*", "acme"] })).status).toBe(400);
+    expect((await call(R.tokens, "POST", {}, { name: "mixed", role: "viewer", tenants: ["*", "acme"] })).status).toBe(
+      400,
+    );
     const stored = (await t.pool.query(`SELECT tenants FROM users WHERE id = $1`, [u.id])).rows[0].tenants;
     expect(stored).toEqual(["acme"]);
   });
@@ -199,14 +280,34 @@ describe("tenant grants are explicit and never exceed the granter's", () => {
     const as = { cookie: ada.cookie };
     const all = await call(R.tokens, "POST", {}, { name: "ada-all", role: "viewer", tenants: ["*"] }, as);
     expect([all.status, all.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
-    const other = await call(R.tokens, "POST", {}, { name: "ada-globex", role: "viewer", tenants: ["acme", "globex"] }, as);
+    const other = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "ada-globex", role: "viewer", tenants: ["acme", "globex"] },
+      as,
+    );
     expect([other.status, other.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
-    const metrics = await call(R.tokens, "POST", {}, { name: "ada-scrape", role: "viewer", tenants: ["acme"], capabilities: ["metrics:read"] }, as);
+    const metrics = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "ada-scrape", role: "viewer", tenants: ["acme"], capabilities: ["metrics:read"] },
+      as,
+    );
     expect([metrics.status, metrics.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
-    const userAll = await call(R.users, "POST", {}, { email: "wide@acme.example", password: PASSWORD, role: "viewer", tenants: ["*"] }, as);
+    const userAll = await call(
+      R.users,
+      "POST",
+      {},
+      { email: "wide@acme.example", password: PASSWORD, role: "viewer", tenants: ["*"] },
+      as,
+    );
     expect([userAll.status, userAll.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
     expect((await t.pool.query(`SELECT count(*)::int AS n FROM api_tokens WHERE name LIKE 'ada-%'`)).rows[0].n).toBe(0);
-    expect((await t.pool.query(`SELECT count(*)::int AS n FROM users WHERE email = 'wide@acme.example'`)).rows[0].n).toBe(0);
+    expect(
+      (await t.pool.query(`SELECT count(*)::int AS n FROM users WHERE email = 'wide@acme.example'`)).rows[0].n,
+    ).toBe(0);
     // Within acme it works, and widening an acme user to globex does not.
     const ok = await call(R.tokens, "POST", {}, { name: "ada-acme", role: "maintainer", tenants: ["acme"] }, as);
     expect(ok.status).toBe(201);
@@ -214,7 +315,14 @@ describe("tenant grants are explicit and never exceed the granter's", () => {
     const widen = await call(R.user, "PATCH", { id: erin }, { tenants: ["acme", "globex"] }, as);
     expect([widen.status, widen.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
     // Accounts beyond acme are not hers to see or change.
-    const gus = (await call(R.users, "POST", {}, { email: "gus@globex.example", password: PASSWORD, role: "viewer", tenants: ["globex"] })).body.id;
+    const gus = (
+      await call(
+        R.users,
+        "POST",
+        {},
+        { email: "gus@globex.example", password: PASSWORD, role: "viewer", tenants: ["globex"] },
+      )
+    ).body.id;
     const listedUsers = (await call(R.users, "GET", {}, undefined, as)).body.items.map((u: any) => u.email);
     expect(listedUsers).toContain("erin@acme.example");
     expect(listedUsers).not.toContain("gus@globex.example");
@@ -227,7 +335,9 @@ describe("tenant grants are explicit and never exceed the granter's", () => {
     expect(visible).toContain("portal"); // acme-only, so within her grant
     expect(visible).not.toContain("fleet-ops");
     expect((await call(R.token, "DELETE", { id: rootTokenId }, undefined, as)).status).toBe(404);
-    expect((await t.pool.query(`SELECT revoked_at FROM api_tokens WHERE id = $1`, [rootTokenId])).rows[0].revoked_at).toBeNull();
+    expect(
+      (await t.pool.query(`SELECT revoked_at FROM api_tokens WHERE id = $1`, [rootTokenId])).rows[0].revoked_at,
+    ).toBeNull();
   });
 });
 
@@ -241,7 +351,9 @@ describe("fleet-wide figures are for all-tenant accounts", () => {
     expect(fleet.body.scope).toBe("fleet");
     expect(fleet.body.workers.length).toBeGreaterThan(0);
     // Per-tenant figures: globex's one finished task is not in acme's sample.
-    const acmeSamples = (await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE tenant_id = 'acme' AND status = 'SUCCEEDED'`)).rows[0].n;
+    const acmeSamples = (
+      await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE tenant_id = 'acme' AND status = 'SUCCEEDED'`)
+    ).rows[0].n;
     expect(ov.body.publishToSearchableSeconds.samples).toBe(acmeSamples);
     expect(fleet.body.publishToSearchableSeconds.samples).toBe(acmeSamples + 1);
     const w = await call(R.workers, "GET", {}, undefined, { bearer: viewer });
@@ -255,7 +367,12 @@ describe("fleet-wide figures are for all-tenant accounts", () => {
     const m = await call(R.metrics, "GET", {}, undefined, { bearer: scrape });
     expect(m.status).toBe(200);
     expect(m.body).toContain("indexwright_tasks_due");
-    const narrow = await call(R.tokens, "POST", {}, { name: "narrow-scrape", role: "viewer", tenants: ["acme"], capabilities: ["metrics:read"] });
+    const narrow = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "narrow-scrape", role: "viewer", tenants: ["acme"], capabilities: ["metrics:read"] },
+    );
     expect([narrow.status, narrow.body.error.code]).toEqual([400, "CAPABILITY_NOT_ALLOWED"]);
     const allViewer = await token({ name: "all-viewer", role: "viewer", tenants: ["*"] });
     expect((await call(R.metrics, "GET", {}, undefined, { bearer: allViewer })).status).toBe(403);
@@ -267,7 +384,13 @@ describe("review: ways around the audit and the scope are closed", () => {
   it("a tenant-limited admin cannot mint search:principals (it would search as anyone unaudited) nor grant itself groups", async () => {
     const gil = await person("gil@globex.example", "admin", ["globex"]);
     const as = { cookie: gil.cookie };
-    const cap = await call(R.tokens, "POST", {}, { name: "gil-portal", role: "viewer", tenants: ["globex"], capabilities: ["search:principals"] }, as);
+    const cap = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "gil-portal", role: "viewer", tenants: ["globex"], capabilities: ["search:principals"] },
+      as,
+    );
     expect([cap.status, cap.body.error.code]).toEqual([403, "GRANT_EXCEEDS_OWN"]);
     const self = await call(R.user, "PATCH", { id: gil.id }, { groups: ["exec"] }, as);
     expect([self.status, self.body.error.code]).toEqual([403, "SELF_GRANT"]);
@@ -279,29 +402,73 @@ describe("review: ways around the audit and the scope are closed", () => {
   it("nor through an application token of their own minting, or one that token minted", async () => {
     const gil = (await t.pool.query(`SELECT id FROM users WHERE email = 'gil@globex.example'`)).rows[0].id;
     const cookie = /iw_session=([^;]+)/.exec(
-      (await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": "10.77.0.4" }, body: JSON.stringify({ email: "gil@globex.example", password: "another long password" }) }), ctx())).headers.get("set-cookie")!,
+      (
+        await R.signin.POST(
+          new Request("http://dash.local/x", {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              host: "dash.local",
+              origin: "http://dash.local",
+              "x-forwarded-for": "10.77.0.4",
+            },
+            body: JSON.stringify({ email: "gil@globex.example", password: "another long password" }),
+          }),
+          ctx(),
+        )
+      ).headers.get("set-cookie")!,
     )![1];
-    const minted = await call(R.tokens, "POST", {}, { name: "gil-automation", role: "admin", tenants: ["globex"] }, { cookie });
+    const minted = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "gil-automation", role: "admin", tenants: ["globex"] },
+      { cookie },
+    );
     expect(minted.status).toBe(201);
     const first = { bearer: minted.body.token };
     const grant = await call(R.user, "PATCH", { id: gil }, { groups: ["exec"] }, first);
     expect([grant.status, grant.body.error?.code]).toEqual([403, "SELF_GRANT"]);
     // A token the first one minted answers for the same person.
-    const second = await call(R.tokens, "POST", {}, { name: "gil-automation-2", role: "admin", tenants: ["globex"] }, first);
+    const second = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "gil-automation-2", role: "admin", tenants: ["globex"] },
+      first,
+    );
     expect(second.status).toBe(201);
-    const again = await call(R.user, "PATCH", { id: gil }, { tenants: ["globex"], groups: ["exec"] }, { bearer: second.body.token });
+    const again = await call(
+      R.user,
+      "PATCH",
+      { id: gil },
+      { tenants: ["globex"], groups: ["exec"] },
+      { bearer: second.body.token },
+    );
     expect([again.status, again.body.error?.code]).toEqual([403, "SELF_GRANT"]);
     expect((await t.pool.query(`SELECT groups FROM users WHERE id = $1`, [gil])).rows[0].groups).toEqual([]);
     // The same token may still change someone else in its scope.
     const other = await person("otto@globex.example", "admin", ["globex"]);
     expect((await call(R.user, "PATCH", { id: other.id }, { groups: ["support"] }, first)).status).toBe(200);
     // A personal token Gil mints for another admin acts as that admin, and still answers for Gil.
-    const ottos = await call(R.tokens, "POST", {}, { name: "otto-by-gil", role: "admin", tenants: ["globex"], kind: "person", userId: other.id }, { cookie });
+    const ottos = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "otto-by-gil", role: "admin", tenants: ["globex"], kind: "person", userId: other.id },
+      { cookie },
+    );
     expect(ottos.status).toBe(201);
     const viaOtto = await call(R.user, "PATCH", { id: gil }, { groups: ["exec"] }, { bearer: ottos.body.token });
     expect([viaOtto.status, viaOtto.body.error?.code]).toEqual([403, "SELF_GRANT"]);
     // And so does an application token that personal token mints.
-    const third = await call(R.tokens, "POST", {}, { name: "gil-automation-3", role: "admin", tenants: ["globex"] }, { bearer: ottos.body.token });
+    const third = await call(
+      R.tokens,
+      "POST",
+      {},
+      { name: "gil-automation-3", role: "admin", tenants: ["globex"] },
+      { bearer: ottos.body.token },
+    );
     expect(third.status).toBe(201);
     const viaThird = await call(R.user, "PATCH", { id: gil }, { groups: ["exec"] }, { bearer: third.body.token });
     expect([viaThird.status, viaThird.body.error?.code]).toEqual([403, "SELF_GRANT"]);
@@ -309,11 +476,33 @@ describe("review: ways around the audit and the scope are closed", () => {
   });
 
   it("people with no tenants yet are only an all-tenant admin's to see and place", async () => {
-    const loose = (await t.pool.query(`INSERT INTO users (id, email, role, tenants) VALUES (gen_random_uuid(), 'unplaced@example.com', 'viewer', '{}') RETURNING id`)).rows[0].id;
-    const gilCookie = (await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": "10.77.0.1" }, body: JSON.stringify({ email: "gil@globex.example", password: "another long password" }) }), ctx())).headers.get("set-cookie")!;
+    const loose = (
+      await t.pool.query(
+        `INSERT INTO users (id, email, role, tenants) VALUES (gen_random_uuid(), 'unplaced@example.com', 'viewer', '{}') RETURNING id`,
+      )
+    ).rows[0].id;
+    const gilCookie = (
+      await R.signin.POST(
+        new Request("http://dash.local/x", {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            host: "dash.local",
+            origin: "http://dash.local",
+            "x-forwarded-for": "10.77.0.1",
+          },
+          body: JSON.stringify({ email: "gil@globex.example", password: "another long password" }),
+        }),
+        ctx(),
+      )
+    ).headers.get("set-cookie")!;
     const as = { cookie: /iw_session=([^;]+)/.exec(gilCookie)![1] };
-    expect((await call(R.users, "GET", {}, undefined, as)).body.items.map((u: any) => u.email)).not.toContain("unplaced@example.com");
-    expect((await call(R.user, "PATCH", { id: loose }, { tenants: ["globex"], password: "taken over password" }, as)).status).toBe(404);
+    expect((await call(R.users, "GET", {}, undefined, as)).body.items.map((u: any) => u.email)).not.toContain(
+      "unplaced@example.com",
+    );
+    expect(
+      (await call(R.user, "PATCH", { id: loose }, { tenants: ["globex"], password: "taken over password" }, as)).status,
+    ).toBe(404);
     expect((await call(R.users, "GET", {})).body.items.map((u: any) => u.email)).toContain("unplaced@example.com");
     expect((await call(R.user, "PATCH", { id: loose }, { tenants: ["globex"] })).status).toBe(200);
   });
@@ -323,7 +512,19 @@ describe("review: ways around the audit and the scope are closed", () => {
     await token({ name: "wide-acme", role: "viewer", tenants: ["acme"], kind: "person", userId: wide.id });
     const ada = (await t.pool.query(`SELECT id FROM users WHERE email = 'ada@acme.example'`)).rows[0].id;
     expect(ada).toBeTruthy();
-    const adaSession = await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": "10.77.0.2" }, body: JSON.stringify({ email: "ada@acme.example", password: PASSWORD }) }), ctx());
+    const adaSession = await R.signin.POST(
+      new Request("http://dash.local/x", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          host: "dash.local",
+          origin: "http://dash.local",
+          "x-forwarded-for": "10.77.0.2",
+        },
+        body: JSON.stringify({ email: "ada@acme.example", password: PASSWORD }),
+      }),
+      ctx(),
+    );
     const as = { cookie: /iw_session=([^;]+)/.exec(adaSession.headers.get("set-cookie")!)![1] };
     const names = (await call(R.tokens, "GET", {}, undefined, as)).body.items.map((x: any) => x.name);
     expect(names).not.toContain("wide-acme");
@@ -334,7 +535,19 @@ describe("review: ways around the audit and the scope are closed", () => {
   it("'sign out everywhere' also ends sessions opened with the person's own tokens", async () => {
     const pia = await person("pia@acme.example", "viewer", ["acme"]);
     const tok = await token({ name: "pia-laptop", role: "viewer", tenants: ["acme"], kind: "person", userId: pia.id });
-    const s: Response = await R.signin.POST(new Request("http://dash.local/x", { method: "POST", headers: { "content-type": "application/json", host: "dash.local", origin: "http://dash.local", "x-forwarded-for": "10.77.0.3" }, body: JSON.stringify({ token: tok }) }), ctx());
+    const s: Response = await R.signin.POST(
+      new Request("http://dash.local/x", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          host: "dash.local",
+          origin: "http://dash.local",
+          "x-forwarded-for": "10.77.0.3",
+        },
+        body: JSON.stringify({ token: tok }),
+      }),
+      ctx(),
+    );
     const viaToken = /iw_session=([^;]+)/.exec(s.headers.get("set-cookie")!)![1];
     expect((await search({ cookie: viaToken }, {})).status).toBe(200);
     const out = await call(R.user, "PATCH", { id: pia.id }, { signOut: true });
@@ -353,50 +566,114 @@ describe("review: ways around the audit and the scope are closed", () => {
   it("bulk retry aimed at another tenant is refused, and a retry is audited under each tenant it touched", async () => {
     const bulk = await import("../../app/api/v1/tasks/retry/route");
     const op = await token({ name: "acme-op", role: "operator", tenants: ["acme"] });
-    const before = (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'task.bulk_retry'`)).rows[0].n;
-    const refused = await call(bulk, "POST", {}, { status: "DEAD", tenant: "globex", reason: "globex team: call me" }, { bearer: op });
+    const before = (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'task.bulk_retry'`))
+      .rows[0].n;
+    const refused = await call(
+      bulk,
+      "POST",
+      {},
+      { status: "DEAD", tenant: "globex", reason: "globex team: call me" },
+      { bearer: op },
+    );
     expect([refused.status, refused.body.error.code]).toEqual([403, "FORBIDDEN"]);
-    expect((await t.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'task.bulk_retry'`)).rows[0].n).toBe(before);
+    expect(
+      (await t.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'task.bulk_retry'`)).rows[0].n,
+    ).toBe(before);
     // Two DEAD tasks, one per tenant; the all-tenant caller's one retry leaves a row in each tenant's log.
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR', finished_at = now() WHERE task_id IN (SELECT max(task_id) FROM index_tasks WHERE status = 'SUCCEEDED' GROUP BY tenant_id)`);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR', finished_at = now() WHERE task_id IN (SELECT max(task_id) FROM index_tasks WHERE status = 'SUCCEEDED' GROUP BY tenant_id)`,
+    );
     const all = await call(bulk, "POST", {}, { status: "DEAD", reason: "provider fixed" });
     expect(all.status).toBe(200);
-    const rows = (await t.pool.query(`SELECT tenant_id, detail FROM audit_log WHERE action = 'task.bulk_retry' ORDER BY id DESC LIMIT 2`)).rows;
+    const rows = (
+      await t.pool.query(
+        `SELECT tenant_id, detail FROM audit_log WHERE action = 'task.bulk_retry' ORDER BY id DESC LIMIT 2`,
+      )
+    ).rows;
     expect(rows.map((r) => r.tenant_id).sort()).toEqual(["acme", "globex"]);
   });
 });
 
 describe("a re-publish that leaves out the ACL keeps it", () => {
   const aclOf = async (key: string, version: number) =>
-    (await t.pool.query(`SELECT v.acl FROM document_versions v JOIN documents d ON d.id = v.document_id WHERE d.tenant_id = 'acme' AND d.key = $1 AND v.version_number = $2`, [key, version])).rows[0]?.acl;
+    (
+      await t.pool.query(
+        `SELECT v.acl FROM document_versions v JOIN documents d ON d.id = v.document_id WHERE d.tenant_id = 'acme' AND d.key = $1 AND v.version_number = $2`,
+        [key, version],
+      )
+    ).rows[0]?.acl;
 
   it("an edit sent without `acl` stays restricted; `acl: []` is what opens it; a re-publish after a delete keeps it too", async () => {
     const content = "# Bonus\n\nThe bonus pool for the quarter is set by the board.";
-    expect((await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content, acl: ["group:hr"] })).status).toBe(202);
+    expect(
+      (
+        await call(
+          R.publish,
+          "POST",
+          { tenant: "acme", key: "bonus" },
+          { title: "bonus", contentType: "text/markdown", content, acl: ["group:hr"] },
+        )
+      ).status,
+    ).toBe(202);
     // The same content without the field is the same document: nothing new, still restricted.
-    const same = await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content });
+    const same = await call(
+      R.publish,
+      "POST",
+      { tenant: "acme", key: "bonus" },
+      { title: "bonus", contentType: "text/markdown", content },
+    );
     expect([same.status, same.body.versionNumber]).toEqual([200, 1]);
-    const edited = await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content: `${content}\n\nPaid in April.` });
+    const edited = await call(
+      R.publish,
+      "POST",
+      { tenant: "acme", key: "bonus" },
+      { title: "bonus", contentType: "text/markdown", content: `${content}\n\nPaid in April.` },
+    );
     expect([edited.status, edited.body.versionNumber]).toEqual([202, 2]);
     expect(await aclOf("bonus", 2)).toEqual(["group:hr"]);
     // A multipart upload without the field keeps it as well.
     const form = new FormData();
     form.set("file", new File([`${content}\n\nPaid in May.`], "bonus.md", { type: "text/markdown" }));
     form.set("title", "bonus");
-    const res: Response = await R.publish.POST(new Request("http://localhost/x", { method: "POST", headers: { authorization: `Bearer ${BOOT}` }, body: form }), ctx({ tenant: "acme", key: "bonus" }));
+    const res: Response = await R.publish.POST(
+      new Request("http://localhost/x", { method: "POST", headers: { authorization: `Bearer ${BOOT}` }, body: form }),
+      ctx({ tenant: "acme", key: "bonus" }),
+    );
     expect(res.status).toBe(202);
     expect(await aclOf("bonus", 3)).toEqual(["group:hr"]);
-    await waitFor(async () => ((await call(R.doc, "GET", { tenant: "acme", key: "bonus" })).body.searchVersion === 3 ? true : null));
+    await waitFor(async () =>
+      (await call(R.doc, "GET", { tenant: "acme", key: "bonus" })).body.searchVersion === 3 ? true : null,
+    );
     // A viewer outside group:hr does not find it.
     const viewer = await person("vic@acme.example", "viewer", ["acme"]);
-    const hits = await call(R.search, "POST", { tenant: "acme" }, { query: "bonus pool quarter board", mode: "text" }, { cookie: viewer.cookie });
+    const hits = await call(
+      R.search,
+      "POST",
+      { tenant: "acme" },
+      { query: "bonus pool quarter board", mode: "text" },
+      { cookie: viewer.cookie },
+    );
     expect(hits.body.hits.map((h: any) => h.documentKey)).not.toContain("bonus");
 
     expect((await call(R.doc, "DELETE", { tenant: "acme", key: "bonus" })).status).toBe(202);
-    expect((await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content })).status).toBe(202);
+    expect(
+      (
+        await call(
+          R.publish,
+          "POST",
+          { tenant: "acme", key: "bonus" },
+          { title: "bonus", contentType: "text/markdown", content },
+        )
+      ).status,
+    ).toBe(202);
     expect(await aclOf("bonus", 4)).toEqual(["group:hr"]);
 
-    const opened = await call(R.publish, "POST", { tenant: "acme", key: "bonus" }, { title: "bonus", contentType: "text/markdown", content, acl: [] });
+    const opened = await call(
+      R.publish,
+      "POST",
+      { tenant: "acme", key: "bonus" },
+      { title: "bonus", contentType: "text/markdown", content, acl: [] },
+    );
     expect([opened.status, opened.body.versionNumber]).toEqual([202, 5]);
     expect(await aclOf("bonus", 5)).toEqual([]);
   });

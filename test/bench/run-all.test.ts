@@ -26,10 +26,30 @@ describe("a partial bench run", () => {
     ].join("\n");
     const kept = previousSections(old);
     expect([...kept.keys()]).toEqual(["search", "dashboard"]);
-    expect(kept.get("dashboard")).toEqual({ lines: ["Method: HTTP.", "", "| worstP95Ms | 96 |"], measured: "2026-11-30 13:20 UTC" });
+    expect(kept.get("dashboard")).toEqual({
+      lines: ["Method: HTTP.", "", "| worstP95Ms | 96 |"],
+      measured: "2026-11-30 13:20 UTC",
+    });
 
-    const fresh: Outcome = { name: "search", ok: true, seconds: 900, exitCode: 0, result: { date: "2026-11-30T17:00:00Z", p95Ms: 12 }, problem: null, lastLineJson: true };
-    const carried: Outcome = { name: "dashboard", ok: true, seconds: 0, exitCode: 0, result: null, problem: "kept from the previous RESULTS.md", lastLineJson: true, kept: kept.get("dashboard") };
+    const fresh: Outcome = {
+      name: "search",
+      ok: true,
+      seconds: 900,
+      exitCode: 0,
+      result: { date: "2026-11-30T17:00:00Z", p95Ms: 12 },
+      problem: null,
+      lastLineJson: true,
+    };
+    const carried: Outcome = {
+      name: "dashboard",
+      ok: true,
+      seconds: 0,
+      exitCode: 0,
+      result: null,
+      problem: "kept from the previous RESULTS.md",
+      lastLineJson: true,
+      kept: kept.get("dashboard"),
+    };
     const md = render([fresh, carried], new Date("2026-11-30T17:20:00Z"));
     expect(md).toContain("| dashboard | ok (kept from the previous RESULTS.md) | 2026-11-30 13:20 UTC |  |");
     expect(md).toContain("## dashboard\n\nMethod: HTTP.\n\n| worstP95Ms | 96 |");
@@ -42,7 +62,19 @@ describe("a partial bench run", () => {
   });
 
   it("carries the hand-written notes over unchanged, and keeps them out of the last bench's section", () => {
-    const old = ["# Benchmark results", "", "## dashboard", "", "| worstP95Ms | 96 |", "", "# Measurement notes", "", "## Notes: queue", "", "Quiet machine."].join("\n");
+    const old = [
+      "# Benchmark results",
+      "",
+      "## dashboard",
+      "",
+      "| worstP95Ms | 96 |",
+      "",
+      "# Measurement notes",
+      "",
+      "## Notes: queue",
+      "",
+      "Quiet machine.",
+    ].join("\n");
     expect(previousSections(old).get("dashboard")?.lines).toEqual(["| worstP95Ms | 96 |"]);
     const md = render([], new Date("2026-11-30T17:20:00Z"), notesOf(old));
     expect(md.endsWith("# Measurement notes\n\n## Notes: queue\n\nQuiet machine.\n")).toBe(true);

@@ -172,7 +172,8 @@ async function prepareDatabase(): Promise<{ url: string; drop: () => Promise<voi
     await migrate(process.env.CHAOS_DATABASE_URL);
     return { url: process.env.CHAOS_DATABASE_URL, drop: async () => undefined };
   }
-  const base = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+  const base =
+    process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
   const name = `iw_chaos_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
@@ -276,7 +277,9 @@ function expectedChunkIds(d: Doc, version: number): Promise<string[]> | null {
   let p = expectedIds.get(k);
   if (!p) {
     const ids = { tenantId: d.tenant, documentId: d.id, versionNumber: version };
-    p = parseDocumentAsync("text/markdown", new Uint8Array(Buffer.from(v.content))).then((sections) => chunkSections(sections, ids).map((c) => c.chunkId));
+    p = parseDocumentAsync("text/markdown", new Uint8Array(Buffer.from(v.content))).then((sections) =>
+      chunkSections(sections, ids).map((c) => c.chunkId),
+    );
     expectedIds.set(k, p);
   }
   return p;
@@ -285,7 +288,8 @@ function expectedChunkIds(d: Doc, version: number): Promise<string[]> | null {
 // ---------------------------------------------------------------------------------------------
 // Driver operations
 
-type OpKind = "create" | "republish" | "republishSame" | "republishAcl" | "delete" | "rollback" | "unpin" | "reindex" | "rename";
+type OpKind =
+  "create" | "republish" | "republishSame" | "republishAcl" | "delete" | "rollback" | "unpin" | "reindex" | "rename";
 const WEIGHTS: [OpKind, number][] = [
   ["republish", 28],
   ["republishSame", 8],
@@ -382,7 +386,8 @@ async function doPublish(pool: pg.Pool, d: Doc, sections: string[], acl: string[
   }
   if (res.created) {
     if (!expectCreated) mismatch(`${kind}: identical publish created a version`, d, { got: res.versionNumber });
-    if (res.versionNumber !== next) mismatch(`${kind}: unexpected version number`, d, { expected: next, got: res.versionNumber });
+    if (res.versionNumber !== next)
+      mismatch(`${kind}: unexpected version number`, d, { expected: next, got: res.versionNumber });
     d.versions.set(res.versionNumber, { content, acl });
     d.bv = res.versionNumber;
     d.sections = sections;
@@ -395,7 +400,8 @@ async function doPublish(pool: pg.Pool, d: Doc, sections: string[], acl: string[
     if (expectCreated) {
       d.versions.delete(next);
       mismatch(`${kind}: changed publish answered unchanged`, d, { got: res.versionNumber });
-    } else if (res.versionNumber !== d.bv) mismatch(`${kind}: unchanged publish named another version`, d, { got: res.versionNumber });
+    } else if (res.versionNumber !== d.bv)
+      mismatch(`${kind}: unchanged publish named another version`, d, { got: res.versionNumber });
     outcome("unchangedPublishes");
   }
 }
@@ -415,7 +421,9 @@ async function execOp(pool: pg.Pool, op: Op): Promise<void> {
   try {
     switch (kind) {
       case "create": {
-        const sections = Array.from({ length: 3 + Math.floor(rng() * 6) }, (_, i) => paragraph(rng, `d${d.idx}s${i}g0`));
+        const sections = Array.from({ length: 3 + Math.floor(rng() * 6) }, (_, i) =>
+          paragraph(rng, `d${d.idx}s${i}g0`),
+        );
         await doPublish(pool, d, sections, randomAcl(rng), kind);
         return;
       }
@@ -477,7 +485,11 @@ async function execOp(pool: pg.Pool, op: Op): Promise<void> {
       }
       case "unpin":
         try {
-          await unpin(pool, d.tenant, d.key, ACTOR, { space, retentionHours: S.retentionSeconds / 3600, maxAttempts: S.maxAttempts });
+          await unpin(pool, d.tenant, d.key, ACTOR, {
+            space,
+            retentionHours: S.retentionSeconds / 3600,
+            maxAttempts: S.maxAttempts,
+          });
           d.pinned = false;
           d.pinnedVersion = null;
         } catch (err) {
@@ -506,7 +518,12 @@ async function execOp(pool: pg.Pool, op: Op): Promise<void> {
   } catch (err) {
     violations.unexpectedErrors++;
     const e = err as { code?: string; message?: string };
-    finding({ what: `unexpected error in ${kind}`, key: `${d.tenant}/${d.key}`, code: e.code, message: String(e.message ?? err).slice(0, 300) });
+    finding({
+      what: `unexpected error in ${kind}`,
+      key: `${d.tenant}/${d.key}`,
+      code: e.code,
+      message: String(e.message ?? err).slice(0, 300),
+    });
   }
 }
 
@@ -618,14 +635,26 @@ function workerEnv(dbUrl: string, providerUrl: string): NodeJS.ProcessEnv {
 function startWorker(w: W, env: NodeJS.ProcessEnv): void {
   const child = spawn(
     process.execPath,
-    ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "cli/main.ts"), "worker", "--concurrency", String(S.workerConcurrency), "--id", w.id],
+    [
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      path.join(ROOT, "cli/main.ts"),
+      "worker",
+      "--concurrency",
+      String(S.workerConcurrency),
+      "--id",
+      w.id,
+    ],
     { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
   );
   w.child = child;
   w.state = "running";
   w.ready = false;
   w.expectExit = false;
-  const logFile = process.env.CHAOS_LOG_DIR ? createWriteStream(path.join(process.env.CHAOS_LOG_DIR, `${w.id}.log`), { flags: "a" }) : null;
+  const logFile = process.env.CHAOS_LOG_DIR
+    ? createWriteStream(path.join(process.env.CHAOS_LOG_DIR, `${w.id}.log`), { flags: "a" })
+    : null;
   const onLine = (line: string) => {
     workerLog.lines++;
     logFile?.write(line + "\n");
@@ -642,7 +671,8 @@ function startWorker(w: W, env: NodeJS.ProcessEnv): void {
     if (level >= 50) {
       workerLog.errors++;
       const msg = rec ? `${rec.msg}: ${typeof rec.err === "string" ? rec.err : (rec.err?.message ?? "")}` : line;
-      if (workerLog.errorSamples.length < 10 && !workerLog.errorSamples.includes(msg.slice(0, 300))) workerLog.errorSamples.push(msg.slice(0, 300));
+      if (workerLog.errorSamples.length < 10 && !workerLog.errorSamples.includes(msg.slice(0, 300)))
+        workerLog.errorSamples.push(msg.slice(0, 300));
     } else if (level >= 40 && rec?.msg) {
       const k = rec.code ? `${rec.msg} (${rec.code})` : rec.msg;
       workerLog.warnByMsg[k] = (workerLog.warnByMsg[k] ?? 0) + 1;
@@ -773,7 +803,16 @@ async function runBursts(fake: FakeProvider, until: number): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // The reader
 
-const reader = { queries: 0, hits: 0, failed: 0, sqlReads: 0, pointersChecked: 0, unverifiable: 0, activeTwiceSeen: 0, pointerNotActive: 0 };
+const reader = {
+  queries: 0,
+  hits: 0,
+  failed: 0,
+  sqlReads: 0,
+  pointersChecked: 0,
+  unverifiable: 0,
+  activeTwiceSeen: 0,
+  pointerNotActive: 0,
+};
 let mixedVersionReads = 0;
 
 async function checkHits(tenant: string, principals: string[], hits: SearchHit[], qStart: number): Promise<void> {
@@ -795,10 +834,17 @@ async function checkHits(tenant: string, principals: string[], hits: SearchHit[]
       reader.unverifiable++;
       continue;
     }
-    if (!(await ids).includes(h.chunkId)) bad.push(`${h.documentKey}: chunk ${h.chunkId} served as v${h.versionNumber} is not one of its chunks`);
+    if (!(await ids).includes(h.chunkId))
+      bad.push(`${h.documentKey}: chunk ${h.chunkId} served as v${h.versionNumber} is not one of its chunks`);
     if (v.acl.length > 0 && !v.acl.some((p) => principals.includes(p))) {
       violations.aclReads++;
-      finding({ what: "hit not visible to the reader's principals", key: `${tenant}/${h.documentKey}`, version: h.versionNumber, acl: v.acl, principals });
+      finding({
+        what: "hit not visible to the reader's principals",
+        key: `${tenant}/${h.documentKey}`,
+        version: h.versionNumber,
+        acl: v.acl,
+        principals,
+      });
     }
     // Deleted before the query began and untouched since: no snapshot of this query could show it.
     if (d.deleted && d.deletedAt < qStart && d.lastOpStartAt < d.deletedAt) {
@@ -806,7 +852,13 @@ async function checkHits(tenant: string, principals: string[], hits: SearchHit[]
       finding({ what: "hit of a deleted document", key: `${tenant}/${h.documentKey}`, version: h.versionNumber });
     } else if (h.versionNumber <= d.deletedUpTo && d.deletedAt < qStart && !d.rolledBackSinceDelete) {
       violations.resurrectedReads++;
-      finding({ what: "hit of a deleted version after the document was published again", key: `${tenant}/${h.documentKey}`, version: h.versionNumber, deletedUpTo: d.deletedUpTo, businessVersion: d.bv });
+      finding({
+        what: "hit of a deleted version after the document was published again",
+        key: `${tenant}/${h.documentKey}`,
+        version: h.versionNumber,
+        deletedUpTo: d.deletedUpTo,
+        businessVersion: d.bv,
+      });
     }
   }
   for (const [key, vs] of versionsOf) if (vs.size > 1) bad.push(`${key}: hits from versions ${[...vs].join(", ")}`);
@@ -871,19 +923,37 @@ async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<v
         for (const r of rows) {
           reader.pointersChecked++;
           const d = byId.get(r.document_id);
-          if (r.iv_document !== r.document_id || r.iv_version !== r.sp_version) bad.push(`${d?.key}: pointer v${r.sp_version} names an index version of v${r.iv_version}`);
+          if (r.iv_document !== r.document_id || r.iv_version !== r.sp_version)
+            bad.push(`${d?.key}: pointer v${r.sp_version} names an index version of v${r.iv_version}`);
           if (r.chunk_ids.length !== r.expected || r.chunk_count !== r.expected) {
             violations.incompleteReads++;
-            finding({ what: "pointer names an incomplete index version", key: d?.key, version: r.sp_version, chunks: r.chunk_ids.length, expected: r.expected });
+            finding({
+              what: "pointer names an incomplete index version",
+              key: d?.key,
+              version: r.sp_version,
+              chunks: r.chunk_ids.length,
+              expected: r.expected,
+            });
           }
           // A live document (in this snapshot) whose pointer still shows what a finished delete removed.
           if (d && !r.deleted && r.sp_version <= d.deletedUpTo && d.deletedAt < readStart && !d.rolledBackSinceDelete) {
             violations.resurrectedReads++;
-            finding({ what: "pointer of a republished document shows a deleted version", key: d.key, version: r.sp_version, deletedUpTo: d.deletedUpTo, businessVersion: d.bv });
+            finding({
+              what: "pointer of a republished document shows a deleted version",
+              key: d.key,
+              version: r.sp_version,
+              deletedUpTo: d.deletedUpTo,
+              businessVersion: d.bv,
+            });
           }
           if (r.status !== "ACTIVE") {
             reader.pointerNotActive++;
-            finding({ what: "pointer names a non-ACTIVE index version", key: d?.key, version: r.sp_version, status: r.status });
+            finding({
+              what: "pointer names a non-ACTIVE index version",
+              key: d?.key,
+              version: r.sp_version,
+              status: r.status,
+            });
           }
           if (r.active > 1) {
             reader.activeTwiceSeen++;
@@ -895,7 +965,8 @@ async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<v
             continue;
           }
           const want = await ids;
-          if (want.length !== r.chunk_ids.length || want.some((x, i) => x !== r.chunk_ids[i])) bad.push(`${d.key}: v${r.sp_version} serves chunks that are not v${r.sp_version}'s`);
+          if (want.length !== r.chunk_ids.length || want.some((x, i) => x !== r.chunk_ids[i]))
+            bad.push(`${d.key}: v${r.sp_version} serves chunks that are not v${r.sp_version}'s`);
         }
         if (bad.length) {
           mixedVersionReads++;
@@ -961,7 +1032,10 @@ type Evaluation = {
 
 async function evaluate(pool: pg.Pool, final: boolean): Promise<Evaluation> {
   const unfinished = (
-    await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[]) AND status IN ('PENDING', 'RUNNING', 'RETRY_WAIT')`, [tenantIds])
+    await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[]) AND status IN ('PENDING', 'RUNNING', 'RETRY_WAIT')`,
+      [tenantIds],
+    )
   ).rows[0].n;
   const { rows } = await pool.query<DocRow>(
     `SELECT d.id::text, d.key, d.business_version, d.deleted_at IS NOT NULL AS deleted,
@@ -987,7 +1061,19 @@ async function evaluate(pool: pg.Pool, final: boolean): Promise<Evaluation> {
     categories[cat] = (categories[cat] ?? 0) + 1;
     if (!isOk) ok = false;
     if (!isOk && (samples[cat] ??= []).length < 5) {
-      samples[cat].push({ key: `${d.tenant}/${r.key}`, id: r.id, model: { bv: d.bv, deleted: d.deleted, pinned: d.pinnedVersion }, db: { bv: r.business_version, deleted: r.deleted, search: r.sp_version, pinned: r.pinned, task: r.lt_status, error: r.lt_error } });
+      samples[cat].push({
+        key: `${d.tenant}/${r.key}`,
+        id: r.id,
+        model: { bv: d.bv, deleted: d.deleted, pinned: d.pinnedVersion },
+        db: {
+          bv: r.business_version,
+          deleted: r.deleted,
+          search: r.sp_version,
+          pinned: r.pinned,
+          task: r.lt_status,
+          error: r.lt_error,
+        },
+      });
     }
   };
   const seen = new Set<string>();
@@ -1000,14 +1086,18 @@ async function evaluate(pool: pg.Pool, final: boolean): Promise<Evaluation> {
     }
     seen.add(r.id);
     if (final && (r.business_version !== d.bv || r.deleted !== d.deleted || r.key !== d.key)) {
-      mismatch("final document row differs from the model", d, { db: { bv: r.business_version, deleted: r.deleted, key: r.key }, model: { bv: d.bv, deleted: d.deleted, key: d.key } });
+      mismatch("final document row differs from the model", d, {
+        db: { bv: r.business_version, deleted: r.deleted, key: r.key },
+        model: { bv: d.bv, deleted: d.deleted, key: d.key },
+      });
     }
     if (d.deleted) {
       note(r.sp_version === null ? "deleted" : "deletedButSearchable", d, r, r.sp_version === null);
       continue;
     }
     const served = r.sp_version === null ? null : await expectedChunkIds(d, r.sp_version);
-    const servesRightChunks = served !== null && served.length === r.chunk_ids.length && served.every((x, i) => x === r.chunk_ids[i]);
+    const servesRightChunks =
+      served !== null && served.length === r.chunk_ids.length && served.every((x, i) => x === r.chunk_ids[i]);
     if (d.pinned) {
       const good = r.pinned === true && r.sp_version === d.pinnedVersion && servesRightChunks;
       note(good ? "pinned" : "pinLost", d, r, good);
@@ -1040,13 +1130,25 @@ async function evaluate(pool: pg.Pool, final: boolean): Promise<Evaluation> {
 
 async function taskTotals(pool: pg.Pool) {
   const q = async (sql: string) =>
-    Object.fromEntries((await pool.query<{ k: string; n: number }>(sql, [tenantIds])).rows.map((r) => [r.k ?? "null", r.n]));
+    Object.fromEntries(
+      (await pool.query<{ k: string; n: number }>(sql, [tenantIds])).rows.map((r) => [r.k ?? "null", r.n]),
+    );
   return {
-    byStatus: await q(`SELECT status AS k, count(*)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[]) GROUP BY 1 ORDER BY 1`),
-    byType: await q(`SELECT task_type AS k, count(*)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[]) GROUP BY 1 ORDER BY 1`),
-    deadByCode: await q(`SELECT error_code AS k, count(*)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[]) AND status = 'DEAD' GROUP BY 1 ORDER BY 1`),
-    failuresByCode: await q(`SELECT error_code AS k, count(*)::int AS n FROM task_events WHERE tenant_id = ANY($1::text[]) AND kind = 'FAILED' GROUP BY 1 ORDER BY 1`),
-    events: await q(`SELECT kind AS k, count(*)::int AS n FROM task_events WHERE tenant_id = ANY($1::text[]) GROUP BY 1 ORDER BY 1`),
+    byStatus: await q(
+      `SELECT status AS k, count(*)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[]) GROUP BY 1 ORDER BY 1`,
+    ),
+    byType: await q(
+      `SELECT task_type AS k, count(*)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[]) GROUP BY 1 ORDER BY 1`,
+    ),
+    deadByCode: await q(
+      `SELECT error_code AS k, count(*)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[]) AND status = 'DEAD' GROUP BY 1 ORDER BY 1`,
+    ),
+    failuresByCode: await q(
+      `SELECT error_code AS k, count(*)::int AS n FROM task_events WHERE tenant_id = ANY($1::text[]) AND kind = 'FAILED' GROUP BY 1 ORDER BY 1`,
+    ),
+    events: await q(
+      `SELECT kind AS k, count(*)::int AS n FROM task_events WHERE tenant_id = ANY($1::text[]) GROUP BY 1 ORDER BY 1`,
+    ),
     // Failures that never reached the provider: the worker's circuit breaker was open.
     circuitOpenFailures: (
       await pool.query<{ n: number }>(
@@ -1054,7 +1156,12 @@ async function taskTotals(pool: pg.Pool) {
         [tenantIds],
       )
     ).rows[0].n,
-    maxAttemptsUsed: (await pool.query<{ n: number }>(`SELECT coalesce(max(attempts), 0)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[])`, [tenantIds])).rows[0].n,
+    maxAttemptsUsed: (
+      await pool.query<{ n: number }>(
+        `SELECT coalesce(max(attempts), 0)::int AS n FROM index_tasks WHERE tenant_id = ANY($1::text[])`,
+        [tenantIds],
+      )
+    ).rows[0].n,
   };
 }
 
@@ -1065,7 +1172,11 @@ async function main(): Promise<number> {
   const fake = await startFakeProvider({ dimensions: DIMS, record: false });
   fake.mode("ok", { delayMs: S.providerDelayMs });
   const db = await prepareDatabase();
-  const pool = new pg.Pool({ connectionString: db.url, max: S.lanes + S.readers + 4, application_name: "indexwright-chaos" });
+  const pool = new pg.Pool({
+    connectionString: db.url,
+    max: S.lanes + S.readers + 4,
+    application_name: "indexwright-chaos",
+  });
   pool.on("error", () => undefined);
   const env = workerEnv(db.url, fake.url);
   const killAll = () => {
@@ -1086,7 +1197,16 @@ async function main(): Promise<number> {
   let failed = true;
   try {
     for (let i = 0; i < S.workers; i++) {
-      const w: W = { slot: i, id: `chaos-w${i}`, child: null, state: "dead", ready: false, expectExit: false, restartTimer: null, tail: [] };
+      const w: W = {
+        slot: i,
+        id: `chaos-w${i}`,
+        child: null,
+        state: "dead",
+        ready: false,
+        expectExit: false,
+        restartTimer: null,
+        tail: [],
+      };
       fleet.push(w);
       startWorker(w, env);
     }
@@ -1096,7 +1216,10 @@ async function main(): Promise<number> {
     const chaosStart = Date.now();
     const until = chaosStart + S.seconds * 1000;
     const stopReads = { now: false };
-    const readers = [...Array.from({ length: S.readers }, () => runReader(pool, stopReads)), runPointerReads(pool, stopReads)];
+    const readers = [
+      ...Array.from({ length: S.readers }, () => runReader(pool, stopReads)),
+      runPointerReads(pool, stopReads),
+    ];
     const monkeyDone = runMonkey(until, env);
     const burstsDone = runBursts(fake, until);
     let monitoring = true;
@@ -1140,7 +1263,9 @@ async function main(): Promise<number> {
       ev = await evaluate(pool, false);
     }
     const convergeSeconds = (Date.now() - convergeStart) / 1000;
-    say(`${ev.ok ? "converged" : "NOT converged"} after ${convergeSeconds.toFixed(1)}s: ${JSON.stringify(ev.categories)}`);
+    say(
+      `${ev.ok ? "converged" : "NOT converged"} after ${convergeSeconds.toFixed(1)}s: ${JSON.stringify(ev.categories)}`,
+    );
     // A few more reads of the settled state, then stop reading.
     await sleep(2000);
     stopReads.now = true;
@@ -1170,7 +1295,12 @@ async function main(): Promise<number> {
         [tenantIds],
       )
     ).rows[0].n;
-    const deadlocks = (await pool.query<{ n: number }>(`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]?.n ?? null;
+    const deadlocks =
+      (
+        await pool.query<{ n: number }>(
+          `SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`,
+        )
+      ).rows[0]?.n ?? null;
     const tasks = await taskTotals(pool);
     // What the (report-only) reconciler found during the run; informational, it does not fail the run.
     const reconciler = await pool
@@ -1207,16 +1337,37 @@ async function main(): Promise<number> {
       opOutcomes: outcomes,
       opsThrottled: throttled,
       monkey: { ...monkey },
-      provider: { requests: fake.requests, bursts: burstCount, outcomes: fake.outcomes, failures: Object.entries(fake.outcomes).reduce((a, [m, n]) => (m === "ok" ? a : a + n), 0) },
+      provider: {
+        requests: fake.requests,
+        bursts: burstCount,
+        outcomes: fake.outcomes,
+        failures: Object.entries(fake.outcomes).reduce((a, [m, n]) => (m === "ok" ? a : a + n), 0),
+      },
       reader: { ...reader },
-      tasks: { ...tasks, duplicateChunkIds: dup.chunks, documentsWithTwoActive: dup.active, activeWithoutPointer: orphanActive },
+      tasks: {
+        ...tasks,
+        duplicateChunkIds: dup.chunks,
+        documentsWithTwoActive: dup.active,
+        activeWithoutPointer: orphanActive,
+      },
       postgres: { deadlocks },
       reconciler,
-      workers: { exits, logLines: workerLog.lines, errorLines: workerLog.errors, errorSamples: workerLog.errorSamples, warnings: workerLog.warnByMsg },
+      workers: {
+        exits,
+        logLines: workerLog.lines,
+        errorLines: workerLog.errors,
+        errorSamples: workerLog.errorSamples,
+        warnings: workerLog.warnByMsg,
+      },
       samples: final.samples,
       findings,
       findingCounts,
-      seconds: { initialPublish: Math.round(publishSeconds * 10) / 10, chaos: Math.round(chaosSeconds * 10) / 10, converge: Math.round(convergeSeconds * 10) / 10, total: Math.round(elapsed() * 10) / 10 },
+      seconds: {
+        initialPublish: Math.round(publishSeconds * 10) / 10,
+        chaos: Math.round(chaosSeconds * 10) / 10,
+        converge: Math.round(convergeSeconds * 10) / 10,
+        total: Math.round(elapsed() * 10) / 10,
+      },
     });
   } catch (err) {
     result.error = String((err as Error).stack ?? err);

@@ -38,22 +38,32 @@ export async function startApiServer(): Promise<ApiServer> {
     const params: Record<string, string> = {};
     if (route) {
       const want = url.pathname.split("/").filter(Boolean);
-      route.path.split("/").filter(Boolean).forEach((s, i) => {
-        const m = /^\[([^\]]+)\]$/.exec(s);
-        if (m) params[m[1]] = decodeURIComponent(want[i]);
-      });
+      route.path
+        .split("/")
+        .filter(Boolean)
+        .forEach((s, i) => {
+          const m = /^\[([^\]]+)\]$/.exec(s);
+          if (m) params[m[1]] = decodeURIComponent(want[i]);
+        });
     }
     const method = req.method ?? "GET";
     const fn = (mod[method === "HEAD" && !mod.HEAD ? "GET" : method] ?? catchAll[method]) as Handler;
     const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
     const hasBody = method !== "GET" && method !== "HEAD";
-    const request = new Request(url, { method, headers, body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined, duplex: "half" } as RequestInit);
+    const request = new Request(url, {
+      method,
+      headers,
+      body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
+      duplex: "half",
+    } as RequestInit);
     const response = await fn(request, { params: Promise.resolve(params) });
     const out: Record<string, string | string[]> = {};
     response.headers.forEach((v, k) => (out[k] = k === "set-cookie" ? response.headers.getSetCookie() : v));
     res.writeHead(response.status, out);
-    if (response.body && method !== "HEAD") for await (const chunk of Readable.fromWeb(response.body as never)) res.write(chunk);
+    if (response.body && method !== "HEAD")
+      for await (const chunk of Readable.fromWeb(response.body as never)) res.write(chunk);
     res.end();
   };
 

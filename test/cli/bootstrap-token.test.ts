@@ -22,7 +22,13 @@ function cli(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: dataDir,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", INDEXWRIGHT_URL: server.url, LOG_LEVEL: "silent", ...env } as unknown as NodeJS.ProcessEnv,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        INDEXWRIGHT_URL: server.url,
+        LOG_LEVEL: "silent",
+        ...env,
+      } as unknown as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -34,12 +40,21 @@ function cli(env: Record<string, string>, ...args: string[]): Promise<Run> {
   });
 }
 
-const api = (p: string, token: string, init: RequestInit = {}) => fetch(server.url + p, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
+const api = (p: string, token: string, init: RequestInit = {}) =>
+  fetch(server.url + p, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers },
+  });
 const signIn = async (token: string) => {
-  const r = await fetch(server.url + "/api/auth/signin", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token }) });
+  const r = await fetch(server.url + "/api/auth/signin", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token }),
+  });
   return /iw_session=([^;]+)/.exec(r.headers.get("set-cookie") ?? "")![1];
 };
-const withSession = (cookie: string) => fetch(server.url + "/api/v1/tenants", { headers: { cookie: `iw_session=${cookie}` } });
+const withSession = (cookie: string) =>
+  fetch(server.url + "/api/v1/tenants", { headers: { cookie: `iw_session=${cookie}` } });
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -61,8 +76,16 @@ afterAll(async () => {
 
 describe("bootstrap token rotation and revocation", () => {
   it("only an all-tenant admin may rotate or revoke it: a tenant-limited admin gets 403 FLEET_SCOPE_REQUIRED and nothing changes", async () => {
-    const minted = await (await api("/api/v1/admin/tokens", BOOT, { method: "POST", body: JSON.stringify({ name: "own-admin", role: "admin", tenants: ["own"] }) })).json();
-    for (const [method, p] of [["POST", "/api/v1/admin/bootstrap-token/rotate"], ["DELETE", "/api/v1/admin/bootstrap-token"]]) {
+    const minted = await (
+      await api("/api/v1/admin/tokens", BOOT, {
+        method: "POST",
+        body: JSON.stringify({ name: "own-admin", role: "admin", tenants: ["own"] }),
+      })
+    ).json();
+    for (const [method, p] of [
+      ["POST", "/api/v1/admin/bootstrap-token/rotate"],
+      ["DELETE", "/api/v1/admin/bootstrap-token"],
+    ]) {
       const r = await api(p, minted.token, { method });
       expect(r.status).toBe(403);
       expect((await r.json()).error.code).toBe("FLEET_SCOPE_REQUIRED");
@@ -92,14 +115,23 @@ describe("bootstrap token rotation and revocation", () => {
     const session = await signIn(fresh);
     expect((await withSession(session)).status).toBe(200);
 
-    const audit = (await t.pool.query(`SELECT actor, action, detail FROM audit_log WHERE action LIKE 'bootstrap_token.%'`)).rows;
-    expect(audit).toEqual([{ actor: "token:bootstrap", action: "bootstrap_token.rotate", detail: { from: "configured", sessionsEnded: 1 } }]);
+    const audit = (
+      await t.pool.query(`SELECT actor, action, detail FROM audit_log WHERE action LIKE 'bootstrap_token.%'`)
+    ).rows;
+    expect(audit).toEqual([
+      { actor: "token:bootstrap", action: "bootstrap_token.rotate", detail: { from: "configured", sessionsEnded: 1 } },
+    ]);
     expect(JSON.stringify(audit)).not.toContain(fresh);
   });
 
   it("revoked through the API, no bootstrap token signs in (the configured one neither), its sessions end, and an admin token can rotate a new one", async () => {
     const current = readFileSync(path.join(dataDir, "bootstrap-token"), "utf8").trim();
-    const admin = await (await api("/api/v1/admin/tokens", current, { method: "POST", body: JSON.stringify({ name: "fleet-admin", role: "admin", tenants: ["*"] }) })).json();
+    const admin = await (
+      await api("/api/v1/admin/tokens", current, {
+        method: "POST",
+        body: JSON.stringify({ name: "fleet-admin", role: "admin", tenants: ["*"] }),
+      })
+    ).json();
     const session = await signIn(current);
     const r = await api("/api/v1/admin/bootstrap-token", admin.token, { method: "DELETE" });
     expect(r.status).toBe(200);
@@ -111,7 +143,11 @@ describe("bootstrap token rotation and revocation", () => {
     const rotated = await api("/api/v1/admin/bootstrap-token/rotate", admin.token, { method: "POST" });
     const { token } = await rotated.json();
     expect((await api("/api/v1/tenants", token)).status).toBe(200);
-    const actions = (await t.pool.query(`SELECT action, actor, detail->>'from' AS "from" FROM audit_log WHERE action LIKE 'bootstrap_token.%' ORDER BY id`)).rows;
+    const actions = (
+      await t.pool.query(
+        `SELECT action, actor, detail->>'from' AS "from" FROM audit_log WHERE action LIKE 'bootstrap_token.%' ORDER BY id`,
+      )
+    ).rows;
     expect(actions.slice(1)).toEqual([
       { action: "bootstrap_token.revoke", actor: "token:fleet-admin", from: "rotated" },
       { action: "bootstrap_token.rotate", actor: "token:fleet-admin", from: "revoked" },

@@ -26,7 +26,13 @@ type Run = { code: number | null; stdout: string; stderr: string };
 /** Runs the CLI from an empty folder (no .env files), against the test server. */
 function cli(...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", INDEXWRIGHT_URL: server.url, INDEXWRIGHT_TOKEN: BOOT, LOG_LEVEL: "silent" } as unknown as NodeJS.ProcessEnv;
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      INDEXWRIGHT_URL: server.url,
+      INDEXWRIGHT_TOKEN: BOOT,
+      LOG_LEVEL: "silent",
+    } as unknown as NodeJS.ProcessEnv;
     const child = spawn(process.execPath, [BIN, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
@@ -74,7 +80,19 @@ afterAll(async () => {
 describe("publish --wait", () => {
   it("exits 2 when the document is not searchable within --timeout (no worker runs yet), with a line per state off a terminal", async () => {
     writeFileSync(path.join(work, "slow.md"), "# Slow\n\nNobody indexes this yet.");
-    const r = await cli("publish", "--tenant", "acme", "--key", "slow", "--file", path.join(work, "slow.md"), "--wait", "--timeout", "1.5", "--json");
+    const r = await cli(
+      "publish",
+      "--tenant",
+      "acme",
+      "--key",
+      "slow",
+      "--file",
+      path.join(work, "slow.md"),
+      "--wait",
+      "--timeout",
+      "1.5",
+      "--json",
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(json(r).wait.outcome).toBe("timeout");
     expect(r.stderr).toContain("acme/slow: INDEXING");
@@ -89,9 +107,23 @@ describe("publish --wait", () => {
       ["manual", "manual.pdf", "application/pdf"],
       ["memo", "memo.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
     ]) {
-      const r = await cli("publish", "--tenant", "acme", "--key", key, "--file", path.join(work, file), "--wait", "--json");
+      const r = await cli(
+        "publish",
+        "--tenant",
+        "acme",
+        "--key",
+        key,
+        "--file",
+        path.join(work, file),
+        "--wait",
+        "--json",
+      );
       expect(r.code, r.stderr).toBe(0);
-      expect(json(r)).toMatchObject({ versionNumber: 1, state: "INDEXING", wait: { outcome: "searchable", state: "SEARCHABLE" } });
+      expect(json(r)).toMatchObject({
+        versionNumber: 1,
+        state: "INDEXING",
+        wait: { outcome: "searchable", state: "SEARCHABLE" },
+      });
       const s = json(await cli("status", "--tenant", "acme", "--key", key, "--json"));
       expect(s.versions[0].contentType).toBe(type);
     }
@@ -106,7 +138,16 @@ describe("publish --wait", () => {
 
   it("exits 1 when indexing fails, naming the error", async () => {
     writeFileSync(path.join(work, "broken.pdf"), "%PDF-1.4 this is not really a PDF");
-    const r = await cli("publish", "--tenant", "acme", "--key", "broken", "--file", path.join(work, "broken.pdf"), "--wait");
+    const r = await cli(
+      "publish",
+      "--tenant",
+      "acme",
+      "--key",
+      "broken",
+      "--file",
+      path.join(work, "broken.pdf"),
+      "--wait",
+    );
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toMatch(/failed: [A-Z_]+/);
   });
@@ -140,11 +181,19 @@ describe("sync DIR", () => {
 
     const first = await sync("--wait");
     expect(first.code, first.stderr).toBe(0);
-    expect(json(first).wait).toEqual({ "guides.fees.pdf": "searchable", "guides.night-shift.txt": "searchable", "intro.md": "searchable" });
+    expect(json(first).wait).toEqual({
+      "guides.fees.pdf": "searchable",
+      "guides.night-shift.txt": "searchable",
+      "intro.md": "searchable",
+    });
 
     const again = await sync();
     expect(again.code, again.stderr).toBe(0);
-    expect(json(again).plan).toEqual({ publish: [], delete: [], unchanged: ["guides.fees.pdf", "guides.night-shift.txt", "intro.md"] });
+    expect(json(again).plan).toEqual({
+      publish: [],
+      delete: [],
+      unchanged: ["guides.fees.pdf", "guides.night-shift.txt", "intro.md"],
+    });
     expect(json(again).done).toEqual([]);
     const tasks = json(await cli("tasks", "list", "--tenant", "kb", "--json")).items;
     expect(tasks).toHaveLength(3); // the second run queued nothing
@@ -159,7 +208,9 @@ describe("sync DIR", () => {
       unchanged: ["guides.fees.pdf"],
     });
     expect(json(third).wait).toEqual({ "intro.md": "searchable", "guides.night-shift.txt": "deleted" });
-    expect(json(await cli("status", "--tenant", "kb", "--key", "guides.night-shift.txt", "--json")).state).toBe("DELETED");
+    expect(json(await cli("status", "--tenant", "kb", "--key", "guides.night-shift.txt", "--json")).state).toBe(
+      "DELETED",
+    );
     expect(json(await cli("status", "--tenant", "kb", "--key", "intro.md", "--json")).searchVersion).toBe(2);
 
     const fourth = await sync();
@@ -172,12 +223,35 @@ describe("sync DIR", () => {
 describe("operations", () => {
   it("tasks list and retry, reindex, rollback and delete, with --json", async () => {
     writeFileSync(path.join(work, "ops.md"), "# Ops\n\nFirst words.");
-    expect((await cli("publish", "--tenant", "ops", "--key", "doc", "--file", path.join(work, "ops.md"), "--wait")).code).toBe(0);
+    expect(
+      (await cli("publish", "--tenant", "ops", "--key", "doc", "--file", path.join(work, "ops.md"), "--wait")).code,
+    ).toBe(0);
     writeFileSync(path.join(work, "ops.md"), "# Ops\n\nSecond words.");
-    const v2 = await cli("publish", "--tenant", "ops", "--key", "doc", "--file", path.join(work, "ops.md"), "--wait", "--json");
+    const v2 = await cli(
+      "publish",
+      "--tenant",
+      "ops",
+      "--key",
+      "doc",
+      "--file",
+      path.join(work, "ops.md"),
+      "--wait",
+      "--json",
+    );
     expect(json(v2)).toMatchObject({ versionNumber: 2, wait: { outcome: "searchable" } });
 
-    const rollback = await cli("rollback", "--tenant", "ops", "--key", "doc", "--to-version", "1", "--reason", "the second words were wrong", "--json");
+    const rollback = await cli(
+      "rollback",
+      "--tenant",
+      "ops",
+      "--key",
+      "doc",
+      "--to-version",
+      "1",
+      "--reason",
+      "the second words were wrong",
+      "--json",
+    );
     expect(rollback.code, rollback.stderr).toBe(0);
     expect(json(rollback)).toEqual({ tenant: "ops", key: "doc", searchVersion: 1, pinned: true });
 
@@ -188,7 +262,9 @@ describe("operations", () => {
     // A DEAD task to retry: failed by hand, as if its provider had kept timing out.
     const list = json(await cli("tasks", "list", "--tenant", "ops", "--json"));
     const taskId = list.items.find((x: { status: string }) => x.status === "SUCCEEDED").taskId as string;
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'EMBEDDING_TIMEOUT' WHERE task_id = $1`, [taskId]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'EMBEDDING_TIMEOUT' WHERE task_id = $1`, [
+      taskId,
+    ]);
     const dead = json(await cli("tasks", "list", "--status", "DEAD", "--tenant", "ops", "--json"));
     expect(dead.items.map((x: { taskId: string }) => x.taskId)).toEqual([taskId]);
     const human = await cli("tasks", "list", "--status", "DEAD", "--tenant", "ops");
@@ -203,9 +279,22 @@ describe("operations", () => {
   }, 180_000);
 
   it("an API error is its code and message (JSON on stderr under --json), exit 1; a usage mistake exits 2", async () => {
-    const r = await cli("rollback", "--tenant", "ops", "--key", "absent", "--to-version", "1", "--reason", "no such document", "--json");
+    const r = await cli(
+      "rollback",
+      "--tenant",
+      "ops",
+      "--key",
+      "absent",
+      "--to-version",
+      "1",
+      "--reason",
+      "no such document",
+      "--json",
+    );
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stderr)).toEqual({ error: { status: 404, code: "NOT_FOUND", message: "document ops/absent not found" } });
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: { status: 404, code: "NOT_FOUND", message: "document ops/absent not found" },
+    });
     const human = await cli("tasks", "retry", "999999");
     expect(human.code).toBe(1);
     expect(human.stderr).toMatch(/^NOT_FOUND: task 999999 not found/);

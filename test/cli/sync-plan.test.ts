@@ -3,7 +3,14 @@ import { keyForPath, planSync, type LocalFile, type RemoteDoc } from "../../cli/
 
 // The sync rule alone: which files are published, which documents deleted, which left alone.
 
-const file = (key: string, checksum: string): LocalFile => ({ key, rel: key, abs: `/kb/${key}`, checksum, contentType: "text/markdown", bytes: 1 });
+const file = (key: string, checksum: string): LocalFile => ({
+  key,
+  rel: key,
+  abs: `/kb/${key}`,
+  checksum,
+  contentType: "text/markdown",
+  bytes: 1,
+});
 const doc = (key: string, checksum: string | null, state = "SEARCHABLE"): RemoteDoc => ({ key, state, checksum });
 
 describe("keyForPath", () => {
@@ -24,7 +31,13 @@ describe("planSync", () => {
   it("new, changed, unchanged and missing files; deleted documents count as absent", () => {
     const plan = planSync(
       [file("new.md", "n"), file("same.md", "s"), file("changed.md", "c2"), file("revived.md", "r")],
-      [doc("same.md", "s"), doc("changed.md", "c1"), doc("gone.md", "g"), doc("revived.md", null, "DELETED"), doc("already-deleted.md", null, "DELETED")],
+      [
+        doc("same.md", "s"),
+        doc("changed.md", "c1"),
+        doc("gone.md", "g"),
+        doc("revived.md", null, "DELETED"),
+        doc("already-deleted.md", null, "DELETED"),
+      ],
     );
     expect(plan).toEqual({
       publish: [

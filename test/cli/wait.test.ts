@@ -6,8 +6,21 @@ import type { Schemas } from "../../lib/client";
 
 type Doc = Schemas["DocumentDetail"];
 const task = (taskId: string, status: string) => ({ taskId, status }) as Doc["tasks"][number];
-const doc = (state: string, searchVersion: number | null, tasks: Doc["tasks"] = [], progress: Doc["progress"] = null, pinned = false) =>
-  ({ state, searchVersion, tasks, progress, pinned, lastError: state === "FAILED" ? { code: "PARSE_ERROR", message: "bad" } : null }) as Doc;
+const doc = (
+  state: string,
+  searchVersion: number | null,
+  tasks: Doc["tasks"] = [],
+  progress: Doc["progress"] = null,
+  pinned = false,
+) =>
+  ({
+    state,
+    searchVersion,
+    tasks,
+    progress,
+    pinned,
+    lastError: state === "FAILED" ? { code: "PARSE_ERROR", message: "bad" } : null,
+  }) as Doc;
 
 describe("judge", () => {
   it("a published version: searchable once search answers from it, failed when its task is DEAD or the document FAILED", () => {
@@ -28,7 +41,8 @@ describe("judge", () => {
     // Still being built under the pin: wait.
     expect(judge(doc("UPDATING", 1, [task("7", "RUNNING")], null, true), goal)).toBeNull();
     // Pinned to a version of another embedding model: NOT_INDEXED, and no build will move the pin.
-    const otherModel = (state: string, pinned: boolean) => ({ ...doc(state, 1, [task("7", "SUCCEEDED")], null, pinned), searchVersionServed: false }) as Doc;
+    const otherModel = (state: string, pinned: boolean) =>
+      ({ ...doc(state, 1, [task("7", "SUCCEEDED")], null, pinned), searchVersionServed: false }) as Doc;
     expect(judge(otherModel("NOT_INDEXED", true), goal)).toBe("held");
     // Not pinned: the reconciler's rebuild will serve it, so wait.
     expect(judge(otherModel("NOT_INDEXED", false), goal)).toBeNull();
@@ -44,13 +58,18 @@ describe("judge", () => {
   });
 
   it("exit codes: 0 done, 1 failed, 2 timed out", () => {
-    expect([exitCodeOf("searchable"), exitCodeOf("deleted"), exitCodeOf("failed"), exitCodeOf("timeout")]).toEqual([0, 0, 1, 2]);
+    expect([exitCodeOf("searchable"), exitCodeOf("deleted"), exitCodeOf("failed"), exitCodeOf("timeout")]).toEqual([
+      0, 0, 1, 2,
+    ]);
   });
 });
 
 function stream(isTTY: boolean) {
   const chunks: string[] = [];
-  return { s: { isTTY, write: (c: string) => chunks.push(c) } as unknown as NodeJS.WriteStream, text: () => chunks.join("") };
+  return {
+    s: { isTTY, write: (c: string) => chunks.push(c) } as unknown as NodeJS.WriteStream,
+    text: () => chunks.join(""),
+  };
 }
 
 describe("ProgressReporter", () => {
@@ -70,7 +89,8 @@ describe("ProgressReporter", () => {
   it("writes a line per state change elsewhere, not per poll", () => {
     const { s, text } = stream(false);
     const r = new ProgressReporter("acme/guide", s);
-    for (const d of [doc("INDEXING", null), doc("INDEXING", null, [], { done: 1, total: 2 }), doc("FAILED", null)]) r.update(d);
+    for (const d of [doc("INDEXING", null), doc("INDEXING", null, [], { done: 1, total: 2 }), doc("FAILED", null)])
+      r.update(d);
     r.done();
     expect(text()).toBe("acme/guide: INDEXING\nacme/guide: FAILED (PARSE_ERROR)\n");
   });

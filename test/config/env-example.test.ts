@@ -13,13 +13,24 @@ describe(".env.example", () => {
 
   it("documents every variable of docs/configuration.md's settings table and every one the configuration parses", () => {
     const readme = readFileSync("docs/configuration.md", "utf8");
-    const table = readme.slice(readme.indexOf("## Settings"), readme.indexOf("\n## ", readme.indexOf("## Settings") + 5));
+    const table = readme.slice(
+      readme.indexOf("## Settings"),
+      readme.indexOf("\n## ", readme.indexOf("## Settings") + 5),
+    );
     const fromReadme = table
       .split("\n")
       .filter((l) => l.startsWith("| `"))
       .flatMap((l) => [...l.split("|")[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]));
     expect(fromReadme.length).toBeGreaterThan(30);
-    const expected = [...new Set([...fromReadme, ...CONFIG_VARIABLES, ...Object.keys(loadReconcileConfig({})), "TRUST_PROXY_HOPS", "TRUSTED_PROXY_ADDRESSES"])];
+    const expected = [
+      ...new Set([
+        ...fromReadme,
+        ...CONFIG_VARIABLES,
+        ...Object.keys(loadReconcileConfig({})),
+        "TRUST_PROXY_HOPS",
+        "TRUSTED_PROXY_ADDRESSES",
+      ]),
+    ];
     expect(expected.filter((v) => !documented.has(v))).toEqual([]);
   });
 });

@@ -24,17 +24,30 @@ function project(files: Record<string, string>): string {
 }
 
 /** A bare environment: no NODE_ENV (which Next's types call always present), as under `npm start`. */
-const bare = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? "", ...env }) as unknown as NodeJS.ProcessEnv;
+const bare = (env: Record<string, string>) =>
+  ({ PATH: process.env.PATH ?? "", ...env }) as unknown as NodeJS.ProcessEnv;
 
-type Seen = { files: string[]; settings: Record<string, unknown> & { embedding: { provider: string; model: string; dimensions: number; indexedAs: string } } };
+type Seen = {
+  files: string[];
+  settings: Record<string, unknown> & {
+    embedding: { provider: string; model: string; dimensions: number; indexedAs: string };
+  };
+};
 
-function configIn(dir: string, env: Record<string, string> = {}): { code: number | null; seen: Seen | null; stderr: string } {
-  const r = spawnSync(process.execPath, ["--conditions=react-server", "--import", TSX, path.join(ROOT, "cli/main.ts"), "config", "--json"], {
-    cwd: dir,
-    env: bare(env),
-    encoding: "utf8",
-    timeout: 30_000,
-  });
+function configIn(
+  dir: string,
+  env: Record<string, string> = {},
+): { code: number | null; seen: Seen | null; stderr: string } {
+  const r = spawnSync(
+    process.execPath,
+    ["--conditions=react-server", "--import", TSX, path.join(ROOT, "cli/main.ts"), "config", "--json"],
+    {
+      cwd: dir,
+      env: bare(env),
+      encoding: "utf8",
+      timeout: 30_000,
+    },
+  );
   return { code: r.status, seen: r.status === 0 ? (JSON.parse(r.stdout) as Seen) : null, stderr: r.stderr };
 }
 
@@ -45,28 +58,47 @@ describe(".env files", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(seen!.files).toEqual([".env"]);
-    expect(seen!.settings.embedding).toEqual({ provider: "openai", model: "text-embedding-3-small", dimensions: 1536, indexedAs: "vector" });
+    expect(seen!.settings.embedding).toEqual({
+      provider: "openai",
+      model: "text-embedding-3-small",
+      dimensions: 1536,
+      indexedAs: "vector",
+    });
     expect(seen!.settings.OPENAI_API_KEY).toBe("(set)");
     // The web process reads them with Next's copy of the loader: the very same module.
-    const fromNext = createRequire(createRequire(path.join(ROOT, "package.json")).resolve("next/package.json")).resolve("@next/env");
+    const fromNext = createRequire(createRequire(path.join(ROOT, "package.json")).resolve("next/package.json")).resolve(
+      "@next/env",
+    );
     expect(fromNext).toBe(createRequire(path.join(ROOT, "package.json")).resolve("@next/env"));
   });
 
   it("a worker started next to such a .env embeds with the provider it names (and connects to the DATABASE_URL it names)", async () => {
     const t = await createTestDb();
-    const dir = project({ ".env": `DATABASE_URL=${t.url}\nEMBEDDING_PROVIDER=openai\nOPENAI_API_KEY=sk-test-0000\nEMBEDDING_DIMENSIONS=1024\n` });
-    const child = spawn(process.execPath, ["--conditions=react-server", "--import", TSX, path.join(ROOT, "cli/main.ts"), "worker", "--id", "env-files"], {
-      cwd: dir,
-      env: bare({ LOG_LEVEL: "info" }),
-      stdio: ["ignore", "pipe", "pipe"],
+    const dir = project({
+      ".env": `DATABASE_URL=${t.url}\nEMBEDDING_PROVIDER=openai\nOPENAI_API_KEY=sk-test-0000\nEMBEDDING_DIMENSIONS=1024\n`,
     });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=react-server", "--import", TSX, path.join(ROOT, "cli/main.ts"), "worker", "--id", "env-files"],
+      {
+        cwd: dir,
+        env: bare({ LOG_LEVEL: "info" }),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
     try {
       // On start the worker makes the HNSW index for its embedder's dimension: 1024 from .env, not
       // the local embedder's 384.
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'chunk_vectors_embedding_1024_hnsw'`)).rowCount === 1, 30_000, 100).catch((err) => {
+      await waitFor(
+        async () =>
+          (await t.pool.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'chunk_vectors_embedding_1024_hnsw'`))
+            .rowCount === 1,
+        30_000,
+        100,
+      ).catch((err) => {
         throw new Error(`${(err as Error).message}; worker output:\n${out}`);
       });
       await waitFor(async () => out.includes("worker started"), 10_000);
@@ -90,20 +122,39 @@ describe(".env files", () => {
     });
     const { seen } = configIn(dir, { LOG_LEVEL: "debug" });
     expect(seen!.files).toEqual([".env.production.local", ".env.local", ".env.production", ".env"]);
-    expect(seen!.settings).toMatchObject({ PORT: 4001, LEASE_SECONDS: 41, MAX_ATTEMPTS: 3, WORKER_CONCURRENCY: 5, LOG_LEVEL: "debug" });
+    expect(seen!.settings).toMatchObject({
+      PORT: 4001,
+      LEASE_SECONDS: 41,
+      MAX_ATTEMPTS: 3,
+      WORKER_CONCURRENCY: 5,
+      LOG_LEVEL: "debug",
+    });
   });
 
   it("reads the development files under NODE_ENV=development, and skips .env.local under NODE_ENV=test, as Next does", () => {
-    const dir = project({ ".env.local": "PORT=4002\n", ".env.development": "PORT=4005\nWORKER_CONCURRENCY=9\n", ".env.test": "WORKER_CONCURRENCY=7\n", ".env": "PORT=4004\n" });
-    expect(configIn(dir, { NODE_ENV: "development" }).seen!.settings).toMatchObject({ PORT: 4002, WORKER_CONCURRENCY: 9 });
+    const dir = project({
+      ".env.local": "PORT=4002\n",
+      ".env.development": "PORT=4005\nWORKER_CONCURRENCY=9\n",
+      ".env.test": "WORKER_CONCURRENCY=7\n",
+      ".env": "PORT=4004\n",
+    });
+    expect(configIn(dir, { NODE_ENV: "development" }).seen!.settings).toMatchObject({
+      PORT: 4002,
+      WORKER_CONCURRENCY: 9,
+    });
     const test = configIn(dir, { NODE_ENV: "test" }).seen!;
     expect(test.files).toEqual([".env.test", ".env"]);
     expect(test.settings).toMatchObject({ PORT: 4004, WORKER_CONCURRENCY: 7 });
   });
 
   it("expands references, from the environment or other lines", () => {
-    const dir = project({ ".env": "EMBEDDING_PROVIDER=openai\nOPENAI_API_KEY=sk-test\nOPENAI_BASE_URL=http://${PROVIDER_HOST}:${PROVIDER_PORT}/v1\nPROVIDER_PORT=8080\n" });
-    expect(configIn(dir, { PROVIDER_HOST: "embedder.internal" }).seen!.settings.OPENAI_BASE_URL).toBe("http://embedder.internal:8080/v1");
+    const dir = project({
+      ".env":
+        "EMBEDDING_PROVIDER=openai\nOPENAI_API_KEY=sk-test\nOPENAI_BASE_URL=http://${PROVIDER_HOST}:${PROVIDER_PORT}/v1\nPROVIDER_PORT=8080\n",
+    });
+    expect(configIn(dir, { PROVIDER_HOST: "embedder.internal" }).seen!.settings.OPENAI_BASE_URL).toBe(
+      "http://embedder.internal:8080/v1",
+    );
   });
 
   it("a process npm start launched takes the settings passed down and reads no file again", () => {

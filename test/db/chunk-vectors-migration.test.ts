@@ -15,7 +15,10 @@ describe("chunk vectors migration", () => {
     await migrate(db.t.url, { dir: db.before });
     const doc = randomUUID();
     await db.t.pool.query(`INSERT INTO tenants (id, name) VALUES ('acme', 'Acme')`);
-    await db.t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, 'acme', 'k', 'K', 3)`, [doc]);
+    await db.t.pool.query(
+      `INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, 'acme', 'k', 'K', 3)`,
+      [doc],
+    );
     const iv = [randomUUID(), randomUUID(), randomUUID()];
     // v1 and v2 in one space (v2 serving), v3 in another model: same content hashes throughout.
     for (const [i, model] of [
@@ -29,7 +32,10 @@ describe("chunk vectors migration", () => {
         [iv[i], doc, i + 1, i === 1 ? "ACTIVE" : "RETIRED", model],
       );
     }
-    await db.t.pool.query(`INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'acme', $2, 2)`, [doc, iv[1]]);
+    await db.t.pool.query(
+      `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'acme', $2, 2)`,
+      [doc, iv[1]],
+    );
     const rows: [string, number, string, string][] = [
       [iv[0], 0, "h-same", vec(0.1, 3)], // an older copy of the serving version's vector, slightly off
       [iv[0], 1, "h-old", vec(0.2, 3)],
@@ -45,11 +51,17 @@ describe("chunk vectors migration", () => {
       );
     }
     // A second dimension in use had its own index on chunks, made at a worker's start.
-    await db.t.pool.query(`CREATE INDEX chunks_embedding_3_hnsw ON chunks USING hnsw ((embedding::vector(3)) vector_cosine_ops) WHERE dims = 3`);
+    await db.t.pool.query(
+      `CREATE INDEX chunks_embedding_3_hnsw ON chunks USING hnsw ((embedding::vector(3)) vector_cosine_ops) WHERE dims = 3`,
+    );
 
     expect((await migrate(db.t.url)).applied).toContain(MOVE);
 
-    const vectors = (await db.t.pool.query(`SELECT content_hash, embedding_model, embedding::text AS e FROM chunk_vectors ORDER BY embedding_model, content_hash`)).rows;
+    const vectors = (
+      await db.t.pool.query(
+        `SELECT content_hash, embedding_model, embedding::text AS e FROM chunk_vectors ORDER BY embedding_model, content_hash`,
+      )
+    ).rows;
     expect(vectors).toEqual([
       { content_hash: "h-new", embedding_model: "m", e: vec(0.3, 3) },
       { content_hash: "h-old", embedding_model: "m", e: vec(0.2, 3) },
@@ -72,18 +84,32 @@ describe("chunk vectors migration", () => {
       { version_number: 3, ordinal: 0, content_hash: "h-same", embedding_model: "other" },
       { version_number: 3, ordinal: 1, content_hash: "h-new", embedding_model: "other" },
     ]);
-    const indexes = (await db.t.pool.query(`SELECT tablename, indexname FROM pg_indexes WHERE indexname LIKE '%hnsw' ORDER BY indexname`)).rows;
+    const indexes = (
+      await db.t.pool.query(
+        `SELECT tablename, indexname FROM pg_indexes WHERE indexname LIKE '%hnsw' ORDER BY indexname`,
+      )
+    ).rows;
     expect(indexes).toEqual([
       { tablename: "chunk_vectors", indexname: "chunk_vectors_embedding_384_hnsw" },
       { tablename: "chunk_vectors", indexname: "chunk_vectors_embedding_3_hnsw" },
     ]);
-    const cols = (await db.t.pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'chunks' AND column_name IN ('embedding', 'vector_id', 'tsv', 'search_language')`)).rows;
+    const cols = (
+      await db.t.pool.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'chunks' AND column_name IN ('embedding', 'vector_id', 'tsv', 'search_language')`,
+      )
+    ).rows;
     expect(cols).toEqual([{ column_name: "vector_id" }]);
     // The full-text terms moved with the content (20261130151000): its text, language and tsv.
-    const terms = (await db.t.pool.query(`SELECT DISTINCT text, search_language::text AS l, tsv::text AS tsv FROM chunk_vectors`)).rows;
+    const terms = (
+      await db.t.pool.query(`SELECT DISTINCT text, search_language::text AS l, tsv::text AS tsv FROM chunk_vectors`)
+    ).rows;
     expect(terms).toEqual([{ text: "refunds", l: "english", tsv: "'refund':1" }]);
     // A record cannot point at a vector that does not exist, and a referenced vector cannot go.
-    await expect(db.t.pool.query(`UPDATE chunks SET vector_id = -1 WHERE ordinal = 0`)).rejects.toThrow(/chunks_vector_id_fkey/);
-    await expect(db.t.pool.query(`DELETE FROM chunk_vectors WHERE content_hash = 'h-same'`)).rejects.toThrow(/chunks_vector_id_fkey/);
+    await expect(db.t.pool.query(`UPDATE chunks SET vector_id = -1 WHERE ordinal = 0`)).rejects.toThrow(
+      /chunks_vector_id_fkey/,
+    );
+    await expect(db.t.pool.query(`DELETE FROM chunk_vectors WHERE content_hash = 'h-same'`)).rejects.toThrow(
+      /chunks_vector_id_fkey/,
+    );
   });
 });

@@ -82,7 +82,9 @@ describe("embedded PGlite server", () => {
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
         i % 2 === 0
-          ? pool.query("SELECT $1::int + $2::int AS v, $3::text AS s", [i, 1, `x${i}`]).then((r) => [r.rows[0].v, r.rows[0].s])
+          ? pool
+              .query("SELECT $1::int + $2::int AS v, $3::text AS s", [i, 1, `x${i}`])
+              .then((r) => [r.rows[0].v, r.rows[0].s])
           : pool.query("SELECT $1::int * 2 AS v", [i]).then((r) => [r.rows[0].v, null]),
       ),
     );

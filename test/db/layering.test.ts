@@ -37,7 +37,8 @@ function resolve(from: string, spec: string): string | null {
   if (spec.startsWith("@/")) base = path.join(ROOT, spec.slice(2));
   else if (spec.startsWith(".")) base = path.resolve(path.dirname(from), spec);
   else return null;
-  for (const c of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")]) if (existsSync(c) && statSync(c).isFile()) return c;
+  for (const c of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")])
+    if (existsSync(c) && statSync(c).isFile()) return c;
   return null;
 }
 
@@ -85,8 +86,18 @@ describe("layering", () => {
 
   it("every dashboard repository queries through Prisma", () => {
     const repos = sourceFiles("lib").filter((f) => path.basename(f) === "repository.ts");
-    expect(repos.map(rel)).toEqual(expect.arrayContaining(["lib/operations/repository.ts", "lib/documents/repository.ts", "lib/admin/repository.ts", "lib/audit/repository.ts", "lib/tenants/repository.ts"]));
-    const without = repos.filter((f) => !importsOf(f).some((s) => PRISMA(s) || resolve(f, s) === path.join(ROOT, "lib/db/repository.ts"))).map(rel);
+    expect(repos.map(rel)).toEqual(
+      expect.arrayContaining([
+        "lib/operations/repository.ts",
+        "lib/documents/repository.ts",
+        "lib/admin/repository.ts",
+        "lib/audit/repository.ts",
+        "lib/tenants/repository.ts",
+      ]),
+    );
+    const without = repos
+      .filter((f) => !importsOf(f).some((s) => PRISMA(s) || resolve(f, s) === path.join(ROOT, "lib/db/repository.ts")))
+      .map(rel);
     expect(without).toEqual([]);
   });
 
@@ -97,7 +108,8 @@ describe("layering", () => {
     for (const start of starts) {
       for (const [file, chain] of reachable(start)) {
         const prismaImport = importsOf(file).find(PRISMA);
-        if (prismaImport || path.basename(file) === "repository.ts") leaks.push(`${chain.join(" -> ")}${prismaImport ? ` -> ${prismaImport}` : ""}`);
+        if (prismaImport || path.basename(file) === "repository.ts")
+          leaks.push(`${chain.join(" -> ")}${prismaImport ? ` -> ${prismaImport}` : ""}`);
       }
     }
     expect(leaks).toEqual([]);
@@ -110,7 +122,8 @@ describe("layering", () => {
     const offenders: string[] = [];
     for (const f of routes) {
       for (const spec of importsOf(f)) {
-        if (spec === "pg" || spec.startsWith("pg/") || spec === "pg-pool" || spec === "postgres") offenders.push(`${rel(f)} imports ${spec}`);
+        if (spec === "pg" || spec.startsWith("pg/") || spec === "pg-pool" || spec === "postgres")
+          offenders.push(`${rel(f)} imports ${spec}`);
         if (PRISMA(spec)) offenders.push(`${rel(f)} imports ${spec} (Prisma belongs in repositories)`);
         const to = resolve(f, spec);
         if (to && raw.includes(to)) offenders.push(`${rel(f)} imports ${rel(to)} instead of a repository`);
@@ -122,19 +135,41 @@ describe("layering", () => {
   });
 
   it("domain modules never import lib/http/: they refuse with a code, and the edge picks the status", () => {
-    const domain = ["documents", "operations", "admin", "webhooks", "search", "queue", "pipeline", "reconcile", "embedding", "db"].flatMap((d) => sourceFiles(`lib/${d}`));
+    const domain = [
+      "documents",
+      "operations",
+      "admin",
+      "webhooks",
+      "search",
+      "queue",
+      "pipeline",
+      "reconcile",
+      "embedding",
+      "db",
+    ].flatMap((d) => sourceFiles(`lib/${d}`));
     const http = path.join(ROOT, "lib/http") + path.sep;
-    const offenders = domain.flatMap((f) => importsOf(f).map((spec) => resolve(f, spec)).filter((to) => to?.startsWith(http)).map((to) => `${rel(f)} imports ${rel(to!)}`));
+    const offenders = domain.flatMap((f) =>
+      importsOf(f)
+        .map((spec) => resolve(f, spec))
+        .filter((to) => to?.startsWith(http))
+        .map((to) => `${rel(f)} imports ${rel(to!)}`),
+    );
     expect(offenders).toEqual([]);
     // Not vacuous: the repositories that refuse do import the domain's error.
-    expect(importsOf(path.join(ROOT, "lib/documents/repository.ts")).map((s) => resolve(path.join(ROOT, "lib/documents/repository.ts"), s))).toContain(path.join(ROOT, "lib/domain/errors.ts"));
+    expect(
+      importsOf(path.join(ROOT, "lib/documents/repository.ts")).map((s) =>
+        resolve(path.join(ROOT, "lib/documents/repository.ts"), s),
+      ),
+    ).toContain(path.join(ROOT, "lib/domain/errors.ts"));
   });
 
   it("the reader of imports sees a known Prisma import and a known worker chain", () => {
     // Guards the guards: if the scanner or resolver stopped working, the checks above would pass vacuously.
     expect(importsOf(path.join(ROOT, "lib/db/repository.ts")).some(PRISMA)).toBe(true);
     const chain = reachable(path.join(ROOT, "worker/main.ts"));
-    expect([...chain.keys()].map(rel)).toEqual(expect.arrayContaining(["worker/loop.ts", "lib/queue/engine.ts", "lib/queue/sql.ts", "lib/pipeline/pointer.ts"]));
+    expect([...chain.keys()].map(rel)).toEqual(
+      expect.arrayContaining(["worker/loop.ts", "lib/queue/engine.ts", "lib/queue/sql.ts", "lib/pipeline/pointer.ts"]),
+    );
   });
 });
 
@@ -155,14 +190,19 @@ describe("one pool per process", () => {
       expect(prisma(pool)).toBe(client); // one client per pool
       const [mine] = await client.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
       const viaPg = (await pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0];
-      const inTx = await transaction(pool, async (tx) => (await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]);
+      const inTx = await transaction(
+        pool,
+        async (tx) => (await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0],
+      );
       expect(viaPg.pid).toBe(mine.pid);
       expect(inTx.pid).toBe(mine.pid);
       expect(pool.totalCount).toBe(1);
       // The server's own count of sessions: the embedded database has one session for every
       // socket connection, so only PostgreSQL can say how many the pool opened.
       if (onRealPostgres) {
-        const seen = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'iw-layering'`);
+        const seen = await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'iw-layering'`,
+        );
         expect(seen.rows[0].n).toBe(1);
       }
     } finally {

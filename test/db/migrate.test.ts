@@ -4,7 +4,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createTestDb, type TestDb } from "../helpers/db";
-import { checksumMatches, listMigrations, migrate, migrationsDir, migrationStatus, NO_TRANSACTION_MARKER, resolveMigration } from "../../lib/db/migrate";
+import {
+  checksumMatches,
+  listMigrations,
+  migrate,
+  migrationsDir,
+  migrationStatus,
+  NO_TRANSACTION_MARKER,
+  resolveMigration,
+} from "../../lib/db/migrate";
 
 const sha = (s: string | Buffer) => createHash("sha256").update(s).digest("hex");
 const temps: string[] = [];
@@ -57,7 +65,9 @@ describe("migration runner", () => {
     const first = await migrate(t.url);
     const all = listMigrations();
     expect(first.applied).toEqual(all.map((m) => m.name));
-    const { rows } = await t.pool.query(`SELECT migration_name, checksum, finished_at, applied_steps_count, rolled_back_at, length(id) AS id_len FROM _prisma_migrations ORDER BY migration_name`);
+    const { rows } = await t.pool.query(
+      `SELECT migration_name, checksum, finished_at, applied_steps_count, rolled_back_at, length(id) AS id_len FROM _prisma_migrations ORDER BY migration_name`,
+    );
     expect(rows).toHaveLength(all.length);
     for (const [i, r] of rows.entries()) {
       const bytes = readFileSync(`prisma/migrations/${all[i].name}/migration.sql`);
@@ -83,14 +93,19 @@ describe("migration runner", () => {
     const status = await migrationStatus(t.url);
     expect(status.upToDate).toBe(false);
     expect(status.migrations.find((m) => m.name === name)?.state).toBe("modified");
-    await t.pool.query(`UPDATE _prisma_migrations SET checksum = $2 WHERE migration_name = $1`, [name, listMigrations()[0].checksum]);
+    await t.pool.query(`UPDATE _prisma_migrations SET checksum = $2 WHERE migration_name = $1`, [
+      name,
+      listMigrations()[0].checksum,
+    ]);
     expect((await migrationStatus(t.url)).upToDate).toBe(true);
   });
 
   it("creates pgvector and the HNSW index for the default dimension", async () => {
     const ext = await t.pool.query(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`);
     expect(ext.rows).toHaveLength(1);
-    const idx = await t.pool.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_vectors_embedding_384_hnsw'`);
+    const idx = await t.pool.query(
+      `SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_vectors_embedding_384_hnsw'`,
+    );
     expect(idx.rows[0].indexdef).toMatch(/USING hnsw/);
     expect(idx.rows[0].indexdef).toMatch(/WHERE \(dims = 384\)/);
   });
@@ -115,7 +130,13 @@ describe("checksums, by Prisma's rule", () => {
     let script = "";
     for (let i = 0; ; i++) {
       script = `SELECT ${i};\n`;
-      if (createHash("sha256").update(script).digest().some((b) => b < 16)) break;
+      if (
+        createHash("sha256")
+          .update(script)
+          .digest()
+          .some((b) => b < 16)
+      )
+        break;
     }
     const old = Array.from(createHash("sha256").update(script).digest(), (b) => b.toString(16)).join("");
     expect(old.length).toBeLessThan(64);
@@ -139,7 +160,9 @@ describe("checksums, by Prisma's rule", () => {
     const b = await freshDb();
     await migrate(b.url, { dir: crlf });
     const first = listMigrations(crlf)[0];
-    expect((await rowsOf(b, first.name))[0].checksum).toBe(sha(readFileSync(path.join(crlf, first.name, "migration.sql"))));
+    expect((await rowsOf(b, first.name))[0].checksum).toBe(
+      sha(readFileSync(path.join(crlf, first.name, "migration.sql"))),
+    );
     expect((await migrate(b.url)).applied).toEqual([]);
     expect((await migrationStatus(b.url)).upToDate).toBe(true);
 
@@ -148,7 +171,9 @@ describe("checksums, by Prisma's rule", () => {
     const file = path.join(edited, first.name, "migration.sql");
     writeFileSync(file, readFileSync(file, "utf8") + "-- changed\r\n");
     await expect(migrate(b.url, { dir: edited })).rejects.toThrow(/MIGRATION_MODIFIED/);
-    expect((await migrationStatus(b.url, { dir: edited })).migrations.find((m) => m.name === first.name)?.state).toBe("modified");
+    expect((await migrationStatus(b.url, { dir: edited })).migrations.find((m) => m.name === first.name)?.state).toBe(
+      "modified",
+    );
   });
 });
 
@@ -158,7 +183,9 @@ describe("failed migrations (Prisma's P3009) and migrate resolve", () => {
 
   it("records a failure with its logs, blocks later runs naming it, and resolve --rolled-back lets a fixed version apply", async () => {
     const t = await freshDb();
-    const dir = migrationsCopy({ extra: { [BROKEN]: "CREATE TABLE widgets (id int);\n\nSELECT * FROM no_such_table;\n" } });
+    const dir = migrationsCopy({
+      extra: { [BROKEN]: "CREATE TABLE widgets (id int);\n\nSELECT * FROM no_such_table;\n" },
+    });
     const err = await migrate(t.url, { dir }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(new RegExp(`^MIGRATION_APPLY_FAILED: migration ${BROKEN} failed to apply`));
@@ -177,9 +204,11 @@ describe("failed migrations (Prisma's P3009) and migrate resolve", () => {
     // A later run applies nothing, not even a new migration, and says what to do.
     writeMigration(dir, LATER, "CREATE TABLE later_things (id int);\n");
     const blocked = await migrate(t.url, { dir }).catch((e: Error) => e);
-    expect((blocked as Error).message).toMatch(/^MIGRATION_FAILED: found a failed migration in the database, so no new migrations were applied/);
+    expect((blocked as Error).message).toMatch(
+      /^MIGRATION_FAILED: found a failed migration in the database, so no new migrations were applied/,
+    );
     expect((blocked as Error).message).toContain(`The \`${BROKEN}\` migration started at`);
-    expect((blocked as Error).message).toContain("relation \"no_such_table\" does not exist");
+    expect((blocked as Error).message).toContain('relation "no_such_table" does not exist');
     expect((blocked as Error).message).toContain(`npm run migrate -- resolve --rolled-back ${BROKEN}`);
     expect((blocked as Error).message).toContain(`npm run migrate -- resolve --applied ${BROKEN}`);
     expect((await t.pool.query(`SELECT to_regclass('later_things') AS r`)).rows[0].r).toBeNull();
@@ -191,10 +220,18 @@ describe("failed migrations (Prisma's P3009) and migrate resolve", () => {
     expect(status.migrations.find((m) => m.name === LATER)?.state).toBe("pending");
 
     // Prisma's refusals.
-    await expect(resolveMigration(t.url, { rolledBack: LATER }, { dir })).rejects.toThrow(/^MIGRATION_NOT_APPLIED: .*never applied/);
-    await expect(resolveMigration(t.url, { rolledBack: listMigrations()[0].name }, { dir })).rejects.toThrow(/^MIGRATION_NOT_FAILED: /);
-    await expect(resolveMigration(t.url, { applied: "20991231999999_nowhere" }, { dir })).rejects.toThrow(/^MIGRATION_NOT_FOUND: /);
-    await expect(resolveMigration(t.url, { applied: listMigrations()[0].name }, { dir })).rejects.toThrow(/^MIGRATION_ALREADY_APPLIED: /);
+    await expect(resolveMigration(t.url, { rolledBack: LATER }, { dir })).rejects.toThrow(
+      /^MIGRATION_NOT_APPLIED: .*never applied/,
+    );
+    await expect(resolveMigration(t.url, { rolledBack: listMigrations()[0].name }, { dir })).rejects.toThrow(
+      /^MIGRATION_NOT_FAILED: /,
+    );
+    await expect(resolveMigration(t.url, { applied: "20991231999999_nowhere" }, { dir })).rejects.toThrow(
+      /^MIGRATION_NOT_FOUND: /,
+    );
+    await expect(resolveMigration(t.url, { applied: listMigrations()[0].name }, { dir })).rejects.toThrow(
+      /^MIGRATION_ALREADY_APPLIED: /,
+    );
 
     await resolveMigration(t.url, { rolledBack: BROKEN }, { dir });
     expect((await rowsOf(t, BROKEN))[0].rolled_back_at).toBeInstanceOf(Date);
@@ -255,7 +292,9 @@ describe("migrations outside a transaction", () => {
     expect(listMigrations(dir).find((m) => m.name === CONCURRENT)?.noTransaction).toBe(true);
     const r = await migrate(t.url, { dir });
     expect(r.applied.at(-1)).toBe(CONCURRENT);
-    const idx = await t.pool.query(`SELECT i.indisvalid, obj_description(i.indexrelid, 'pg_class') AS comment FROM pg_index i WHERE i.indexrelid = to_regclass('documents_title_idx')`);
+    const idx = await t.pool.query(
+      `SELECT i.indisvalid, obj_description(i.indexrelid, 'pg_class') AS comment FROM pg_index i WHERE i.indexrelid = to_regclass('documents_title_idx')`,
+    );
     expect(idx.rows).toEqual([{ indisvalid: true, comment: "titles; for lookups" }]);
     expect((await rowsOf(t, CONCURRENT))[0]).toMatchObject({ applied_steps_count: 1, rolled_back_at: null });
     expect((await migrationStatus(t.url, { dir })).upToDate).toBe(true);
@@ -263,7 +302,9 @@ describe("migrations outside a transaction", () => {
 
   it("without the marker, CREATE INDEX CONCURRENTLY fails and the logs say to use it", async () => {
     const t = await freshDb();
-    const dir = migrationsCopy({ extra: { [CONCURRENT]: "CREATE INDEX CONCURRENTLY documents_title_idx ON documents (title);\nSELECT 1;\n" } });
+    const dir = migrationsCopy({
+      extra: { [CONCURRENT]: "CREATE INDEX CONCURRENTLY documents_title_idx ON documents (title);\nSELECT 1;\n" },
+    });
     await expect(migrate(t.url, { dir })).rejects.toThrow(/cannot run inside a transaction block/);
     expect((await rowsOf(t, CONCURRENT))[0].logs).toContain(`first line is \`${NO_TRANSACTION_MARKER}\``);
   });
@@ -281,11 +322,21 @@ describe("migrations outside a transaction", () => {
     const err = (await migrate(t.url, { dir }).catch((e: Error) => e)) as Error;
     expect(err.message).toMatch(/^MIGRATION_APPLY_FAILED: migration 20991231000000_codes_unique failed/);
     expect(err.message).toContain("statement 2 of 2 (line 3) failed. Statement 1 ran and committed; it stays applied.");
-    expect(err.message).toContain("It left the INVALID index codes_code_key; remove it with: DROP INDEX CONCURRENTLY IF EXISTS codes_code_key;");
+    expect(err.message).toContain(
+      "It left the INVALID index codes_code_key; remove it with: DROP INDEX CONCURRENTLY IF EXISTS codes_code_key;",
+    );
     expect(err.message).toContain("Database error code: 23505");
     // Statement 1 committed; the index exists, INVALID (the planner never uses it, writes still maintain it).
-    expect((await t.pool.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'codes' AND column_name = 'note'`)).rows[0].n).toBe(1);
-    expect((await t.pool.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('codes_code_key')`)).rows).toEqual([{ indisvalid: false }]);
+    expect(
+      (
+        await t.pool.query(
+          `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'codes' AND column_name = 'note'`,
+        )
+      ).rows[0].n,
+    ).toBe(1);
+    expect(
+      (await t.pool.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('codes_code_key')`)).rows,
+    ).toEqual([{ indisvalid: false }]);
     const [row] = await rowsOf(t, UNIQUE);
     expect(row).toMatchObject({ finished_at: null, rolled_back_at: null });
     expect(row.logs).toContain("INVALID index codes_code_key");
@@ -302,7 +353,9 @@ describe("migrations outside a transaction", () => {
     await t.pool.query(`DROP INDEX CONCURRENTLY IF EXISTS codes_code_key`);
     await resolveMigration(t.url, { rolledBack: UNIQUE }, { dir });
     expect((await migrate(t.url, { dir })).applied).toEqual([UNIQUE]);
-    expect((await t.pool.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('codes_code_key')`)).rows).toEqual([{ indisvalid: true }]);
+    expect(
+      (await t.pool.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('codes_code_key')`)).rows,
+    ).toEqual([{ indisvalid: true }]);
     const rows = await rowsOf(t, UNIQUE);
     expect(rows.map((r) => r.rolled_back_at === null)).toEqual([false, false, true]);
     expect((await migrationStatus(t.url, { dir })).upToDate).toBe(true);
@@ -310,7 +363,9 @@ describe("migrations outside a transaction", () => {
 
   it("a marked migration that does not parse runs nothing and is recorded as failed", async () => {
     const t = await freshDb();
-    const dir = migrationsCopy({ extra: { [CONCURRENT]: `${NO_TRANSACTION_MARKER}\nCREATE TABLE parsed_first (id int);\nCREAT INDEX oops;\n` } });
+    const dir = migrationsCopy({
+      extra: { [CONCURRENT]: `${NO_TRANSACTION_MARKER}\nCREATE TABLE parsed_first (id int);\nCREAT INDEX oops;\n` },
+    });
     const err = (await migrate(t.url, { dir }).catch((e: Error) => e)) as Error;
     expect(err.message).toContain("could not be parsed, so none of its statements ran");
     expect((await t.pool.query(`SELECT to_regclass('parsed_first') AS r`)).rows[0].r).toBeNull();

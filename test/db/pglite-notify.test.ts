@@ -30,7 +30,10 @@ class Listener {
   async until(count: number): Promise<Notification[]> {
     while (this.received.length < count) {
       await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`waited for ${count} notifications, have ${JSON.stringify(this.received)}`)), 20_000);
+        const t = setTimeout(
+          () => reject(new Error(`waited for ${count} notifications, have ${JSON.stringify(this.received)}`)),
+          20_000,
+        );
         this.waiters.push(() => {
           clearTimeout(t);
           resolve();
@@ -50,7 +53,11 @@ const backends: { name: string; url: () => Promise<{ url: string; stop: () => Pr
     },
   },
 ];
-if (process.env.TEST_DATABASE_URL) backends.push({ name: "PostgreSQL", url: async () => ({ url: process.env.TEST_DATABASE_URL!, stop: async () => undefined }) });
+if (process.env.TEST_DATABASE_URL)
+  backends.push({
+    name: "PostgreSQL",
+    url: async () => ({ url: process.env.TEST_DATABASE_URL!, stop: async () => undefined }),
+  });
 
 describe.each(backends)("LISTEN/NOTIFY across connections: $name", ({ url: start }) => {
   let server: { url: string; stop: () => Promise<void> };
@@ -107,7 +114,9 @@ describe.each(backends)("LISTEN/NOTIFY across connections: $name", ({ url: start
     await sender.query(`SELECT pg_notify('${ch}', 'failed')`);
     await expect(sender.query("SELECT 1/0")).rejects.toThrow(/division by zero/);
     await sender.query("COMMIT"); // ends the failed transaction as a rollback
-    await expect(sender.query(`SELECT pg_notify('${ch}', 'failed too'); SELECT 1/0`)).rejects.toThrow(/division by zero/);
+    await expect(sender.query(`SELECT pg_notify('${ch}', 'failed too'); SELECT 1/0`)).rejects.toThrow(
+      /division by zero/,
+    );
     await sender.query(`NOTIFY ${ch}, 'marker'`);
     expect(await l.until(1)).toEqual([{ channel: ch, payload: "marker" }]);
   });
@@ -116,7 +125,7 @@ describe.each(backends)("LISTEN/NOTIFY across connections: $name", ({ url: start
     const ch = channel();
     const l = await listener(ch);
     const sender = await connect();
-    const payloads = ["it's \"quoted\"; NOTIFY x", "Grüße, 東京, ✓", "", "p".repeat(7999), "line\nbreak\ttab"];
+    const payloads = ['it\'s "quoted"; NOTIFY x', "Grüße, 東京, ✓", "", "p".repeat(7999), "line\nbreak\ttab"];
     for (const p of payloads) await sender.query("SELECT pg_notify($1, $2)", [ch, p]);
     expect((await l.until(payloads.length)).map((n) => n.payload)).toEqual(payloads);
   });
@@ -224,10 +233,14 @@ describe.each(backends)("LISTEN/NOTIFY across connections: $name", ({ url: start
     expect(await staying.until(1)).toEqual([{ channel: ch, payload: "after the close" }]);
     await staying.client.end();
     // pg_listening_channels() is per session: on PostgreSQL the sender's own, which never listened.
-    await waitFor(async () => {
-      const { rows } = await sender.query<{ ch: string }>("SELECT pg_listening_channels() AS ch");
-      return !rows.some((r) => r.ch === ch);
-    }, 10_000, 20);
+    await waitFor(
+      async () => {
+        const { rows } = await sender.query<{ ch: string }>("SELECT pg_listening_channels() AS ch");
+        return !rows.some((r) => r.ch === ch);
+      },
+      10_000,
+      20,
+    );
     expect(closing.received).toEqual([]);
   });
 
@@ -275,7 +288,8 @@ describe("BackendStream", () => {
     return m;
   };
   const cstr = (s: string) => Buffer.concat([Buffer.from(s, "utf8"), Buffer.from([0])]);
-  const notification = (channel: string, payload: string) => message("A", Buffer.concat([Buffer.from([0, 0, 0, 42]), cstr(channel), cstr(payload)]));
+  const notification = (channel: string, payload: string) =>
+    message("A", Buffer.concat([Buffer.from([0, 0, 0, 42]), cstr(channel), cstr(payload)]));
   const response = [
     message("C", cstr("NOTIFY")),
     notification("jobs", "first"),
@@ -295,12 +309,15 @@ describe("BackendStream", () => {
       for (let b = a; b <= all.length; b++) {
         const out: Buffer[] = [];
         const s = new BackendStream((d) => out.push(Buffer.from(d)));
-        for (const chunk of [all.subarray(0, a), all.subarray(a, b), all.subarray(b)]) if (chunk.length) s.write(new Uint8Array(chunk));
+        for (const chunk of [all.subarray(0, a), all.subarray(a, b), all.subarray(b)])
+          if (chunk.length) s.write(new Uint8Array(chunk));
         const ok =
           Buffer.concat(out).equals(kept) &&
           s.aborted === false &&
           s.notifications.length === 3 &&
-          s.notifications.every((n, i) => Buffer.from(n.raw).equals(wanted[i]) && n.channel === ["jobs", "Ünïcode", "jobs"][i]);
+          s.notifications.every(
+            (n, i) => Buffer.from(n.raw).equals(wanted[i]) && n.channel === ["jobs", "Ünïcode", "jobs"][i],
+          );
         if (!ok) wrong.push(`${a},${b}`);
       }
     }
@@ -334,16 +351,35 @@ describe("worker on the embedded server", () => {
   });
 
   it("is woken by a publish: the task runs although the next poll is ten minutes away", async () => {
-    const w = testWorker({ url: e.url, pool, real: false, close: async () => undefined }, "notified", { POLL_INTERVAL_MS: "600000" }, 1);
+    const w = testWorker(
+      { url: e.url, pool, real: false, close: async () => undefined },
+      "notified",
+      { POLL_INTERVAL_MS: "600000" },
+      1,
+    );
     await w.start();
     try {
       // Published only once the worker has gone idle: a claim of its found nothing.
       await waitFor(async () => w.stats.emptyClaims >= 1, 20_000, 10);
       const r = await publish(pool, {
-        tenant: "n", key: "wake", title: "Wake", contentType: "text/plain", content: Buffer.from("one paragraph, searchable soon after it is published"),
-        acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 8,
+        tenant: "n",
+        key: "wake",
+        title: "Wake",
+        contentType: "text/plain",
+        content: Buffer.from("one paragraph, searchable soon after it is published"),
+        acl: [],
+        abstract: null,
+        overview: null,
+        actor: "test",
+        maxAttempts: 8,
       });
-      await waitFor(async () => (await pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [r.taskId])).rows[0].status === "SUCCEEDED", 30_000, 20);
+      await waitFor(
+        async () =>
+          (await pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [r.taskId])).rows[0].status ===
+          "SUCCEEDED",
+        30_000,
+        20,
+      );
       expect(w.stats.succeeded).toBe(1);
       // Stopped once idle again: a stop during a claim would wait out the ten-minute sleep that follows it.
       await waitFor(async () => w.stats.emptyClaims >= 2, 20_000, 10);

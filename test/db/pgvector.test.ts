@@ -21,9 +21,15 @@ describe("pgvector check at start", () => {
     expect(pgvectorProblem("0.8.0", "0.8.0")).toBeNull();
     expect(pgvectorProblem("0.8.1", null)).toBeNull();
     expect(pgvectorProblem(null, "0.10.0")).toBeNull();
-    expect(pgvectorProblem(null, null)).toMatch(/^pgvector is not installed on the PostgreSQL server at DATABASE_URL\. Install pgvector 0\.8\.0 or later .*apt install postgresql-<major>-pgvector/);
+    expect(pgvectorProblem(null, null)).toMatch(
+      /^pgvector is not installed on the PostgreSQL server at DATABASE_URL\. Install pgvector 0\.8\.0 or later .*apt install postgresql-<major>-pgvector/,
+    );
     expect(pgvectorProblem(null, "0.7.4")).toMatch(/offers pgvector 0\.7\.4; Indexwright needs 0\.8\.0 or later/);
-    expect(pgvectorProblem("0.7.4", "0.8.0")).toMatch(/pgvector 0\.7\.4 is installed in this database.*The server already has 0\.8\.0: run ALTER EXTENSION vector UPDATE;/);
-    expect(pgvectorProblem("0.5.1", "0.5.1")).toMatch(/Install pgvector 0\.8\.0 or later.*Then run ALTER EXTENSION vector UPDATE;/);
+    expect(pgvectorProblem("0.7.4", "0.8.0")).toMatch(
+      /pgvector 0\.7\.4 is installed in this database.*The server already has 0\.8\.0: run ALTER EXTENSION vector UPDATE;/,
+    );
+    expect(pgvectorProblem("0.5.1", "0.5.1")).toMatch(
+      /Install pgvector 0\.8\.0 or later.*Then run ALTER EXTENSION vector UPDATE;/,
+    );
   });
 });

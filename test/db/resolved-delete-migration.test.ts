@@ -12,7 +12,10 @@ const db = databaseBefore(CLEANUP);
 async function seed(key: string, deleteStatus: "RESOLVED" | "DEAD" | null): Promise<string> {
   const doc = randomUUID();
   const iv = randomUUID();
-  await db.t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version, deleted_at) VALUES ($1, 'mg', $2, 'D', 1, $3)`, [doc, key, deleteStatus ? new Date() : null]);
+  await db.t.pool.query(
+    `INSERT INTO documents (id, tenant_id, key, title, business_version, deleted_at) VALUES ($1, 'mg', $2, 'D', 1, $3)`,
+    [doc, key, deleteStatus ? new Date() : null],
+  );
   await db.t.pool.query(
     `INSERT INTO document_versions (id, tenant_id, document_id, version_number, title, content_type, content, content_bytes, checksum, published_by)
      VALUES ($1, 'mg', $2, 1, 'D', 'text/plain', 'x', 1, 'c', 't')`,
@@ -23,10 +26,19 @@ async function seed(key: string, deleteStatus: "RESOLVED" | "DEAD" | null): Prom
      VALUES ($1, 'mg', $2, 1, 'ACTIVE', 'c', 'm', 3, 0)`,
     [iv, doc],
   );
-  await db.t.pool.query(`INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'mg', $2, 1)`, [doc, iv]);
-  await db.t.pool.query(`INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, finished_at) VALUES ('mg', $1, 1, 'INDEX', 'SUCCEEDED', now())`, [doc]);
+  await db.t.pool.query(
+    `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'mg', $2, 1)`,
+    [doc, iv],
+  );
+  await db.t.pool.query(
+    `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, finished_at) VALUES ('mg', $1, 1, 'INDEX', 'SUCCEEDED', now())`,
+    [doc],
+  );
   if (deleteStatus) {
-    await db.t.pool.query(`INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, error_code, finished_at) VALUES ('mg', $1, 1, 'DELETE', $2, 'INTERNAL_ERROR', now())`, [doc, deleteStatus]);
+    await db.t.pool.query(
+      `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, error_code, finished_at) VALUES ('mg', $1, 1, 'DELETE', $2, 'INTERNAL_ERROR', now())`,
+      [doc, deleteStatus],
+    );
   }
   return doc;
 }

@@ -58,7 +58,9 @@ describe("schema.prisma matches the migrations", () => {
     );
     for (const m of models) {
       const db = rows.filter((r) => r.table_name === m.table);
-      expect(m.fields.map((f) => f.column).sort(), `columns of ${m.table}`).toEqual(db.map((r) => r.column_name).sort());
+      expect(m.fields.map((f) => f.column).sort(), `columns of ${m.table}`).toEqual(
+        db.map((r) => r.column_name).sort(),
+      );
       for (const f of m.fields) {
         const col = db.find((r) => r.column_name === f.column)!;
         expect(col.is_nullable === "YES", `${m.table}.${f.column} nullability`).toBe(f.optional);
@@ -69,14 +71,45 @@ describe("schema.prisma matches the migrations", () => {
   it("round-trips every model through the generated client", async () => {
     const tenant = await prisma.tenant.create({ data: { id: "drift", name: "Drift" } });
     const docId = randomUUID();
-    const doc = await prisma.document.create({ data: { id: docId, tenantId: tenant.id, key: "k", title: "T", businessVersion: 1 } });
-    const ver = await prisma.documentVersion.create({
-      data: { id: randomUUID(), tenantId: tenant.id, documentId: docId, versionNumber: 1, title: "T", contentType: "text/plain", content: new Uint8Array([104, 105]), contentBytes: 2, checksum: "c", acl: ["a", "b"], abstract: "ab", overview: "ov", publishedBy: "me" },
+    const doc = await prisma.document.create({
+      data: { id: docId, tenantId: tenant.id, key: "k", title: "T", businessVersion: 1 },
     });
-    const task = await prisma.indexTask.create({ data: { tenantId: tenant.id, documentId: docId, versionNumber: 1, taskType: "INDEX", chunksTotal: 1 } });
-    const ev = await prisma.taskEvent.create({ data: { taskId: task.taskId, tenantId: tenant.id, kind: "CREATED", detail: { a: 1 } } });
+    const ver = await prisma.documentVersion.create({
+      data: {
+        id: randomUUID(),
+        tenantId: tenant.id,
+        documentId: docId,
+        versionNumber: 1,
+        title: "T",
+        contentType: "text/plain",
+        content: new Uint8Array([104, 105]),
+        contentBytes: 2,
+        checksum: "c",
+        acl: ["a", "b"],
+        abstract: "ab",
+        overview: "ov",
+        publishedBy: "me",
+      },
+    });
+    const task = await prisma.indexTask.create({
+      data: { tenantId: tenant.id, documentId: docId, versionNumber: 1, taskType: "INDEX", chunksTotal: 1 },
+    });
+    const ev = await prisma.taskEvent.create({
+      data: { taskId: task.taskId, tenantId: tenant.id, kind: "CREATED", detail: { a: 1 } },
+    });
     const iv = await prisma.indexVersion.create({
-      data: { id: randomUUID(), tenantId: tenant.id, documentId: docId, versionNumber: 1, taskId: task.taskId, status: "ACTIVE", chunkerVersion: "c", embeddingModel: "m", embeddingDimensions: 3, expectedChunkCount: 1 },
+      data: {
+        id: randomUUID(),
+        tenantId: tenant.id,
+        documentId: docId,
+        versionNumber: 1,
+        taskId: task.taskId,
+        status: "ACTIVE",
+        chunkerVersion: "c",
+        embeddingModel: "m",
+        embeddingDimensions: 3,
+        expectedChunkCount: 1,
+      },
     });
     // The vector column is Unsupported in Prisma, so the row is written in SQL and read back by Prisma.
     const vectorId = (
@@ -89,36 +122,116 @@ describe("schema.prisma matches the migrations", () => {
       `INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, section_path, text, content_hash, dims, vector_id) VALUES ($1, 0, 'cid', $2, $3, 'a > b', 'text', 'h', 3, $4)`,
       [iv.id, tenant.id, docId, vectorId],
     );
-    const sp = await prisma.searchPointer.create({ data: { documentId: docId, tenantId: tenant.id, indexVersionId: iv.id, versionNumber: 1 } });
-    const w = await prisma.worker.create({ data: { id: "w1", host: "h", pid: 1, concurrency: 2, currentTasks: [task.taskId] } });
-    const snap = await prisma.backlogSnapshot.create({ data: { pending: 1, retryWait: 0, running: 0, dead: 0, due: 1, oldestDueAgeSeconds: 1.5 } });
-    const user = await prisma.user.create({ data: { id: randomUUID(), email: "a@b.c", role: "admin", tenants: ["drift"], oidcIssuer: "https://idp", oidcSubject: "s1" } });
+    const sp = await prisma.searchPointer.create({
+      data: { documentId: docId, tenantId: tenant.id, indexVersionId: iv.id, versionNumber: 1 },
+    });
+    const w = await prisma.worker.create({
+      data: { id: "w1", host: "h", pid: 1, concurrency: 2, currentTasks: [task.taskId] },
+    });
+    const snap = await prisma.backlogSnapshot.create({
+      data: { pending: 1, retryWait: 0, running: 0, dead: 0, due: 1, oldestDueAgeSeconds: 1.5 },
+    });
+    const user = await prisma.user.create({
+      data: {
+        id: randomUUID(),
+        email: "a@b.c",
+        role: "admin",
+        tenants: ["drift"],
+        oidcIssuer: "https://idp",
+        oidcSubject: "s1",
+      },
+    });
     const tok = await prisma.apiToken.create({ data: { id: randomUUID(), name: "n", tokenHash: "h", role: "viewer" } });
-    const sess = await prisma.session.create({ data: { idHash: "sh", userId: user.id, method: "oidc", expiresAt: new Date(Date.now() + 60_000), userAgent: "ua" } });
-    const audit = await prisma.auditLog.create({ data: { actor: "me", action: "x", targetType: "task", targetId: "1", detail: { r: true } } });
-    const idem = await prisma.idempotencyKey.create({ data: { tenantId: tenant.id, key: "k", requestHash: "h", statusCode: 202, response: { ok: 1 } } });
-    const pass = await prisma.reconcilePass.create({ data: { actor: "w1", counts: { MISSING_TASK: { found: 1 } }, totals: {} } });
+    const sess = await prisma.session.create({
+      data: {
+        idHash: "sh",
+        userId: user.id,
+        method: "oidc",
+        expiresAt: new Date(Date.now() + 60_000),
+        userAgent: "ua",
+      },
+    });
+    const audit = await prisma.auditLog.create({
+      data: { actor: "me", action: "x", targetType: "task", targetId: "1", detail: { r: true } },
+    });
+    const idem = await prisma.idempotencyKey.create({
+      data: { tenantId: tenant.id, key: "k", requestHash: "h", statusCode: 202, response: { ok: 1 } },
+    });
+    const pass = await prisma.reconcilePass.create({
+      data: { actor: "w1", counts: { MISSING_TASK: { found: 1 } }, totals: {} },
+    });
     const anomaly = await prisma.anomalyEvent.create({
-      data: { passId: pass.id, kind: "MISSING_TASK", action: "REPORTED", fingerprint: "f", tenantId: tenant.id, documentId: docId, taskId: task.taskId, detail: { v: 1 } },
+      data: {
+        passId: pass.id,
+        kind: "MISSING_TASK",
+        action: "REPORTED",
+        fingerprint: "f",
+        tenantId: tenant.id,
+        documentId: docId,
+        taskId: task.taskId,
+        detail: { v: 1 },
+      },
     });
 
     const limit = await prisma.signInLimit.create({ data: { key: "drift-key", points: 1, expire: 1n } });
     expect(await prisma.signInLimit.findUniqueOrThrow({ where: { key: "drift-key" } })).toEqual(limit);
-    const owner = await prisma.user.create({ data: { id: randomUUID(), email: "drift@example.com", role: "viewer", tenants: ["*"], groups: ["hr"], ssoGroups: ["finance"] } });
-    const personal = await prisma.apiToken.create({ data: { id: randomUUID(), name: "drift", tokenHash: "drift-hash", role: "viewer", tenants: ["drift"], userId: owner.id } });
-    expect(await prisma.apiToken.findUniqueOrThrow({ where: { id: personal.id } })).toEqual({ ...personal, capabilities: [] });
+    const owner = await prisma.user.create({
+      data: {
+        id: randomUUID(),
+        email: "drift@example.com",
+        role: "viewer",
+        tenants: ["*"],
+        groups: ["hr"],
+        ssoGroups: ["finance"],
+      },
+    });
+    const personal = await prisma.apiToken.create({
+      data: {
+        id: randomUUID(),
+        name: "drift",
+        tokenHash: "drift-hash",
+        role: "viewer",
+        tenants: ["drift"],
+        userId: owner.id,
+      },
+    });
+    expect(await prisma.apiToken.findUniqueOrThrow({ where: { id: personal.id } })).toEqual({
+      ...personal,
+      capabilities: [],
+    });
     expect(await prisma.user.findUniqueOrThrow({ where: { id: owner.id } })).toEqual(owner);
     expect(await prisma.tenant.findUniqueOrThrow({ where: { id: "drift" } })).toEqual(tenant);
     // The search pointer's trigger copied its version onto the document.
-    expect(await prisma.document.findUniqueOrThrow({ where: { id: docId } })).toEqual({ ...doc, searchVersion: 1, drifted: false });
+    expect(await prisma.document.findUniqueOrThrow({ where: { id: docId } })).toEqual({
+      ...doc,
+      searchVersion: 1,
+      drifted: false,
+    });
     const ver2 = await prisma.documentVersion.findUniqueOrThrow({ where: { id: ver.id } });
     expect({ ...ver2, content: Buffer.from(ver2.content).toString() }).toEqual({ ...ver, content: "hi" });
     expect(await prisma.indexTask.findUniqueOrThrow({ where: { taskId: task.taskId } })).toEqual(task);
-    expect(await prisma.taskEvent.findUniqueOrThrow({ where: { taskId_id: { taskId: ev.taskId, id: ev.id } } })).toEqual(ev);
+    expect(
+      await prisma.taskEvent.findUniqueOrThrow({ where: { taskId_id: { taskId: ev.taskId, id: ev.id } } }),
+    ).toEqual(ev);
     expect(await prisma.indexVersion.findUniqueOrThrow({ where: { id: iv.id } })).toEqual(iv);
-    const chunk = await prisma.chunk.findUniqueOrThrow({ where: { indexVersionId_ordinal: { indexVersionId: iv.id, ordinal: 0 } } });
-    expect(chunk).toMatchObject({ chunkId: "cid", level: 2, sectionPath: "a > b", dims: 3, vectorId: BigInt(vectorId) });
-    expect(await prisma.chunkVector.findUniqueOrThrow({ where: { id: BigInt(vectorId) } })).toMatchObject({ documentId: docId, contentHash: "h", embeddingModel: "m", dims: 3, chunkerVersion: "c", text: "text" });
+    const chunk = await prisma.chunk.findUniqueOrThrow({
+      where: { indexVersionId_ordinal: { indexVersionId: iv.id, ordinal: 0 } },
+    });
+    expect(chunk).toMatchObject({
+      chunkId: "cid",
+      level: 2,
+      sectionPath: "a > b",
+      dims: 3,
+      vectorId: BigInt(vectorId),
+    });
+    expect(await prisma.chunkVector.findUniqueOrThrow({ where: { id: BigInt(vectorId) } })).toMatchObject({
+      documentId: docId,
+      contentHash: "h",
+      embeddingModel: "m",
+      dims: 3,
+      chunkerVersion: "c",
+      text: "text",
+    });
     expect(await prisma.searchPointer.findUniqueOrThrow({ where: { documentId: docId } })).toEqual(sp);
     expect(await prisma.worker.findUniqueOrThrow({ where: { id: "w1" } })).toEqual(w);
     expect(await prisma.backlogSnapshot.findUniqueOrThrow({ where: { id: snap.id } })).toEqual(snap);
@@ -126,7 +239,9 @@ describe("schema.prisma matches the migrations", () => {
     expect(await prisma.apiToken.findUniqueOrThrow({ where: { id: tok.id } })).toEqual(tok);
     expect(await prisma.session.findUniqueOrThrow({ where: { idHash: "sh" } })).toEqual(sess);
     expect(await prisma.auditLog.findUniqueOrThrow({ where: { id: audit.id } })).toEqual(audit);
-    expect(await prisma.idempotencyKey.findUniqueOrThrow({ where: { tenantId_key: { tenantId: tenant.id, key: "k" } } })).toEqual(idem);
+    expect(
+      await prisma.idempotencyKey.findUniqueOrThrow({ where: { tenantId_key: { tenantId: tenant.id, key: "k" } } }),
+    ).toEqual(idem);
     expect(await prisma.reconcilePass.findUniqueOrThrow({ where: { id: pass.id } })).toEqual(pass);
     expect(await prisma.anomalyEvent.findUniqueOrThrow({ where: { id: anomaly.id } })).toEqual(anomaly);
   });

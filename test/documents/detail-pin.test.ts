@@ -20,13 +20,30 @@ const local = new LocalEmbedder(384);
 const space = { model: local.model, dimensions: local.dimensions };
 
 const pub = (content: string) =>
-  publish(t.pool, { tenant: TENANT, key: "guide", title: "Guide", contentType: "text/markdown", content: Buffer.from(content), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
+  publish(t.pool, {
+    tenant: TENANT,
+    key: "guide",
+    title: "Guide",
+    contentType: "text/markdown",
+    content: Buffer.from(content),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 3,
+  });
 
 async function drain(): Promise<void> {
   for (let i = 0; i < 20; i++) {
     const [lease] = await claim(t.pool, "w-pin", 60, 1);
     if (!lease) return;
-    await executeTask(t.pool, local, lease, { signal: new AbortController().signal, progress: () => undefined }, { batchSize: 4, batchMaxBytes: 1 << 20 });
+    await executeTask(
+      t.pool,
+      local,
+      lease,
+      { signal: new AbortController().signal, progress: () => undefined },
+      { batchSize: 4, batchMaxBytes: 1 << 20 },
+    );
   }
   throw new Error("drain did not settle");
 }
@@ -37,7 +54,12 @@ describe("document detail: pinned, pinnedBy, pinnedReason", () => {
     await drain();
     await pub("# Guide\n\nbeta edition text");
     await drain();
-    expect(await getDocument(t.pool, TENANT, "guide")).toMatchObject({ searchVersion: 2, pinned: false, pinnedBy: null, pinnedReason: null });
+    expect(await getDocument(t.pool, TENANT, "guide")).toMatchObject({
+      searchVersion: 2,
+      pinned: false,
+      pinnedBy: null,
+      pinnedReason: null,
+    });
 
     await rollback(t.pool, TENANT, "guide", 1, "beta has the wrong figures", actor, 24, space);
     expect(await getDocument(t.pool, TENANT, "guide")).toMatchObject({
@@ -52,11 +74,32 @@ describe("document detail: pinned, pinnedBy, pinnedReason", () => {
     expect(Object.keys(listed)).not.toContain("pinned");
 
     await unpin(t.pool, TENANT, "guide", actor, { space, retentionHours: 24, maxAttempts: 3 });
-    expect(await getDocument(t.pool, TENANT, "guide")).toMatchObject({ searchVersion: 2, pinned: false, pinnedBy: null, pinnedReason: null });
+    expect(await getDocument(t.pool, TENANT, "guide")).toMatchObject({
+      searchVersion: 2,
+      pinned: false,
+      pinnedBy: null,
+      pinnedReason: null,
+    });
   });
 
   it("a document search has never served is not pinned", async () => {
-    await publish(t.pool, { tenant: TENANT, key: "fresh", title: "Fresh", contentType: "text/markdown", content: Buffer.from("# Fresh\n\nnew"), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
-    expect(await getDocument(t.pool, TENANT, "fresh")).toMatchObject({ searchVersion: null, pinned: false, pinnedBy: null, pinnedReason: null });
+    await publish(t.pool, {
+      tenant: TENANT,
+      key: "fresh",
+      title: "Fresh",
+      contentType: "text/markdown",
+      content: Buffer.from("# Fresh\n\nnew"),
+      acl: [],
+      abstract: null,
+      overview: null,
+      actor: "test",
+      maxAttempts: 3,
+    });
+    expect(await getDocument(t.pool, TENANT, "fresh")).toMatchObject({
+      searchVersion: null,
+      pinned: false,
+      pinnedBy: null,
+      pinnedReason: null,
+    });
   });
 });

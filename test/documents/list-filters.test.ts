@@ -59,7 +59,14 @@ async function seed(): Promise<void> {
       );
     }
     if (bv === 0) continue;
-    const latest: Record<string, string> = { dead: "DEAD", pending: "PENDING", running: "RUNNING", retry: "RETRY_WAIT", "resolved-drift": "RESOLVED", "first-version-pending": "PENDING" };
+    const latest: Record<string, string> = {
+      dead: "DEAD",
+      pending: "PENDING",
+      running: "RUNNING",
+      retry: "RETRY_WAIT",
+      "resolved-drift": "RESOLVED",
+      "first-version-pending": "PENDING",
+    };
     const status = latest[kind] ?? "SUCCEEDED";
     for (let v = 1; v <= bv; v++) {
       const s = v < bv ? "SUCCEEDED" : status;
@@ -73,14 +80,19 @@ async function seed(): Promise<void> {
     if (kind === "never-indexed" || kind === "first-version-pending") continue;
     // The served version: the business version when its task succeeded, otherwise the one before.
     const served = status === "SUCCEEDED" ? bv : bv - 1;
-    const model = kind === "older-model-below" ? "aaa-older-model" : kind === "older-model-above" ? "zzz-older-model" : LOCAL_MODEL;
+    const model =
+      kind === "older-model-below" ? "aaa-older-model" : kind === "older-model-above" ? "zzz-older-model" : LOCAL_MODEL;
     const dims = kind === "same-model-other-dims" ? 768 : 384;
     const iv = await q(
       `INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, chunk_count, expected_chunk_count)
        VALUES (gen_random_uuid(), $1, $2, $3, 'ACTIVE', 'c', $4, $5, 1, 1) RETURNING id`,
       [tenant, id, served, model, dims],
     );
-    if (kind !== "deleted") await q(`INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, $2, $3, $4)`, [id, tenant, iv.rows[0].id, served]);
+    if (kind !== "deleted")
+      await q(
+        `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, $2, $3, $4)`,
+        [id, tenant, iv.rows[0].id, served],
+      );
   }
   await q(`ANALYZE`);
 }
@@ -99,7 +111,11 @@ async function listed(state: string, opts: { tenant?: string; withSpace: boolean
   const keys: string[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
-    const r = await listDocuments(t.pool, { tenants: null, tenant: opts.tenant, state, cursor, limit: opts.limit }, opts.withSpace ? space : undefined);
+    const r = await listDocuments(
+      t.pool,
+      { tenants: null, tenant: opts.tenant, state, cursor, limit: opts.limit },
+      opts.withSpace ? space : undefined,
+    );
     expect(r.items.length).toBeLessThanOrEqual(opts.limit);
     for (const d of r.items) expect(d.state).toBe(state);
     keys.push(...r.items.map((d) => d.key));
@@ -123,14 +139,19 @@ describe("documents list, filtered by state: exactly the rule's documents, in li
       for (const withSpace of [true, false]) {
         for (const tenant of [undefined, "tb"]) {
           const want = await expected(state, { tenant, withSpace });
-          for (const limit of [1, 4, 50]) expect(await listed(state, { tenant, withSpace, limit }), `${state} tenant=${tenant} space=${withSpace} limit=${limit}`).toEqual(want);
+          for (const limit of [1, 4, 50])
+            expect(
+              await listed(state, { tenant, withSpace, limit }),
+              `${state} tenant=${tenant} space=${withSpace} limit=${limit}`,
+            ).toEqual(want);
         }
       }
     });
   }
 
   it("the seed reaches every state, with SEARCHABLE documents sparse enough to need several batches for a page", async () => {
-    for (const state of Object.values(DOCUMENT_STATE)) expect((await expected(state, { withSpace: true })).length, state).toBeGreaterThan(2);
+    for (const state of Object.values(DOCUMENT_STATE))
+      expect((await expected(state, { withSpace: true })).length, state).toBeGreaterThan(2);
     // Between two SEARCHABLE documents in list order lie more documents than a first batch for a page of four reads.
     const { rows } = await t.pool.query<{ state: string }>(
       `SELECT ${DOCUMENT_STATE_SQL} AS state FROM documents d ${pointerJoin("$1", "$2")} ${LATEST_TASK_JOIN} ORDER BY d.updated_at DESC, d.id DESC`,
@@ -147,7 +168,13 @@ describe("documents list, filtered by state: exactly the rule's documents, in li
 
   it("documents in an older embedding space are NOT_INDEXED, whether its model sorts before or after the current one or only its dimensions differ", async () => {
     const keys = await listed("NOT_INDEXED", { withSpace: true, limit: 200 });
-    for (const kind of ["older-model-below", "older-model-above", "same-model-other-dims", "never-indexed", "unpublished"] as const) {
+    for (const kind of [
+      "older-model-below",
+      "older-model-above",
+      "same-model-other-dims",
+      "never-indexed",
+      "unpublished",
+    ] as const) {
       const n = [...Array(200).keys()].filter((i) => kindOf(i) === kind);
       expect(n.length, kind).toBeGreaterThan(0);
       for (const i of n) expect(keys, `${kind} doc-${i}`).toContain(`doc-${i}`);

@@ -15,15 +15,31 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const input = (content: string): PublishInput => ({
-  tenant: "race", key: "policy", title: "Policy", contentType: "text/markdown", content: Buffer.from(content), acl: ["staff"], abstract: null, overview: null, actor: "test", maxAttempts: 3,
+  tenant: "race",
+  key: "policy",
+  title: "Policy",
+  contentType: "text/markdown",
+  content: Buffer.from(content),
+  acl: ["staff"],
+  abstract: null,
+  overview: null,
+  actor: "test",
+  maxAttempts: 3,
 });
 
 /** Waits until `n` sessions wait on a lock in a statement whose text matches the LIKE `pattern`. */
 const lockWaiters = (pattern: string, n: number) =>
-  waitFor(async () => {
-    const r = await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE $1 AND pid <> pg_backend_pid()`, [pattern]);
-    return r.rows[0].n === n;
-  }, 10_000, 10);
+  waitFor(
+    async () => {
+      const r = await t.pool.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE $1 AND pid <> pg_backend_pid()`,
+        [pattern],
+      );
+      return r.rows[0].n === n;
+    },
+    10_000,
+    10,
+  );
 
 describe.runIf(onRealPostgres)("identical publishes racing on one document", () => {
   it("the second, having waited for the first's commit, returns the version it made instead of a duplicate", async () => {
@@ -46,9 +62,18 @@ describe.runIf(onRealPostgres)("identical publishes racing on one document", () 
     } finally {
       holder.release();
     }
-    const versions = (await t.pool.query(`SELECT version_number FROM document_versions WHERE document_id = $1 ORDER BY 1`, [v1.documentId])).rows;
+    const versions = (
+      await t.pool.query(`SELECT version_number FROM document_versions WHERE document_id = $1 ORDER BY 1`, [
+        v1.documentId,
+      ])
+    ).rows;
     expect(versions.map((v) => v.version_number)).toEqual([1, 2]);
-    const tasks = (await t.pool.query(`SELECT version_number, status FROM index_tasks WHERE document_id = $1 ORDER BY version_number`, [v1.documentId])).rows;
+    const tasks = (
+      await t.pool.query(
+        `SELECT version_number, status FROM index_tasks WHERE document_id = $1 ORDER BY version_number`,
+        [v1.documentId],
+      )
+    ).rows;
     expect(tasks).toEqual([
       { version_number: 1, status: "SUPERSEDED" },
       { version_number: 2, status: "PENDING" },
@@ -75,7 +100,11 @@ describe.runIf(onRealPostgres)("a publish racing a rename of its document", () =
     } finally {
       renamer.release();
     }
-    const docs = (await t.pool.query(`SELECT key, business_version FROM documents WHERE tenant_id = 'race' AND key LIKE 'handbook%' ORDER BY key`)).rows;
+    const docs = (
+      await t.pool.query(
+        `SELECT key, business_version FROM documents WHERE tenant_id = 'race' AND key LIKE 'handbook%' ORDER BY key`,
+      )
+    ).rows;
     expect(docs).toEqual([
       { key: "handbook", business_version: 1 },
       { key: "handbook-2019", business_version: 1 },
@@ -92,7 +121,9 @@ describe.runIf(onRealPostgres)("a rename racing a publish to its new key", () =>
     const publisher = await t.pool.connect();
     try {
       await publisher.query("BEGIN");
-      await publisher.query(`INSERT INTO documents (id, tenant_id, key, title) VALUES (gen_random_uuid(), 'race', 'minutes', 'Minutes')`);
+      await publisher.query(
+        `INSERT INTO documents (id, tenant_id, key, title) VALUES (gen_random_uuid(), 'race', 'minutes', 'Minutes')`,
+      );
       const renaming = rename(t.pool, "race", "notes", "minutes", { subject: "test" }).then(
         () => null,
         (e: unknown) => e,
@@ -104,7 +135,11 @@ describe.runIf(onRealPostgres)("a rename racing a publish to its new key", () =>
     } finally {
       publisher.release();
     }
-    const keys = (await t.pool.query(`SELECT key FROM documents WHERE tenant_id = 'race' AND key IN ('notes', 'minutes') ORDER BY key`)).rows;
+    const keys = (
+      await t.pool.query(
+        `SELECT key FROM documents WHERE tenant_id = 'race' AND key IN ('notes', 'minutes') ORDER BY key`,
+      )
+    ).rows;
     expect(keys.map((k) => k.key)).toEqual(["minutes", "notes"]);
   });
 });
@@ -114,12 +149,18 @@ describe.runIf(onRealPostgres)("a reindex racing its REINDEX task going DEAD", (
     const { reindex } = await import("../../lib/documents/repository");
     const doc = await publish(t.pool, { ...input("# Atlas\n\nMaps."), key: "atlas" });
     const { taskId } = await reindex(t.pool, "race", "atlas", { subject: "test" }, 3);
-    await t.pool.query(`UPDATE index_tasks SET status = 'RUNNING', attempts = 1, lease_owner = 'w1', lease_until = now() + interval '1 minute' WHERE task_id = $1`, [taskId]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'RUNNING', attempts = 1, lease_owner = 'w1', lease_until = now() + interval '1 minute' WHERE task_id = $1`,
+      [taskId],
+    );
     // The worker's failure of the task (it takes no document lock) holds the task row, uncommitted.
     const worker = await t.pool.connect();
     try {
       await worker.query("BEGIN");
-      await worker.query(`UPDATE index_tasks SET status = 'DEAD', lease_owner = NULL, lease_until = NULL, finished_at = now(), error_code = 'PARSE_ERROR' WHERE task_id = $1`, [taskId]);
+      await worker.query(
+        `UPDATE index_tasks SET status = 'DEAD', lease_owner = NULL, lease_until = NULL, finished_at = now(), error_code = 'PARSE_ERROR' WHERE task_id = $1`,
+        [taskId],
+      );
       const again = reindex(t.pool, "race", "atlas", { subject: "op" }, 3);
       await lockWaiters("%index_tasks%", 1);
       await worker.query("COMMIT");
@@ -130,7 +171,9 @@ describe.runIf(onRealPostgres)("a reindex racing its REINDEX task going DEAD", (
     const task = (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0];
     expect(task.status).toBe("PENDING");
     // The timeline says it came back from DEAD, as a reindex of a DEAD task always says.
-    const events = await t.pool.query(`SELECT kind, actor, detail FROM task_events WHERE task_id = $1 ORDER BY id`, [taskId]);
+    const events = await t.pool.query(`SELECT kind, actor, detail FROM task_events WHERE task_id = $1 ORDER BY id`, [
+      taskId,
+    ]);
     expect(events.rows.at(-1)).toMatchObject({ kind: "CREATED", actor: "op", detail: { restartedFrom: "DEAD" } });
     expect(doc.created).toBe(true);
   });

@@ -25,7 +25,14 @@ afterEach(() => {
 });
 
 function embedder(over: Partial<OpenAIEmbedderOptions> = {}): OpenAIEmbedder {
-  return new OpenAIEmbedder({ apiKey: KEY, baseURL: fake.url, model: MODEL, dimensions: DIMS, timeoutMs: 2000, ...over });
+  return new OpenAIEmbedder({
+    apiKey: KEY,
+    baseURL: fake.url,
+    model: MODEL,
+    dimensions: DIMS,
+    timeoutMs: 2000,
+    ...over,
+  });
 }
 
 const live = () => new AbortController().signal;
@@ -97,7 +104,13 @@ describe("OpenAIEmbedder: happy path", () => {
   it("accepts a versioned model name in the response", async () => {
     const f2 = await startFakeProvider({ answerModel: `${MODEL}-2024-01-25` });
     try {
-      const out = await new OpenAIEmbedder({ apiKey: KEY, baseURL: f2.url, model: MODEL, dimensions: DIMS, timeoutMs: 2000 }).embed(["a"], live());
+      const out = await new OpenAIEmbedder({
+        apiKey: KEY,
+        baseURL: f2.url,
+        model: MODEL,
+        dimensions: DIMS,
+        timeoutMs: 2000,
+      }).embed(["a"], live());
       expect(out).toHaveLength(1);
     } finally {
       await f2.close();
@@ -242,7 +255,20 @@ describe("OpenAIEmbedder: error mapping", () => {
   });
 
   it("the API key never appears in any error message", async () => {
-    const modes = ["429", "500", "503", "reset", "wrong-count", "wrong-dimension", "wrong-index", "wrong-model", "bad-json", "400-dimensions", "400-input", "404-model"] as const;
+    const modes = [
+      "429",
+      "500",
+      "503",
+      "reset",
+      "wrong-count",
+      "wrong-dimension",
+      "wrong-index",
+      "wrong-model",
+      "bad-json",
+      "400-dimensions",
+      "400-input",
+      "404-model",
+    ] as const;
     for (const m of modes) {
       fake.mode(m);
       const err = await taskError(embedder({ circuit: { failures: 1000 } }).embed(["a", "b"], live()));
@@ -296,7 +322,8 @@ describe("OpenAIEmbedder: circuit breaker", () => {
     const e = embedder({ circuit: { failures: 3, openMs: 400 } });
     fake.mode("503");
     expect(e.unavailableForMs()).toBe(0);
-    for (let i = 0; i < 3; i++) expect((await taskError(e.embed(["a"], live()))).code).toBe("EMBEDDING_PROVIDER_UNAVAILABLE");
+    for (let i = 0; i < 3; i++)
+      expect((await taskError(e.embed(["a"], live()))).code).toBe("EMBEDDING_PROVIDER_UNAVAILABLE");
     expect(fake.requests).toBe(3);
     // The worker reads this before claiming: no task is claimed into an open circuit.
     expect(e.unavailableForMs()).toBeGreaterThan(300);
@@ -376,7 +403,9 @@ describe("createEmbedder", () => {
 
   it("openai without OPENAI_API_KEY is a clear configuration error", () => {
     expect(() => createEmbedder(loadConfig({ EMBEDDING_PROVIDER: "openai" }))).toThrow(/OPENAI_API_KEY/);
-    expect(() => createEmbedder(loadConfig({ EMBEDDING_PROVIDER: "openai", OPENAI_API_KEY: "" }))).toThrow(/OPENAI_API_KEY/);
+    expect(() => createEmbedder(loadConfig({ EMBEDDING_PROVIDER: "openai", OPENAI_API_KEY: "" }))).toThrow(
+      /OPENAI_API_KEY/,
+    );
   });
 
   it("openai defaults: text-embedding-3-small, 1536 dimensions", () => {
@@ -408,6 +437,8 @@ describe("createEmbedder", () => {
 
   it("the constructor rejects nonsense options", () => {
     expect(() => new OpenAIEmbedder({ apiKey: "", model: MODEL, dimensions: 8, timeoutMs: 100 })).toThrow(/apiKey/);
-    expect(() => new OpenAIEmbedder({ apiKey: KEY, model: MODEL, dimensions: 0, timeoutMs: 100 })).toThrow(/dimensions/);
+    expect(() => new OpenAIEmbedder({ apiKey: KEY, model: MODEL, dimensions: 0, timeoutMs: 100 })).toThrow(
+      /dimensions/,
+    );
   });
 });

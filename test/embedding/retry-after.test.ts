@@ -18,7 +18,14 @@ afterEach(() => {
   fake.reset();
 });
 
-const embedder = () => new OpenAIEmbedder({ apiKey: KEY, baseURL: fake.url, model: "text-embedding-3-small", dimensions: 16, timeoutMs: 2000 });
+const embedder = () =>
+  new OpenAIEmbedder({
+    apiKey: KEY,
+    baseURL: fake.url,
+    model: "text-embedding-3-small",
+    dimensions: 16,
+    timeoutMs: 2000,
+  });
 
 async function rateLimited(): Promise<TaskError> {
   try {
@@ -54,7 +61,8 @@ describe("parseRetryAfter", () => {
   });
 
   it("ignores what it cannot read instead of guessing", () => {
-    for (const v of ["", "-5", "soon", "5s", "1e3", "NaN"]) expect(parseRetryAfter(headers({ "retry-after": v }), now)).toBeUndefined();
+    for (const v of ["", "-5", "soon", "5s", "1e3", "NaN"])
+      expect(parseRetryAfter(headers({ "retry-after": v }), now)).toBeUndefined();
     expect(parseRetryAfter(headers({}), now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });

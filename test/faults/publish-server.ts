@@ -21,7 +21,9 @@ const server = http.createServer((req, res) => {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
     const request = new Request(`http://127.0.0.1${req.url}`, { method: "POST", headers, body: Buffer.concat(chunks) });
-    const response = await POST(request, { params: Promise.resolve({ tenant: decodeURIComponent(m[1]), key: decodeURIComponent(m[2]) }) });
+    const response = await POST(request, {
+      params: Promise.resolve({ tenant: decodeURIComponent(m[1]), key: decodeURIComponent(m[2]) }),
+    });
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   });

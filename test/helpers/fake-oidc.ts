@@ -17,8 +17,19 @@ export interface FakeOidcOptions {
 }
 
 type Identity = { sub: string; email: string; email_verified: boolean; groups?: string[] };
-type Grant = { clientId: string; redirectUri: string; challenge: string; nonce?: string; identity: Identity; exp: number };
-type Route = { method: "GET" | "POST"; path: string; handle: (req: http.IncomingMessage, res: http.ServerResponse, issuer: string) => Promise<void> };
+type Grant = {
+  clientId: string;
+  redirectUri: string;
+  challenge: string;
+  nonce?: string;
+  identity: Identity;
+  exp: number;
+};
+type Route = {
+  method: "GET" | "POST";
+  path: string;
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, issuer: string) => Promise<void>;
+};
 
 export interface FakeOidc {
   /** Routes relative to the issuer's path, for mounting on another server. */
@@ -30,7 +41,8 @@ export interface FakeOidc {
 }
 
 const b64url = (buf: Buffer) => buf.toString("base64url");
-export const subjectFor = (email: string) => `fake|${createHash("sha256").update(email.toLowerCase()).digest("hex").slice(0, 16)}`;
+export const subjectFor = (email: string) =>
+  `fake|${createHash("sha256").update(email.toLowerCase()).digest("hex").slice(0, 16)}`;
 
 async function body(req: http.IncomingMessage): Promise<URLSearchParams> {
   const chunks: Buffer[] = [];
@@ -51,7 +63,16 @@ export async function createFakeOidc(opts: FakeOidcOptions): Promise<FakeOidc> {
   const grants = new Map<string, Grant>();
   const issued: Identity[] = [];
 
-  const authorizeParams = ["response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method"];
+  const authorizeParams = [
+    "response_type",
+    "client_id",
+    "redirect_uri",
+    "scope",
+    "state",
+    "nonce",
+    "code_challenge",
+    "code_challenge_method",
+  ];
 
   const routes: Route[] = [
     {
@@ -90,8 +111,16 @@ export async function createFakeOidc(opts: FakeOidcOptions): Promise<FakeOidc> {
                   : !(q.get("scope") ?? "").split(" ").includes("openid")
                     ? "scope must include openid"
                     : null;
-        if (problem) return send(res, 400, `<!doctype html><title>Fake IdP error</title><p>${esc(problem)}</p>`, "text/html; charset=utf-8");
-        const hidden = authorizeParams.map((k) => `<input type="hidden" name="${k}" value="${esc(q.get(k) ?? "")}">`).join("");
+        if (problem)
+          return send(
+            res,
+            400,
+            `<!doctype html><title>Fake IdP error</title><p>${esc(problem)}</p>`,
+            "text/html; charset=utf-8",
+          );
+        const hidden = authorizeParams
+          .map((k) => `<input type="hidden" name="${k}" value="${esc(q.get(k) ?? "")}">`)
+          .join("");
         send(
           res,
           200,
@@ -150,21 +179,36 @@ export async function createFakeOidc(opts: FakeOidcOptions): Promise<FakeOidc> {
         let secret = f.get("client_secret");
         const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? "");
         if (basic) {
-          const [id, s] = Buffer.from(basic[1], "base64").toString("utf8").split(":").map((x) => decodeURIComponent(x.replace(/\+/g, " ")));
+          const [id, s] = Buffer.from(basic[1], "base64")
+            .toString("utf8")
+            .split(":")
+            .map((x) => decodeURIComponent(x.replace(/\+/g, " ")));
           clientId = id;
           secret = s;
         }
-        if (clientId !== opts.clientId || (opts.clientSecret !== undefined && secret !== opts.clientSecret)) return send(res, 401, { error: "invalid_client" });
+        if (clientId !== opts.clientId || (opts.clientSecret !== undefined && secret !== opts.clientSecret))
+          return send(res, 401, { error: "invalid_client" });
         if (f.get("grant_type") !== "authorization_code") return send(res, 400, { error: "unsupported_grant_type" });
         const code = f.get("code") ?? "";
         const g = grants.get(code);
         grants.delete(code); // codes are single-use
-        if (!g || g.exp < Date.now() || g.clientId !== clientId) return send(res, 400, { error: "invalid_grant", error_description: "unknown, used or expired code" });
-        if (f.get("redirect_uri") !== g.redirectUri) return send(res, 400, { error: "invalid_grant", error_description: "redirect_uri differs from the authorization request" });
+        if (!g || g.exp < Date.now() || g.clientId !== clientId)
+          return send(res, 400, { error: "invalid_grant", error_description: "unknown, used or expired code" });
+        if (f.get("redirect_uri") !== g.redirectUri)
+          return send(res, 400, {
+            error: "invalid_grant",
+            error_description: "redirect_uri differs from the authorization request",
+          });
         const verifier = f.get("code_verifier") ?? "";
-        if (b64url(createHash("sha256").update(verifier).digest()) !== g.challenge) return send(res, 400, { error: "invalid_grant", error_description: "PKCE verification failed" });
+        if (b64url(createHash("sha256").update(verifier).digest()) !== g.challenge)
+          return send(res, 400, { error: "invalid_grant", error_description: "PKCE verification failed" });
         const now = Math.floor(Date.now() / 1000);
-        const idToken = await new SignJWT({ email: g.identity.email, email_verified: g.identity.email_verified, ...(g.identity.groups ? { groups: g.identity.groups } : {}), ...(g.nonce ? { nonce: g.nonce } : {}) })
+        const idToken = await new SignJWT({
+          email: g.identity.email,
+          email_verified: g.identity.email_verified,
+          ...(g.identity.groups ? { groups: g.identity.groups } : {}),
+          ...(g.nonce ? { nonce: g.nonce } : {}),
+        })
           .setProtectedHeader({ alg: "RS256", kid: jwk.kid })
           .setIssuer(issuer)
           .setAudience(opts.clientId)
@@ -173,7 +217,13 @@ export async function createFakeOidc(opts: FakeOidcOptions): Promise<FakeOidc> {
           .setExpirationTime(now + 300)
           .sign(privateKey);
         issued.push(g.identity);
-        send(res, 200, { access_token: b64url(randomBytes(24)), token_type: "Bearer", expires_in: 300, id_token: idToken, scope: "openid email profile" });
+        send(res, 200, {
+          access_token: b64url(randomBytes(24)),
+          token_type: "Bearer",
+          expires_in: 300,
+          id_token: idToken,
+          scope: "openid email profile",
+        });
       },
     },
   ];
@@ -198,7 +248,9 @@ export async function startFakeOidc(opts: FakeOidcOptions): Promise<RunningFakeO
   let issuer = "";
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
-    const route = path.startsWith("/idp/") ? fake.routes.find((r) => r.method === req.method && `/idp${r.path}` === path) : undefined;
+    const route = path.startsWith("/idp/")
+      ? fake.routes.find((r) => r.method === req.method && `/idp${r.path}` === path)
+      : undefined;
     if (!route) return send(res, 404, { error: "not_found" });
     route.handle(req, res, issuer).catch((err) => send(res, 500, { error: String(err) }));
   });

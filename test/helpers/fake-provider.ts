@@ -117,7 +117,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const takeMode = (): ActiveMode => {
     if (temp && temp.left > 0) {
       temp.left--;
-      const m: ActiveMode = { mode: temp.mode, delayMs: temp.delayMs, retryAfter: temp.retryAfter, retryAfterMs: temp.retryAfterMs };
+      const m: ActiveMode = {
+        mode: temp.mode,
+        delayMs: temp.delayMs,
+        retryAfter: temp.retryAfter,
+        retryAfterMs: temp.retryAfterMs,
+      };
       if (temp.left === 0) temp = null;
       return m;
     }
@@ -159,7 +164,15 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         if (auth !== `Bearer ${options.apiKey}`) {
           // Like the real API, the message echoes the key it received.
           const got = auth.replace(/^Bearer\s+/i, "");
-          sendJson(res, 401, apiError(`Incorrect API key provided: ${got}. You can find your API key at https://platform.openai.com/account/api-keys.`, "invalid_request_error", "invalid_api_key"));
+          sendJson(
+            res,
+            401,
+            apiError(
+              `Incorrect API key provided: ${got}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+              "invalid_request_error",
+              "invalid_api_key",
+            ),
+          );
           return;
         }
       }
@@ -189,22 +202,50 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
             sendJson(res, 429, apiError("Rate limit reached for requests", "requests", "rate_limit_exceeded"), headers);
           });
         case "500":
-          return answer(0, () => sendJson(res, 500, apiError("The server had an error while processing your request.", "server_error")));
+          return answer(0, () =>
+            sendJson(res, 500, apiError("The server had an error while processing your request.", "server_error")),
+          );
         case "503":
-          return answer(0, () => sendJson(res, 503, apiError("The engine is currently overloaded, please try again later.", "server_error")));
+          return answer(0, () =>
+            sendJson(res, 503, apiError("The engine is currently overloaded, please try again later.", "server_error")),
+          );
         case "reset":
           return answer(0, () => req.socket.destroy());
         case "400-dimensions":
           return answer(0, () =>
-            sendJson(res, 400, apiError("This model does not support specifying dimensions.", "invalid_request_error", null, "dimensions")),
+            sendJson(
+              res,
+              400,
+              apiError(
+                "This model does not support specifying dimensions.",
+                "invalid_request_error",
+                null,
+                "dimensions",
+              ),
+            ),
           );
         case "400-input":
           return answer(0, () =>
-            sendJson(res, 400, apiError("This model's maximum context length is 8192 tokens, however you requested 9000 tokens.", "invalid_request_error")),
+            sendJson(
+              res,
+              400,
+              apiError(
+                "This model's maximum context length is 8192 tokens, however you requested 9000 tokens.",
+                "invalid_request_error",
+              ),
+            ),
           );
         case "404-model":
           return answer(0, () =>
-            sendJson(res, 404, apiError(`The model \`${String(body.model)}\` does not exist or you do not have access to it.`, "invalid_request_error", "model_not_found")),
+            sendJson(
+              res,
+              404,
+              apiError(
+                `The model \`${String(body.model)}\` does not exist or you do not have access to it.`,
+                "invalid_request_error",
+                "model_not_found",
+              ),
+            ),
           );
         case "bad-json":
           return answer(0, () => {
@@ -224,7 +265,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       }
       if (mode === "shuffled") data = [...data].reverse();
       data = encodeItems(data, body.encoding_format);
-      const payload = embeddingsList(data, mode === "wrong-model" ? "some-other-embedding-model" : (options.answerModel ?? model), texts);
+      const payload = embeddingsList(
+        data,
+        mode === "wrong-model" ? "some-other-embedding-model" : (options.answerModel ?? model),
+        texts,
+      );
 
       if (mode === "slow-body") {
         const text = JSON.stringify(payload);

@@ -11,5 +11,7 @@ export default async function setup(): Promise<void> {
   await c.connect();
   const v = await c.query("SELECT current_setting('server_version') AS v");
   await c.end();
-  console.log(`[test] PostgreSQL ${v.rows[0].v} at ${url.replace(/:[^:@/]+@/, ":***@")}: each test file gets its own database`);
+  console.log(
+    `[test] PostgreSQL ${v.rows[0].v} at ${url.replace(/:[^:@/]+@/, ":***@")}: each test file gets its own database`,
+  );
 }

@@ -6,7 +6,13 @@ import { createDeflate, createDeflateRaw, crc32 } from "node:zlib";
 const MiB = 1024 * 1024;
 
 /** Deflates `total` bytes produced by repeating `unit` (zlib-wrapped or raw), with the CRC-32 of what went in. */
-async function deflateRepeated(unit: Uint8Array, total: number, raw: boolean, head = new Uint8Array(), tail = new Uint8Array()): Promise<{ body: Uint8Array; size: number; crc: number }> {
+async function deflateRepeated(
+  unit: Uint8Array,
+  total: number,
+  raw: boolean,
+  head = new Uint8Array(),
+  tail = new Uint8Array(),
+): Promise<{ body: Uint8Array; size: number; crc: number }> {
   const z = raw ? createDeflateRaw({ level: 9, memLevel: 9 }) : createDeflate({ level: 9, memLevel: 9 });
   const out: Buffer[] = [];
   z.on("data", (c: Buffer) => out.push(c));
@@ -134,7 +140,14 @@ const RELS = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http:/
 const W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
 const enc = (s: string) => new TextEncoder().encode(s);
 
-async function docxWithBody(unit: string, bytes: number, declaredSize: number | "honest", open = "", close = "", zip64 = false): Promise<Uint8Array> {
+async function docxWithBody(
+  unit: string,
+  bytes: number,
+  declaredSize: number | "honest",
+  open = "",
+  close = "",
+  zip64 = false,
+): Promise<Uint8Array> {
   const head = enc(`<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${open}`);
   const tail = enc(`${close}</w:body></w:document>`);
   const doc = await deflateRepeated(enc(unit), bytes, true, head, tail);
@@ -142,11 +155,20 @@ async function docxWithBody(unit: string, bytes: number, declaredSize: number | 
     const d = await deflateRepeated(enc(s), enc(s).length, true);
     return { name, body: d.body, method: 8, crc: d.crc, declaredSize: d.size };
   };
-  return zipOf([
-    await small("[Content_Types].xml", CONTENT_TYPES),
-    await small("_rels/.rels", RELS),
-    { name: "word/document.xml", body: doc.body, method: 8, crc: doc.crc, declaredSize: declaredSize === "honest" ? doc.size : declaredSize },
-  ], zip64);
+  return zipOf(
+    [
+      await small("[Content_Types].xml", CONTENT_TYPES),
+      await small("_rels/.rels", RELS),
+      {
+        name: "word/document.xml",
+        body: doc.body,
+        method: 8,
+        crc: doc.crc,
+        declaredSize: declaredSize === "honest" ? doc.size : declaredSize,
+      },
+    ],
+    zip64,
+  );
 }
 
 /** A DOCX whose word/document.xml inflates to `bytes` (1 GiB) while its headers declare 1 KB. */
@@ -157,7 +179,11 @@ export function docxBomb(bytes = 1024 * MiB, opts: { zip64?: boolean } = {}): Pr
 
 /** An honest DOCX: word/document.xml is `bytes` (200 MB) of real paragraphs, sizes declared truly. */
 export function honestHugeDocx(bytes = 200 * 1000 * 1000): Promise<Uint8Array> {
-  return docxWithBody("<w:p><w:r><w:t>The quarterly report repeats this sentence about revenue, costs and staffing.</w:t></w:r></w:p>", bytes, "honest");
+  return docxWithBody(
+    "<w:p><w:r><w:t>The quarterly report repeats this sentence about revenue, costs and staffing.</w:t></w:r></w:p>",
+    bytes,
+    "honest",
+  );
 }
 
 /** A one-page PDF whose content stream is `bytes` (1 GiB) of spaces behind /FlateDecode. */

@@ -17,7 +17,12 @@ export function captureLog(): { lines: () => Record<string, any>[]; stop: () => 
   };
   log.level = "info";
   return {
-    lines: () => chunks.join("").split("\n").filter(Boolean).map((l) => JSON.parse(l)),
+    lines: () =>
+      chunks
+        .join("")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
     stop: () => {
       stream.write = original;
       log.level = level;

@@ -27,7 +27,13 @@ export type MakePdfOptions = {
   outline?: PdfOutlineEntry[];
 };
 
-export type PdfOutlineEntry = { title: string; page: number; y?: number; named?: boolean; children?: PdfOutlineEntry[] };
+export type PdfOutlineEntry = {
+  title: string;
+  page: number;
+  y?: number;
+  named?: boolean;
+  children?: PdfOutlineEntry[];
+};
 
 const PAGE_W = 612;
 const PAGE_H = 792;
@@ -92,7 +98,8 @@ export function makePdf(pages: PdfLine[][], opts: MakePdfOptions = {}): Uint8Arr
   let encryptRef = "";
   if (opts.encrypted) {
     const n = objects.length;
-    const hex32 = (b: number) => "<" + Array.from({ length: 32 }, (_, i) => ((b + i * 7) & 0xff).toString(16).padStart(2, "0")).join("") + ">";
+    const hex32 = (b: number) =>
+      "<" + Array.from({ length: 32 }, (_, i) => ((b + i * 7) & 0xff).toString(16).padStart(2, "0")).join("") + ">";
     objects[n] = `<< /Filter /Standard /V 1 /R 2 /O ${hex32(0x11)} /U ${hex32(0x5a)} /P -44 >>`;
     encryptRef = ` /Encrypt ${n} 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]`;
   }
@@ -116,7 +123,11 @@ export function makePdf(pages: PdfLine[][], opts: MakePdfOptions = {}): Uint8Arr
  * /Parent, /Prev, /Next, /First, /Last and /Count links. Returns the root's reference and the
  * catalog /Dests entries for named destinations.
  */
-function addOutline(objects: string[], entries: PdfOutlineEntry[], pageRefs: string[]): { outlinesRef: string; dests: string } {
+function addOutline(
+  objects: string[],
+  entries: PdfOutlineEntry[],
+  pageRefs: string[],
+): { outlinesRef: string; dests: string } {
   const destNames: string[] = [];
   const rootNum = objects.length;
   objects[rootNum] = ""; // filled in below, once the children have numbers
@@ -151,7 +162,8 @@ function addOutline(objects: string[], entries: PdfOutlineEntry[], pageRefs: str
     return nums;
   };
   const top = place(entries, rootNum);
-  objects[rootNum] = `<< /Type /Outlines /First ${top[0]} 0 R /Last ${top[top.length - 1]} 0 R /Count ${count(entries)} >>`;
+  objects[rootNum] =
+    `<< /Type /Outlines /First ${top[0]} 0 R /Last ${top[top.length - 1]} 0 R /Count ${count(entries)} >>`;
   return { outlinesRef: `${rootNum} 0 R`, dests: destNames.join(" ") };
 }
 

@@ -12,7 +12,8 @@ import { createTestDb, type TestDb } from "./db";
  */
 export function migrationsBefore(name: string): { dir: string; remove: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), "iw-migrations-"));
-  for (const m of listMigrations().filter((m) => m.name < name)) cpSync(path.join(migrationsDir(), m.name), path.join(dir, m.name), { recursive: true });
+  for (const m of listMigrations().filter((m) => m.name < name))
+    cpSync(path.join(migrationsDir(), m.name), path.join(dir, m.name), { recursive: true });
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -27,7 +27,10 @@ export function embeddingItems(texts: string[], dims: number): EmbeddingItem[] {
 /** Encodes the vectors as the API does for encoding_format "base64" (little-endian float32); as is otherwise. */
 export function encodeItems(items: EmbeddingItem[], encodingFormat: unknown): EmbeddingItem[] {
   if (encodingFormat !== "base64") return items;
-  return items.map((d) => ({ ...d, embedding: Buffer.from(new Float32Array(d.embedding as number[]).buffer).toString("base64") }));
+  return items.map((d) => ({
+    ...d,
+    embedding: Buffer.from(new Float32Array(d.embedding as number[]).buffer).toString("base64"),
+  }));
 }
 
 /** The response body of POST /embeddings. */
@@ -41,7 +44,12 @@ export function apiError(message: string, type: string, code: string | null = nu
 }
 
 /** Sends a JSON answer unless the response is already gone. */
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.destroyed || res.writableEnded) return;
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });

@@ -4,12 +4,31 @@ import path from "node:path";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /** Starts `indexwright worker` as a real child process against `databaseUrl`. */
-export function spawnWorker(databaseUrl: string, id: string, env: Record<string, string> = {}, concurrency = 2): ChildProcess & { logs: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "cli/main.ts"), "worker", "--concurrency", String(concurrency), "--id", id], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, POLL_INTERVAL_MS: "100", LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  }) as ChildProcess & { logs: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> };
+export function spawnWorker(
+  databaseUrl: string,
+  id: string,
+  env: Record<string, string> = {},
+  concurrency = 2,
+): ChildProcess & { logs: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      path.join(ROOT, "cli/main.ts"),
+      "worker",
+      "--concurrency",
+      String(concurrency),
+      "--id",
+      id,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, POLL_INTERVAL_MS: "100", LOG_LEVEL: "info", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  ) as ChildProcess & { logs: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> };
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));

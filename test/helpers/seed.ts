@@ -2,7 +2,11 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 
 /** Inserts `n` PENDING INDEX tasks (one document version each) in one statement per table. */
-export async function seedTasks(pool: pg.Pool, n: number, opts: { tenant?: string; maxAttempts?: number } = {}): Promise<string[]> {
+export async function seedTasks(
+  pool: pg.Pool,
+  n: number,
+  opts: { tenant?: string; maxAttempts?: number } = {},
+): Promise<string[]> {
   const tenant = opts.tenant ?? "t1";
   await pool.query(`INSERT INTO tenants (id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING`, [tenant]);
   const ids = Array.from({ length: n }, () => randomUUID());
@@ -30,5 +34,7 @@ export async function taskRow(pool: pg.Pool, taskId: string) {
 
 /** Empties every content table between tests of one file (its database stays migrated). */
 export async function resetContent(pool: pg.Pool): Promise<void> {
-  await pool.query(`TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants CASCADE`);
+  await pool.query(
+    `TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants CASCADE`,
+  );
 }

@@ -21,12 +21,21 @@ describe("normalizeAddress", () => {
     expect(normalizeAddress(raw)).toBe(expected);
   });
 
-  it.each(["", "unknown", "evil.example", "1.2.3", "256.1.1.1", "01.2.3.4", "1.2.3.4.5", "2001:db8:::1", "<script>", "1.2.3.4, 5.6.7.8", "_hidden"])(
-    "%j is not an address",
-    (raw) => {
-      expect(normalizeAddress(raw)).toBeNull();
-    },
-  );
+  it.each([
+    "",
+    "unknown",
+    "evil.example",
+    "1.2.3",
+    "256.1.1.1",
+    "01.2.3.4",
+    "1.2.3.4.5",
+    "2001:db8:::1",
+    "<script>",
+    "1.2.3.4, 5.6.7.8",
+    "_hidden",
+  ])("%j is not an address", (raw) => {
+    expect(normalizeAddress(raw)).toBeNull();
+  });
 });
 
 describe("clientAddress", () => {
@@ -68,7 +77,8 @@ describe("clientAddress", () => {
 });
 
 describe("clientAddressOf (what a route reads)", () => {
-  const req = (xff?: string) => new Request("http://dash.local/x", { headers: xff === undefined ? {} : { "x-forwarded-for": xff } });
+  const req = (xff?: string) =>
+    new Request("http://dash.local/x", { headers: xff === undefined ? {} : { "x-forwarded-for": xff } });
   it("reads the one address the web server left", () => {
     expect(clientAddressOf(req("198.51.100.9"))).toBe("198.51.100.9");
     expect(clientAddressOf(req("::ffff:198.51.100.9"))).toBe("198.51.100.9");
@@ -87,7 +97,9 @@ describe("TRUST_PROXY_HOPS", () => {
   });
 
   it.each(["-1", "1.5", "one", "true", "1e1", "0x1", " 1", "100"])("refuses %j, naming the variable", (v) => {
-    expect(() => loadProxyConfig({ TRUST_PROXY_HOPS: v })).toThrow(/invalid configuration: TRUST_PROXY_HOPS: must be a whole number/);
+    expect(() => loadProxyConfig({ TRUST_PROXY_HOPS: v })).toThrow(
+      /invalid configuration: TRUST_PROXY_HOPS: must be a whole number/,
+    );
   });
 });
 
@@ -100,7 +112,10 @@ describe("X-Forwarded-For is believed only from our proxies", () => {
   });
 
   it("TRUSTED_PROXY_ADDRESSES names them (CIDRs or single addresses) and refuses garbage naming the variable", () => {
-    const only = loadProxyConfig({ TRUST_PROXY_HOPS: "1", TRUSTED_PROXY_ADDRESSES: "203.0.113.0/24, 2001:db8::1" }).TRUSTED_PROXY_ADDRESSES;
+    const only = loadProxyConfig({
+      TRUST_PROXY_HOPS: "1",
+      TRUSTED_PROXY_ADDRESSES: "203.0.113.0/24, 2001:db8::1",
+    }).TRUSTED_PROXY_ADDRESSES;
     expect(clientAddress("203.0.113.9", "198.51.100.20", 1, only)).toBe("198.51.100.20");
     expect(clientAddress("2001:db8::1", "198.51.100.20", 1, only)).toBe("198.51.100.20");
     expect(clientAddress("10.1.2.3", "198.51.100.20", 1, only)).toBe("10.1.2.3");

@@ -17,6 +17,10 @@ it("a database that does not answer is a 503 with a fixed message, nothing of th
   const res = await route.GET();
   expect(res.status).toBe(503);
   const body = await res.json();
-  expect(body).toEqual({ ok: false, database: "unreachable", error: { code: "DATABASE_UNAVAILABLE", message: "the database did not answer; the server log has the reason" } });
+  expect(body).toEqual({
+    ok: false,
+    database: "unreachable",
+    error: { code: "DATABASE_UNAVAILABLE", message: "the database did not answer; the server log has the reason" },
+  });
   expect(JSON.stringify(body)).not.toMatch(/127\.0\.0\.1|health_user|health_db|ECONNREFUSED|:1\b/);
 });

@@ -34,7 +34,11 @@ describe("request log", () => {
   it("writes one line per request with the route pattern, not the URL, and nothing secret", async () => {
     const route = await import("../../app/api/v1/tenants/[tenant]/documents/[key]/versions/route");
     const secret = "sk-live-abcdefghijklmnop";
-    const body = JSON.stringify({ title: "Secret plans", contentType: "text/markdown", content: `# Plans\n\nThe vault code is ${secret}.` });
+    const body = JSON.stringify({
+      title: "Secret plans",
+      contentType: "text/markdown",
+      content: `# Plans\n\nThe vault code is ${secret}.`,
+    });
     const res = await route.POST(
       new Request(`http://localhost/api/v1/tenants/rl/documents/plans/versions?code=${secret}`, {
         method: "POST",
@@ -47,21 +51,33 @@ describe("request log", () => {
     const lines = requestLines();
     expect(lines).toHaveLength(1);
     const [line] = lines;
-    expect(line).toMatchObject({ level: 30, method: "POST", route: "/api/v1/tenants/[tenant]/documents/[key]/versions", status: 202 });
+    expect(line).toMatchObject({
+      level: 30,
+      method: "POST",
+      route: "/api/v1/tenants/[tenant]/documents/[key]/versions",
+      status: 202,
+    });
     expect(typeof line.ms).toBe("number");
     expect(line.ms).toBeGreaterThanOrEqual(0);
     expect(Object.keys(line)).toEqual(expect.arrayContaining(["time", "svc", "subject"]));
     const everything = JSON.stringify(capture.lines());
-    for (const leak of [secret, TOKEN, "Secret plans", "vault code", "plans/versions"]) expect(everything).not.toContain(leak);
+    for (const leak of [secret, TOKEN, "Secret plans", "vault code", "plans/versions"])
+      expect(everything).not.toContain(leak);
   });
 
   it("logs refusals and failures with the status the caller got", async () => {
     const route = await import("../../app/api/v1/workers/route");
     const unauth = await route.GET(new Request("http://localhost/api/v1/workers"), ctx({}));
     expect(unauth.status).toBe(401);
-    const bad = await route.GET(new Request("http://localhost/api/v1/workers", { headers: { authorization: "Basic abc" } }), ctx({}));
+    const bad = await route.GET(
+      new Request("http://localhost/api/v1/workers", { headers: { authorization: "Basic abc" } }),
+      ctx({}),
+    );
     expect(bad.status).toBe(401);
-    const ok = await route.GET(new Request("http://localhost/api/v1/workers", { headers: { authorization: `Bearer ${TOKEN}` } }), ctx({}));
+    const ok = await route.GET(
+      new Request("http://localhost/api/v1/workers", { headers: { authorization: `Bearer ${TOKEN}` } }),
+      ctx({}),
+    );
     expect(ok.status).toBe(200);
     expect(requestLines().map((l) => `${l.method} ${l.route} ${l.status}`)).toEqual([
       "GET /api/v1/workers 401",
@@ -88,7 +104,10 @@ describe("request log", () => {
     ]);
     expect([a.status, b.status]).toEqual([200, 409]);
     const lines = requestLines();
-    expect(lines.map((l) => `${l.subject} ${l.status} ${l.route}`).sort()).toEqual(["token:first 200 /api/v1/tasks/retry", "token:second 409 /api/v1/tasks/retry"]);
+    expect(lines.map((l) => `${l.subject} ${l.status} ${l.route}`).sort()).toEqual([
+      "token:first 200 /api/v1/tasks/retry",
+      "token:second 409 /api/v1/tasks/retry",
+    ]);
     // The slower request took its 30 ms and says so.
     expect(lines.find((l) => l.subject === "token:first")!.ms).toBeGreaterThanOrEqual(25);
   });

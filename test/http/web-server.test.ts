@@ -15,7 +15,12 @@ afterEach(async () => {
 async function serve(hops: number): Promise<number> {
   const server = createWebServer((req, res) => {
     // Content-Length rather than chunked, so the hand-written client can read the body as it is.
-    const body = JSON.stringify({ xff: req.headers["x-forwarded-for"], realIp: req.headers["x-real-ip"] ?? null, forwarded: req.headers["forwarded"] ?? null, xfh: req.headers["x-forwarded-host"] ?? null });
+    const body = JSON.stringify({
+      xff: req.headers["x-forwarded-for"],
+      realIp: req.headers["x-real-ip"] ?? null,
+      forwarded: req.headers["forwarded"] ?? null,
+      xfh: req.headers["x-forwarded-host"] ?? null,
+    });
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     res.end(body);
   }, hops);
@@ -25,10 +30,17 @@ async function serve(hops: number): Promise<number> {
 }
 
 /** A raw request; answers status, headers and body text. */
-function raw(port: number, requestLine: string, headers: [string, string][]): Promise<{ status: number; head: string; body: string }> {
+function raw(
+  port: number,
+  requestLine: string,
+  headers: [string, string][],
+): Promise<{ status: number; head: string; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1", () => {
-      socket.write([requestLine, "Host: 127.0.0.1", "Connection: close", ...headers.map(([k, v]) => `${k}: ${v}`)].join("\r\n") + "\r\n\r\n");
+      socket.write(
+        [requestLine, "Host: 127.0.0.1", "Connection: close", ...headers.map(([k, v]) => `${k}: ${v}`)].join("\r\n") +
+          "\r\n\r\n",
+      );
     });
     let text = "";
     socket.on("data", (c) => (text += c));
@@ -41,10 +53,18 @@ function raw(port: number, requestLine: string, headers: [string, string][]): Pr
 }
 
 /** A request written by hand on a socket, so a header can be sent twice and nothing is added. */
-function get(port: number, headers: [string, string][]): Promise<{ xff: string; realIp: string | null; forwarded: string | null }> {
+function get(
+  port: number,
+  headers: [string, string][],
+): Promise<{ xff: string; realIp: string | null; forwarded: string | null }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1", () => {
-      const lines = ["GET /api/health HTTP/1.1", "Host: 127.0.0.1", "Connection: close", ...headers.map(([k, v]) => `${k}: ${v}`)];
+      const lines = [
+        "GET /api/health HTTP/1.1",
+        "Host: 127.0.0.1",
+        "Connection: close",
+        ...headers.map(([k, v]) => `${k}: ${v}`),
+      ];
       socket.write(lines.join("\r\n") + "\r\n\r\n");
     });
     let raw = "";
@@ -58,7 +78,14 @@ describe("web server: X-Forwarded-For is the trusted client address", () => {
   it("with TRUST_PROXY_HOPS=0 a spoofed header is replaced by the connection's address", async () => {
     const port = await serve(0);
     expect((await get(port, [["X-Forwarded-For", "198.51.100.77"]])).xff).toBe("127.0.0.1");
-    expect((await get(port, [["X-Forwarded-For", "198.51.100.77"], ["X-Forwarded-For", "203.0.113.5"]])).xff).toBe("127.0.0.1");
+    expect(
+      (
+        await get(port, [
+          ["X-Forwarded-For", "198.51.100.77"],
+          ["X-Forwarded-For", "203.0.113.5"],
+        ])
+      ).xff,
+    ).toBe("127.0.0.1");
     expect((await get(port, [])).xff).toBe("127.0.0.1");
   });
 
@@ -66,7 +93,14 @@ describe("web server: X-Forwarded-For is the trusted client address", () => {
     const port = await serve(1);
     expect((await get(port, [["X-Forwarded-For", "203.0.113.66, 198.51.100.77"]])).xff).toBe("198.51.100.77");
     // Two headers (the client's and the proxy's) are one list; the last entry wins.
-    expect((await get(port, [["X-Forwarded-For", "203.0.113.66"], ["X-Forwarded-For", "198.51.100.77"]])).xff).toBe("198.51.100.77");
+    expect(
+      (
+        await get(port, [
+          ["X-Forwarded-For", "203.0.113.66"],
+          ["X-Forwarded-For", "198.51.100.77"],
+        ])
+      ).xff,
+    ).toBe("198.51.100.77");
     // Not through the proxy (no header) or garbage where its entry should be: the connection's address.
     expect((await get(port, [])).xff).toBe("127.0.0.1");
     expect((await get(port, [["X-Forwarded-For", "198.51.100.77, nonsense"]])).xff).toBe("127.0.0.1");
@@ -74,7 +108,10 @@ describe("web server: X-Forwarded-For is the trusted client address", () => {
 
   it("other headers that claim to name the client do not reach the app", async () => {
     const port = await serve(0);
-    const seen = await get(port, [["X-Real-IP", "198.51.100.78"], ["Forwarded", "for=198.51.100.79"]]);
+    const seen = await get(port, [
+      ["X-Real-IP", "198.51.100.78"],
+      ["Forwarded", "for=198.51.100.79"],
+    ]);
     expect(seen).toEqual({ xff: "127.0.0.1", realIp: null, forwarded: null, xfh: null });
   });
 
@@ -94,7 +131,11 @@ describe("web server: X-Forwarded-For is the trusted client address", () => {
 
   it("with no trusted proxy, X-Forwarded-Host/Proto/Port from the client are dropped (Next fills them from the connection); with one they are kept", async () => {
     const zero = await serve(0);
-    const spoofed: [string, string][] = [["X-Forwarded-Host", "evil.example"], ["X-Forwarded-Proto", "https"], ["X-Forwarded-Port", "443"]];
+    const spoofed: [string, string][] = [
+      ["X-Forwarded-Host", "evil.example"],
+      ["X-Forwarded-Proto", "https"],
+      ["X-Forwarded-Port", "443"],
+    ];
     const echoed = JSON.parse((await raw(zero, "GET /api/health HTTP/1.1", spoofed)).body);
     expect(echoed.xfh ?? null).toBeNull();
     const one = await serve(1);
@@ -120,8 +161,15 @@ describe("web server: requests answered before Next", () => {
 
   it("two Authorization headers are refused (401), whichever comes first", async () => {
     const port = await serve(0);
-    for (const pair of [["Bearer a", "Bearer b"], ["Bearer b", "Bearer a"]]) {
-      const r = await raw(port, "GET /api/v1/tasks HTTP/1.1", pair.map((v) => ["Authorization", v] as [string, string]));
+    for (const pair of [
+      ["Bearer a", "Bearer b"],
+      ["Bearer b", "Bearer a"],
+    ]) {
+      const r = await raw(
+        port,
+        "GET /api/v1/tasks HTTP/1.1",
+        pair.map((v) => ["Authorization", v] as [string, string]),
+      );
       expect([r.status, JSON.parse(r.body).error.code]).toEqual([401, "UNAUTHORIZED"]);
     }
     // One header goes through to the app.

@@ -63,8 +63,14 @@ const EMPTY_VARIANT = 4;
  */
 export const SUMMARIES: readonly ({ abstract: string; overview: string } | null)[] = [
   null,
-  { abstract: "Summary one: how returns and refunds work.", overview: "Overview one: the returns desk, refunds to cards, and the thirty-day rule." },
-  { abstract: "Summary two: gift cards and store credit.", overview: "Overview two: gift cards that never expire and credit issued at once." },
+  {
+    abstract: "Summary one: how returns and refunds work.",
+    overview: "Overview one: the returns desk, refunds to cards, and the thirty-day rule.",
+  },
+  {
+    abstract: "Summary two: gift cards and store credit.",
+    overview: "Overview two: gift cards that never expire and credit issued at once.",
+  },
 ];
 export const ACLS: readonly (readonly string[])[] = [[], ["group:a"], ["group:b"]];
 
@@ -139,7 +145,14 @@ type IvRow = {
 };
 type PtrRow = { document_id: string; index_version_id: string; version_number: number; pinned: boolean };
 type DocRow = { id: string; key: string; business_version: number; deleted: boolean; search_version: number | null };
-type VersionRow = { document_id: string; version_number: number; acl: string[]; content: string; abstract: string | null; overview: string | null };
+type VersionRow = {
+  document_id: string;
+  version_number: number;
+  acl: string[];
+  content: string;
+  abstract: string | null;
+  overview: string | null;
+};
 
 export type Snapshot = {
   tasks: Map<string, TaskRow>;
@@ -311,7 +324,9 @@ export class Sut {
     // Mostly DELETE, which is several times faster than TRUNCATE on tables this small; every 25th
     // reset truncates, so dead rows (and HNSW entries) do not pile up over thousands of sequences.
     if (this.resets++ % 25 === 0) {
-      await this.pool.query(`TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants, audit_log, idempotency_keys CASCADE`);
+      await this.pool.query(
+        `TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants, audit_log, idempotency_keys CASCADE`,
+      );
     }
     await this.pool.query(
       `DELETE FROM chunks; DELETE FROM chunk_vectors; DELETE FROM search_pointers; DELETE FROM index_versions; DELETE FROM task_events; DELETE FROM index_tasks;
@@ -334,7 +349,13 @@ export class Sut {
   /** Runs a claimed task the way worker/loop.ts does: classify failures, record them fenced. */
   async execute(lease: Lease, embedder: BurstEmbedder, pool: pg.Pool = this.pool): Promise<Outcome> {
     try {
-      await executeTask(pool, embedder, lease, { signal: new AbortController().signal, progress: () => undefined }, PIPELINE);
+      await executeTask(
+        pool,
+        embedder,
+        lease,
+        { signal: new AbortController().signal, progress: () => undefined },
+        PIPELINE,
+      );
       return { kind: "completed" };
     } catch (err) {
       return this.outcomeOf(lease, err);
@@ -357,7 +378,11 @@ export class Sut {
   }
 
   /** Starts a claimed task and stops it at its switch: stalled (kept) or crashed (dropped). */
-  async startStalled(lease: Lease, m: Model, mode: "pause" | "crash"): Promise<{ stalled: Paused | null; outcome: Outcome | null; thrown: number }> {
+  async startStalled(
+    lease: Lease,
+    m: Model,
+    mode: "pause" | "crash",
+  ): Promise<{ stalled: Paused | null; outcome: Outcome | null; thrown: number }> {
     let open!: () => void;
     let crash!: () => void;
     const gate = new Promise<void>((res, rej) => {
@@ -395,7 +420,10 @@ type StepExpect = {
  * a violation whose message contains one of the texts end its sequence as a pass, counted in the
  * MODEL_STATS summary, so the search goes on for other bugs.
  */
-const RELAX = (process.env.MODEL_RELAX ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+const RELAX = (process.env.MODEL_RELAX ?? "")
+  .split(",")
+  .map((x) => x.trim())
+  .filter(Boolean);
 
 class RelaxedStop extends Error {}
 
@@ -416,13 +444,25 @@ function violation(s: Sut, m: Model, what: string, detail: unknown = undefined):
     business: d.business,
     deleted: d.deleted,
     pin: d.pin,
-    versions: d.versions.map((v, i) => `v${i + 1}:${v.variant}${v.acl.length ? "/" + v.acl.join("+") : ""}${v.summary ? "+s" + v.summary : ""}`).join(" "),
+    versions: d.versions
+      .map(
+        (v, i) =>
+          `v${i + 1}:${v.variant}${v.acl.length ? "/" + v.acl.join("+") : ""}${v.summary ? "+s" + v.summary : ""}`,
+      )
+      .join(" "),
   }));
   const tasks = [...s.snap.tasks.values()].map(
-    (t) => `#${t.task_id} ${t.document_id.slice(0, 8)} v${t.version_number} ${t.task_type} ${t.status} a${t.attempts}/${t.max_attempts}${t.lease_owner ? " " + t.lease_owner : ""}${t.error_code ? " " + t.error_code : ""}`,
+    (t) =>
+      `#${t.task_id} ${t.document_id.slice(0, 8)} v${t.version_number} ${t.task_type} ${t.status} a${t.attempts}/${t.max_attempts}${t.lease_owner ? " " + t.lease_owner : ""}${t.error_code ? " " + t.error_code : ""}`,
   );
-  const ivs = [...s.snap.ivs.values()].map((iv) => `${iv.id.slice(0, 8)} ${iv.document_id.slice(0, 8)} v${iv.version_number} task#${iv.task_id} ${iv.status} ${iv.n}/${iv.expected_chunk_count} ${iv.embedding_model}`);
-  const ptrs = [...s.snap.ptrs.values()].map((p) => `${p.document_id.slice(0, 8)} → v${p.version_number} iv ${p.index_version_id.slice(0, 8)}${p.pinned ? " pinned" : ""}`);
+  const ivs = [...s.snap.ivs.values()].map(
+    (iv) =>
+      `${iv.id.slice(0, 8)} ${iv.document_id.slice(0, 8)} v${iv.version_number} task#${iv.task_id} ${iv.status} ${iv.n}/${iv.expected_chunk_count} ${iv.embedding_model}`,
+  );
+  const ptrs = [...s.snap.ptrs.values()].map(
+    (p) =>
+      `${p.document_id.slice(0, 8)} → v${p.version_number} iv ${p.index_version_id.slice(0, 8)}${p.pinned ? " pinned" : ""}`,
+  );
   throw new Violation(
     [
       `INVARIANT VIOLATED: ${what}`,
@@ -461,11 +501,17 @@ const EVENT_EFFECT: Record<string, string | null> = {
 
 /** Per the target semantics: the document moved on without this task. */
 function obsolete(t: { task_type: string; version_number: number }, d: DocModel): boolean {
-  return t.task_type === "DELETE" ? !d.deleted || t.version_number < d.business : d.deleted || t.version_number < d.business;
+  return t.task_type === "DELETE"
+    ? !d.deleted || t.version_number < d.business
+    : d.deleted || t.version_number < d.business;
 }
 
 function completeIv(iv: IvRow): boolean {
-  return ["READY", "ACTIVE", "RETIRED"].includes(iv.status) && iv.chunk_count === iv.expected_chunk_count && iv.n === iv.expected_chunk_count;
+  return (
+    ["READY", "ACTIVE", "RETIRED"].includes(iv.status) &&
+    iv.chunk_count === iv.expected_chunk_count &&
+    iv.n === iv.expected_chunk_count
+  );
 }
 
 /** Takes a snapshot and checks everything that must hold after any step. */
@@ -478,68 +524,99 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
   const space = MODELS[m.space];
 
   // Documents: the database agrees with the model on what exists, under which key, at which version.
-  if (snap.docs.size !== m.docs.size) violation(s, m, "document count differs from the model", { db: snap.docs.size, model: m.docs.size });
+  if (snap.docs.size !== m.docs.size)
+    violation(s, m, "document count differs from the model", { db: snap.docs.size, model: m.docs.size });
   for (const d of m.docs.values()) {
     const row = snap.docs.get(d.id);
     if (!row) violation(s, m, `document ${d.key} missing from the database`);
     if (row.key !== d.key || row.business_version !== d.business || row.deleted !== d.deleted) {
-      violation(s, m, `document ${d.key} differs from the model`, { db: row, model: { key: d.key, business: d.business, deleted: d.deleted } });
+      violation(s, m, `document ${d.key} differs from the model`, {
+        db: row,
+        model: { key: d.key, business: d.business, deleted: d.deleted },
+      });
     }
     const p = snap.ptrs.get(d.id);
-    if ((p?.version_number ?? null) !== row.search_version) violation(s, m, `documents.search_version of ${d.key} disagrees with its pointer`, { row, p });
+    if ((p?.version_number ?? null) !== row.search_version)
+      violation(s, m, `documents.search_version of ${d.key} disagrees with its pointer`, { row, p });
   }
 
   // Tasks: attempts within budget, RUNNING only under a lease someone holds, DEAD always with a reason.
   for (const t of snap.tasks.values()) {
-    if (t.attempts > t.max_attempts) violation(s, m, `task #${t.task_id} has attempts ${t.attempts} > max_attempts ${t.max_attempts}`);
+    if (t.attempts > t.max_attempts)
+      violation(s, m, `task #${t.task_id} has attempts ${t.attempts} > max_attempts ${t.max_attempts}`);
     if (t.status === "RUNNING") {
       if (!t.lease_owner || !t.has_lease) violation(s, m, `task #${t.task_id} is RUNNING without a lease`);
       if (!s.held.some((h) => h.taskId === t.task_id && h.workerId === t.lease_owner && h.attempt === t.attempts)) {
-        violation(s, m, `task #${t.task_id} is RUNNING under a lease (${t.lease_owner}, attempt ${t.attempts}) that no worker holds`);
+        violation(
+          s,
+          m,
+          `task #${t.task_id} is RUNNING under a lease (${t.lease_owner}, attempt ${t.attempts}) that no worker holds`,
+        );
       }
     }
     if (t.status === "DEAD" && !t.error_code) violation(s, m, `task #${t.task_id} is DEAD without an error code`);
     // A cancel is always an operator's, with its reason, and never of a DELETE (its chunks would stay).
-    if (t.status === "CANCELLED" && (t.error_code !== "OPERATOR_CANCELLED" || !t.error_message?.startsWith(`Cancelled by ${ACTOR.subject}: `))) {
+    if (
+      t.status === "CANCELLED" &&
+      (t.error_code !== "OPERATOR_CANCELLED" || !t.error_message?.startsWith(`Cancelled by ${ACTOR.subject}: `))
+    ) {
       violation(s, m, `task #${t.task_id} is CANCELLED without the operator's reason`, t);
     }
-    if (t.status === "CANCELLED" && t.task_type === "DELETE") violation(s, m, `task #${t.task_id}: a DELETE was cancelled`);
-    if (t.error_code === "INTERNAL_ERROR") violation(s, m, `task #${t.task_id} failed with an unclassified error`, t.error_message);
+    if (t.status === "CANCELLED" && t.task_type === "DELETE")
+      violation(s, m, `task #${t.task_id}: a DELETE was cancelled`);
+    if (t.error_code === "INTERNAL_ERROR")
+      violation(s, m, `task #${t.task_id} failed with an unclassified error`, t.error_message);
     const d = m.docs.get(t.document_id);
     if (!d) violation(s, m, `task #${t.task_id} belongs to an unknown document`);
-    if (t.version_number > d.business) violation(s, m, `task #${t.task_id} is for v${t.version_number}, beyond the business version`);
+    if (t.version_number > d.business)
+      violation(s, m, `task #${t.task_id} is for v${t.version_number}, beyond the business version`);
   }
 
   // Index versions: never a half-built one committed; complete ones hold exactly their chunks, ids unique.
   for (const iv of snap.ivs.values()) {
     if (iv.status === "BUILDING") violation(s, m, `index version ${iv.id} committed in BUILDING`);
-    if (iv.chunk_count !== iv.expected_chunk_count || iv.n !== iv.expected_chunk_count) violation(s, m, `index version ${iv.id} is incomplete`, iv);
+    if (iv.chunk_count !== iv.expected_chunk_count || iv.n !== iv.expected_chunk_count)
+      violation(s, m, `index version ${iv.id} is incomplete`, iv);
     if (iv.n_ids !== iv.n) violation(s, m, `index version ${iv.id} holds duplicate chunk ids`, iv);
-    if (iv.n_bad_vectors !== 0) violation(s, m, `index version ${iv.id} has ${iv.n_bad_vectors} records referencing another content's or space's vector`, iv);
-    if (iv.embedding_dimensions !== 384 || !(MODELS as readonly string[]).includes(iv.embedding_model)) violation(s, m, `index version ${iv.id} in an unknown embedding space`, iv);
+    if (iv.n_bad_vectors !== 0)
+      violation(
+        s,
+        m,
+        `index version ${iv.id} has ${iv.n_bad_vectors} records referencing another content's or space's vector`,
+        iv,
+      );
+    if (iv.embedding_dimensions !== 384 || !(MODELS as readonly string[]).includes(iv.embedding_model))
+      violation(s, m, `index version ${iv.id} in an unknown embedding space`, iv);
     const t = iv.task_id ? snap.tasks.get(iv.task_id) : undefined;
-    if (!t || t.document_id !== iv.document_id || t.version_number !== iv.version_number) violation(s, m, `index version ${iv.id} does not match its task`, { iv, t });
+    if (!t || t.document_id !== iv.document_id || t.version_number !== iv.version_number)
+      violation(s, m, `index version ${iv.id} does not match its task`, { iv, t });
   }
   // A chunk id hashes tenant, document, version, chunker version, ordinal and content hash
   // (docs/parsing.md, "Chunk ids").
-  for (const [k, vs] of snap.chunkVersions) if (vs.size > 1) flag(s, m, `chunk id ${k} is shared by versions ${[...vs].join(",")}`);
+  for (const [k, vs] of snap.chunkVersions)
+    if (vs.size > 1) flag(s, m, `chunk id ${k} is shared by versions ${[...vs].join(",")}`);
 
   // Pointers: name a complete ACTIVE index version of the same document and version; ACTIVE = pointed at.
   for (const p of snap.ptrs.values()) {
     const iv = snap.ivs.get(p.index_version_id);
-    if (!iv || iv.document_id !== p.document_id || iv.version_number !== p.version_number) violation(s, m, `pointer of ${p.document_id} names the wrong index version`, { p, iv });
-    if (iv.status !== "ACTIVE") violation(s, m, `pointer of ${p.document_id} names an index version in ${iv.status}`, { p, iv });
+    if (!iv || iv.document_id !== p.document_id || iv.version_number !== p.version_number)
+      violation(s, m, `pointer of ${p.document_id} names the wrong index version`, { p, iv });
+    if (iv.status !== "ACTIVE")
+      violation(s, m, `pointer of ${p.document_id} names an index version in ${iv.status}`, { p, iv });
   }
   for (const iv of snap.ivs.values()) {
-    if (iv.status === "ACTIVE" && snap.ptrs.get(iv.document_id)?.index_version_id !== iv.id) violation(s, m, `index version ${iv.id} is ACTIVE but no pointer names it`, iv);
+    if (iv.status === "ACTIVE" && snap.ptrs.get(iv.document_id)?.index_version_id !== iv.id)
+      violation(s, m, `index version ${iv.id} is ACTIVE but no pointer names it`, iv);
   }
 
   for (const d of m.docs.values()) {
     const p = snap.ptrs.get(d.id);
     const cur = p?.version_number ?? null;
-    if (cur !== null && cur > d.business) violation(s, m, `${d.key}: search version v${cur} is ahead of the business version v${d.business}`);
+    if (cur !== null && cur > d.business)
+      violation(s, m, `${d.key}: search version v${cur} is ahead of the business version v${d.business}`);
     if (!d.deleted) {
-      if (d.pin !== null && (!p || !p.pinned || p.version_number !== d.pin)) violation(s, m, `${d.key}: pinned at v${d.pin} but the pointer says`, p ?? null);
+      if (d.pin !== null && (!p || !p.pinned || p.version_number !== d.pin))
+        violation(s, m, `${d.key}: pinned at v${d.pin} but the pointer says`, p ?? null);
       if (d.pin === null && p?.pinned) violation(s, m, `${d.key}: pointer pinned though nothing pins it`, p);
     }
     // Forward only, except by an operator rollback.
@@ -554,11 +631,17 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
   for (const a of actions) {
     const grew = (snap.audit.get(a) ?? 0) - (pre.audit.get(a) ?? 0);
     const [lo, hi] = expect.audit?.[a] ?? [0, 0];
-    if (grew < lo || grew > hi) violation(s, m, `audit log: ${a} grew by ${grew}, expected ${lo === hi ? lo : `${lo}..${hi}`}`);
+    if (grew < lo || grew > hi)
+      violation(s, m, `audit log: ${a} grew by ${grew}, expected ${lo === hi ? lo : `${lo}..${hi}`}`);
   }
 
   // search() is a pure function of these rows: when none changed, the last step's check stands.
-  const fingerprint = JSON.stringify([space, [...snap.ptrs.values()], [...snap.docs.values()].map((d) => [d.id, d.key, d.deleted]), [...snap.ivs.values()].map((iv) => [iv.id, iv.status])]);
+  const fingerprint = JSON.stringify([
+    space,
+    [...snap.ptrs.values()],
+    [...snap.docs.values()].map((d) => [d.id, d.key, d.deleted]),
+    [...snap.ivs.values()].map((iv) => [iv.id, iv.status]),
+  ]);
   if (fingerprint !== s.searchedAt) {
     t0 = performance.now();
     await checkSearch(m, s, snap, ALL_PRINCIPALS, space);
@@ -574,7 +657,12 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
  * version is complete, and only the configured embedding space is served.
  */
 async function checkSearch(m: Model, s: Sut, snap: Snapshot, principals: string[], space: string): Promise<void> {
-  const hits: SearchHit[] = await search(s.pool, new LocalEmbedder(384, space), { tenant: TENANT, query: "handbook rule clause", topK: 500, principals });
+  const hits: SearchHit[] = await search(s.pool, new LocalEmbedder(384, space), {
+    tenant: TENANT,
+    query: "handbook rule clause",
+    topK: 500,
+    principals,
+  });
   const byDoc = new Map<string, SearchHit[]>();
   for (const h of hits) {
     const id = m.byKey.get(h.documentKey);
@@ -588,12 +676,17 @@ async function checkSearch(m: Model, s: Sut, snap: Snapshot, principals: string[
     const iv = p ? snap.ivs.get(p.index_version_id) : undefined;
     // The served version's ACL and the latest published one's must both admit the caller.
     const admits = (acl: readonly string[]) => acl.length === 0 || acl.some((a) => principals.includes(a));
-    const acl = p ? d.versions[p.version_number - 1]?.acl ?? [] : [];
+    const acl = p ? (d.versions[p.version_number - 1]?.acl ?? []) : [];
     const latestAcl = d.versions[d.business - 1]?.acl ?? [];
     const visible = !d.deleted && !!p && !!iv && iv.embedding_model === space && admits(acl) && admits(latestAcl);
     if (!visible) {
       if (got.length > 0) {
-        violation(s, m, `${d.key}: ${got.length} search hits though it should be invisible (${d.deleted ? "deleted" : !p ? "no search version" : iv?.embedding_model !== space ? "other embedding space" : "ACL"})`, got.map((h) => [h.versionNumber, h.text]));
+        violation(
+          s,
+          m,
+          `${d.key}: ${got.length} search hits though it should be invisible (${d.deleted ? "deleted" : !p ? "no search version" : iv?.embedding_model !== space ? "other embedding space" : "ACL"})`,
+          got.map((h) => [h.versionNumber, h.text]),
+        );
       }
       continue;
     }
@@ -605,11 +698,14 @@ async function checkSearch(m: Model, s: Sut, snap: Snapshot, principals: string[
       versions.add(h.versionNumber);
       const version = d.versions[p!.version_number - 1];
       const summary = SUMMARIES[version.summary];
-      if (!VARIANTS[version.variant].includes(h.text) && h.text !== summary?.abstract && h.text !== summary?.overview) violation(s, m, `${d.key}: search hit text is not from v${p!.version_number}'s content`, h.text);
+      if (!VARIANTS[version.variant].includes(h.text) && h.text !== summary?.abstract && h.text !== summary?.overview)
+        violation(s, m, `${d.key}: search hit text is not from v${p!.version_number}'s content`, h.text);
     }
     if (versions.size > 1) violation(s, m, `${d.key}: one query saw chunks of versions ${[...versions].join(", ")}`);
-    if (got.length > 0 && !versions.has(p!.version_number)) violation(s, m, `${d.key}: hits are from v${[...versions][0]}, the search version is v${p!.version_number}`);
-    if (got.length !== iv!.chunk_count) violation(s, m, `${d.key}: search returned ${got.length} of the ${iv!.chunk_count} chunks of its search version`);
+    if (got.length > 0 && !versions.has(p!.version_number))
+      violation(s, m, `${d.key}: hits are from v${[...versions][0]}, the search version is v${p!.version_number}`);
+    if (got.length !== iv!.chunk_count)
+      violation(s, m, `${d.key}: search returned ${got.length} of the ${iv!.chunk_count} chunks of its search version`);
   }
 }
 
@@ -627,7 +723,8 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
       if (!del) violation(s, m, `${d.key}: deleted without a DELETE task for v${d.business}`);
       s.count(`at rest: deleted, DELETE ${del.status}${p ? ", pointer kept" : ""}`);
       // Only a DEAD DELETE may leave the pointer: a force-done does the delete's work itself.
-      if (p && del.status !== "DEAD") violation(s, m, `${d.key}: deleted, its DELETE is ${del.status}, yet a search pointer remains`, p);
+      if (p && del.status !== "DEAD")
+        violation(s, m, `${d.key}: deleted, its DELETE is ${del.status}, yet a search pointer remains`, p);
       continue;
     }
     if (d.pin !== null) {
@@ -639,17 +736,28 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
     const at = p?.version_number ?? null;
     s.count(at === d.business ? "at rest: at business version" : `at rest: drift, task ${latest.status}`);
     if (at !== d.business && !["DEAD", "RESOLVED", "CANCELLED"].includes(latest.status)) {
-      violation(s, m, `${d.key}: at rest the search version is ${at === null ? "none" : "v" + at}, business v${d.business}, and its task #${latest.task_id} is ${latest.status} (only DEAD/RESOLVED/CANCELLED may leave drift)`);
+      violation(
+        s,
+        m,
+        `${d.key}: at rest the search version is ${at === null ? "none" : "v" + at}, business v${d.business}, and its task #${latest.task_id} is ${latest.status} (only DEAD/RESOLVED/CANCELLED may leave drift)`,
+      );
     }
   }
   // Published versions are stored as published (content and ACL).
   for (const d of m.docs.values()) {
     const rows = snap.versions.filter((v) => v.document_id === d.id);
-    if (rows.length !== d.business) violation(s, m, `${d.key}: ${rows.length} stored versions, the model has ${d.business}`);
+    if (rows.length !== d.business)
+      violation(s, m, `${d.key}: ${rows.length} stored versions, the model has ${d.business}`);
     for (const r of rows) {
       const v = d.versions[r.version_number - 1];
       const summary = SUMMARIES[v.summary];
-      if (VARIANTS[v.variant] !== r.content || [...r.acl].sort().join(",") !== [...v.acl].sort().join(",") || r.abstract !== (summary?.abstract ?? null) || r.overview !== (summary?.overview ?? null)) violation(s, m, `${d.key} v${r.version_number} stored differently from what was published`, r);
+      if (
+        VARIANTS[v.variant] !== r.content ||
+        [...r.acl].sort().join(",") !== [...v.acl].sort().join(",") ||
+        r.abstract !== (summary?.abstract ?? null) ||
+        r.overview !== (summary?.overview ?? null)
+      )
+        violation(s, m, `${d.key} v${r.version_number} stored differently from what was published`, r);
     }
   }
   // What an operator sees: state, versions and, for drift, its reason.
@@ -657,21 +765,47 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
     const view = await getDocument(s.pool, TENANT, d.key, s.space(m));
     if (!view) violation(s, m, `${d.key}: the documents view does not find it`);
     const p = snap.ptrs.get(d.id);
-    const latest = [...snap.tasks.values()].filter((t) => t.document_id === d.id && t.version_number === d.business && t.task_type !== "DELETE").at(-1);
-    if (view.businessVersion !== d.business || view.searchVersion !== (p?.version_number ?? null)) violation(s, m, `${d.key}: the documents view shows business v${view.businessVersion} / search ${view.searchVersion}`, view);
+    const latest = [...snap.tasks.values()]
+      .filter((t) => t.document_id === d.id && t.version_number === d.business && t.task_type !== "DELETE")
+      .at(-1);
+    if (view.businessVersion !== d.business || view.searchVersion !== (p?.version_number ?? null))
+      violation(
+        s,
+        m,
+        `${d.key}: the documents view shows business v${view.businessVersion} / search ${view.searchVersion}`,
+        view,
+      );
     // A version indexed in another embedding space (before a model switch) is not served: the
     // document must not read SEARCHABLE while search cannot find it.
     const served = !!p && snap.ivs.get(p.index_version_id)?.embedding_model === MODELS[m.space];
     // A cancelled build of the business version is FAILED too, never SEARCHABLE on an older version.
-    const want = d.deleted ? "DELETED" : latest?.status === "DEAD" || latest?.status === "CANCELLED" ? "FAILED" : served ? "SEARCHABLE" : "NOT_INDEXED";
-    if (view.state !== want) violation(s, m, `${d.key}: the documents view says ${view.state}, expected ${want}`, { latest, p });
-    if (!d.deleted && view.pinned !== (d.pin !== null)) violation(s, m, `${d.key}: the documents view says pinned=${view.pinned}, the model ${d.pin !== null}`, view);
+    const want = d.deleted
+      ? "DELETED"
+      : latest?.status === "DEAD" || latest?.status === "CANCELLED"
+        ? "FAILED"
+        : served
+          ? "SEARCHABLE"
+          : "NOT_INDEXED";
+    if (view.state !== want)
+      violation(s, m, `${d.key}: the documents view says ${view.state}, expected ${want}`, { latest, p });
+    if (!d.deleted && view.pinned !== (d.pin !== null))
+      violation(s, m, `${d.key}: the documents view says pinned=${view.pinned}, the model ${d.pin !== null}`, view);
     const drift = !d.deleted && d.pin === null && (p?.version_number ?? null) !== d.business;
-    if (drift && !view.lastError?.code) violation(s, m, `${d.key}: drift (search ${p?.version_number ?? "none"}, business v${d.business}) shown without a reason`, view);
+    if (drift && !view.lastError?.code)
+      violation(
+        s,
+        m,
+        `${d.key}: drift (search ${p?.version_number ?? "none"}, business v${d.business}) shown without a reason`,
+        view,
+      );
   }
 
   // Timelines: replaying each task's events gives its status, and there is one claim event per attempt.
-  const events = (await s.pool.query<{ task_id: string; kind: string; lease_attempt: number | null }>(`SELECT task_id::text, kind, lease_attempt FROM task_events ORDER BY id`)).rows;
+  const events = (
+    await s.pool.query<{ task_id: string; kind: string; lease_attempt: number | null }>(
+      `SELECT task_id::text, kind, lease_attempt FROM task_events ORDER BY id`,
+    )
+  ).rows;
   const replay = new Map<string, { state: string | null; claims: number[] }>();
   for (const e of events) {
     const r = replay.get(e.task_id) ?? { state: null, claims: [] };
@@ -686,8 +820,14 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
   for (const t of snap.tasks.values()) {
     const r = replay.get(t.task_id);
     if (!r) violation(s, m, `task #${t.task_id} has no events at all`);
-    if (r.state !== t.status) violation(s, m, `task #${t.task_id}: its timeline ends in ${r.state}, the task is ${t.status}`);
-    if (r.claims.join() !== Array.from({ length: t.attempts }, (_, i) => i + 1).join()) violation(s, m, `task #${t.task_id}: claim events for attempts [${r.claims}], the task has ${t.attempts} attempts`);
+    if (r.state !== t.status)
+      violation(s, m, `task #${t.task_id}: its timeline ends in ${r.state}, the task is ${t.status}`);
+    if (r.claims.join() !== Array.from({ length: t.attempts }, (_, i) => i + 1).join())
+      violation(
+        s,
+        m,
+        `task #${t.task_id}: claim events for attempts [${r.claims}], the task has ${t.attempts} attempts`,
+      );
   }
 
   // ACLs: a reader without groups sees only open documents; one group sees open + its own.
@@ -698,7 +838,15 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Task outcome checks, shared by work, resume, crash and pause.
 
-function expectOutcome(m: Model, s: Sut, pre: Snapshot, lease: Lease, out: Outcome, providerFailures: number, label: string): void {
+function expectOutcome(
+  m: Model,
+  s: Sut,
+  pre: Snapshot,
+  lease: Lease,
+  out: Outcome,
+  providerFailures: number,
+  label: string,
+): void {
   const snap = s.snap;
   const d = m.docs.get(lease.documentId)!;
   const row = snap.tasks.get(lease.taskId)!;
@@ -708,9 +856,15 @@ function expectOutcome(m: Model, s: Sut, pre: Snapshot, lease: Lease, out: Outco
   switch (out.kind) {
     case "completed": {
       if (stale) {
-        if (row.status !== "SUPERSEDED") violation(s, m, `${label}: task #${lease.taskId} for a document that moved on ended ${row.status}, not SUPERSEDED`);
+        if (row.status !== "SUPERSEDED")
+          violation(
+            s,
+            m,
+            `${label}: task #${lease.taskId} for a document that moved on ended ${row.status}, not SUPERSEDED`,
+          );
         if (newIvs.length > 0) violation(s, m, `${label}: a superseded task wrote an index version`, newIvs);
-        if (JSON.stringify(pre.ptrs.get(d.id) ?? null) !== JSON.stringify(p ?? null)) violation(s, m, `${label}: a superseded task moved the pointer`);
+        if (JSON.stringify(pre.ptrs.get(d.id) ?? null) !== JSON.stringify(p ?? null))
+          violation(s, m, `${label}: a superseded task moved the pointer`);
         return;
       }
       if (row.status !== "SUCCEEDED") violation(s, m, `${label}: task #${lease.taskId} completed but is ${row.status}`);
@@ -721,11 +875,19 @@ function expectOutcome(m: Model, s: Sut, pre: Snapshot, lease: Lease, out: Outco
         return;
       }
       const mine = newIvs.filter((iv) => iv.task_id === lease.taskId);
-      if (mine.length !== 1 || newIvs.length !== 1) violation(s, m, `${label}: expected one new index version from task #${lease.taskId}`, newIvs);
+      if (mine.length !== 1 || newIvs.length !== 1)
+        violation(s, m, `${label}: expected one new index version from task #${lease.taskId}`, newIvs);
       const iv = mine[0];
-      if (iv.version_number !== lease.versionNumber) violation(s, m, `${label}: index version built for the wrong version`, iv);
+      if (iv.version_number !== lease.versionNumber)
+        violation(s, m, `${label}: index version built for the wrong version`, iv);
       if (d.pin === null) {
-        if (p?.index_version_id !== iv.id) violation(s, m, `${label}: ${d.key} v${lease.versionNumber} (the business version) succeeded but search does not show it`, p ?? null);
+        if (p?.index_version_id !== iv.id)
+          violation(
+            s,
+            m,
+            `${label}: ${d.key} v${lease.versionNumber} (the business version) succeeded but search does not show it`,
+            p ?? null,
+          );
       } else if (iv.status !== "READY") {
         violation(s, m, `${label}: ${d.key} is pinned; the finished index version must stay READY, is ${iv.status}`);
       }
@@ -736,10 +898,20 @@ function expectOutcome(m: Model, s: Sut, pre: Snapshot, lease: Lease, out: Outco
       const emptyBody = lease.taskType !== "DELETE" && v?.variant === EMPTY_VARIANT;
       // An empty body with a summary: the contract does not say whether the summary alone is indexable.
       const expected = providerFailures > 0 ? "EMBEDDING_PROVIDER_UNAVAILABLE" : emptyBody ? "EMPTY_DOCUMENT" : null;
-      if (out.code !== expected && !(emptyBody && out.code === "EMPTY_DOCUMENT")) violation(s, m, `${label}: task #${lease.taskId} failed with ${out.code} (${out.message}); expected ${expected ?? "no failure"}`);
+      if (out.code !== expected && !(emptyBody && out.code === "EMPTY_DOCUMENT"))
+        violation(
+          s,
+          m,
+          `${label}: task #${lease.taskId} failed with ${out.code} (${out.message}); expected ${expected ?? "no failure"}`,
+        );
       const retryable = isErrorCode(out.code) && ERROR_CODES[out.code].retryable;
       const want = retryable && lease.leaseAttempt < lease.maxAttempts ? "RETRY_WAIT" : "DEAD";
-      if (row.status !== want || row.error_code !== out.code) violation(s, m, `${label}: failed task #${lease.taskId} is ${row.status}/${row.error_code}, expected ${want}/${out.code}`);
+      if (row.status !== want || row.error_code !== out.code)
+        violation(
+          s,
+          m,
+          `${label}: failed task #${lease.taskId} is ${row.status}/${row.error_code}, expected ${want}/${out.code}`,
+        );
       if (newIvs.length > 0) violation(s, m, `${label}: a failed task wrote an index version`, newIvs);
       return;
     }
@@ -749,7 +921,8 @@ function expectOutcome(m: Model, s: Sut, pre: Snapshot, lease: Lease, out: Outco
       violation(s, m, `${label}: task #${lease.taskId} lost its lease with no contender`, out);
       break;
     case "crashed":
-      if (row.status !== "RUNNING" || row.lease_owner !== lease.workerId || row.attempts !== lease.leaseAttempt) violation(s, m, `${label}: crashed task #${lease.taskId} should still hold its lease`, row);
+      if (row.status !== "RUNNING" || row.lease_owner !== lease.workerId || row.attempts !== lease.leaseAttempt)
+        violation(s, m, `${label}: crashed task #${lease.taskId} should still hold its lease`, row);
       if (newIvs.length > 0) violation(s, m, `${label}: a crashed task wrote an index version`, newIvs);
       return;
   }
@@ -773,9 +946,21 @@ async function call<T>(f: () => Promise<T>): Promise<{ ok: T } | { err: DomainEr
   }
 }
 
-function expectErr(s: Sut, m: Model, label: string, r: { ok: unknown } | { err: DomainError }, status: number, codes: string[]): void {
+function expectErr(
+  s: Sut,
+  m: Model,
+  label: string,
+  r: { ok: unknown } | { err: DomainError },
+  status: number,
+  codes: string[],
+): void {
   if ("ok" in r) violation(s, m, `${label}: expected ${status} ${codes.join("|")}, got success`, r.ok);
-  if (statusOf(r.err) !== status || !codes.includes(r.err.code)) violation(s, m, `${label}: expected ${status} ${codes.join("|")}, got ${statusOf(r.err)} ${r.err.code}: ${r.err.message}`);
+  if (statusOf(r.err) !== status || !codes.includes(r.err.code))
+    violation(
+      s,
+      m,
+      `${label}: expected ${status} ${codes.join("|")}, got ${statusOf(r.err)} ${r.err.code}: ${r.err.message}`,
+    );
 }
 
 function expectOk<T>(s: Sut, m: Model, label: string, r: { ok: T } | { err: DomainError }): T {
@@ -789,7 +974,10 @@ function expectOk<T>(s: Sut, m: Model, label: string, r: { ok: T } | { err: Doma
  */
 function resolveKey(m: Model, ref: string): string {
   if (ref === "@pinned") {
-    const pinned = [...m.docs.values()].filter((d) => d.pin !== null && !d.deleted).map((d) => d.key).sort();
+    const pinned = [...m.docs.values()]
+      .filter((d) => d.pin !== null && !d.deleted)
+      .map((d) => d.key)
+      .sort();
     return pinned[0] ?? resolveKey(m, "@0");
   }
   if (!ref.startsWith("@")) return ref;
@@ -826,36 +1014,67 @@ class Publish implements Cmd {
       actor: PUBLISHER,
       maxAttempts: MAX_ATTEMPTS,
     });
-    const identical = !!d && !d.deleted && !!cur && cur.variant === v.variant && cur.summary === v.summary && [...cur.acl].sort().join() === [...v.acl].sort().join();
-    s.note(`${this} → v${r.versionNumber} created=${r.created} task=${r.taskId}`, `publish ${r.created ? "created" : "unchanged"}`);
-    if (r.created === identical) violation(s, m, `${this}: created=${r.created} but the content is ${identical ? "" : "not "}identical to the business version`);
+    const identical =
+      !!d &&
+      !d.deleted &&
+      !!cur &&
+      cur.variant === v.variant &&
+      cur.summary === v.summary &&
+      [...cur.acl].sort().join() === [...v.acl].sort().join();
+    s.note(
+      `${this} → v${r.versionNumber} created=${r.created} task=${r.taskId}`,
+      `publish ${r.created ? "created" : "unchanged"}`,
+    );
+    if (r.created === identical)
+      violation(
+        s,
+        m,
+        `${this}: created=${r.created} but the content is ${identical ? "" : "not "}identical to the business version`,
+      );
     let doc = d;
     if (!doc) {
-      doc = { id: r.documentId, key: this.key, business: 0, deleted: false, pin: null, versions: [], lastPointer: null };
+      doc = {
+        id: r.documentId,
+        key: this.key,
+        business: 0,
+        deleted: false,
+        pin: null,
+        versions: [],
+        lastPointer: null,
+      };
       m.docs.set(doc.id, doc);
       m.byKey.set(this.key, doc.id);
     }
-    if (r.documentId !== doc.id) violation(s, m, `${this}: published into document ${r.documentId}, expected ${doc.id}`);
+    if (r.documentId !== doc.id)
+      violation(s, m, `${this}: published into document ${r.documentId}, expected ${doc.id}`);
     if (r.created) {
       doc.versions.push(v);
       doc.business = doc.versions.length;
       doc.deleted = false;
       doc.pin = null;
     }
-    if (r.versionNumber !== doc.business) violation(s, m, `${this}: answered v${r.versionNumber}, the model says v${doc.business}`);
+    if (r.versionNumber !== doc.business)
+      violation(s, m, `${this}: answered v${r.versionNumber}, the model says v${doc.business}`);
     const snap = await checkStep(m, s);
     if (r.created) {
       for (const t of snap.tasks.values()) {
         if (t.document_id === doc.id && t.version_number < doc.business && UNFINISHED.has(t.status)) {
-          violation(s, m, `${this}: older task #${t.task_id} (${t.task_type} v${t.version_number}) still ${t.status} after a newer publish`);
+          violation(
+            s,
+            m,
+            `${this}: older task #${t.task_id} (${t.task_type} v${t.version_number}) still ${t.status} after a newer publish`,
+          );
         }
       }
       const t = r.taskId ? snap.tasks.get(r.taskId) : undefined;
-      if (!t || t.task_type !== "INDEX" || t.version_number !== doc.business || t.status !== "PENDING") violation(s, m, `${this}: no PENDING INDEX task for the new version`, t ?? null);
+      if (!t || t.task_type !== "INDEX" || t.version_number !== doc.business || t.status !== "PENDING")
+        violation(s, m, `${this}: no PENDING INDEX task for the new version`, t ?? null);
     }
   }
   toString() {
-    return this.same ? `publishSame(${this.key})` : `publish(${this.key}, variant ${this.variant}, acl ${JSON.stringify(ACLS[this.acl])}${this.summary ? `, summary ${this.summary}` : ""})`;
+    return this.same
+      ? `publishSame(${this.key})`
+      : `publish(${this.key}, variant ${this.variant}, acl ${JSON.stringify(ACLS[this.acl])}${this.summary ? `, summary ${this.summary}` : ""})`;
   }
 }
 
@@ -878,11 +1097,27 @@ class Delete implements Cmd {
     d.deleted = true;
     const snap = await checkStep(m, s, { audit: { "document.delete": [1, 1] } });
     const t = snap.tasks.get(r.taskId);
-    if (!t || t.task_type !== "DELETE" || t.document_id !== d.id || t.version_number !== d.business) violation(s, m, `${this} [${key}]: the DELETE task is not bound to the business version v${d.business}`, t ?? null);
+    if (!t || t.task_type !== "DELETE" || t.document_id !== d.id || t.version_number !== d.business)
+      violation(
+        s,
+        m,
+        `${this} [${key}]: the DELETE task is not bound to the business version v${d.business}`,
+        t ?? null,
+      );
     // Every task gets the configured attempt budget (MAX_ATTEMPTS), a DELETE as much as an INDEX.
-    if (t.attempts === 0 && t.max_attempts !== MAX_ATTEMPTS) flag(s, m, `${this} [${key}]: new DELETE task #${t.task_id} has max_attempts ${t.max_attempts}, the configured MAX_ATTEMPTS is ${MAX_ATTEMPTS}`);
+    if (t.attempts === 0 && t.max_attempts !== MAX_ATTEMPTS)
+      flag(
+        s,
+        m,
+        `${this} [${key}]: new DELETE task #${t.task_id} has max_attempts ${t.max_attempts}, the configured MAX_ATTEMPTS is ${MAX_ATTEMPTS}`,
+      );
     for (const o of snap.tasks.values()) {
-      if (o.document_id === d.id && o.task_type !== "DELETE" && UNFINISHED.has(o.status)) violation(s, m, `${this} [${key}]: task #${o.task_id} (${o.task_type} v${o.version_number}) still ${o.status} after the delete`);
+      if (o.document_id === d.id && o.task_type !== "DELETE" && UNFINISHED.has(o.status))
+        violation(
+          s,
+          m,
+          `${this} [${key}]: task #${o.task_id} (${o.task_type} v${o.version_number}) still ${o.status} after the delete`,
+        );
     }
   }
   toString() {
@@ -903,8 +1138,20 @@ class Rollback implements Cmd {
   async run(m: Model, s: Sut) {
     const key = resolveKey(m, this.key);
     const d = m.doc(key);
-    const candidates = d ? [...new Set([...s.snap.ivs.values()].filter((iv) => iv.document_id === d.id && completeIv(iv)).map((iv) => iv.version_number))].sort((a, b) => a - b) : [];
-    const to = d ? (this.built && candidates.length > 0 ? candidates[this.pick % candidates.length] : 1 + (this.pick % d.business)) : 1;
+    const candidates = d
+      ? [
+          ...new Set(
+            [...s.snap.ivs.values()]
+              .filter((iv) => iv.document_id === d.id && completeIv(iv))
+              .map((iv) => iv.version_number),
+          ),
+        ].sort((a, b) => a - b)
+      : [];
+    const to = d
+      ? this.built && candidates.length > 0
+        ? candidates[this.pick % candidates.length]
+        : 1 + (this.pick % d.business)
+      : 1;
     const r = await call(() => rollback(s.pool, TENANT, key, to, "model test", ACTOR, RETENTION_HOURS, s.space(m)));
     s.note(`${this} [${key}] → v${to}: ${"ok" in r ? "ok" : r.err.code}`, `rollback ${"ok" in r ? "ok" : r.err.code}`);
     if (!d) {
@@ -917,13 +1164,17 @@ class Rollback implements Cmd {
       await checkStep(m, s);
       return;
     }
-    const complete = [...s.snap.ivs.values()].filter((iv) => iv.document_id === d.id && iv.version_number === to && completeIv(iv));
+    const complete = [...s.snap.ivs.values()].filter(
+      (iv) => iv.document_id === d.id && iv.version_number === to && completeIv(iv),
+    );
     if (complete.some((iv) => iv.embedding_model === MODELS[m.space])) {
       expectOk(s, m, `${this} [${key}]`, r);
       d.pin = to;
       await checkStep(m, s, { audit: { "document.rollback": [1, 1] }, rolledBack: [d.id] });
     } else {
-      expectErr(s, m, `${this} [${key}] to v${to}`, r, 409, [complete.length > 0 ? "ROLLBACK_INCOMPATIBLE" : "ROLLBACK_UNAVAILABLE"]);
+      expectErr(s, m, `${this} [${key}] to v${to}`, r, 409, [
+        complete.length > 0 ? "ROLLBACK_INCOMPATIBLE" : "ROLLBACK_UNAVAILABLE",
+      ]);
       await checkStep(m, s);
     }
   }
@@ -940,8 +1191,17 @@ class Unpin implements Cmd {
   async run(m: Model, s: Sut) {
     const key = resolveKey(m, this.key);
     const d = m.doc(key);
-    const r = await call(() => unpin(s.pool, TENANT, key, ACTOR, { space: s.space(m), retentionHours: RETENTION_HOURS, maxAttempts: MAX_ATTEMPTS }));
-    s.note(`${this} [${key}] → ${"ok" in r ? JSON.stringify(r.ok) : r.err.code}`, `unpin ${"ok" in r ? (d?.pin != null ? "pinned" : "not pinned") : r.err.code}`);
+    const r = await call(() =>
+      unpin(s.pool, TENANT, key, ACTOR, {
+        space: s.space(m),
+        retentionHours: RETENTION_HOURS,
+        maxAttempts: MAX_ATTEMPTS,
+      }),
+    );
+    s.note(
+      `${this} [${key}] → ${"ok" in r ? JSON.stringify(r.ok) : r.err.code}`,
+      `unpin ${"ok" in r ? (d?.pin != null ? "pinned" : "not pinned") : r.err.code}`,
+    );
     if (!d) {
       expectErr(s, m, `${this} [${key}]`, r, 404, ["NOT_FOUND"]);
       await checkStep(m, s);
@@ -961,12 +1221,27 @@ class Unpin implements Cmd {
     const snap = await checkStep(m, s, { audit: { "document.unpin": [1, 1] } });
     // Search returns to the business version at once when a complete build of it exists;
     // otherwise the task that will build it is unfinished, DEAD (visible), or was just enqueued.
-    const built = [...pre.ivs.values()].some((iv) => iv.document_id === d.id && iv.version_number === d.business && completeIv(iv) && iv.embedding_model === MODELS[m.space]);
+    const built = [...pre.ivs.values()].some(
+      (iv) =>
+        iv.document_id === d.id &&
+        iv.version_number === d.business &&
+        completeIv(iv) &&
+        iv.embedding_model === MODELS[m.space],
+    );
     const p = snap.ptrs.get(d.id);
-    if (built && wasPinned && p?.version_number !== d.business) violation(s, m, `${this} [${key}]: a complete build of v${d.business} exists but search still shows`, p ?? null);
+    if (built && wasPinned && p?.version_number !== d.business)
+      violation(s, m, `${this} [${key}]: a complete build of v${d.business} exists but search still shows`, p ?? null);
     if (!built && wasPinned) {
-      const tasks = [...snap.tasks.values()].filter((t) => t.document_id === d.id && t.version_number === d.business && t.task_type !== "DELETE");
-      if (!tasks.some((t) => ["PENDING", "RUNNING", "RETRY_WAIT", "DEAD"].includes(t.status))) violation(s, m, `${this} [${key}]: no unfinished or DEAD task of v${d.business}, and no REINDEX enqueued`, tasks);
+      const tasks = [...snap.tasks.values()].filter(
+        (t) => t.document_id === d.id && t.version_number === d.business && t.task_type !== "DELETE",
+      );
+      if (!tasks.some((t) => ["PENDING", "RUNNING", "RETRY_WAIT", "DEAD"].includes(t.status)))
+        violation(
+          s,
+          m,
+          `${this} [${key}]: no unfinished or DEAD task of v${d.business}, and no REINDEX enqueued`,
+          tasks,
+        );
     }
   }
   toString() {
@@ -983,7 +1258,10 @@ class Reindex implements Cmd {
     const key = resolveKey(m, this.key);
     const d = m.doc(key);
     const r = await call(() => reindex(s.pool, TENANT, key, ACTOR, MAX_ATTEMPTS));
-    s.note(`${this} [${key}] → ${"ok" in r ? JSON.stringify(r.ok) : r.err.code}`, `reindex ${"ok" in r ? "ok" : r.err.code}`);
+    s.note(
+      `${this} [${key}] → ${"ok" in r ? JSON.stringify(r.ok) : r.err.code}`,
+      `reindex ${"ok" in r ? "ok" : r.err.code}`,
+    );
     if (!d) {
       expectErr(s, m, `${this} [${key}]`, r, 404, ["NOT_FOUND"]);
       await checkStep(m, s);
@@ -997,7 +1275,8 @@ class Reindex implements Cmd {
     const ok = expectOk(s, m, `${this} [${key}]`, r);
     const snap = await checkStep(m, s, { audit: { "document.reindex": [1, 1] } });
     const t = snap.tasks.get(ok.taskId);
-    if (!t || t.task_type !== "REINDEX" || t.version_number !== d.business || !UNFINISHED.has(t.status)) violation(s, m, `${this} [${key}]: no unfinished REINDEX of v${d.business}`, t ?? null);
+    if (!t || t.task_type !== "REINDEX" || t.version_number !== d.business || !UNFINISHED.has(t.status))
+      violation(s, m, `${this} [${key}]: no unfinished REINDEX of v${d.business}`, t ?? null);
   }
   toString() {
     return `reindex(${this.key})`;
@@ -1016,7 +1295,10 @@ class Rename implements Cmd {
     const from = resolveKey(m, this.from);
     const d = m.doc(from);
     const r = await call(() => rename(s.pool, TENANT, from, this.to, ACTOR));
-    s.note(`${this} [${from}] → ${"ok" in r ? JSON.stringify(r.ok) : r.err.code}`, `rename ${"ok" in r ? (r.ok.renamed ? "renamed" : "no-op") : r.err.code}`);
+    s.note(
+      `${this} [${from}] → ${"ok" in r ? JSON.stringify(r.ok) : r.err.code}`,
+      `rename ${"ok" in r ? (r.ok.renamed ? "renamed" : "no-op") : r.err.code}`,
+    );
     if (!d) {
       // Only the exact rename that already happened (same document now at `to`) is a repeat.
       const repeat = m.renames.get(`${from}->${this.to}`);
@@ -1072,7 +1354,10 @@ class Retry implements Cmd {
     const t = pickTask(s, this.pick, this.dead);
     const id = t?.task_id ?? "99999999";
     const r = await call(() => retryTask(s.pool, id, ACTOR, "model test", RETRY_BUDGET, null));
-    s.note(`${this} → task #${id} (${t ? `${t.task_type} v${t.version_number} ${t.status}` : "none"}): ${"ok" in r ? "ok" : r.err.code}`, `retry ${"ok" in r ? "ok" : r.err.code}`);
+    s.note(
+      `${this} → task #${id} (${t ? `${t.task_type} v${t.version_number} ${t.status}` : "none"}): ${"ok" in r ? "ok" : r.err.code}`,
+      `retry ${"ok" in r ? "ok" : r.err.code}`,
+    );
     if (!t) {
       expectErr(s, m, `${this}`, r, 404, ["NOT_FOUND"]);
       await checkStep(m, s);
@@ -1092,8 +1377,14 @@ class Retry implements Cmd {
     expectOk(s, m, `${this}`, r);
     const snap = await checkStep(m, s, { audit: { "task.retry": [1, 1] } });
     const after = snap.tasks.get(id)!;
-    if (after.status !== "PENDING" || after.max_attempts - after.attempts !== RETRY_BUDGET) violation(s, m, `${this}: retried task is ${after.status} with ${after.max_attempts - after.attempts} attempts left`);
-    if (t.status === "CANCELLED" && after.error_code !== null) violation(s, m, `${this}: a retried cancel still shows ${after.error_code}`);
+    if (after.status !== "PENDING" || after.max_attempts - after.attempts !== RETRY_BUDGET)
+      violation(
+        s,
+        m,
+        `${this}: retried task is ${after.status} with ${after.max_attempts - after.attempts} attempts left`,
+      );
+    if (t.status === "CANCELLED" && after.error_code !== null)
+      violation(s, m, `${this}: a retried cancel still shows ${after.error_code}`);
   }
   toString() {
     return `retry(${this.dead ? "dead " : ""}pick ${this.pick})`;
@@ -1106,17 +1397,34 @@ class BulkRetry implements Cmd {
     return true;
   }
   async run(m: Model, s: Sut) {
-    const dead = [...s.snap.tasks.values()].filter((t) => t.status === "DEAD" && (this.type === null || t.task_type === this.type));
+    const dead = [...s.snap.tasks.values()].filter(
+      (t) => t.status === "DEAD" && (this.type === null || t.task_type === this.type),
+    );
     const revive = dead.filter((t) => !obsolete(t, m.docs.get(t.document_id)!));
-    const r = await bulkRetry(s.pool, { tenant: TENANT, type: this.type ?? undefined }, ACTOR, "model test", RETRY_BUDGET, null);
-    s.note(`${this} → ${JSON.stringify(r)}`, `bulkRetry ${r.retried > 0 ? "retried" : "none"}${r.skipped > 0 ? "+skipped" : ""}`);
+    const r = await bulkRetry(
+      s.pool,
+      { tenant: TENANT, type: this.type ?? undefined },
+      ACTOR,
+      "model test",
+      RETRY_BUDGET,
+      null,
+    );
+    s.note(
+      `${this} → ${JSON.stringify(r)}`,
+      `bulkRetry ${r.retried > 0 ? "retried" : "none"}${r.skipped > 0 ? "+skipped" : ""}`,
+    );
     if (r.retried !== revive.length || r.skipped !== dead.length - revive.length) {
-      violation(s, m, `${this}: answered ${JSON.stringify(r)}, expected retried ${revive.length}, skipped ${dead.length - revive.length}`);
+      violation(
+        s,
+        m,
+        `${this}: answered ${JSON.stringify(r)}, expected retried ${revive.length}, skipped ${dead.length - revive.length}`,
+      );
     }
     const snap = await checkStep(m, s, { audit: { "task.bulk_retry": [1, 1] } });
     for (const t of dead) {
       const want = revive.includes(t) ? "PENDING" : "DEAD";
-      if (snap.tasks.get(t.task_id)!.status !== want) violation(s, m, `${this}: task #${t.task_id} is ${snap.tasks.get(t.task_id)!.status}, expected ${want}`);
+      if (snap.tasks.get(t.task_id)!.status !== want)
+        violation(s, m, `${this}: task #${t.task_id} is ${snap.tasks.get(t.task_id)!.status}, expected ${want}`);
     }
   }
   toString() {
@@ -1136,13 +1444,17 @@ class ForceDone implements Cmd {
     const t = pickTask(s, this.pick, this.dead);
     const id = t?.task_id ?? "99999999";
     const r = await call(() => forceDone(s.pool, id, ACTOR, "model test: acknowledged", null));
-    s.note(`${this} → task #${id} (${t ? `${t.task_type} v${t.version_number} ${t.status}` : "none"}): ${"ok" in r ? "ok" : r.err.code}`, `forceDone ${"ok" in r ? "ok" : r.err.code}`);
+    s.note(
+      `${this} → task #${id} (${t ? `${t.task_type} v${t.version_number} ${t.status}` : "none"}): ${"ok" in r ? "ok" : r.err.code}`,
+      `forceDone ${"ok" in r ? "ok" : r.err.code}`,
+    );
     if (!t) expectErr(s, m, `${this}`, r, 404, ["NOT_FOUND"]);
     else if (!REVIVABLE.includes(t.status)) expectErr(s, m, `${this} of a ${t.status} task`, r, 409, ["INVALID_STATE"]);
     else expectOk(s, m, `${this}`, r);
     const ok = !!t && REVIVABLE.includes(t.status);
     const snap = await checkStep(m, s, { audit: { "task.force_done": ok ? [1, 1] : [0, 0] } });
-    if (ok && snap.tasks.get(id)!.status !== "RESOLVED") violation(s, m, `${this}: force-done task is ${snap.tasks.get(id)!.status}`);
+    if (ok && snap.tasks.get(id)!.status !== "RESOLVED")
+      violation(s, m, `${this}: force-done task is ${snap.tasks.get(id)!.status}`);
   }
   toString() {
     return `forceDone(${this.dead ? "dead " : ""}pick ${this.pick})`;
@@ -1162,13 +1474,17 @@ class Cancel implements Cmd {
     const t = pickTask(s, this.pick, this.waiting, ["PENDING", "RETRY_WAIT"]);
     const id = t?.task_id ?? "99999999";
     const r = await call(() => cancelTask(s.pool, id, ACTOR, "model test: not wanted", null));
-    s.note(`${this} → task #${id} (${t ? `${t.task_type} v${t.version_number} ${t.status}` : "none"}): ${"ok" in r ? "ok" : r.err.code}`, `cancel ${t?.task_type ?? ""} ${"ok" in r ? "ok" : r.err.code}`);
+    s.note(
+      `${this} → task #${id} (${t ? `${t.task_type} v${t.version_number} ${t.status}` : "none"}): ${"ok" in r ? "ok" : r.err.code}`,
+      `cancel ${t?.task_type ?? ""} ${"ok" in r ? "ok" : r.err.code}`,
+    );
     const ok = !!t && t.task_type !== "DELETE" && ["PENDING", "RETRY_WAIT"].includes(t.status);
     if (!t) expectErr(s, m, `${this}`, r, 404, ["NOT_FOUND"]);
     else if (!ok) expectErr(s, m, `${this} of a ${t.status} ${t.task_type}`, r, 409, ["TASK_NOT_CANCELLABLE"]);
     else expectOk(s, m, `${this}`, r);
     const snap = await checkStep(m, s, { audit: { "task.cancel": ok ? [1, 1] : [0, 0] } });
-    if (t && snap.tasks.get(id)!.status !== (ok ? "CANCELLED" : t.status)) violation(s, m, `${this}: task #${id} is ${snap.tasks.get(id)!.status} after the cancel`);
+    if (t && snap.tasks.get(id)!.status !== (ok ? "CANCELLED" : t.status))
+      violation(s, m, `${this}: task #${id} is ${snap.tasks.get(id)!.status} after the cancel`);
   }
   toString() {
     return `cancel(${this.waiting ? "waiting " : ""}pick ${this.pick})`;
@@ -1223,15 +1539,30 @@ export async function workStep(m: Model, s: Sut, workerId: string): Promise<bool
     s.note(`work(${workerId}) → nothing due`, "work idle");
     const snap = await checkStep(m, s);
     const overdue = [...snap.tasks.values()].filter((t) => t.overdue && !m.held(t));
-    if (overdue.length > 0) violation(s, m, `work(${workerId}) claimed nothing though tasks are due`, overdue.map((t) => t.task_id));
+    if (overdue.length > 0)
+      violation(
+        s,
+        m,
+        `work(${workerId}) claimed nothing though tasks are due`,
+        overdue.map((t) => t.task_id),
+      );
     return false;
   }
-  if (m.held({ task_type: lease.taskType })) violation(s, m, `work(${workerId}) claimed task #${lease.taskId} (${lease.taskType}) though the queue holds it (${[...m.holds.keys()].join(", ")})`);
+  if (m.held({ task_type: lease.taskType }))
+    violation(
+      s,
+      m,
+      `work(${workerId}) claimed task #${lease.taskId} (${lease.taskType}) though the queue holds it (${[...m.holds.keys()].join(", ")})`,
+    );
   const before = s.burst.thrown;
   const out = await s.execute(lease, s.embedder(m));
-  s.note(`work(${workerId}) → #${lease.taskId} ${lease.taskType} v${lease.versionNumber} attempt ${lease.leaseAttempt}${lease.takenOver ? " (takeover)" : ""}: ${describe(out)}`);
+  s.note(
+    `work(${workerId}) → #${lease.taskId} ${lease.taskType} v${lease.versionNumber} attempt ${lease.leaseAttempt}${lease.takenOver ? " (takeover)" : ""}: ${describe(out)}`,
+  );
   await checkStep(m, s);
-  s.count(`work ${lease.taskType}${lease.takenOver ? " takeover" : ""}: ${describe(out)}${out.kind === "completed" ? " → " + s.snap.tasks.get(lease.taskId)?.status : ""}`);
+  s.count(
+    `work ${lease.taskType}${lease.takenOver ? " takeover" : ""}: ${describe(out)}${out.kind === "completed" ? " → " + s.snap.tasks.get(lease.taskId)?.status : ""}`,
+  );
   expectOutcome(m, s, pre, lease, out, s.burst.thrown - before, `work(${workerId})`);
   return true;
 }
@@ -1244,7 +1575,9 @@ export async function workStep(m: Model, s: Sut, workerId: string): Promise<bool
 export async function workBatchStep(m: Model, s: Sut, workerId: string): Promise<void> {
   const pre = s.snap;
   const leases = await claim(s.pool, workerId, LEASE_SECONDS, 3);
-  for (const l of leases) if (m.held({ task_type: l.taskType })) violation(s, m, `workBatch(${workerId}) claimed task #${l.taskId} (${l.taskType}) though the queue holds it`);
+  for (const l of leases)
+    if (m.held({ task_type: l.taskType }))
+      violation(s, m, `workBatch(${workerId}) claimed task #${l.taskId} (${l.taskType}) though the queue holds it`);
   if (leases.length === 0) {
     s.note(`workBatch(${workerId}) → nothing due`, "workBatch idle");
     await checkStep(m, s);
@@ -1259,8 +1592,12 @@ export async function workBatchStep(m: Model, s: Sut, workerId: string): Promise
     PIPELINE,
   );
   const outs: Outcome[] = [];
-  for (const [i, r] of results.entries()) outs.push(await s.outcomeOf(leases[i], r.status === "fulfilled" ? null : r.reason));
-  s.note(`workBatch(${workerId}) → ${leases.map((l, i) => `#${l.taskId} ${l.taskType} v${l.versionNumber}: ${describe(outs[i])}`).join("; ")}`, `workBatch of ${leases.length}`);
+  for (const [i, r] of results.entries())
+    outs.push(await s.outcomeOf(leases[i], r.status === "fulfilled" ? null : r.reason));
+  s.note(
+    `workBatch(${workerId}) → ${leases.map((l, i) => `#${l.taskId} ${l.taskType} v${l.versionNumber}: ${describe(outs[i])}`).join("; ")}`,
+    `workBatch of ${leases.length}`,
+  );
   await checkStep(m, s);
   const snap = s.snap;
   for (const [i, lease] of leases.entries()) {
@@ -1288,7 +1625,11 @@ class WorkBatch implements Cmd {
 }
 
 function describe(o: Outcome): string {
-  return o.kind === "failed" ? `failed ${o.code} → ${o.status}` : o.kind === "failed-lost" ? `failed ${o.code}, lease lost` : o.kind;
+  return o.kind === "failed"
+    ? `failed ${o.code} → ${o.status}`
+    : o.kind === "failed-lost"
+      ? `failed ${o.code}, lease lost`
+      : o.kind;
 }
 
 class Work implements Cmd {
@@ -1324,12 +1665,19 @@ class Stall implements Cmd {
       return;
     }
     const { stalled, outcome, thrown } = await s.startStalled(lease, m, this.mode);
-    s.note(`${this} → #${lease.taskId} ${lease.taskType} v${lease.versionNumber} attempt ${lease.leaseAttempt}: ${stalled ? "stalled at its switch" : describe(outcome!)}`, `${this.mode} ${stalled ? "stalled" : describe(outcome!)}`);
-    if (stalled || outcome?.kind === "crashed") s.held.push({ taskId: lease.taskId, workerId: lease.workerId, attempt: lease.leaseAttempt });
+    s.note(
+      `${this} → #${lease.taskId} ${lease.taskType} v${lease.versionNumber} attempt ${lease.leaseAttempt}: ${stalled ? "stalled at its switch" : describe(outcome!)}`,
+      `${this.mode} ${stalled ? "stalled" : describe(outcome!)}`,
+    );
+    if (stalled || outcome?.kind === "crashed")
+      s.held.push({ taskId: lease.taskId, workerId: lease.workerId, attempt: lease.leaseAttempt });
     if (stalled) {
       s.paused.push(stalled);
       m.paused = s.paused.length;
-      if (this.expire) await s.pool.query(`UPDATE index_tasks SET lease_until = now() - interval '1 second' WHERE task_id = $1`, [lease.taskId]);
+      if (this.expire)
+        await s.pool.query(`UPDATE index_tasks SET lease_until = now() - interval '1 second' WHERE task_id = $1`, [
+          lease.taskId,
+        ]);
       await checkStep(m, s);
       const newIvs = [...s.snap.ivs.values()].filter((iv) => !pre.ivs.has(iv.id));
       if (newIvs.length > 0) violation(s, m, `${this}: a stalled task wrote an index version`, newIvs);
@@ -1339,7 +1687,9 @@ class Stall implements Cmd {
     expectOutcome(m, s, pre, lease, outcome!, thrown, `${this}`);
   }
   toString() {
-    return this.mode === "crash" ? `crash(${this.worker})` : `pause(${this.worker}${this.expire ? ", past its lease" : ""})`;
+    return this.mode === "crash"
+      ? `crash(${this.worker})`
+      : `pause(${this.worker}${this.expire ? ", past its lease" : ""})`;
   }
 }
 
@@ -1349,21 +1699,36 @@ export async function resumeStep(m: Model, s: Sut, index: number): Promise<void>
   m.paused = s.paused.length;
   const pre = s.snap;
   const row = pre.tasks.get(p.lease.taskId)!;
-  const holds = row.status === "RUNNING" && row.lease_owner === p.lease.workerId && row.attempts === p.lease.leaseAttempt && row.lease_live;
+  const holds =
+    row.status === "RUNNING" &&
+    row.lease_owner === p.lease.workerId &&
+    row.attempts === p.lease.leaseAttempt &&
+    row.lease_live;
   p.open();
   const out = await p.done;
-  s.note(`resume #${p.lease.taskId} (${p.lease.workerId}, attempt ${p.lease.leaseAttempt}, lease ${holds ? "held" : "gone"}) → ${describe(out)}`, `resume lease ${holds ? "held" : "gone"}: ${describe(out)}`);
+  s.note(
+    `resume #${p.lease.taskId} (${p.lease.workerId}, attempt ${p.lease.leaseAttempt}, lease ${holds ? "held" : "gone"}) → ${describe(out)}`,
+    `resume lease ${holds ? "held" : "gone"}: ${describe(out)}`,
+  );
   const snap = await checkStep(m, s);
   if (holds) {
     expectOutcome(m, s, pre, p.lease, out, 0, `resume #${p.lease.taskId}`);
     return;
   }
   // Fenced out: the late worker must have noticed and written nothing at all.
-  if (out.kind !== "lost" && out.kind !== "failed-lost") violation(s, m, `resume #${p.lease.taskId}: a worker whose lease is gone finished with ${describe(out)}`);
-  const fields = (t: TaskRow | undefined) => t && [t.status, t.attempts, t.max_attempts, t.lease_owner, t.error_code].join("|");
-  if (fields(snap.tasks.get(p.lease.taskId)) !== fields(row)) violation(s, m, `resume #${p.lease.taskId}: a fenced-out worker changed its task`, { before: row, after: snap.tasks.get(p.lease.taskId) });
-  if ([...snap.ivs.keys()].some((id) => !pre.ivs.has(id))) violation(s, m, `resume #${p.lease.taskId}: a fenced-out worker wrote an index version`);
-  if (JSON.stringify([...snap.ptrs.entries()].sort()) !== JSON.stringify([...pre.ptrs.entries()].sort())) violation(s, m, `resume #${p.lease.taskId}: a fenced-out worker moved a pointer`);
+  if (out.kind !== "lost" && out.kind !== "failed-lost")
+    violation(s, m, `resume #${p.lease.taskId}: a worker whose lease is gone finished with ${describe(out)}`);
+  const fields = (t: TaskRow | undefined) =>
+    t && [t.status, t.attempts, t.max_attempts, t.lease_owner, t.error_code].join("|");
+  if (fields(snap.tasks.get(p.lease.taskId)) !== fields(row))
+    violation(s, m, `resume #${p.lease.taskId}: a fenced-out worker changed its task`, {
+      before: row,
+      after: snap.tasks.get(p.lease.taskId),
+    });
+  if ([...snap.ivs.keys()].some((id) => !pre.ivs.has(id)))
+    violation(s, m, `resume #${p.lease.taskId}: a fenced-out worker wrote an index version`);
+  if (JSON.stringify([...snap.ptrs.entries()].sort()) !== JSON.stringify([...pre.ptrs.entries()].sort()))
+    violation(s, m, `resume #${p.lease.taskId}: a fenced-out worker moved a pointer`);
 }
 
 /**
@@ -1394,10 +1759,16 @@ class LateWorker implements Cmd {
 /** Does the paused worker still hold its lease (per the last snapshot)? */
 function stillHolds(s: Sut, lease: Lease): boolean {
   const row = s.snap.tasks.get(lease.taskId)!;
-  return row.status === "RUNNING" && row.lease_owner === lease.workerId && row.attempts === lease.leaseAttempt && row.lease_live;
+  return (
+    row.status === "RUNNING" &&
+    row.lease_owner === lease.workerId &&
+    row.attempts === lease.leaseAttempt &&
+    row.lease_live
+  );
 }
 
-const taskFields = (t: TaskRow | undefined) => t && [t.status, t.attempts, t.max_attempts, t.lease_owner, t.error_code].join("|");
+const taskFields = (t: TaskRow | undefined) =>
+  t && [t.status, t.attempts, t.max_attempts, t.lease_owner, t.error_code].join("|");
 
 /** A paused worker's heartbeat: it renews only while it holds the lease, and a refused renewal changes nothing. */
 class Heartbeat implements Cmd {
@@ -1416,11 +1787,21 @@ class Heartbeat implements Cmd {
       if (!(e instanceof LeaseLostError)) throw e;
       renewed = false;
     }
-    s.note(`heartbeat #${p.lease.taskId} (${p.lease.workerId}, attempt ${p.lease.leaseAttempt}) → ${renewed ? "renewed" : "lease lost"}`, `heartbeat ${renewed ? "renewed" : "lost"}`);
+    s.note(
+      `heartbeat #${p.lease.taskId} (${p.lease.workerId}, attempt ${p.lease.leaseAttempt}) → ${renewed ? "renewed" : "lease lost"}`,
+      `heartbeat ${renewed ? "renewed" : "lost"}`,
+    );
     const snap = await checkStep(m, s);
-    if (renewed !== holds) violation(s, m, `heartbeat #${p.lease.taskId}: renewal ${renewed ? "accepted" : "refused"} though the lease is ${holds ? "held" : "gone"}`);
-    if (!renewed && taskFields(snap.tasks.get(p.lease.taskId)) !== taskFields(before)) violation(s, m, `heartbeat #${p.lease.taskId}: a refused renewal changed the task`);
-    if (renewed && !snap.tasks.get(p.lease.taskId)!.lease_live) violation(s, m, `heartbeat #${p.lease.taskId}: renewed, but the lease is not live`);
+    if (renewed !== holds)
+      violation(
+        s,
+        m,
+        `heartbeat #${p.lease.taskId}: renewal ${renewed ? "accepted" : "refused"} though the lease is ${holds ? "held" : "gone"}`,
+      );
+    if (!renewed && taskFields(snap.tasks.get(p.lease.taskId)) !== taskFields(before))
+      violation(s, m, `heartbeat #${p.lease.taskId}: a refused renewal changed the task`);
+    if (renewed && !snap.tasks.get(p.lease.taskId)!.lease_live)
+      violation(s, m, `heartbeat #${p.lease.taskId}: renewed, but the lease is not live`);
   }
   toString() {
     return `heartbeat(paused ${this.index})`;
@@ -1444,14 +1825,29 @@ class ShutdownRelease implements Cmd {
     const holds = stillHolds(s, p.lease);
     const before = s.snap.tasks.get(p.lease.taskId)!;
     const released = await release(s.pool, p.lease);
-    s.note(`shutdown releases #${p.lease.taskId} (${p.lease.workerId}, attempt ${p.lease.leaseAttempt}) → ${released ? "released" : "not held"}`, `release ${released ? "released" : "not held"}`);
+    s.note(
+      `shutdown releases #${p.lease.taskId} (${p.lease.workerId}, attempt ${p.lease.leaseAttempt}) → ${released ? "released" : "not held"}`,
+      `release ${released ? "released" : "not held"}`,
+    );
     const snap = await checkStep(m, s);
     const after = snap.tasks.get(p.lease.taskId)!;
-    if (released !== holds) violation(s, m, `release #${p.lease.taskId}: ${released ? "released" : "refused"} though the lease is ${holds ? "held" : "gone"}`);
-    if (released && (after.status !== "RETRY_WAIT" || after.attempts !== before.attempts || after.max_attempts !== before.max_attempts + 1 || after.has_lease)) {
+    if (released !== holds)
+      violation(
+        s,
+        m,
+        `release #${p.lease.taskId}: ${released ? "released" : "refused"} though the lease is ${holds ? "held" : "gone"}`,
+      );
+    if (
+      released &&
+      (after.status !== "RETRY_WAIT" ||
+        after.attempts !== before.attempts ||
+        after.max_attempts !== before.max_attempts + 1 ||
+        after.has_lease)
+    ) {
       violation(s, m, `release #${p.lease.taskId}: expected RETRY_WAIT with the attempt refunded`, { before, after });
     }
-    if (!released && taskFields(after) !== taskFields(before)) violation(s, m, `release #${p.lease.taskId}: a refused release changed the task`);
+    if (!released && taskFields(after) !== taskFields(before))
+      violation(s, m, `release #${p.lease.taskId}: a refused release changed the task`);
   }
   toString() {
     return `shutdownRelease(paused ${this.index})`;
@@ -1466,13 +1862,26 @@ class CollectGarbage implements Cmd {
   async run(m: Model, s: Sut) {
     const pre = s.snap;
     const referenced = new Set([...pre.ptrs.values()].map((p) => p.index_version_id));
-    const doomed = [...pre.ivs.values()].filter((iv) => (iv.status === "READY" || iv.status === "RETIRED") && !referenced.has(iv.id));
+    const doomed = [...pre.ivs.values()].filter(
+      (iv) => (iv.status === "READY" || iv.status === "RETIRED") && !referenced.has(iv.id),
+    );
     const n = await collectGarbage(s.pool, 0);
     s.note(`collectGarbage(retention over) → ${n} removed`, `gc ${n > 0 ? "removed" : "nothing"}`);
     const snap = await checkStep(m, s);
     const gone = [...pre.ivs.keys()].filter((id) => !snap.ivs.has(id));
-    if (n !== gone.length || gone.sort().join() !== doomed.map((iv) => iv.id).sort().join()) {
-      violation(s, m, `collectGarbage removed [${gone.map((x) => x.slice(0, 8))}] (answered ${n}), expected [${doomed.map((iv) => iv.id.slice(0, 8))}]`);
+    if (
+      n !== gone.length ||
+      gone.sort().join() !==
+        doomed
+          .map((iv) => iv.id)
+          .sort()
+          .join()
+    ) {
+      violation(
+        s,
+        m,
+        `collectGarbage removed [${gone.map((x) => x.slice(0, 8))}] (answered ${n}), expected [${doomed.map((iv) => iv.id.slice(0, 8))}]`,
+      );
     }
     // The swept documents keep no vector that no record references.
     const swept = [...new Set(doomed.map((iv) => iv.document_id))];
@@ -1601,7 +2010,13 @@ type RaceOp =
   | { kind: "bulkRetry" }
   | { kind: "retry"; pick: number };
 
-const RACE_REFUSALS = new Set(["NOT_FOUND", "INVALID_STATE", "ROLLBACK_UNAVAILABLE", "ROLLBACK_INCOMPATIBLE", "TASK_SUPERSEDED"]);
+const RACE_REFUSALS = new Set([
+  "NOT_FOUND",
+  "INVALID_STATE",
+  "ROLLBACK_UNAVAILABLE",
+  "ROLLBACK_INCOMPATIBLE",
+  "TASK_SUPERSEDED",
+]);
 
 function raceOpString(o: RaceOp): string {
   switch (o.kind) {
@@ -1638,7 +2053,10 @@ class Race implements Cmd {
     const rolledBack: string[] = [];
     const published = new Map<string, Version[]>();
     const keys = this.ops.map((o) => ("key" in o ? resolveKey(m, o.key) : ""));
-    const paused = this.ops.filter((o) => o.kind === "resume").map(() => s.paused.shift()).filter((p): p is Paused => !!p);
+    const paused = this.ops
+      .filter((o) => o.kind === "resume")
+      .map(() => s.paused.shift())
+      .filter((p): p is Paused => !!p);
     m.paused = s.paused.length;
     s.note(`${this} starts`);
     // allSettled: every operation ends before anything is judged, so none leaks into the next step.
@@ -1650,7 +2068,18 @@ class Race implements Cmd {
             case "publish": {
               const v: Version = { variant: o.variant, acl: ACLS[o.acl], summary: 0 };
               published.set(key, [...(published.get(key) ?? []), v]);
-              const r = await publish(s.pool, { tenant: TENANT, key, title: "Handbook", contentType: "text/markdown", content: Buffer.from(VARIANTS[v.variant]), acl: [...v.acl], abstract: null, overview: null, actor: PUBLISHER, maxAttempts: MAX_ATTEMPTS });
+              const r = await publish(s.pool, {
+                tenant: TENANT,
+                key,
+                title: "Handbook",
+                contentType: "text/markdown",
+                content: Buffer.from(VARIANTS[v.variant]),
+                acl: [...v.acl],
+                abstract: null,
+                overview: null,
+                actor: PUBLISHER,
+                maxAttempts: MAX_ATTEMPTS,
+              });
               return `v${r.versionNumber} created=${r.created}`;
             }
             case "delete": {
@@ -1667,7 +2096,11 @@ class Race implements Cmd {
               return `ok v${to}`;
             }
             case "unpin":
-              await unpin(s.pool, TENANT, key, ACTOR, { space: s.space(m), retentionHours: RETENTION_HOURS, maxAttempts: MAX_ATTEMPTS });
+              await unpin(s.pool, TENANT, key, ACTOR, {
+                space: s.space(m),
+                retentionHours: RETENTION_HOURS,
+                maxAttempts: MAX_ATTEMPTS,
+              });
               bump("document.unpin");
               return "ok";
             case "reindex":
@@ -1678,7 +2111,11 @@ class Race implements Cmd {
               const [lease] = await claim(s.pool, o.worker, LEASE_SECONDS, 1);
               if (!lease) return "nothing due";
               const out = await s.execute(lease, s.embedder(m));
-              if (out.kind === "failed" && out.code !== "EMBEDDING_PROVIDER_UNAVAILABLE" && out.code !== "EMPTY_DOCUMENT") {
+              if (
+                out.kind === "failed" &&
+                out.code !== "EMBEDDING_PROVIDER_UNAVAILABLE" &&
+                out.code !== "EMPTY_DOCUMENT"
+              ) {
                 violation(s, m, `race: task #${lease.taskId} failed with ${out.code} under concurrency`, out.message);
               }
               return `#${lease.taskId} ${lease.taskType} v${lease.versionNumber}: ${describe(out)}`;
@@ -1702,8 +2139,17 @@ class Race implements Cmd {
               if (!p) return "nothing paused";
               p.open();
               const out = await p.done;
-              if (out.kind === "failed" && out.code !== "EMBEDDING_PROVIDER_UNAVAILABLE" && out.code !== "EMPTY_DOCUMENT") {
-                violation(s, m, `race: resumed task #${p.lease.taskId} failed with ${out.code} under concurrency`, out.message);
+              if (
+                out.kind === "failed" &&
+                out.code !== "EMBEDDING_PROVIDER_UNAVAILABLE" &&
+                out.code !== "EMPTY_DOCUMENT"
+              ) {
+                violation(
+                  s,
+                  m,
+                  `race: resumed task #${p.lease.taskId} failed with ${out.code} under concurrency`,
+                  out.message,
+                );
               }
               return `#${p.lease.taskId}: ${describe(out)}`;
             }
@@ -1711,18 +2157,30 @@ class Race implements Cmd {
         } catch (e) {
           if (e instanceof DomainError && RACE_REFUSALS.has(e.code)) return e.code;
           if (e instanceof Violation || e instanceof RelaxedStop) throw e;
-          violation(s, m, `race: ${raceOpString(o)} failed under concurrency: ${(e as Error).message}`, { code: (e as { code?: string }).code });
+          violation(s, m, `race: ${raceOpString(o)} failed under concurrency: ${(e as Error).message}`, {
+            code: (e as { code?: string }).code,
+          });
         }
       }),
     );
     const failure = settled.find((r) => r.status === "rejected");
     if (failure) throw failure.reason;
     const results = settled.map((r) => (r as PromiseFulfilledResult<string>).value);
-    s.note(`${this} → ${results.map((r, i) => `${raceOpString(this.ops[i])}${keys[i] && this.ops[i].kind !== "publish" ? ` [${keys[i]}]` : ""}: ${r}`).join("; ")}`, `race`);
+    s.note(
+      `${this} → ${results.map((r, i) => `${raceOpString(this.ops[i])}${keys[i] && this.ops[i].kind !== "publish" ? ` [${keys[i]}]` : ""}: ${r}`).join("; ")}`,
+      `race`,
+    );
 
     // Resync the model with what the race made of the documents, within what it could make.
     const rows = (
-      await s.pool.query<{ id: string; key: string; business_version: number; deleted: boolean; pinned: number | null; versions: { n: number; content: string; acl: string[] }[] }>(
+      await s.pool.query<{
+        id: string;
+        key: string;
+        business_version: number;
+        deleted: boolean;
+        pinned: number | null;
+        versions: { n: number; content: string; acl: string[] }[];
+      }>(
         `SELECT d.id::text, d.key, d.business_version, d.deleted_at IS NOT NULL AS deleted,
                 (SELECT sp.version_number FROM search_pointers sp WHERE sp.document_id = d.id AND sp.pinned) AS pinned,
                 (SELECT json_agg(json_build_object('n', v.version_number, 'content', convert_from(v.content, 'UTF8'), 'acl', v.acl) ORDER BY v.version_number)
@@ -1740,17 +2198,22 @@ class Race implements Cmd {
       const touched = (kinds: string[]) => this.ops.some((o, i) => kinds.includes(o.kind) && keys[i] === d.key);
       for (const v of r.versions ?? []) {
         if (v.n <= d.business) continue;
-        const match = (published.get(d.key) ?? []).find((p) => VARIANTS[p.variant] === v.content && [...p.acl].sort().join() === [...v.acl].sort().join());
+        const match = (published.get(d.key) ?? []).find(
+          (p) => VARIANTS[p.variant] === v.content && [...p.acl].sort().join() === [...v.acl].sort().join(),
+        );
         if (!match) violation(s, m, `race: ${d.key} v${v.n} holds content nobody published`, v);
         d.versions.push(match);
       }
-      if (r.business_version !== d.versions.length) violation(s, m, `race: ${d.key} business v${r.business_version} with ${d.versions.length} versions`);
+      if (r.business_version !== d.versions.length)
+        violation(s, m, `race: ${d.key} business v${r.business_version} with ${d.versions.length} versions`);
       const newVersion = r.business_version > d.business;
       d.business = r.business_version;
-      if (r.deleted !== d.deleted && !(r.deleted ? touched(["delete"]) : newVersion)) violation(s, m, `race: ${d.key} deleted=${r.deleted} though nothing in the race could do that`);
+      if (r.deleted !== d.deleted && !(r.deleted ? touched(["delete"]) : newVersion))
+        violation(s, m, `race: ${d.key} deleted=${r.deleted} though nothing in the race could do that`);
       d.deleted = r.deleted;
       if (!d.deleted && r.pinned !== d.pin) {
-        if (r.pinned !== null ? !touched(["rollback"]) : !(touched(["unpin"]) || newVersion)) violation(s, m, `race: ${d.key} pin ${d.pin} → ${r.pinned} though nothing in the race could do that`);
+        if (r.pinned !== null ? !touched(["rollback"]) : !(touched(["unpin"]) || newVersion))
+          violation(s, m, `race: ${d.key} pin ${d.pin} → ${r.pinned} though nothing in the race could do that`);
         d.pin = r.pinned;
       }
     }
@@ -1762,10 +2225,24 @@ class Race implements Cmd {
 }
 
 const raceOp: fc.Arbitrary<RaceOp> = fc.oneof(
-  { weight: 3, arbitrary: fc.tuple(fc.constantFrom<string>(...KEYS.slice(0, 2)), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: ACLS.length - 1 })).map(([key, variant, acl]) => ({ kind: "publish" as const, key, variant, acl })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom<string>(...KEYS.slice(0, 2)),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: ACLS.length - 1 }),
+      )
+      .map(([key, variant, acl]) => ({ kind: "publish" as const, key, variant, acl })),
+  },
   { weight: 4, arbitrary: fc.constantFrom("w1", "w2").map((worker) => ({ kind: "work" as const, worker })) },
   { weight: 1, arbitrary: fc.constantFrom("@0", "@1").map((key) => ({ kind: "delete" as const, key })) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom("@0", "@1"), fc.nat(5)).map(([key, pick]) => ({ kind: "rollback" as const, key, pick })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom("@0", "@1"), fc.nat(5))
+      .map(([key, pick]) => ({ kind: "rollback" as const, key, pick })),
+  },
   { weight: 1, arbitrary: fc.constantFrom("@0", "@1", "@pinned").map((key) => ({ kind: "unpin" as const, key })) },
   { weight: 1, arbitrary: fc.constantFrom("@0", "@1").map((key) => ({ kind: "reindex" as const, key })) },
   { weight: 2, arbitrary: fc.constant({ kind: "resume" as const }) },
@@ -1778,7 +2255,11 @@ const raceOp: fc.Arbitrary<RaceOp> = fc.oneof(
 // Command arbitraries, weighted towards publishing and working so that tasks actually run.
 
 // Mostly two keys, so operations collide on the same documents; the third is mainly a rename target.
-const key = fc.oneof({ weight: 3, arbitrary: fc.constant(KEYS[0]) }, { weight: 2, arbitrary: fc.constant(KEYS[1]) }, { weight: 1, arbitrary: fc.constant(KEYS[2]) });
+const key = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(KEYS[0]) },
+  { weight: 2, arbitrary: fc.constant(KEYS[1]) },
+  { weight: 1, arbitrary: fc.constant(KEYS[2]) },
+);
 const worker = fc.constantFrom("w1", "w2");
 /** For operator actions: mostly an existing document, sometimes any key (missing ones answer 404). */
 const target = fc.oneof({ weight: 3, arbitrary: fc.constantFrom("@0", "@1", "@2") }, { weight: 1, arbitrary: key });
@@ -1791,9 +2272,15 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
     arbitrary: fc
       .tuple(
         key,
-        fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 3 }) }, { weight: 1, arbitrary: fc.constant(EMPTY_VARIANT) }),
+        fc.oneof(
+          { weight: 4, arbitrary: fc.integer({ min: 0, max: 3 }) },
+          { weight: 1, arbitrary: fc.constant(EMPTY_VARIANT) },
+        ),
         fc.integer({ min: 0, max: ACLS.length - 1 }),
-        fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: SUMMARIES.length - 1 }) }),
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constant(0) },
+          { weight: 1, arbitrary: fc.integer({ min: 1, max: SUMMARIES.length - 1 }) },
+        ),
       )
       .map(([k, v, a, sm]) => new Publish(k, v, a, false, sm)),
   },
@@ -1804,12 +2291,44 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: target.map((k) => new Reindex(k)) },
   { weight: 1, arbitrary: fc.tuple(target, key).map(([a, b]) => new Rename(a, b)) },
   // Mostly aimed at DEAD tasks (when there are any); sometimes at any task, to see the refusals.
-  { weight: 3, arbitrary: fc.tuple(fc.nat(7), fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) })).map(([p, d]) => new Retry(p, d)) },
-  { weight: 1, arbitrary: fc.constantFrom<"INDEX" | "DELETE" | null>(null, "INDEX", "DELETE").map((t) => new BulkRetry(t)) },
-  { weight: 2, arbitrary: fc.tuple(fc.nat(7), fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) })).map(([p, d]) => new ForceDone(p, d)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        fc.nat(7),
+        fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      )
+      .map(([p, d]) => new Retry(p, d)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<"INDEX" | "DELETE" | null>(null, "INDEX", "DELETE").map((t) => new BulkRetry(t)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.nat(7),
+        fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      )
+      .map(([p, d]) => new ForceDone(p, d)),
+  },
   // Mostly aimed at waiting tasks; sometimes at any, to see the refusals (RUNNING, finished, DELETE).
-  { weight: 2, arbitrary: fc.tuple(fc.nat(7), fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) })).map(([p, w]) => new Cancel(p, w)) },
-  { weight: 1, arbitrary: fc.constantFrom<"tenant" | "INDEX" | "REINDEX" | "DELETE">("tenant", "tenant", "INDEX", "DELETE", "REINDEX").map((w) => new PauseQueue(w)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.nat(7),
+        fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      )
+      .map(([p, w]) => new Cancel(p, w)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom<"tenant" | "INDEX" | "REINDEX" | "DELETE">("tenant", "tenant", "INDEX", "DELETE", "REINDEX")
+      .map((w) => new PauseQueue(w)),
+  },
   { weight: 2, arbitrary: fc.nat(3).map((i) => new ResumeQueue(i)) },
   { weight: 2, arbitrary: worker.map((w) => new Stall(w, "crash", false)) },
   { weight: 1, arbitrary: fc.tuple(worker, worker).map(([a, b]) => new LateWorker(a, b)) },
@@ -1822,7 +2341,9 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 }).map((k) => new ProviderBurst(k)) },
   { weight: 1, arbitrary: fc.constant(new SwitchModel()) },
   { weight: 2, arbitrary: fc.constant(new Settle()) },
-  ...(process.env.MODEL_RACE ? [{ weight: 8, arbitrary: fc.array(raceOp, { minLength: 2, maxLength: 3 }).map((ops) => new Race(ops)) }] : []),
+  ...(process.env.MODEL_RACE
+    ? [{ weight: 8, arbitrary: fc.array(raceOp, { minLength: 2, maxLength: 3 }).map((ops) => new Race(ops)) }]
+    : []),
 );
 
 /** One sequence: reset, run the commands, settle, check the at-rest rules. */

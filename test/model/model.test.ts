@@ -28,25 +28,35 @@ afterAll(async () => {
 
 describe("model-based: random operation sequences against the real pipeline", () => {
   it(`${numRuns} sequences keep every invariant, after each step and at rest`, { timeout: 60 * 60_000 }, async () => {
-    console.log(`[model] seed=${seed} runs=${numRuns} maxCommands=${maxCommands}${path ? ` path=${path}` : ""} (replay: MODEL_SEED=${seed})`);
+    console.log(
+      `[model] seed=${seed} runs=${numRuns} maxCommands=${maxCommands}${path ? ` path=${path}` : ""} (replay: MODEL_SEED=${seed})`,
+    );
     const t0 = Date.now();
     try {
       await fc.assert(
-        fc.asyncProperty(fc.commands([commandArbitrary], { maxCommands, size: "max", replayPath }), (cmds) => runSequence(sut, cmds)),
+        fc.asyncProperty(fc.commands([commandArbitrary], { maxCommands, size: "max", replayPath }), (cmds) =>
+          runSequence(sut, cmds),
+        ),
         { numRuns, seed, path, verbose: 1, endOnFailure: false },
       );
     } catch (e) {
       const text = String((e as Error).message);
       const failedPath = /path: "([^"]+)"/.exec(text)?.[1];
       const failedReplay = /replayPath="([^"]+)"/.exec(text)?.[1];
-      if (failedPath) (e as Error).message = `replay: MODEL_SEED=${seed} MODEL_PATH=${failedPath}${failedReplay ? ` MODEL_REPLAY='${failedReplay}'` : ""} npx vitest run test/model\n${text}`;
+      if (failedPath)
+        (e as Error).message =
+          `replay: MODEL_SEED=${seed} MODEL_PATH=${failedPath}${failedReplay ? ` MODEL_REPLAY='${failedReplay}'` : ""} npx vitest run test/model\n${text}`;
       throw e;
     }
     console.log(`[model] ${numRuns} sequences passed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     if (process.env.MODEL_STATS) {
-      const lines = [...sut.stats.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([k, n]) => `  ${String(n).padStart(7)}  ${k}`);
+      const lines = [...sut.stats.entries()]
+        .sort((a, b) => a[0].localeCompare(b[0]))
+        .map(([k, n]) => `  ${String(n).padStart(7)}  ${k}`);
       console.log(`[model] what happened:\n${lines.join("\n")}`);
-      console.log(`[model] time spent: ${[...sut.timings.entries()].map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(", ")}`);
+      console.log(
+        `[model] time spent: ${[...sut.timings.entries()].map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(", ")}`,
+      );
     }
   });
 });

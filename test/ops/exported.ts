@@ -7,7 +7,10 @@ import { startWorkerMetrics } from "../../worker/metrics-server";
 /** Scrapes the dashboard's /api/metrics in-process; DATABASE_URL and INDEXWRIGHT_BOOTSTRAP_TOKEN must be set. */
 export async function scrapeDashboard(token: string): Promise<string> {
   const { GET } = await import("../../app/api/metrics/route");
-  const res = await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+  const res = await GET(
+    new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${token}` } }),
+    { params: Promise.resolve({}) },
+  );
   if (res.status !== 200) throw new Error(`/api/metrics answered ${res.status}: ${await res.text()}`);
   return res.text();
 }
@@ -39,13 +42,31 @@ export function seriesNames(exposition: string): Set<string> {
 export function promtool(args: string[], input?: string): { status: number; output: string } {
   const r = spawnSync("promtool", args, { input, encoding: "utf8", timeout: 60_000 });
   if (r.error && (r.error as NodeJS.ErrnoException).code === "ENOENT") {
-    throw new Error("promtool not found: install Debian's `prometheus` package (apt-get install -y prometheus; .ci/system-deps.sh does)");
+    throw new Error(
+      "promtool not found: install Debian's `prometheus` package (apt-get install -y prometheus; .ci/system-deps.sh does)",
+    );
   }
   if (r.error) throw r.error;
   return { status: r.status ?? -1, output: `${r.stdout}${r.stderr}` };
 }
 
-const PROMQL_WORDS = new Set(["and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring", "group_left", "group_right", "Inf", "NaN", "inf", "nan"]);
+const PROMQL_WORDS = new Set([
+  "and",
+  "or",
+  "unless",
+  "bool",
+  "offset",
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "Inf",
+  "NaN",
+  "inf",
+  "nan",
+]);
 
 /**
  * The metric names a PromQL expression selects: identifiers left once strings, label matchers,
@@ -59,6 +80,8 @@ export function metricNamesIn(expr: string): string[] {
     .replace(/\[[^\]]*\]/g, " ")
     .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, " ")
     .replace(/\$\{?\w+\}?/g, " ");
-  const names = [...bare.matchAll(/(?<![\w.:$])([a-zA-Z_:][\w:]*)(?![\w:]|\s*\()/g)].map((m) => m[1]).filter((w) => !PROMQL_WORDS.has(w));
+  const names = [...bare.matchAll(/(?<![\w.:$])([a-zA-Z_:][\w:]*)(?![\w:]|\s*\()/g)]
+    .map((m) => m[1])
+    .filter((w) => !PROMQL_WORDS.has(w));
   return [...new Set(names)];
 }

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
-import { defaultDashboard, defaultPanel, defaultRowPanel, type Dashboard, type Panel, type RowPanel } from "@grafana/grafana-foundation-sdk/dashboard";
+import {
+  defaultDashboard,
+  defaultPanel,
+  defaultRowPanel,
+  type Dashboard,
+  type Panel,
+  type RowPanel,
+} from "@grafana/grafana-foundation-sdk/dashboard";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { DASHBOARD_JSON, renderDashboard } from "../../scripts/grafana-dashboard";
 import { metricNamesIn, scrapeDashboard, scrapeWorker, seriesNames } from "./exported";
@@ -15,7 +22,9 @@ const text = readFileSync(path.join(ROOT, DASHBOARD_JSON), "utf8");
 const board = JSON.parse(text) as Dashboard;
 const panels = (board.panels ?? []) as (Panel | RowPanel)[];
 const charts = panels.filter((p): p is Panel => p.type !== "row");
-const exprs = charts.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: (t as { expr?: string }).expr ?? "" })));
+const exprs = charts.flatMap((p) =>
+  (p.targets ?? []).map((t) => ({ panel: p.title, expr: (t as { expr?: string }).expr ?? "" })),
+);
 
 let t: TestDb;
 const TOKEN = "grafana-token-0123456789abcdef";
@@ -39,10 +48,19 @@ describe("grafana dashboard", () => {
     const sameShape = (value: Record<string, unknown>, defaults: Record<string, unknown>, where: string) => {
       for (const [k, v] of Object.entries(defaults)) expect(typeof value[k], `${where}.${k}`).toBe(typeof v);
     };
-    sameShape(board as unknown as Record<string, unknown>, defaultDashboard() as unknown as Record<string, unknown>, "dashboard");
+    sameShape(
+      board as unknown as Record<string, unknown>,
+      defaultDashboard() as unknown as Record<string, unknown>,
+      "dashboard",
+    );
     expect(board.schemaVersion).toBe(defaultDashboard().schemaVersion);
     expect(board.uid).toBe("indexwright");
-    for (const p of panels) sameShape(p as unknown as Record<string, unknown>, (p.type === "row" ? defaultRowPanel() : defaultPanel()) as unknown as Record<string, unknown>, p.title ?? "?");
+    for (const p of panels)
+      sameShape(
+        p as unknown as Record<string, unknown>,
+        (p.type === "row" ? defaultRowPanel() : defaultPanel()) as unknown as Record<string, unknown>,
+        p.title ?? "?",
+      );
     expect(new Set(charts.map((p) => p.type))).toEqual(new Set(["stat", "timeseries"]));
   });
 
@@ -82,7 +100,10 @@ describe("grafana dashboard", () => {
   });
 
   it("has one file provider with an absolute dashboards path in its provisioning file", () => {
-    const prov = parse(readFileSync(path.join(ROOT, "deploy/grafana/provisioning.yml"), "utf8")) as { apiVersion: number; providers: { type: string; options: { path: string } }[] };
+    const prov = parse(readFileSync(path.join(ROOT, "deploy/grafana/provisioning.yml"), "utf8")) as {
+      apiVersion: number;
+      providers: { type: string; options: { path: string } }[];
+    };
     expect(prov.apiVersion).toBe(1);
     expect(prov.providers).toHaveLength(1);
     expect(prov.providers[0].type).toBe("file");

@@ -22,7 +22,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const declared = (text: string) => [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => ({ name: m[1], type: m[2] }));
+const declared = (text: string) =>
+  [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => ({ name: m[1], type: m[2] }));
 const sample = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
 
 describe("metric hygiene", () => {
@@ -39,7 +40,9 @@ describe("metric hygiene", () => {
     recordTask("INDEX", "succeeded", 1.5);
     recordTask("INDEX", "dead", 0.2, "PARSE_ERROR");
     await timeEmbedding(new AbortController().signal, async () => [[0.1]]);
-    await expect(timeEmbedding(new AbortController().signal, () => Promise.reject(new TaskError("EMBEDDING_TIMEOUT", "slow")))).rejects.toThrow("slow");
+    await expect(
+      timeEmbedding(new AbortController().signal, () => Promise.reject(new TaskError("EMBEDDING_TIMEOUT", "slow"))),
+    ).rejects.toThrow("slow");
     const text = await scrapeWorker();
     expect(text).toMatch(/^indexwright_worker_embedding_errors_total\{error_code="EMBEDDING_TIMEOUT"\} 1$/m);
     expect(text).toMatch(/^# TYPE indexwright_worker_tasks_total counter$/m);
@@ -65,7 +68,10 @@ describe("metric hygiene", () => {
     expect(sample(await scrapeDashboard(TOKEN), "indexwright_webhook_oldest_due_delivery_age_seconds")).toBe(0);
     const endpoint = async (enabled: boolean) => {
       const id = randomUUID();
-      await t.pool.query(`INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, enabled, secret, created_by) VALUES ($1, 'acme', 'http://127.0.0.1:9/hook', '{task.dead}', $2, 'whsec_dGVzdA==', 'test')`, [id, enabled]);
+      await t.pool.query(
+        `INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, enabled, secret, created_by) VALUES ($1, 'acme', 'http://127.0.0.1:9/hook', '{task.dead}', $2, 'whsec_dGVzdA==', 'test')`,
+        [id, enabled],
+      );
       return id;
     };
     const on = await endpoint(true);
@@ -81,7 +87,10 @@ describe("metric hygiene", () => {
       ["PENDING", 9000, null, off],
     ];
     for (const [i, [status, due, lease, ep]] of rows.entries()) {
-      const ev = await t.pool.query(`INSERT INTO webhook_events (message_id, tenant_id, type, payload) VALUES ($1, 'acme', 'task.dead', '{}') RETURNING id`, [`msg_${i}`]);
+      const ev = await t.pool.query(
+        `INSERT INTO webhook_events (message_id, tenant_id, type, payload) VALUES ($1, 'acme', 'task.dead', '{}') RETURNING id`,
+        [`msg_${i}`],
+      );
       await t.pool.query(
         `INSERT INTO webhook_deliveries (event_id, endpoint_id, tenant_id, status, next_attempt_at, lease_until)
          VALUES ($1, $2, 'acme', $3, now() - make_interval(secs => $4), CASE WHEN $5::int IS NULL THEN NULL ELSE now() - make_interval(secs => $5::int) END)`,

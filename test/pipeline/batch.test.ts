@@ -21,9 +21,27 @@ beforeEach(async () => resetContent(t.pool));
 const TENANT = "batch";
 const OPTS = { batchSize: 64, batchMaxBytes: 1 << 20 };
 const text = (key: string, n = 4, extra = "") =>
-  ["# " + key, ...Array.from({ length: n }, (_, i) => `## Part ${i}\n\nThe ${key} rule ${i} says requests about ${key} go to desk ${i} and are answered within two days.${extra}`)].join("\n\n");
+  [
+    "# " + key,
+    ...Array.from(
+      { length: n },
+      (_, i) =>
+        `## Part ${i}\n\nThe ${key} rule ${i} says requests about ${key} go to desk ${i} and are answered within two days.${extra}`,
+    ),
+  ].join("\n\n");
 const pub = (key: string, body = text(key)) =>
-  publish(t.pool, { tenant: TENANT, key, title: key, contentType: "text/markdown", content: Buffer.from(body), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 5 });
+  publish(t.pool, {
+    tenant: TENANT,
+    key,
+    title: key,
+    contentType: "text/markdown",
+    content: Buffer.from(body),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 5,
+  });
 
 /** Records every embedder call; `onCall` runs before each (and may act on the database). */
 class ScriptedEmbedder extends LocalEmbedder {
@@ -40,7 +58,8 @@ class ScriptedEmbedder extends LocalEmbedder {
 
 type Hooked = { lease: Lease; switched: boolean; superseded: string | null; controller: AbortController };
 
-const prepare = (leases: Lease[]): Hooked[] => leases.map((lease) => ({ lease, switched: false, superseded: null, controller: new AbortController() }));
+const prepare = (leases: Lease[]): Hooked[] =>
+  leases.map((lease) => ({ lease, switched: false, superseded: null, controller: new AbortController() }));
 
 async function runPrepared(hooked: Hooked[], embedder: LocalEmbedder, opts = OPTS): Promise<MemberResult[]> {
   return executeTasks(
@@ -63,7 +82,11 @@ async function runPrepared(hooked: Hooked[], embedder: LocalEmbedder, opts = OPT
   );
 }
 
-async function runBatch(leases: Lease[], embedder: LocalEmbedder, opts = OPTS): Promise<{ hooked: Hooked[]; results: MemberResult[] }> {
+async function runBatch(
+  leases: Lease[],
+  embedder: LocalEmbedder,
+  opts = OPTS,
+): Promise<{ hooked: Hooked[]; results: MemberResult[] }> {
   const hooked = prepare(leases);
   return { hooked, results: await runPrepared(hooked, embedder, opts) };
 }
@@ -94,12 +117,24 @@ describe("a batch of INDEX tasks", () => {
     const embedder = new ScriptedEmbedder();
     const { results, hooked } = await runBatch(leases, embedder);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "fulfilled"]);
-    expect(results.map((r) => (r as PromiseFulfilledResult<{ chunksTotal: number }>).value.chunksTotal)).toEqual([4, 4, 4]);
+    expect(results.map((r) => (r as PromiseFulfilledResult<{ chunksTotal: number }>).value.chunksTotal)).toEqual([
+      4, 4, 4,
+    ]);
     expect(embedder.calls).toHaveLength(1);
     expect(embedder.calls[0]).toHaveLength(12);
     expect(hooked.every((h) => h.switched)).toBe(true);
-    for (const k of ["a", "b", "c"]) expect(await state(k)).toEqual({ task: "SUCCEEDED", serving: 1, iv_status: "ACTIVE", chunk_count: 4, expected_chunk_count: 4, versions: 1 });
-    const events = await t.pool.query(`SELECT task_id::text, kind, lease_attempt FROM task_events WHERE kind = 'SUCCEEDED' ORDER BY task_id`);
+    for (const k of ["a", "b", "c"])
+      expect(await state(k)).toEqual({
+        task: "SUCCEEDED",
+        serving: 1,
+        iv_status: "ACTIVE",
+        chunk_count: 4,
+        expected_chunk_count: 4,
+        versions: 1,
+      });
+    const events = await t.pool.query(
+      `SELECT task_id::text, kind, lease_attempt FROM task_events WHERE kind = 'SUCCEEDED' ORDER BY task_id`,
+    );
     expect(events.rows).toEqual(leases.map((l) => ({ task_id: l.taskId, kind: "SUCCEEDED", lease_attempt: 1 })));
   });
 
@@ -110,16 +145,38 @@ describe("a batch of INDEX tasks", () => {
     await pub("b", text("b", 4, " Changed."));
     const embedder = new ScriptedEmbedder();
     const { results } = await runBatch(await claimAll(2), embedder);
-    expect(results.map((r) => (r as PromiseFulfilledResult<{ chunksReused: number }>).value.chunksReused)).toEqual([4, 0]);
+    expect(results.map((r) => (r as PromiseFulfilledResult<{ chunksReused: number }>).value.chunksReused)).toEqual([
+      4, 0,
+    ]);
     expect(embedder.calls.flat()).toHaveLength(1 + 4);
-    expect(await state("a")).toMatchObject({ task: "SUCCEEDED", serving: 2, iv_status: "ACTIVE", chunk_count: 5, versions: 2 });
-    expect(await state("b")).toMatchObject({ task: "SUCCEEDED", serving: 2, iv_status: "ACTIVE", chunk_count: 4, versions: 2 });
-    const retired = await t.pool.query(`SELECT count(*)::int AS n FROM index_versions WHERE status = 'RETIRED' AND version_number = 1`);
+    expect(await state("a")).toMatchObject({
+      task: "SUCCEEDED",
+      serving: 2,
+      iv_status: "ACTIVE",
+      chunk_count: 5,
+      versions: 2,
+    });
+    expect(await state("b")).toMatchObject({
+      task: "SUCCEEDED",
+      serving: 2,
+      iv_status: "ACTIVE",
+      chunk_count: 4,
+      versions: 2,
+    });
+    const retired = await t.pool.query(
+      `SELECT count(*)::int AS n FROM index_versions WHERE status = 'RETIRED' AND version_number = 1`,
+    );
     expect(retired.rows[0].n).toBe(2);
   });
 
   it("carries vectors only from the document's own versions, even when a sibling in the batch stores the same text", async () => {
-    const body = (tag: string) => ["# Shared", ...[0, 1, 2].map((i) => `## Part ${i}\n\nShared rule ${i} ${tag} is the same words in every document that has it.`)].join("\n\n");
+    const body = (tag: string) =>
+      [
+        "# Shared",
+        ...[0, 1, 2].map(
+          (i) => `## Part ${i}\n\nShared rule ${i} ${tag} is the same words in every document that has it.`,
+        ),
+      ].join("\n\n");
     await pub("x", body("alpha"));
     await pub("y", body("beta"));
     await runBatch(await claimAll(2), new LocalEmbedder(384));
@@ -153,13 +210,20 @@ describe("a batch of INDEX tasks", () => {
     expect(results[2]).toMatchObject({ status: "fulfilled", value: { chunksTotal: 4 } });
     expect(hooked.map((h) => h.switched)).toEqual([false, false, true]);
     // The taken-over task still belongs to the other worker, untouched; nothing of its document is indexed.
-    expect((await t.pool.query(`SELECT status, lease_owner, attempts FROM index_tasks WHERE task_id = $1`, [lost.taskId])).rows[0]).toEqual({ status: "RUNNING", lease_owner: "w-other", attempts: 2 });
+    expect(
+      (await t.pool.query(`SELECT status, lease_owner, attempts FROM index_tasks WHERE task_id = $1`, [lost.taskId]))
+        .rows[0],
+    ).toEqual({ status: "RUNNING", lease_owner: "w-other", attempts: 2 });
     expect(await state("lost")).toMatchObject({ serving: null, versions: 0 });
     // publish superseded the task of version 1 before its switch could: nothing was written for it.
-    expect((await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [newer.taskId])).rows[0].status).toBe("SUPERSEDED");
+    expect(
+      (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [newer.taskId])).rows[0].status,
+    ).toBe("SUPERSEDED");
     expect(await state("newer")).toMatchObject({ serving: null, versions: 0 });
     expect(await state("fine")).toMatchObject({ task: "SUCCEEDED", serving: 1, iv_status: "ACTIVE", versions: 1 });
-    expect((await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [fine.taskId])).rows[0].status).toBe("SUCCEEDED");
+    expect(
+      (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [fine.taskId])).rows[0].status,
+    ).toBe("SUCCEEDED");
   });
 
   it("a holder that finds its document moved on under the lock ends SUPERSEDED itself, recorded on its timeline, while its sibling switches", async () => {
@@ -173,8 +237,13 @@ describe("a batch of INDEX tasks", () => {
     expect(results[0]).toEqual({ status: "fulfilled", value: null });
     expect(hooked[0].superseded).toBe("a newer version was published");
     expect(results[1]).toMatchObject({ status: "fulfilled", value: { chunksTotal: 4 } });
-    const ev = await t.pool.query(`SELECT kind, detail FROM task_events WHERE task_id = $1 ORDER BY id DESC LIMIT 1`, [leases[0].taskId]);
-    expect(ev.rows[0]).toEqual({ kind: "SUPERSEDED", detail: { reason: "a newer version was published", businessVersion: 2 } });
+    const ev = await t.pool.query(`SELECT kind, detail FROM task_events WHERE task_id = $1 ORDER BY id DESC LIMIT 1`, [
+      leases[0].taskId,
+    ]);
+    expect(ev.rows[0]).toEqual({
+      kind: "SUPERSEDED",
+      detail: { reason: "a newer version was published", businessVersion: 2 },
+    });
     expect(await state("moved")).toMatchObject({ task: "SUPERSEDED", serving: null, versions: 0 });
     expect(await state("fine")).toMatchObject({ task: "SUCCEEDED", serving: 1, versions: 1 });
   });
@@ -194,7 +263,10 @@ describe("a batch of INDEX tasks", () => {
     expect(results[0]).toMatchObject({ status: "fulfilled", value: { chunksTotal: 6 } });
     expect(results[2]).toMatchObject({ status: "fulfilled", value: { chunksTotal: 6 } });
     // No text of b was embedded after its lease was gone.
-    const bTexts = embedder.calls.slice(1).flat().filter((s) => s.includes("about b "));
+    const bTexts = embedder.calls
+      .slice(1)
+      .flat()
+      .filter((s) => s.includes("about b "));
     expect(bTexts).toEqual([]);
     expect(await state("b")).toMatchObject({ serving: null, versions: 0 });
     expect(await state("a")).toMatchObject({ task: "SUCCEEDED", serving: 1, versions: 1 });
@@ -221,7 +293,9 @@ describe("a batch of INDEX tasks", () => {
     const leases = await claimAll(3);
     await t.pool.query(`CREATE FUNCTION batch_corrupt() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.text LIKE '%about bad %' AND NEW.ordinal = 1 THEN NEW.text := NEW.text || ' (garbled)'; END IF; RETURN NEW; END $$`);
-    await t.pool.query(`CREATE TRIGGER batch_corrupt BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION batch_corrupt()`);
+    await t.pool.query(
+      `CREATE TRIGGER batch_corrupt BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION batch_corrupt()`,
+    );
     try {
       const { results } = await runBatch(leases, new LocalEmbedder(384));
       expect(results[1]).toMatchObject({ status: "rejected", reason: { code: "INDEX_INTEGRITY_FAILED" } });
@@ -232,7 +306,9 @@ describe("a batch of INDEX tasks", () => {
       await t.pool.query(`DROP TRIGGER batch_corrupt ON chunks; DROP FUNCTION batch_corrupt()`);
     }
     // Its task row is still held (the worker records the failure next); nothing of its version was kept.
-    expect((await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [leases[1].taskId])).rows[0].status).toBe("RUNNING");
+    expect(
+      (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [leases[1].taskId])).rows[0].status,
+    ).toBe("RUNNING");
     expect(await state("bad")).toMatchObject({ serving: null, versions: 0 });
     expect(await state("good")).toMatchObject({ task: "SUCCEEDED", serving: 1, versions: 1 });
     expect(await state("also")).toMatchObject({ task: "SUCCEEDED", serving: 1, versions: 1 });

@@ -91,13 +91,18 @@ describe("content types", () => {
 
   it("parseDocumentAsync rejects unknown types with UNSUPPORTED_DOCUMENT", async () => {
     expect(await codeOf(parseDocumentAsync("image/png", new Uint8Array([1, 2, 3])))).toBe("UNSUPPORTED_DOCUMENT");
-    expect(await codeOf(parseDocumentAsync("application/msword", new Uint8Array([0xd0, 0xcf])))).toBe("UNSUPPORTED_DOCUMENT");
+    expect(await codeOf(parseDocumentAsync("application/msword", new Uint8Array([0xd0, 0xcf])))).toBe(
+      "UNSUPPORTED_DOCUMENT",
+    );
   });
 });
 
 describe("parseDocumentAsync for text types", () => {
   const docs: [string, string][] = [
-    ["text/markdown", "---\ntitle: x\n---\n# Title\n\nIntro *para*.\n\n## Sub\n\n```\ncode\n```\n\nMore [link](http://x)."],
+    [
+      "text/markdown",
+      "---\ntitle: x\n---\n# Title\n\nIntro *para*.\n\n## Sub\n\n```\ncode\n```\n\nMore [link](http://x).",
+    ],
     ["text/markdown; charset=utf-8", "Setext\n======\n\nbody"],
     ["text/html", "<h1>A</h1><p>one</p><h2>B</h2><ul><li>two</li></ul>"],
     ["text/plain", "para one\nline two\n\npara two"],
@@ -117,7 +122,12 @@ describe("parseDocumentAsync for text types", () => {
 describe("PDF", () => {
   const twoPages = () =>
     makePdf([
-      ["The quick brown fox jumps over the lazy dog.", "It was a sunny day in the valley.", "", "A second paragraph starts (here) after a gap."],
+      [
+        "The quick brown fox jumps over the lazy dog.",
+        "It was a sunny day in the valley.",
+        "",
+        "A second paragraph starts (here) after a gap.",
+      ],
       ["Page two holds the last sentence, with a \\backslash."],
     ]);
 
@@ -154,7 +164,9 @@ describe("PDF", () => {
         ],
       ]),
     );
-    expect(out).toEqual([{ headingPath: ["Page 1"], text: "Big Heading\n\nBody text that is hyphen-ated across lines.\n\nLeft right" }]);
+    expect(out).toEqual([
+      { headingPath: ["Page 1"], text: "Big Heading\n\nBody text that is hyphen-ated across lines.\n\nLeft right" },
+    ]);
   });
 
   it("skips pages without text and reports only pages that have some", async () => {
@@ -229,7 +241,9 @@ describe("PDF", () => {
     const err = await errorOf(parseDocumentAsync(PDF, long, { timeoutMs: 1 }));
     clearTimeout(t);
     expect(err.code).toBe("PARSE_LIMIT_EXCEEDED");
-    expect(err.message).toMatch(/^limit time: parsing took longer than 1 ms \(PARSE_TIMEOUT_MS\); retrying will not help/);
+    expect(err.message).toMatch(
+      /^limit time: parsing took longer than 1 ms \(PARSE_TIMEOUT_MS\); retrying will not help/,
+    );
     expect(timerFired).toBe(true); // the event loop kept running during the parse
     // The abandoned parse must not break the next one.
     expect(await parseDocumentAsync(PDF, twoPages())).toHaveLength(2);
@@ -267,7 +281,10 @@ describe("DOCX", () => {
 
   it("Word headings become heading paths", async () => {
     expect(await parseDocumentAsync(DOCX, sample())).toEqual<Section[]>([
-      { headingPath: ["Title", "Sub"], text: "First sentence under the subheading & some <markup>.\n\nSecond paragraph." },
+      {
+        headingPath: ["Title", "Sub"],
+        text: "First sentence under the subheading & some <markup>.\n\nSecond paragraph.",
+      },
       { headingPath: ["Title", "Other"], text: "Body of other." },
       { headingPath: ["Next chapter"], text: "Chapter text." },
     ]);

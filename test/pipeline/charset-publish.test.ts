@@ -26,17 +26,33 @@ afterAll(async () => {
 const latin1 = (s: string) => Buffer.from(Uint8Array.from(s, (c) => c.charCodeAt(0)));
 const post = async (key: string, body: object) => {
   const res = await route.POST(
-    new Request("http://localhost/x", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) }),
+    new Request("http://localhost/x", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
     { params: Promise.resolve({ tenant: "cs", key }) },
   );
   return { status: res.status, body: await res.json() };
 };
-const b64 = (content: string, contentType: string, extra: object = {}) => ({ title: "T", contentType, content: latin1(content).toString("base64"), contentEncoding: "base64", ...extra });
+const b64 = (content: string, contentType: string, extra: object = {}) => ({
+  title: "T",
+  contentType,
+  content: latin1(content).toString("base64"),
+  contentEncoding: "base64",
+  ...extra,
+});
 const stored = async (key: string) =>
-  (await t.pool.query(`SELECT v.content_type FROM document_versions v JOIN documents d ON d.id = v.document_id WHERE d.key = $1 ORDER BY v.version_number DESC LIMIT 1`, [key])).rows[0]?.content_type;
+  (
+    await t.pool.query(
+      `SELECT v.content_type FROM document_versions v JOIN documents d ON d.id = v.document_id WHERE d.key = $1 ORDER BY v.version_number DESC LIMIT 1`,
+      [key],
+    )
+  ).rows[0]?.content_type;
 const versions = async () => (await t.pool.query(`SELECT count(*)::int AS n FROM document_versions`)).rows[0].n;
 
-const PAGE = "<html><body><h1>Cr\u00e8me br\u00fbl\u00e9e</h1><p>La cr\u00e8me br\u00fbl\u00e9e se sert ti\u00e8de, caram\u00e9lis\u00e9e \u00e0 la minute.</p></body></html>";
+const PAGE =
+  "<html><body><h1>Cr\u00e8me br\u00fbl\u00e9e</h1><p>La cr\u00e8me br\u00fbl\u00e9e se sert ti\u00e8de, caram\u00e9lis\u00e9e \u00e0 la minute.</p></body></html>";
 
 describe("publishing text in a declared charset", () => {
   it("a Latin-1 HTML body published as iso-8859-1 is accepted, stored with its charset, and indexed", async () => {
@@ -46,13 +62,27 @@ describe("publishing text in a declared charset", () => {
     const w = testWorker(t, "cs-1", {}, 1);
     await w.start();
     try {
-      await waitFor(async () => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [r.body.taskId])).rows[0]?.status === "SUCCEEDED");
+      await waitFor(
+        async () =>
+          (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [r.body.taskId])).rows[0]?.status ===
+          "SUCCEEDED",
+      );
     } finally {
       await w.stop(3000);
     }
     const chunks = (await t.pool.query(`SELECT section_path, text FROM chunks ORDER BY ordinal`)).rows;
-    expect(chunks).toEqual([{ section_path: "Cr\u00e8me br\u00fbl\u00e9e", text: "La cr\u00e8me br\u00fbl\u00e9e se sert ti\u00e8de, caram\u00e9lis\u00e9e \u00e0 la minute." }]);
-    const hits = await search(t.pool, new LocalEmbedder(384), { tenant: "cs", query: "cr\u00e8me br\u00fbl\u00e9e ti\u00e8de", topK: 3, principals: [] });
+    expect(chunks).toEqual([
+      {
+        section_path: "Cr\u00e8me br\u00fbl\u00e9e",
+        text: "La cr\u00e8me br\u00fbl\u00e9e se sert ti\u00e8de, caram\u00e9lis\u00e9e \u00e0 la minute.",
+      },
+    ]);
+    const hits = await search(t.pool, new LocalEmbedder(384), {
+      tenant: "cs",
+      query: "cr\u00e8me br\u00fbl\u00e9e ti\u00e8de",
+      topK: 3,
+      principals: [],
+    });
     expect(hits[0]).toMatchObject({ documentKey: "latin" });
   });
 
@@ -70,7 +100,12 @@ describe("publishing text in a declared charset", () => {
     const r = await post("klingon", b64("hello", "text/plain; charset=x-klingon"));
     expect(r.status).toBe(415);
     expect(r.body.error.code).toBe("UNSUPPORTED_DOCUMENT");
-    const bad = await post("bad-sjis", { title: "T", contentType: "text/plain; charset=shift_jis", content: Buffer.from([0x82, 0xa0, 0x82]).toString("base64"), contentEncoding: "base64" });
+    const bad = await post("bad-sjis", {
+      title: "T",
+      contentType: "text/plain; charset=shift_jis",
+      content: Buffer.from([0x82, 0xa0, 0x82]).toString("base64"),
+      contentEncoding: "base64",
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("INVALID_ENCODING");
     expect(await versions()).toBe(before);
@@ -81,13 +116,18 @@ describe("publishing text in a declared charset", () => {
     const r = await post("json-html", { title: "T", contentType: "text/html; charset=iso-8859-1", content: page });
     expect(r.status).toBe(202);
     expect(await stored("json-html")).toBe("text/html; charset=utf-8");
-    const md = await post("json-md", { title: "T", contentType: "text/markdown; charset=iso-8859-1", content: "# Caf\u00e9\n\ncr\u00e8me" });
+    const md = await post("json-md", {
+      title: "T",
+      contentType: "text/markdown; charset=iso-8859-1",
+      content: "# Caf\u00e9\n\ncr\u00e8me",
+    });
     expect(md.status).toBe(202);
     expect(await stored("json-md")).toBe("text/markdown");
   });
 
   it("a page declaring its charset only in <meta> is accepted as uploaded bytes and keeps its bare type", async () => {
-    const page = '<html><head><meta charset="windows-1252"></head><body><p>\u0093quoted\u0094 \u0080 5</p></body></html>';
+    const page =
+      '<html><head><meta charset="windows-1252"></head><body><p>\u0093quoted\u0094 \u0080 5</p></body></html>';
     const r = await post("meta-only", b64(page, "text/html"));
     expect(r.status).toBe(202);
     expect(await stored("meta-only")).toBe("text/html"); // the worker sniffs the same <meta>

@@ -1,5 +1,11 @@
 import { describe, it, expect } from "vitest";
-import { charsetParameter, decodeDocumentText, prepareTextContent, resolveCharset, sniffMetaCharset } from "../../lib/pipeline/charset";
+import {
+  charsetParameter,
+  decodeDocumentText,
+  prepareTextContent,
+  resolveCharset,
+  sniffMetaCharset,
+} from "../../lib/pipeline/charset";
 import { PipelineError } from "../../lib/pipeline/parse";
 
 const bytes = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0)); // Latin-1 / raw bytes
@@ -17,8 +23,14 @@ describe("charset parameter", () => {
 
 describe("which encoding", () => {
   it("a byte order mark wins over the parameter and the <meta>", () => {
-    expect(resolveCharset("text/html; charset=iso-8859-1", new Uint8Array([0xef, 0xbb, 0xbf, 0x41]))).toEqual({ encoding: "utf-8", source: "bom" });
-    expect(resolveCharset("text/plain", new Uint8Array([0xff, 0xfe, 0x41, 0x00]))).toEqual({ encoding: "utf-16le", source: "bom" });
+    expect(resolveCharset("text/html; charset=iso-8859-1", new Uint8Array([0xef, 0xbb, 0xbf, 0x41]))).toEqual({
+      encoding: "utf-8",
+      source: "bom",
+    });
+    expect(resolveCharset("text/plain", new Uint8Array([0xff, 0xfe, 0x41, 0x00]))).toEqual({
+      encoding: "utf-16le",
+      source: "bom",
+    });
     expect(decodeDocumentText("text/plain", new Uint8Array([0xfe, 0xff, 0x00, 0x48, 0x00, 0x69]))).toBe("Hi");
   });
 
@@ -30,7 +42,9 @@ describe("which encoding", () => {
   });
 
   it("reads <meta> the way the HTML prescan does", () => {
-    expect(sniffMetaCharset(bytes("<META HTTP-EQUIV='content-type' CONTENT='text/html; Charset=Shift_JIS'>"))).toBe("shift_jis");
+    expect(sniffMetaCharset(bytes("<META HTTP-EQUIV='content-type' CONTENT='text/html; Charset=Shift_JIS'>"))).toBe(
+      "shift_jis",
+    );
     expect(sniffMetaCharset(bytes('<!-- <meta charset="koi8-r"> --><meta charset=windows-1251>'))).toBe("windows-1251");
     expect(sniffMetaCharset(bytes('<meta charset="utf-16le">'))).toBe("utf-8"); // cannot be true of ASCII bytes
     expect(sniffMetaCharset(bytes('<meta charset="no-such-thing"><meta charset="latin1">'))).toBe("windows-1252");
@@ -55,11 +69,20 @@ describe("decoding", () => {
 describe("publish-time content type", () => {
   it("names the charset only when the worker would otherwise read the bytes differently", () => {
     const latin = bytes("caf\u00e9");
-    expect(prepareTextContent("text/plain; charset=latin1", latin, { sentAsString: false })).toMatchObject({ contentType: "text/plain; charset=windows-1252", text: "café" });
-    expect(prepareTextContent("Text/Markdown; charset=UTF-8", utf8("café"), { sentAsString: false })).toMatchObject({ contentType: "text/markdown", text: "café" });
+    expect(prepareTextContent("text/plain; charset=latin1", latin, { sentAsString: false })).toMatchObject({
+      contentType: "text/plain; charset=windows-1252",
+      text: "café",
+    });
+    expect(prepareTextContent("Text/Markdown; charset=UTF-8", utf8("café"), { sentAsString: false })).toMatchObject({
+      contentType: "text/markdown",
+      text: "café",
+    });
     const page = bytes('<meta charset="windows-1252"><p>caf\u00e9</p>');
     expect(prepareTextContent("text/html", page, { sentAsString: false }).contentType).toBe("text/html");
     const pasted = utf8('<meta charset="windows-1252"><p>café</p>');
-    expect(prepareTextContent("text/html; charset=windows-1252", pasted, { sentAsString: true })).toMatchObject({ contentType: "text/html; charset=utf-8", text: '<meta charset="windows-1252"><p>café</p>' });
+    expect(prepareTextContent("text/html; charset=windows-1252", pasted, { sentAsString: true })).toMatchObject({
+      contentType: "text/html; charset=utf-8",
+      text: '<meta charset="windows-1252"><p>café</p>',
+    });
   });
 });

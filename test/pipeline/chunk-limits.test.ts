@@ -31,7 +31,12 @@ describe("token cap", () => {
     // Emoji and rare symbols: up to 3 tokens a character, so 100,000 characters allowed by
     // maxChars would be ~50,000 tokens. Spaces keep each pre-token short enough to count exactly.
     const text = "\u{1F9EA}\u{1F389}\u2728\u{1F9EC} ".repeat(3_000);
-    const chunks = chunk(text, { embeddingModel: "text-embedding-3-large", maxChars: 100_000, targetChars: 100_000, overlapChars: 0 });
+    const chunks = chunk(text, {
+      embeddingModel: "text-embedding-3-large",
+      maxChars: 100_000,
+      targetChars: 100_000,
+      overlapChars: 0,
+    });
     expect(chunks.length).toBeGreaterThan(2); // ~33,000 tokens
     const sizes = chunks.map((c) => cl100k.encode(c.text).length);
     for (const n of sizes) expect(n).toBeLessThanOrEqual(8191);
@@ -41,7 +46,12 @@ describe("token cap", () => {
 
   it("an unbroken run of token-dense characters is cut within the cap, counted as an upper bound", () => {
     const blob = "\u{1F9EA}".repeat(6_000); // one pre-token of 24,000 bytes, ~3 tokens a character
-    const chunks = chunk(blob, { embeddingModel: "text-embedding-3-small", maxChars: 100_000, targetChars: 100_000, overlapChars: 0 });
+    const chunks = chunk(blob, {
+      embeddingModel: "text-embedding-3-small",
+      maxChars: 100_000,
+      targetChars: 100_000,
+      overlapChars: 0,
+    });
     expect(chunks.length).toBeGreaterThan(1);
     for (const c of chunks) expect(countTokens("cl100k_base", c.text)).toBeLessThanOrEqual(8191);
     expect(chunks.map((c) => c.text).join("")).toBe(blob);
@@ -49,12 +59,34 @@ describe("token cap", () => {
 
   it("counting long runs in slices never counts fewer tokens than the encoder (random mixed text)", () => {
     let seed = 7;
-    const r = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-    const alphabet = ["知", "识", "库", "検", "索", "の", "ア", "한", "글", "🧪", "é", "ß", "a", "Z", "7", " ", ".", "-", "\n", "👩‍👧"];
+    const r = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const alphabet = [
+      "知",
+      "识",
+      "库",
+      "検",
+      "索",
+      "の",
+      "ア",
+      "한",
+      "글",
+      "🧪",
+      "é",
+      "ß",
+      "a",
+      "Z",
+      "7",
+      " ",
+      ".",
+      "-",
+      "\n",
+      "👩‍👧",
+    ];
     for (let k = 0; k < 80; k++) {
       const len = 20 + Math.floor(r() * 100);
       let s = "";
-      for (let i = 0; i < len; i++) s += r() < 0.7 ? alphabet[Math.floor(r() * 10)] : alphabet[Math.floor(r() * alphabet.length)];
+      for (let i = 0; i < len; i++)
+        s += r() < 0.7 ? alphabet[Math.floor(r() * 10)] : alphabet[Math.floor(r() * alphabet.length)];
       for (const enc of ["cl100k_base", "o200k_base"] as const) {
         const exact = (enc === "cl100k_base" ? cl100k : o200k).encode(s).length;
         expect(countTokens(enc, s), JSON.stringify(s)).toBeGreaterThanOrEqual(exact);
@@ -67,9 +99,15 @@ describe("token cap", () => {
 
   it("picks the encoding and input limit by model name", () => {
     expect(tokenCounterFor("text-embedding-3-small")).toMatchObject({ encoding: "cl100k_base", maxInputTokens: 8191 });
-    expect(tokenCounterFor("openai/text-embedding-3-large")).toMatchObject({ encoding: "cl100k_base", maxInputTokens: 8191 });
+    expect(tokenCounterFor("openai/text-embedding-3-large")).toMatchObject({
+      encoding: "cl100k_base",
+      maxInputTokens: 8191,
+    });
     expect(tokenCounterFor("gpt-4o")).toMatchObject({ encoding: "o200k_base" });
-    expect(tokenCounterFor("indexwright-local-hash-v1")).toMatchObject({ encoding: "utf8-bytes", maxInputTokens: 8191 });
+    expect(tokenCounterFor("indexwright-local-hash-v1")).toMatchObject({
+      encoding: "utf8-bytes",
+      maxInputTokens: 8191,
+    });
     expect(tokenCounterFor(undefined).count("héllo")).toBe(6);
     expect(() => chunk("x", { maxTokens: 8 })).toThrow(RangeError);
   });
@@ -78,7 +116,9 @@ describe("token cap", () => {
 describe("text without spaces", () => {
   it("Japanese: a closing quote stays with its sentence", () => {
     const sentence = (i: number) =>
-      i % 3 === 0 ? `今日は${i}番目の会議です。` : `彼は「今日は${i}番目の会議で索引の設計について話します。」と言った。`;
+      i % 3 === 0
+        ? `今日は${i}番目の会議です。`
+        : `彼は「今日は${i}番目の会議で索引の設計について話します。」と言った。`;
     const text = Array.from({ length: 150 }, (_, i) => sentence(i)).join("");
     const chunks = chunk(text, { overlapChars: 0 });
     expect(chunks.length).toBeGreaterThan(1);

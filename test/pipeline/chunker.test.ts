@@ -51,7 +51,9 @@ function doc(seed: number, count = 40, lo = 300, hi = 600): string[] {
   return Array.from({ length: count }, () => paragraph(r, lo + Math.floor(r() * (hi - lo))));
 }
 
-const one = (paras: string[], path: string[] = ["Handbook"]): Section[] => [{ headingPath: path, text: paras.join("\n\n") }];
+const one = (paras: string[], path: string[] = ["Handbook"]): Section[] => [
+  { headingPath: path, text: paras.join("\n\n") },
+];
 const freshCount = (before: Chunk[], after: Chunk[]) => {
   const old = new Set(before.map((c) => c.contentHash));
   return after.filter((c) => !old.has(c.contentHash)).length;
@@ -87,7 +89,9 @@ describe("chunkSections basics", () => {
     const [c] = chunkSections([{ headingPath: ["A", "B"], text: "Hello world." }], ids);
     expect(c.text).toBe("Hello world."); // no heading prefix in the stored/embedded text
     expect(c.contentHash).toBe(sha("A > B\nHello world."));
-    expect(c.chunkId).toBe(sha(["tenant-1", "doc-1", "3", CHUNKER_VERSION, "0", c.contentHash].join("\u0000")).slice(0, 32));
+    expect(c.chunkId).toBe(
+      sha(["tenant-1", "doc-1", "3", CHUNKER_VERSION, "0", c.contentHash].join("\u0000")).slice(0, 32),
+    );
     expect(c.chunkId).toMatch(/^[0-9a-f]{32}$/);
   });
 
@@ -167,7 +171,11 @@ describe("chunkSections basics", () => {
 });
 
 describe("size limits", () => {
-  const optsList = [DEFAULT_CHUNKER_OPTIONS, { targetChars: 300, overlapChars: 80, maxChars: 450 }, { targetChars: 100, overlapChars: 30, maxChars: 100 }];
+  const optsList = [
+    DEFAULT_CHUNKER_OPTIONS,
+    { targetChars: 300, overlapChars: 80, maxChars: 450 },
+    { targetChars: 100, overlapChars: 30, maxChars: 100 },
+  ];
 
   it("splits over-long paragraphs at sentences, then whitespace, then hard cuts; never exceeds maxChars", () => {
     const r = rng(9);
@@ -178,7 +186,10 @@ describe("size limits", () => {
     const emoji = "😀".repeat(3_000);
     const code = Array.from({ length: 300 }, (_, i) => `  const value${i} = compute(${i});`).join("\n");
     for (const opts of optsList) {
-      const sections: Section[] = [longSentences, noPunct, noSpace, cjk, emoji, code].map((t, i) => ({ headingPath: [`S${i}`], text: t }));
+      const sections: Section[] = [longSentences, noPunct, noSpace, cjk, emoji, code].map((t, i) => ({
+        headingPath: [`S${i}`],
+        text: t,
+      }));
       const chunks = chunkSections(sections, ids, opts);
       for (const c of chunks) {
         expect(c.text.length).toBeLessThanOrEqual(opts.maxChars);
@@ -189,7 +200,11 @@ describe("size limits", () => {
       // Nothing is lost: without overlap the chunks re-assemble every non-space character.
       const noOv = chunkSections(sections, ids, { ...opts, overlapChars: 0 });
       for (let i = 0; i < sections.length; i++) {
-        const got = noOv.filter((c) => c.sectionPath === `S${i}`).map((c) => c.text).join("").replace(/\s+/g, "");
+        const got = noOv
+          .filter((c) => c.sectionPath === `S${i}`)
+          .map((c) => c.text)
+          .join("")
+          .replace(/\s+/g, "");
         expect(got).toBe(sections[i].text.replace(/\s+/g, ""));
       }
     }
@@ -245,7 +260,9 @@ describe("edit locality (incremental re-embedding)", () => {
     expect(freshCount(before, after)).toBeLessThanOrEqual(2);
     // Chunks before the edit are untouched, position for position.
     const firstChanged = after.findIndex((c, i) => c.contentHash !== before[i]?.contentHash);
-    expect(after.slice(0, firstChanged).map((c) => c.chunkId)).toEqual(before.slice(0, firstChanged).map((c) => c.chunkId));
+    expect(after.slice(0, firstChanged).map((c) => c.chunkId)).toEqual(
+      before.slice(0, firstChanged).map((c) => c.chunkId),
+    );
     expect(after.slice(0, firstChanged).every((c) => !c.text.includes(edited[17]))).toBe(true);
   });
 

@@ -13,7 +13,12 @@ const FIXTURES = path.resolve(import.meta.dirname, "../fixtures");
 const ids = { tenantId: "golden", documentId: "doc", versionNumber: 1 };
 const update = process.env.UPDATE_GOLDEN === "1";
 
-type Golden = { contentType: string; chunkerVersion: string; sections: Section[]; chunks: { sectionPath: string; text: string }[] };
+type Golden = {
+  contentType: string;
+  chunkerVersion: string;
+  sections: Section[];
+  chunks: { sectionPath: string; text: string }[];
+};
 
 /** A PDF with an outline (bookmarks), two levels deep, a cover page before the first entry. */
 function outlinePdf(): Uint8Array {
@@ -28,7 +33,11 @@ function outlinePdf(): Uint8Array {
         H("1.1 Night arrivals"),
         "Night arrivals use the inner pontoon only; the outer wall is unlit.",
       ],
-      [H("2 Fees"), "Visitor berths cost 3.20 per metre per night, payable at the office.", "Winter rates apply from November to March."],
+      [
+        H("2 Fees"),
+        "Visitor berths cost 3.20 per metre per night, payable at the office.",
+        "Winter rates apply from November to March.",
+      ],
     ],
     {
       outline: [
@@ -46,7 +55,11 @@ function outlinePdf(): Uint8Array {
 const cases: { name: string; contentType: string; bytes: () => Uint8Array }[] = [
   { name: "readme", contentType: "text/markdown", bytes: () => readFileSync(path.join(FIXTURES, "readme.md")) },
   { name: "saved-page", contentType: "text/html", bytes: () => readFileSync(path.join(FIXTURES, "saved-page.html")) },
-  { name: "latin1-page", contentType: "text/html; charset=iso-8859-1", bytes: () => readFileSync(path.join(FIXTURES, "latin1-page.html")) },
+  {
+    name: "latin1-page",
+    contentType: "text/html; charset=iso-8859-1",
+    bytes: () => readFileSync(path.join(FIXTURES, "latin1-page.html")),
+  },
   { name: "cjk", contentType: "text/markdown", bytes: () => readFileSync(path.join(FIXTURES, "cjk.md")) },
   { name: "outline-pdf", contentType: "application/pdf", bytes: outlinePdf },
 ];
@@ -75,11 +88,14 @@ describe("edit locality through the parsers", () => {
     const src = readFileSync(path.join(FIXTURES, "readme.md"), "utf8");
     const edited = src.replace("Print the schedule", "Print and e-mail the weekly schedule");
     expect(edited).not.toBe(src);
-    const chunk = async (s: string) => chunkSections(await parseDocumentAsync("text/markdown", new TextEncoder().encode(s)), ids);
+    const chunk = async (s: string) =>
+      chunkSections(await parseDocumentAsync("text/markdown", new TextEncoder().encode(s)), ids);
     const before = await chunk(src);
     const after = await chunk(edited);
     const others = (cs: typeof before) => cs.filter((c) => !c.sectionPath.endsWith("Usage")).map((c) => c.contentHash);
     expect(others(after)).toEqual(others(before));
-    expect(after.filter((c) => c.sectionPath.endsWith("Usage")).map((c) => c.contentHash)).not.toEqual(before.filter((c) => c.sectionPath.endsWith("Usage")).map((c) => c.contentHash));
+    expect(after.filter((c) => c.sectionPath.endsWith("Usage")).map((c) => c.contentHash)).not.toEqual(
+      before.filter((c) => c.sectionPath.endsWith("Usage")).map((c) => c.contentHash),
+    );
   });
 });

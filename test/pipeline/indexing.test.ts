@@ -38,23 +38,49 @@ const providerEnv = () => ({
   EMBEDDING_DIMENSIONS: String(DIMS),
   EMBEDDING_TIMEOUT_MS: "5000",
 });
-const embedder = () => new OpenAIEmbedder({ apiKey: "test-key", baseURL: fake.url, model: "fake-embed", dimensions: DIMS, timeoutMs: 5000 });
+const embedder = () =>
+  new OpenAIEmbedder({ apiKey: "test-key", baseURL: fake.url, model: "fake-embed", dimensions: DIMS, timeoutMs: 5000 });
 function worker(id: string, env: Record<string, string> = {}) {
-  const cfg = loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "10", LOG_LEVEL: "silent", EMBED_BATCH_SIZE: "8", RETRY_BASE_SECONDS: "30", ...providerEnv(), ...env });
+  const cfg = loadConfig({
+    POLL_INTERVAL_MS: "50",
+    LEASE_SECONDS: "10",
+    LOG_LEVEL: "silent",
+    EMBED_BATCH_SIZE: "8",
+    RETRY_BASE_SECONDS: "30",
+    ...providerEnv(),
+    ...env,
+  });
   return new Worker({ pool: t.pool, databaseUrl: t.url, workerId: id, concurrency: 1, cfg, embedder: embedder() });
 }
 
 function paragraphs(n: number, edit?: { index: number; text: string }): string {
   const out = ["# Staff handbook"];
   for (let i = 0; i < n; i++) {
-    out.push(edit?.index === i ? edit.text : `Paragraph ${i}: the rule for case ${i} says that requests about topic ${i * 37} go to desk ${i % 9}, are answered within ${i + 2} days, and are logged in register ${String.fromCharCode(65 + (i % 26))}. Escalations for case ${i} go to the duty manager of floor ${i % 5}, who replies by the end of day ${i % 7} of the week and copies team ${i * 13 % 17} on every answer.`);
+    out.push(
+      edit?.index === i
+        ? edit.text
+        : `Paragraph ${i}: the rule for case ${i} says that requests about topic ${i * 37} go to desk ${i % 9}, are answered within ${i + 2} days, and are logged in register ${String.fromCharCode(65 + (i % 26))}. Escalations for case ${i} go to the duty manager of floor ${i % 5}, who replies by the end of day ${i % 7} of the week and copies team ${(i * 13) % 17} on every answer.`,
+    );
   }
   return out.join("\n\n");
 }
 const pub = (key: string, content: string | Buffer, contentType = "text/markdown", tenant = "ix", acl: string[] = []) =>
-  publish(t.pool, { tenant, key, title: key, contentType, content: Buffer.isBuffer(content) ? content : Buffer.from(content), acl, abstract: null, overview: null, actor: "test", maxAttempts: 8 });
-const task = async (id: string | null) => (await t.pool.query(`SELECT * FROM index_tasks WHERE task_id = $1`, [id])).rows[0];
-const q = (query: string, tenant = "ix", principals: string[] = []) => search(t.pool, embedder(), { tenant, query, topK: 10, principals });
+  publish(t.pool, {
+    tenant,
+    key,
+    title: key,
+    contentType,
+    content: Buffer.isBuffer(content) ? content : Buffer.from(content),
+    acl,
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 8,
+  });
+const task = async (id: string | null) =>
+  (await t.pool.query(`SELECT * FROM index_tasks WHERE task_id = $1`, [id])).rows[0];
+const q = (query: string, tenant = "ix", principals: string[] = []) =>
+  search(t.pool, embedder(), { tenant, query, topK: 10, principals });
 
 describe("incremental embedding", () => {
   it("v2 of a 40-paragraph document with one paragraph edited embeds only the changed chunk(s)", async () => {
@@ -66,7 +92,13 @@ describe("incremental embedding", () => {
       const full = fake.textsEmbedded;
       expect(full).toBeGreaterThanOrEqual(10);
       fake.reset();
-      const v2 = await pub("handbook", paragraphs(40, { index: 17, text: "Paragraph 17: this rule was rewritten; requests about lost badges go to the front desk on the ground floor." }));
+      const v2 = await pub(
+        "handbook",
+        paragraphs(40, {
+          index: 17,
+          text: "Paragraph 17: this rule was rewritten; requests about lost badges go to the front desk on the ground floor.",
+        }),
+      );
       await waitFor(async () => (await task(v2.taskId)).status === "SUCCEEDED");
       const changed = fake.inputs.flat();
       expect(changed.length).toBeGreaterThanOrEqual(1);
@@ -76,7 +108,10 @@ describe("incremental embedding", () => {
       expect(t2.chunks_total).toBe(full);
       expect(t2.chunks_reused).toBe(full - changed.length);
       expect(t2.chunks_reused / t2.chunks_total).toBeGreaterThan(0.8);
-      expect((await q("requests about lost badges go to the front desk"))[0]).toMatchObject({ documentKey: "handbook", versionNumber: 2 });
+      expect((await q("requests about lost badges go to the front desk"))[0]).toMatchObject({
+        documentKey: "handbook",
+        versionNumber: 2,
+      });
     } finally {
       await w.stop(3000);
     }
@@ -116,11 +151,26 @@ describe("binary formats, tenants and ACLs", () => {
     const w = worker("bin");
     await w.start();
     try {
-      const pdf = await pub("pdf-doc", Buffer.from(makePdf([["The observatory dome rotates on brass rails."], ["Second page about tide tables."]])), "application/pdf");
-      const docx = await pub("docx-doc", Buffer.from(makeDocx([{ style: "Heading1", text: "Garden rules" }, { text: "Water the orchids every Tuesday morning." }])), "application/vnd.openxmlformats-officedocument.wordprocessingml.document");
-      await waitFor(async () => (await task(pdf.taskId)).status === "SUCCEEDED" && (await task(docx.taskId)).status === "SUCCEEDED");
+      const pdf = await pub(
+        "pdf-doc",
+        Buffer.from(makePdf([["The observatory dome rotates on brass rails."], ["Second page about tide tables."]])),
+        "application/pdf",
+      );
+      const docx = await pub(
+        "docx-doc",
+        Buffer.from(
+          makeDocx([{ style: "Heading1", text: "Garden rules" }, { text: "Water the orchids every Tuesday morning." }]),
+        ),
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      );
+      await waitFor(
+        async () => (await task(pdf.taskId)).status === "SUCCEEDED" && (await task(docx.taskId)).status === "SUCCEEDED",
+      );
       expect((await q("observatory dome rotates on brass rails"))[0].documentKey).toBe("pdf-doc");
-      expect((await q("water the orchids every Tuesday"))[0]).toMatchObject({ documentKey: "docx-doc", sectionPath: "Garden rules" });
+      expect((await q("water the orchids every Tuesday"))[0]).toMatchObject({
+        documentKey: "docx-doc",
+        sectionPath: "Garden rules",
+      });
     } finally {
       await w.stop(3000);
     }
@@ -130,14 +180,24 @@ describe("binary formats, tenants and ACLs", () => {
     const w = worker("acl");
     await w.start();
     try {
-      const a = await pub("secret", "# Payroll\n\nSalaries are paid on the last Friday of the month.", "text/markdown", "tenant-a", ["group:finance"]);
+      const a = await pub(
+        "secret",
+        "# Payroll\n\nSalaries are paid on the last Friday of the month.",
+        "text/markdown",
+        "tenant-a",
+        ["group:finance"],
+      );
       const b = await pub("public", "# Canteen\n\nLunch is served from noon.", "text/markdown", "tenant-b");
-      await waitFor(async () => (await task(a.taskId)).status === "SUCCEEDED" && (await task(b.taskId)).status === "SUCCEEDED");
+      await waitFor(
+        async () => (await task(a.taskId)).status === "SUCCEEDED" && (await task(b.taskId)).status === "SUCCEEDED",
+      );
       const fromB = await q("Salaries are paid on the last Friday", "tenant-b", ["group:finance"]);
       expect(fromB.map((h) => h.documentKey)).toEqual(["public"]);
       expect(await q("Salaries are paid on the last Friday", "tenant-a", ["group:sales"])).toEqual([]);
       expect(await q("Salaries are paid on the last Friday", "tenant-a", [])).toEqual([]);
-      expect((await q("Salaries are paid on the last Friday", "tenant-a", ["group:finance"]))[0].documentKey).toBe("secret");
+      expect((await q("Salaries are paid on the last Friday", "tenant-a", ["group:finance"]))[0].documentKey).toBe(
+        "secret",
+      );
     } finally {
       await w.stop(3000);
     }

@@ -61,7 +61,12 @@ describe("embedLocal", () => {
   });
 
   it("normalises case and Unicode (NFKC) and ignores stop words", () => {
-    const [a, b, c, d] = embedLocal(["Résumé REVIEW", "re\u0301sume\u0301 review", "ＲＥＳＵＭＥ review", "the résumé of the review"]);
+    const [a, b, c, d] = embedLocal([
+      "Résumé REVIEW",
+      "re\u0301sume\u0301 review",
+      "ＲＥＳＵＭＥ review",
+      "the résumé of the review",
+    ]);
     expect(b).toEqual(a); // combining accents compose to the same letters
     expect(cosine(c, a)).toBeLessThan(0.999); // "resume" without accents is a different word...
     expect(cosine(c, a)).toBeGreaterThan(0.2); // ...but shares the "review" features
@@ -80,7 +85,10 @@ describe("embedLocal", () => {
     const names = Object.keys(DOCS) as (keyof typeof DOCS)[];
     const docVecs = embedLocal(names.map((n) => DOCS[n]));
     const queries: [keyof typeof DOCS, string][] = [
-      ["refunds", "Refunds are issued to the original payment method once the returned item has been inspected by the warehouse team."],
+      [
+        "refunds",
+        "Refunds are issued to the original payment method once the returned item has been inspected by the warehouse team.",
+      ],
       ["refunds", "Digital goods and gift cards are not refundable"],
       ["travel", "Economy class is required for flights under six hours"],
       ["travel", "Submit expense reports with itemised receipts within two weeks of returning"],

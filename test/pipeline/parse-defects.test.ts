@@ -23,22 +23,32 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe("markdown", () => {
   it("a GFM table becomes one 'Header: value' line per row, without pipes or delimiter rows", () => {
-    const out = md("# Pricing\n\n| Plan | Price | Seats |\n|------|------:|:-----:|\n| Basic | $5 | 1 |\n| Team | $20 \\| month | 10 |\n");
-    expect(out).toEqual([{ headingPath: ["Pricing"], text: "Plan: Basic; Price: $5; Seats: 1\nPlan: Team; Price: $20 | month; Seats: 10" }]);
+    const out = md(
+      "# Pricing\n\n| Plan | Price | Seats |\n|------|------:|:-----:|\n| Basic | $5 | 1 |\n| Team | $20 \\| month | 10 |\n",
+    );
+    expect(out).toEqual([
+      { headingPath: ["Pricing"], text: "Plan: Basic; Price: $5; Seats: 1\nPlan: Team; Price: $20 | month; Seats: 10" },
+    ]);
   });
 
   it("reference-link definitions are not text; references become their label", () => {
-    const out = md('See [the guide][guide] and [Setup].\n\n[guide]: https://example.com/guide "The Guide"\n[setup]: <https://example.com/setup>\n');
+    const out = md(
+      'See [the guide][guide] and [Setup].\n\n[guide]: https://example.com/guide "The Guide"\n[setup]: <https://example.com/setup>\n',
+    );
     expect(allText(out)).toBe("See the guide and Setup.");
   });
 
   it("raw HTML blocks give their text, not their tags", () => {
-    const out = md('<div align="center">\n  <img src="logo.png" alt="Logo">\n  <p><b>Fast</b> indexing</p>\n</div>\n\n<details>\n<summary>More options</summary>\n\nDetail text.\n\n</details>\n');
+    const out = md(
+      '<div align="center">\n  <img src="logo.png" alt="Logo">\n  <p><b>Fast</b> indexing</p>\n</div>\n\n<details>\n<summary>More options</summary>\n\nDetail text.\n\n</details>\n',
+    );
     expect(allText(out)).toBe("Fast indexing\n\nMore options\n\nDetail text.");
   });
 
   it("entities are decoded", () => {
-    expect(allText(md("Copyright &copy; 2024 &mdash; R&amp;D&nbsp;team, &frac12; done &#x2713;"))).toBe("Copyright © 2024 — R&D team, ½ done ✓");
+    expect(allText(md("Copyright &copy; 2024 &mdash; R&amp;D&nbsp;team, &frac12; done &#x2713;"))).toBe(
+      "Copyright © 2024 — R&D team, ½ done ✓",
+    );
   });
 
   it("indented code is kept verbatim (no emphasis or link stripping, relative indentation kept)", () => {
@@ -56,13 +66,17 @@ describe("markdown", () => {
   });
 
   it("template and script blocks in Markdown are not text", () => {
-    expect(allText(md("<template>\n<p>template only</p>\n</template>\n\n<script>\nalert(1)\n</script>\n\nVisible."))).toBe("Visible.");
+    expect(
+      allText(md("<template>\n<p>template only</p>\n</template>\n\n<script>\nalert(1)\n</script>\n\nVisible.")),
+    ).toBe("Visible.");
   });
 });
 
 describe("html", () => {
   it("decodes every named entity of HTML5", () => {
-    expect(allText(html("<p>&hearts; &lambda; &Omega; &there4; &rarrw; &NotEqualTilde; &bigstar; &fjlig;</p>"))).toBe("♥ λ Ω ∴ ↝ ≂̸ ★ fj");
+    expect(allText(html("<p>&hearts; &lambda; &Omega; &there4; &rarrw; &NotEqualTilde; &bigstar; &fjlig;</p>"))).toBe(
+      "♥ λ Ω ∴ ↝ ≂̸ ★ fj",
+    );
   });
 
   it("skips hidden, aria-hidden and display:none content", () => {
@@ -74,24 +88,32 @@ describe("html", () => {
   });
 
   it("skips template content even when markup inside tries to close outer elements", () => {
-    expect(allText(html("<div><template><h2>Tpl</h2></div><p>tpl text</p></template><p>after</p></div>"))).toBe("after");
+    expect(allText(html("<div><template><h2>Tpl</h2></div><p>tpl text</p></template><p>after</p></div>"))).toBe(
+      "after",
+    );
   });
 });
 
 describe("charsets", () => {
   it("text/html; charset=iso-8859-1 is decoded, not refused", () => {
-    const out = parseDocument("text/html; charset=iso-8859-1", latin1("<h1>Caf\u00e9</h1><p>cr\u00e8me br\u00fbl\u00e9e \u00e0 la carte</p>"));
+    const out = parseDocument(
+      "text/html; charset=iso-8859-1",
+      latin1("<h1>Caf\u00e9</h1><p>cr\u00e8me br\u00fbl\u00e9e \u00e0 la carte</p>"),
+    );
     expect(out).toEqual([{ headingPath: ["Caf\u00e9"], text: "cr\u00e8me br\u00fbl\u00e9e \u00e0 la carte" }]);
   });
 
   it("HTML without a charset parameter is sniffed from <meta> in the first 1024 bytes", () => {
-    const page = '<!doctype html><html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head><body><p>na\u00efve \u0080</p></body></html>';
+    const page =
+      '<!doctype html><html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head><body><p>na\u00efve \u0080</p></body></html>';
     const bytes = latin1(page.replace("\u0080", "\u0080"));
     expect(allText(parseDocument("text/html", bytes))).toBe("na\u00efve \u20ac");
   });
 
   it("markdown and plain text in other declared charsets", () => {
-    expect(parseDocument("text/plain; charset=ISO-8859-1", latin1("gr\u00fc\u00dfe"))).toEqual([{ headingPath: [], text: "gr\u00fc\u00dfe" }]);
+    expect(parseDocument("text/plain; charset=ISO-8859-1", latin1("gr\u00fc\u00dfe"))).toEqual([
+      { headingPath: [], text: "gr\u00fc\u00dfe" },
+    ]);
     const sjis = Uint8Array.from([0x93, 0xfa, 0x96, 0x7b]); // 日本 in Shift_JIS
     expect(parseDocument('text/markdown; charset="Shift_JIS"', sjis)).toEqual([{ headingPath: [], text: "日本" }]);
   });
@@ -107,7 +129,13 @@ describe("pdf", () => {
     // "Introduction" 720, body 697.5 and 682.5, "Scope" 667.5, its body 645.
     const pdf = makePdf(
       [
-        [{ text: "Introduction", size: 18 }, "Why the index exists.", "It keeps search in step.", { text: "Scope", size: 18 }, "What is covered."],
+        [
+          { text: "Introduction", size: 18 },
+          "Why the index exists.",
+          "It keeps search in step.",
+          { text: "Scope", size: 18 },
+          "What is covered.",
+        ],
         [{ text: "Operations", size: 18 }, "Run the worker."],
       ],
       {

@@ -31,8 +31,12 @@ describe("parse process pool", () => {
     const pool = poolWith({ heapMb: 64, maxInflatedBytes: 1024 * 1024 * 1024, timeoutMs: 120_000 });
     const err = await failure(pool.parse(DOCX_CONTENT_TYPE, await honestHugeDocx()));
     expect(err.code).toBe("PARSE_LIMIT_EXCEEDED");
-    expect(err.message).toMatch(/^limit heap: parsing needed more than the parse process's 64 MiB heap \(PARSE_MAX_HEAP_MB\); retrying will not help/);
-    expect(await pool.parse("text/markdown", enc("# After\n\nstill parsing"))).toEqual([{ headingPath: ["After"], text: "still parsing" }]);
+    expect(err.message).toMatch(
+      /^limit heap: parsing needed more than the parse process's 64 MiB heap \(PARSE_MAX_HEAP_MB\); retrying will not help/,
+    );
+    expect(await pool.parse("text/markdown", enc("# After\n\nstill parsing"))).toEqual([
+      { headingPath: ["After"], text: "still parsing" },
+    ]);
     expect(pool.started).toBe(2);
     expect(pool.alive).toBe(1);
   }, 120_000);
@@ -62,17 +66,25 @@ describe("parse process pool", () => {
     const big = await failure(pool.parse("text/plain", enc("word ".repeat(20_000))));
     expect(big.code).toBe("PARSE_LIMIT_EXCEEDED");
     expect(big.message).toMatch(/^limit output: the extracted text is larger than 0\.1 MiB \(PARSE_MAX_OUTPUT_BYTES\)/);
-    const many = await failure(pool.parse("text/markdown", enc(Array.from({ length: 11 }, (_, i) => `# H${i}\n\nbody ${i}`).join("\n\n"))));
+    const many = await failure(
+      pool.parse("text/markdown", enc(Array.from({ length: 11 }, (_, i) => `# H${i}\n\nbody ${i}`).join("\n\n"))),
+    );
     expect(many.code).toBe("PARSE_LIMIT_EXCEEDED");
-    expect(many.message).toMatch(/^limit sections: the document has more than 10 sections \(PARSE_MAX_SECTIONS\) \(11\)/);
-    expect(await pool.parse("text/markdown", enc(Array.from({ length: 10 }, (_, i) => `# H${i}\n\nbody ${i}`).join("\n\n")))).toHaveLength(10);
+    expect(many.message).toMatch(
+      /^limit sections: the document has more than 10 sections \(PARSE_MAX_SECTIONS\) \(11\)/,
+    );
+    expect(
+      await pool.parse("text/markdown", enc(Array.from({ length: 10 }, (_, i) => `# H${i}\n\nbody ${i}`).join("\n\n"))),
+    ).toHaveLength(10);
   });
 
   it("DOCX: real inflated bytes are counted, whatever the archive declares", async () => {
     const pool = poolWith({ maxInflatedBytes: 8 * 1024 * 1024 });
     const err = await failure(pool.parse(DOCX_CONTENT_TYPE, await docxBomb(64 * 1024 * 1024)));
     expect(err.code).toBe("PARSE_LIMIT_EXCEEDED");
-    expect(err.message).toMatch(/^limit inflated size: the DOCX archive inflates to more than 8 MiB \(DOCX_MAX_INFLATED_BYTES\); retrying/);
+    expect(err.message).toMatch(
+      /^limit inflated size: the DOCX archive inflates to more than 8 MiB \(DOCX_MAX_INFLATED_BYTES\); retrying/,
+    );
   });
 
   it("DOCX in ZIP64 form: the sizes in its ZIP64 fields are not trusted either", async () => {
@@ -91,7 +103,9 @@ describe("parse process pool", () => {
     const pool = poolWith({ maxDecodedBytes: 1024 * 1024 });
     const err = await failure(pool.parse("application/pdf", pdf));
     expect(err.code).toBe("PARSE_LIMIT_EXCEEDED");
-    expect(err.message).toMatch(/^limit decoded size: the PDF's compressed streams decode to more than 1 MiB \(PDF_MAX_DECODED_BYTES\)/);
+    expect(err.message).toMatch(
+      /^limit decoded size: the PDF's compressed streams decode to more than 1 MiB \(PDF_MAX_DECODED_BYTES\)/,
+    );
     // Under the limit the same compressed file is read as usual.
     expect(await poolWith({}).parse("application/pdf", pdf)).toEqual([{ headingPath: ["Page 1"], text: "x" }]);
   });
@@ -133,7 +147,10 @@ describe("the document page's hint", () => {
   it("reads the limit back from every PARSE_LIMIT_EXCEEDED message, and nothing from other messages", async () => {
     const { limitExceeded, parseLimitOf, LIMIT_HINTS } = await import("../../lib/pipeline/parsers/limits");
     for (const kind of Object.keys(LIMIT_HINTS) as (keyof typeof LIMIT_HINTS)[]) {
-      expect(parseLimitOf(limitExceeded(kind, DEFAULT_PARSE_LIMITS).message)).toEqual({ kind, hint: LIMIT_HINTS[kind] });
+      expect(parseLimitOf(limitExceeded(kind, DEFAULT_PARSE_LIMITS).message)).toEqual({
+        kind,
+        hint: LIMIT_HINTS[kind],
+      });
     }
     expect(parseLimitOf("could not read the PDF: bad xref")).toBeNull();
     expect(parseLimitOf(null)).toBeNull();

@@ -1,5 +1,11 @@
 import { describe, it, expect } from "vitest";
-import { parseDocument, PipelineError, TEXT_CONTENT_TYPES, decodeEntities, type Section } from "../../lib/pipeline/parse";
+import {
+  parseDocument,
+  PipelineError,
+  TEXT_CONTENT_TYPES,
+  decodeEntities,
+  type Section,
+} from "../../lib/pipeline/parse";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const md = (s: string) => parseDocument("text/markdown", enc(s));
@@ -27,7 +33,9 @@ describe("content types", () => {
   });
 
   it("parses with a parameterised content type", () => {
-    expect(parseDocument("text/markdown; charset=utf-8", enc("# T\n\nbody"))).toEqual([{ headingPath: ["T"], text: "body" }]);
+    expect(parseDocument("text/markdown; charset=utf-8", enc("# T\n\nbody"))).toEqual([
+      { headingPath: ["T"], text: "body" },
+    ]);
   });
 });
 
@@ -60,12 +68,16 @@ describe("decoding and errors", () => {
       expect(codeOf(() => parseDocument(ct, enc(" \n\t\r\n  \n")))).toBe("EMPTY_DOCUMENT");
     }
     expect(codeOf(() => md("---\ntitle: x\n---\n\n<!-- nothing -->\n"))).toBe("EMPTY_DOCUMENT");
-    expect(codeOf(() => html("<html><head><title>T</title><script>x()</script></head><body> &nbsp; </body></html>"))).toBe("EMPTY_DOCUMENT");
+    expect(
+      codeOf(() => html("<html><head><title>T</title><script>x()</script></head><body> &nbsp; </body></html>")),
+    ).toBe("EMPTY_DOCUMENT");
   });
 
   it("strips a UTF-8 BOM and normalises CRLF", () => {
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...enc("# Title\r\n\r\nline one\r\nline two\r\n\r\nsecond")]);
-    expect(parseDocument("text/markdown", bytes)).toEqual([{ headingPath: ["Title"], text: "line one\nline two\n\nsecond" }]);
+    expect(parseDocument("text/markdown", bytes)).toEqual([
+      { headingPath: ["Title"], text: "line one\nline two\n\nsecond" },
+    ]);
   });
 
   it("the error code is visible as err.code (what the queue classifier reads)", () => {
@@ -164,7 +176,12 @@ describe("markdown", () => {
     expect(out).toHaveLength(1);
     expect(out[0].headingPath).toEqual(["Code"]);
     expect(out[0].text).toBe(
-      ["Before code.", "# not a heading\nconst a = `x` * 2; // **kept**\n\n  indented();", "## also not\n```", "After."].join("\n\n"),
+      [
+        "Before code.",
+        "# not a heading\nconst a = `x` * 2; // **kept**\n\n  indented();",
+        "## also not\n```",
+        "After.",
+      ].join("\n\n"),
     );
   });
 
@@ -249,7 +266,9 @@ describe("html", () => {
 
   it("decodes entities", () => {
     // A bare "&amp" is decoded, as HTML5 decodes the legacy forms without ';'.
-    const out = html("<h1>Q&amp;A</h1><p>a &lt;b&gt; &quot;c&quot; &#39;d&#39; &apos;e&apos; f&nbsp;g &#123; &#x1F600; &eacute;t&eacute; &mdash; &unknown; &amp</p>");
+    const out = html(
+      "<h1>Q&amp;A</h1><p>a &lt;b&gt; &quot;c&quot; &#39;d&#39; &apos;e&apos; f&nbsp;g &#123; &#x1F600; &eacute;t&eacute; &mdash; &unknown; &amp</p>",
+    );
     expect(out).toEqual([{ headingPath: ["Q&A"], text: "a <b> \"c\" 'd' 'e' f g { \u{1F600} été \u2014 &unknown; &" }]);
     expect(decodeEntities("&#0; &#xD800; &#99999999; &#65")).toBe("\ufffd \ufffd \ufffd A");
     expect(decodeEntities("&amp;lt;")).toBe("&lt;");
@@ -270,19 +289,31 @@ describe("html", () => {
   });
 
   it("treats a table row as one paragraph, labelled with the header row's names", () => {
-    const out = html("<table><tr><th>Plan</th><th>Price</th></tr><tr><td>Basic</td><td>$5</td></tr><tr><th>Pro</th><td>$9</td></tr></table>");
+    const out = html(
+      "<table><tr><th>Plan</th><th>Price</th></tr><tr><td>Basic</td><td>$5</td></tr><tr><th>Pro</th><td>$9</td></tr></table>",
+    );
     expect(out[0].text).toBe("Plan: Basic; Price: $5\n\nPro; Price: $9");
-    expect(html("<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>")[0].text).toBe("a b\n\nc d");
-    expect(html("<table><thead><tr><th>Only</th><th>Header</th></tr></thead></table><p>x</p>")[0].text).toBe("Only Header\n\nx");
+    expect(html("<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>")[0].text).toBe(
+      "a b\n\nc d",
+    );
+    expect(html("<table><thead><tr><th>Only</th><th>Header</th></tr></thead></table><p>x</p>")[0].text).toBe(
+      "Only Header\n\nx",
+    );
   });
 
   it("tolerates unclosed and broken markup", () => {
-    const out = html("<h2>Open heading<p>para one<p>para two <b>bold <i>it</p><div>x < y and a<3</div><p attr='a>b'>quoted gt</p><span");
-    expect(out).toEqual([{ headingPath: ["Open heading"], text: "para one\n\npara two bold it\n\nx < y and a<3\n\nquoted gt" }]);
+    const out = html(
+      "<h2>Open heading<p>para one<p>para two <b>bold <i>it</p><div>x < y and a<3</div><p attr='a>b'>quoted gt</p><span",
+    );
+    expect(out).toEqual([
+      { headingPath: ["Open heading"], text: "para one\n\npara two bold it\n\nx < y and a<3\n\nquoted gt" },
+    ]);
   });
 
   it("leaves navigation menus out", () => {
-    const out = html('<nav><a href="/">Home</a> <a href="/a">About</a></nav><div role="navigation"><a>Next</a></div><p>Body text.</p><footer>Contact: 01 23</footer>');
+    const out = html(
+      '<nav><a href="/">Home</a> <a href="/a">About</a></nav><div role="navigation"><a>Next</a></div><p>Body text.</p><footer>Contact: 01 23</footer>',
+    );
     expect(out).toEqual([{ headingPath: [], text: "Body text.\n\nContact: 01 23" }]);
   });
 

@@ -17,14 +17,27 @@ beforeEach(async () => {
   await resetContent(t.pool);
 });
 
-const doc = "# Atlas\n\nThe atlas room keeps maps of every coastline.\n\n## Loans\n\nMaps may be borrowed for two weeks.";
-const status = async (id: string | null) => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [id])).rows[0].status;
+const doc =
+  "# Atlas\n\nThe atlas room keeps maps of every coastline.\n\n## Loans\n\nMaps may be borrowed for two weeks.";
+const status = async (id: string | null) =>
+  (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [id])).rows[0].status;
 
 describe("REINDEX after a model change", () => {
   it("builds a new index version with the new model, switched only when complete; nothing is reused across models", async () => {
     const w1 = testWorker(t, "old-model", {}, 1, new LocalEmbedder(384));
     await w1.start();
-    const p = await publish(t.pool, { tenant: "rx", key: "atlas", title: "Atlas", contentType: "text/markdown", content: Buffer.from(doc), acl: [], abstract: null, overview: null, actor: "t", maxAttempts: 8 });
+    const p = await publish(t.pool, {
+      tenant: "rx",
+      key: "atlas",
+      title: "Atlas",
+      contentType: "text/markdown",
+      content: Buffer.from(doc),
+      acl: [],
+      abstract: null,
+      overview: null,
+      actor: "t",
+      maxAttempts: 8,
+    });
     await waitFor(async () => (await status(p.taskId)) === "SUCCEEDED");
     await w1.stop(2000);
 
@@ -44,13 +57,20 @@ describe("REINDEX after a model change", () => {
     await w2.start();
     await waitFor(async () => (await status(r.taskId)) === "SUCCEEDED");
     await w2.stop(2000);
-    const ivs = await t.pool.query(`SELECT embedding_model, status, chunk_count, expected_chunk_count FROM index_versions ORDER BY created_at`);
+    const ivs = await t.pool.query(
+      `SELECT embedding_model, status, chunk_count, expected_chunk_count FROM index_versions ORDER BY created_at`,
+    );
     expect(ivs.rows.map((x) => [x.embedding_model, x.status])).toEqual([
       ["indexwright-local-hash-v1", "RETIRED"],
       ["indexwright-local-hash-v2", "ACTIVE"],
     ]);
     expect(next.texts).toBe(ivs.rows[1].chunk_count);
-    const hits = await search(t.pool, next, { tenant: "rx", query: "maps may be borrowed for two weeks", topK: 3, principals: [] });
+    const hits = await search(t.pool, next, {
+      tenant: "rx",
+      query: "maps may be borrowed for two weeks",
+      topK: 3,
+      principals: [],
+    });
     expect(hits[0]).toMatchObject({ documentKey: "atlas", sectionPath: "Atlas > Loans" });
   });
 });
@@ -60,17 +80,33 @@ describe("layered records", () => {
     const w = testWorker(t, "levels", {}, 1);
     await w.start();
     const p = await publish(t.pool, {
-      tenant: "lv", key: "atlas", title: "Atlas", contentType: "text/markdown", content: Buffer.from(doc), acl: [],
-      abstract: "Map library rules in one line.", overview: "Covers the atlas room, what it holds, and the lending period for maps.", actor: "t", maxAttempts: 8,
+      tenant: "lv",
+      key: "atlas",
+      title: "Atlas",
+      contentType: "text/markdown",
+      content: Buffer.from(doc),
+      acl: [],
+      abstract: "Map library rules in one line.",
+      overview: "Covers the atlas room, what it holds, and the lending period for maps.",
+      actor: "t",
+      maxAttempts: 8,
     });
     await waitFor(async () => (await status(p.taskId)) === "SUCCEEDED");
     await w.stop(2000);
     const e = new LocalEmbedder(384);
     const l0 = await search(t.pool, e, { tenant: "lv", query: "map library rules", topK: 5, principals: [], level: 0 });
-    expect(l0.map((h) => [h.level, h.sectionPath, h.text])).toEqual([[0, "abstract", "Map library rules in one line."]]);
+    expect(l0.map((h) => [h.level, h.sectionPath, h.text])).toEqual([
+      [0, "abstract", "Map library rules in one line."],
+    ]);
     const l1 = await search(t.pool, e, { tenant: "lv", query: "lending period", topK: 5, principals: [], level: 1 });
     expect(l1.map((h) => h.level)).toEqual([1]);
-    const l2 = await search(t.pool, e, { tenant: "lv", query: "maps borrowed two weeks", topK: 5, principals: [], level: 2 });
+    const l2 = await search(t.pool, e, {
+      tenant: "lv",
+      query: "maps borrowed two weeks",
+      topK: 5,
+      principals: [],
+      level: 2,
+    });
     expect(l2.length).toBeGreaterThan(0);
     expect(l2.every((h) => h.level === 2)).toBe(true);
     const ids = await t.pool.query(`SELECT level, chunk_id FROM chunks WHERE level < 2 ORDER BY level`);
@@ -84,7 +120,18 @@ describe("retention", () => {
     const w = testWorker(t, "gc", {}, 1);
     await w.start();
     for (const v of ["one", "two", "three"]) {
-      const p = await publish(t.pool, { tenant: "gc", key: "atlas", title: "Atlas", contentType: "text/markdown", content: Buffer.from(`${doc}\n\nEdition ${v}.`), acl: [], abstract: null, overview: null, actor: "t", maxAttempts: 8 });
+      const p = await publish(t.pool, {
+        tenant: "gc",
+        key: "atlas",
+        title: "Atlas",
+        contentType: "text/markdown",
+        content: Buffer.from(`${doc}\n\nEdition ${v}.`),
+        acl: [],
+        abstract: null,
+        overview: null,
+        actor: "t",
+        maxAttempts: 8,
+      });
       await waitFor(async () => (await status(p.taskId)) === "SUCCEEDED");
     }
     await w.stop(2000);

@@ -8,8 +8,17 @@ describe("index write path SQL", () => {
 
   it("renders every statement", () => {
     const rendered = {
-      loadVersions: sql.loadVersions([{ documentId: "doc-a", versionNumber: 2 }, { documentId: "doc-b", versionNumber: 1 }]),
-      findReusableHashes: sql.findReusableHashes([{ documentId: "doc-a", contentHash: "h1" }, { documentId: "doc-b", contentHash: "h2" }], space),
+      loadVersions: sql.loadVersions([
+        { documentId: "doc-a", versionNumber: 2 },
+        { documentId: "doc-b", versionNumber: 1 },
+      ]),
+      findReusableHashes: sql.findReusableHashes(
+        [
+          { documentId: "doc-a", contentHash: "h1" },
+          { documentId: "doc-b", contentHash: "h2" },
+        ],
+        space,
+      ),
       insertIndexVersions: sql.insertIndexVersions(
         [
           { id: "iv-a", tenantId: "acme", documentId: "doc-a", versionNumber: 2, taskId: "42", expectedChunkCount: 1 },
@@ -17,14 +26,39 @@ describe("index write path SQL", () => {
         ],
         space,
         [
-          { indexVersionId: "iv-a", documentId: "doc-a", tenantId: "acme", ordinal: 0, chunkId: "c0", level: 2, sectionPath: "Intro", text: "unchanged text", contentHash: "h1", embedding: null },
-          { indexVersionId: "iv-b", documentId: "doc-b", tenantId: "acme", ordinal: 0, chunkId: "c1", level: 2, sectionPath: "Intro", text: "new text", contentHash: "h2", embedding: "[0.1,0.2]" },
+          {
+            indexVersionId: "iv-a",
+            documentId: "doc-a",
+            tenantId: "acme",
+            ordinal: 0,
+            chunkId: "c0",
+            level: 2,
+            sectionPath: "Intro",
+            text: "unchanged text",
+            contentHash: "h1",
+            embedding: null,
+          },
+          {
+            indexVersionId: "iv-b",
+            documentId: "doc-b",
+            tenantId: "acme",
+            ordinal: 0,
+            chunkId: "c1",
+            level: 2,
+            sectionPath: "Intro",
+            text: "new text",
+            contentHash: "h2",
+            embedding: "[0.1,0.2]",
+          },
         ],
       ),
       dropBuildingVersions: sql.dropBuildingVersions(["iv-a"]),
       markReadyAndLockPointers: sql.markReadyAndLockPointers([{ indexVersionId: "iv-a", storedCount: 1 }], ["doc-a"]),
     };
-    const exported = Object.entries(sql).filter(([, v]) => typeof v === "function").map(([k]) => k).sort();
+    const exported = Object.entries(sql)
+      .filter(([, v]) => typeof v === "function")
+      .map(([k]) => k)
+      .sort();
     expect(Object.keys(rendered).sort()).toEqual(exported);
     expect(rendered).toMatchSnapshot();
   });

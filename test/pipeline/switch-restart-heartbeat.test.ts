@@ -27,9 +27,21 @@ afterEach(async () => {
 
 const TENANT = "hb";
 const doc = (sections: string[]) => ["# Guide", ...sections.map((s, i) => `## Part ${i}\n\n${s}`)].join("\n\n");
-const para = (name: string) => `The ${name} rule says that requests about ${name} go to the ${name} desk and are answered within two working days by the duty team.`;
+const para = (name: string) =>
+  `The ${name} rule says that requests about ${name} go to the ${name} desk and are answered within two working days by the duty team.`;
 const pub = (sections: string[], key = "guide") =>
-  publish(t.pool, { tenant: TENANT, key, title: "guide", contentType: "text/markdown", content: Buffer.from(doc(sections)), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
+  publish(t.pool, {
+    tenant: TENANT,
+    key,
+    title: "guide",
+    contentType: "text/markdown",
+    content: Buffer.from(doc(sections)),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 3,
+  });
 
 /** The local embedder; `once` runs before its next call, and `delayMs` slows every later call. */
 class ScriptedEmbedder extends LocalEmbedder {
@@ -69,7 +81,10 @@ async function pinV1OverV2(key: string, delta: string): Promise<void> {
   await waitFor(async () => (await taskOf(1, key))?.status === "SUCCEEDED");
   await pub([para("alpha"), para("beta"), para(delta)], key);
   await waitFor(async () => (await taskOf(2, key))?.status === "SUCCEEDED");
-  await rollback(t.pool, TENANT, key, 1, "test", { subject: "test" }, 24, { model: "indexwright-local-hash-v1", dimensions: 384 });
+  await rollback(t.pool, TENANT, key, 1, "test", { subject: "test" }, 24, {
+    model: "indexwright-local-hash-v1",
+    dimensions: 384,
+  });
 }
 
 /**
@@ -116,7 +131,9 @@ it("in a batch, every member sent to run again on its own renews from the failed
   for (const key of keys) await pinV1OverV2(key, `delta-${key}`);
   const collected = collectV2OnNextEmbed(embedder, 3_000);
   // Both v3 wait behind a pause of the tenant, so one claim takes them together.
-  await t.pool.query(`INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ($1, 'test', 'batch them')`, [TENANT]);
+  await t.pool.query(`INSERT INTO task_pauses (tenant_id, paused_by, reason) VALUES ($1, 'test', 'batch them')`, [
+    TENANT,
+  ]);
   for (const key of keys) await pub([para("alpha"), para("beta"), para(`delta-${key}`), para(`epsilon-${key}`)], key);
   await t.pool.query(`DELETE FROM task_pauses WHERE tenant_id = $1`, [TENANT]);
   await waitFor(async () => {

@@ -33,10 +33,22 @@ class CountingEmbedder extends LocalEmbedder {
 
 /** One section per entry, each its own chunk (the title alone makes none). */
 const doc = (sections: string[]) => ["# Guide", ...sections.map((s, i) => `## Part ${i}\n\n${s}`)].join("\n\n");
-const para = (name: string) => `The ${name} rule says that requests about ${name} go to the ${name} desk and are answered within two working days by the duty team.`;
+const para = (name: string) =>
+  `The ${name} rule says that requests about ${name} go to the ${name} desk and are answered within two working days by the duty team.`;
 
 const pub = (sections: string[]) =>
-  publish(t.pool, { tenant: TENANT, key: "guide", title: "guide", contentType: "text/markdown", content: Buffer.from(doc(sections)), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
+  publish(t.pool, {
+    tenant: TENANT,
+    key: "guide",
+    title: "guide",
+    contentType: "text/markdown",
+    content: Buffer.from(doc(sections)),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 3,
+  });
 
 type Seen = { text: string; fields: string[] };
 
@@ -45,7 +57,8 @@ type Seen = { text: string; fields: string[] };
  * `before` runs ahead of each statement (and may act on the database through t.pool).
  */
 function spying(pool: pg.Pool, seen: Seen[], before: (text: string) => Promise<void> = async () => undefined): pg.Pool {
-  const wrap = (target: { query: (...a: unknown[]) => Promise<pg.QueryResult> }) =>
+  const wrap =
+    (target: { query: (...a: unknown[]) => Promise<pg.QueryResult> }) =>
     async (...args: unknown[]) => {
       const text = typeof args[0] === "string" ? args[0] : (args[0] as { text: string }).text;
       await before(text);
@@ -76,7 +89,13 @@ function spying(pool: pg.Pool, seen: Seen[], before: (text: string) => Promise<v
 async function runNext(embedder: LocalEmbedder, pool: pg.Pool = t.pool) {
   const [lease] = await claim(t.pool, "w-write", 60, 1);
   expect(lease).toBeDefined();
-  return executeTask(pool, embedder, lease, { signal: new AbortController().signal, progress: () => undefined }, { batchSize: 16, batchMaxBytes: 1 << 20 });
+  return executeTask(
+    pool,
+    embedder,
+    lease,
+    { signal: new AbortController().signal, progress: () => undefined },
+    { batchSize: 16, batchMaxBytes: 1 << 20 },
+  );
 }
 
 const versions = async () =>
@@ -118,7 +137,12 @@ describe("unchanged records of a re-publish", () => {
       { version_number: 1, status: "RETIRED", chunk_count: 6, expected_chunk_count: 6 },
       { version_number: 2, status: "ACTIVE", chunk_count: 6, expected_chunk_count: 6 },
     ]);
-    const hits = await search(t.pool, embedder, { tenant: TENANT, query: "requests about lost badge go to the lost badge desk", topK: 3, principals: [] });
+    const hits = await search(t.pool, embedder, {
+      tenant: TENANT,
+      query: "requests about lost badge go to the lost badge desk",
+      topK: 3,
+      principals: [],
+    });
     expect(hits[0]).toMatchObject({ documentKey: "guide", versionNumber: 2 });
   });
 
@@ -139,7 +163,10 @@ describe("unchanged records of a re-publish", () => {
     await runNext(new LocalEmbedder(384));
     await pub([para("alpha"), para("beta"), para("delta")]);
     await runNext(new LocalEmbedder(384));
-    await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24, { model: "indexwright-local-hash-v1", dimensions: 384 });
+    await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24, {
+      model: "indexwright-local-hash-v1",
+      dimensions: 384,
+    });
     await pub([para("alpha"), para("beta"), para("delta"), para("epsilon")]);
 
     // Right before the switch transaction, v2 passes its retention and is collected.
@@ -147,7 +174,9 @@ describe("unchanged records of a re-publish", () => {
     const embedder = new CountingEmbedder();
     const pool = spying(t.pool, [], async (text) => {
       if (text === "BEGIN" && collected < 0) {
-        await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE version_number = 2`);
+        await t.pool.query(
+          `UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE version_number = 2`,
+        );
         collected = await collectGarbage(t.pool, 1);
       }
     });
@@ -162,7 +191,9 @@ describe("unchanged records of a re-publish", () => {
       [1, "RETIRED", 3],
       [3, "ACTIVE", 4],
     ]);
-    const events = await t.pool.query(`SELECT kind FROM task_events e JOIN index_tasks k ON k.task_id = e.task_id WHERE k.version_number = 3 ORDER BY e.id`);
+    const events = await t.pool.query(
+      `SELECT kind FROM task_events e JOIN index_tasks k ON k.task_id = e.task_id WHERE k.version_number = 3 ORDER BY e.id`,
+    );
     expect(events.rows.map((r) => r.kind)).toEqual(["CREATED", "CLAIMED", "SUCCEEDED"]);
   });
 
@@ -176,7 +207,10 @@ describe("unchanged records of a re-publish", () => {
       BEGIN IF NEW.ordinal = 1 THEN NEW.text := NEW.text || ' (garbled)'; END IF; RETURN NEW; END $$`);
     await t.pool.query(`CREATE TRIGGER wp_corrupt BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION wp_corrupt()`);
     try {
-      const err = await runNext(new LocalEmbedder(384)).then(() => null, (e: unknown) => e);
+      const err = await runNext(new LocalEmbedder(384)).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toMatchObject({ code: "INDEX_INTEGRITY_FAILED" });
       expect((err as Error).message).toMatch(/1 records whose text does not match their content hash/);
     } finally {
@@ -189,7 +223,8 @@ describe("unchanged records of a re-publish", () => {
     const names = ["refund", "travel", "badge", "payroll"];
     await pub(names.map(para));
     await runNext(new LocalEmbedder(384));
-    const stored = async () => (await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunk_vectors`)).rows[0].n;
+    const stored = async () =>
+      (await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunk_vectors`)).rows[0].n;
     const before = await stored();
     await pub(names.map((n, i) => (i === 3 ? para("pension") : para(n))));
     await t.pool.query(`CREATE FUNCTION wp_corrupt() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -207,7 +242,11 @@ describe("unchanged records of a re-publish", () => {
 
 describe("vectors stored once per document, content and embedding space", () => {
   const vectorsOf = async () =>
-    (await t.pool.query<{ content_hash: string; refs: number }>(`SELECT v.content_hash, (SELECT count(*)::int FROM chunks c WHERE c.vector_id = v.id) AS refs FROM chunk_vectors v ORDER BY v.id`)).rows;
+    (
+      await t.pool.query<{ content_hash: string; refs: number }>(
+        `SELECT v.content_hash, (SELECT count(*)::int FROM chunks c WHERE c.vector_id = v.id) AS refs FROM chunk_vectors v ORDER BY v.id`,
+      )
+    ).rows;
 
   it("are shared by every version holding the content; rollback serves the old text, and collection removes only vectors nothing references", async () => {
     await pub([para("alpha"), para("beta"), para("gamma")]);
@@ -221,7 +260,10 @@ describe("vectors stored once per document, content and embedding space", () => 
     const q = { tenant: TENANT, query: para("gamma"), topK: 1, principals: [] };
     expect((await search(t.pool, embedder, q))[0]).toMatchObject({ versionNumber: 2 });
     expect((await search(t.pool, embedder, q))[0].text).not.toContain("gamma");
-    await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24, { model: "indexwright-local-hash-v1", dimensions: 384 });
+    await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24, {
+      model: "indexwright-local-hash-v1",
+      dimensions: 384,
+    });
     expect((await search(t.pool, embedder, q))[0]).toMatchObject({ versionNumber: 1 });
     expect((await search(t.pool, embedder, q))[0].text).toContain("gamma");
 
@@ -246,7 +288,10 @@ describe("vectors stored once per document, content and embedding space", () => 
       END IF; RETURN NEW; END $$`);
     await t.pool.query(`CREATE TRIGGER wp_swap BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION wp_swap()`);
     try {
-      const err = await runNext(new LocalEmbedder(384)).then(() => null, (e: unknown) => e);
+      const err = await runNext(new LocalEmbedder(384)).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toMatchObject({ code: "INDEX_INTEGRITY_FAILED" });
       expect((err as Error).message).toMatch(/1 records whose vector is not the one stored for their content/);
     } finally {

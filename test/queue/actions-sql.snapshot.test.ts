@@ -9,15 +9,24 @@ describe("task action SQL", () => {
       supersedeOlderTasks: sql.supersedeOlderTasks("doc-id", 5, "token:bootstrap", ["INDEX", "REINDEX", "DELETE"]),
       createTask: sql.createTask("acme", "doc-id", 3, "DELETE", 8, "token:bootstrap", { versionNumber: 3 }),
       reopenReindexTask: sql.reopenReindexTask("acme", "doc-id", 3, 8, "token:bootstrap", "DEAD"),
-      restartReindexTask: sql.restartReindexTask("acme", "doc-id", 3, 8, "reconciler", { versionNumber: 3, reason: "STALE_MODEL" }),
+      restartReindexTask: sql.restartReindexTask("acme", "doc-id", 3, 8, "reconciler", {
+        versionNumber: 3,
+        reason: "STALE_MODEL",
+      }),
       retryTask: sql.retryTask("42", 8, "token:bootstrap", { reason: "provider back", from: "DEAD" }),
       lockDeadTaskDocuments: sql.lockDeadTaskDocuments(dead),
       retryDeadTasks: sql.retryDeadTasks(dead, ["doc-a", "doc-b"], 8, "token:bootstrap", { reason: null, bulk: true }),
       forceDoneTask: sql.forceDoneTask("42", null, "token:bootstrap", "acknowledged"),
-      cancelTask: sql.cancelTask("42", "Cancelled by token:bootstrap: not needed", "token:bootstrap", { reason: "not needed", from: "PENDING" }),
+      cancelTask: sql.cancelTask("42", "Cancelled by token:bootstrap: not needed", "token:bootstrap", {
+        reason: "not needed",
+        from: "PENDING",
+      }),
       expireExhaustedLease: sql.expireExhaustedLease("42", 3, 30, "reconciler"),
     };
-    const exported = Object.entries(sql).filter(([, v]) => typeof v === "function").map(([k]) => k).sort();
+    const exported = Object.entries(sql)
+      .filter(([, v]) => typeof v === "function")
+      .map(([k]) => k)
+      .sort();
     expect(Object.keys(rendered).sort()).toEqual(exported);
     expect(rendered).toMatchSnapshot();
   });

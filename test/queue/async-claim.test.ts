@@ -37,7 +37,9 @@ describe("commit modes", () => {
       await complete(c, lease);
       expect(await mode()).toBe("on");
       await c.query("COMMIT");
-      expect((await c.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [lease.taskId])).rows[0].status).toBe("SUCCEEDED");
+      expect((await c.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [lease.taskId])).rows[0].status).toBe(
+        "SUCCEEDED",
+      );
     } finally {
       c.release();
     }
@@ -70,7 +72,9 @@ class GatedEmbedder extends LocalEmbedder {
       try {
         await Promise.race([
           this.gate,
-          new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
+          new Promise<never>((_, reject) =>
+            signal.addEventListener("abort", () => reject(signal.reason), { once: true }),
+          ),
         ]);
       } finally {
         this.waiting--;
@@ -83,7 +87,18 @@ class GatedEmbedder extends LocalEmbedder {
 }
 
 const pub = (key: string) =>
-  publish(t.pool, { tenant: "lost", key, title: key, contentType: "text/markdown", content: Buffer.from(longDocument(12, key)), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 8 });
+  publish(t.pool, {
+    tenant: "lost",
+    key,
+    title: key,
+    contentType: "text/markdown",
+    content: Buffer.from(longDocument(12, key)),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 8,
+  });
 
 describe("a claim lost in a crash", () => {
   it("handed to the same worker again under the same lease attempt: both runs hold a slot, one switch wins, nothing is written twice", async () => {
@@ -105,7 +120,10 @@ describe("a claim lost in a crash", () => {
       );
       // The same worker claims it again: run B, same task, same worker, same lease attempt.
       await waitFor(async () => embedder.waiting === 2);
-      expect((await t.pool.query(`SELECT status, attempts, lease_owner FROM index_tasks WHERE task_id = $1`, [first.taskId])).rows[0]).toEqual({
+      expect(
+        (await t.pool.query(`SELECT status, attempts, lease_owner FROM index_tasks WHERE task_id = $1`, [first.taskId]))
+          .rows[0],
+      ).toEqual({
         status: "RUNNING",
         attempts: 1,
         lease_owner: "w-lost",
@@ -113,9 +131,18 @@ describe("a claim lost in a crash", () => {
       // Both runs count against the worker's two slots: a new task waits for one to end.
       const second = await pub("second");
       await new Promise((r) => setTimeout(r, 1000));
-      expect((await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [second.taskId])).rows[0].status).toBe("PENDING");
+      expect(
+        (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [second.taskId])).rows[0].status,
+      ).toBe("PENDING");
       embedder.release();
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = ANY($1::bigint[]) AND status = 'SUCCEEDED'`, [[first.taskId, second.taskId]])).rowCount === 2);
+      await waitFor(
+        async () =>
+          (
+            await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = ANY($1::bigint[]) AND status = 'SUCCEEDED'`, [
+              [first.taskId, second.taskId],
+            ])
+          ).rowCount === 2,
+      );
     } finally {
       embedder.release();
       await w.stop(5000);
@@ -127,12 +154,16 @@ describe("a claim lost in a crash", () => {
       `SELECT iv.status FROM index_versions iv JOIN documents d ON d.id = iv.document_id WHERE d.key = 'first' AND d.tenant_id = 'lost'`,
     );
     expect(versions.rows).toEqual([{ status: "ACTIVE" }]);
-    const events = await t.pool.query(`SELECT kind, lease_attempt FROM task_events WHERE task_id = $1 ORDER BY id`, [first.taskId]);
+    const events = await t.pool.query(`SELECT kind, lease_attempt FROM task_events WHERE task_id = $1 ORDER BY id`, [
+      first.taskId,
+    ]);
     expect(events.rows).toEqual([
       { kind: "CLAIMED", lease_attempt: 1 },
       { kind: "SUCCEEDED", lease_attempt: 1 },
     ]);
-    const running = await t.pool.query(`SELECT task_id FROM index_tasks WHERE status = 'RUNNING' AND lease_owner = 'w-lost'`);
+    const running = await t.pool.query(
+      `SELECT task_id FROM index_tasks WHERE status = 'RUNNING' AND lease_owner = 'w-lost'`,
+    );
     expect(running.rows).toEqual([]);
   });
 });

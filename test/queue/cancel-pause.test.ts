@@ -39,7 +39,9 @@ afterAll(async () => {
   await t?.close();
 });
 beforeEach(async () => {
-  await t.pool.query(`TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants, task_pauses, audit_log, api_tokens CASCADE`);
+  await t.pool.query(
+    `TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants, task_pauses, audit_log, api_tokens CASCADE`,
+  );
   for (const [token, name, role, tenants] of [
     [LIMITED, "limited-ops", "operator", ["ca"]],
     [VIEWER, "all-viewer", "viewer", ["*"]],
@@ -55,7 +57,12 @@ beforeEach(async () => {
 });
 
 const ctx = <P>(p: P) => ({ params: Promise.resolve(p) });
-async function send(route: any, method: string, params: object, opts: { body?: unknown; token?: string; query?: string } = {}) {
+async function send(
+  route: any,
+  method: string,
+  params: object,
+  opts: { body?: unknown; token?: string; query?: string } = {},
+) {
   const res = (await route[method](
     new Request(`http://localhost/x${opts.query ?? ""}`, {
       method,
@@ -67,38 +74,81 @@ async function send(route: any, method: string, params: object, opts: { body?: u
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 async function publish(tenant: string, key: string, content = "hello"): Promise<string> {
-  const r = await send(R.publish, "POST", { tenant, key }, { body: { title: key, contentType: "text/plain", content } });
+  const r = await send(
+    R.publish,
+    "POST",
+    { tenant, key },
+    { body: { title: key, contentType: "text/plain", content } },
+  );
   expect(r.status, JSON.stringify(r.body)).toBe(202);
   return String(r.body.taskId);
 }
-const cancel = (taskId: string, reason = "wrong file uploaded", token = ADMIN) => send(R.cancel, "POST", { taskId }, { body: { reason }, token });
-const timeline = async (taskId: string) => (await send(R.task, "GET", { taskId })).body.events as { kind: string; actor: string; detail: { reason?: string } | null }[];
+const cancel = (taskId: string, reason = "wrong file uploaded", token = ADMIN) =>
+  send(R.cancel, "POST", { taskId }, { body: { reason }, token });
+const timeline = async (taskId: string) =>
+  (await send(R.task, "GET", { taskId })).body.events as {
+    kind: string;
+    actor: string;
+    detail: { reason?: string } | null;
+  }[];
 const doc = async (tenant: string, key: string) => (await send(R.doc, "GET", { tenant, key })).body;
-const auditRows = async (action: string) => (await t.pool.query(`SELECT actor, action, tenant_id, target_type, target_id, reason FROM audit_log WHERE action = $1 ORDER BY id`, [action])).rows;
-const counts = async () => (await t.pool.query(`SELECT (SELECT count(*)::int FROM audit_log) AS audit, (SELECT count(*)::int FROM task_pauses) AS pauses, (SELECT count(*)::int FROM task_events) AS events`)).rows[0];
+const auditRows = async (action: string) =>
+  (
+    await t.pool.query(
+      `SELECT actor, action, tenant_id, target_type, target_id, reason FROM audit_log WHERE action = $1 ORDER BY id`,
+      [action],
+    )
+  ).rows;
+const counts = async () =>
+  (
+    await t.pool.query(
+      `SELECT (SELECT count(*)::int FROM audit_log) AS audit, (SELECT count(*)::int FROM task_pauses) AS pauses, (SELECT count(*)::int FROM task_events) AS events`,
+    )
+  ).rows[0];
 
 describe("cancel", () => {
   it("cancels a PENDING task: CANCELLED with the reason on the task, its timeline, the audit log and the document", async () => {
     const id = await publish("ca", "a");
     const r = await cancel(id);
     expect(r).toEqual({ status: 200, body: { taskId: id, status: "CANCELLED" } });
-    expect(await taskRow(t.pool, id)).toMatchObject({ status: "CANCELLED", error_code: "OPERATOR_CANCELLED", error_message: "Cancelled by token:bootstrap: wrong file uploaded" });
+    expect(await taskRow(t.pool, id)).toMatchObject({
+      status: "CANCELLED",
+      error_code: "OPERATOR_CANCELLED",
+      error_message: "Cancelled by token:bootstrap: wrong file uploaded",
+    });
     const last = (await timeline(id)).at(-1)!;
-    expect(last).toMatchObject({ kind: "OPERATOR_CANCEL", actor: "token:bootstrap", detail: { reason: "wrong file uploaded", from: "PENDING" } });
+    expect(last).toMatchObject({
+      kind: "OPERATOR_CANCEL",
+      actor: "token:bootstrap",
+      detail: { reason: "wrong file uploaded", from: "PENDING" },
+    });
     expect(await auditRows("task.cancel")).toEqual([
-      { actor: "token:bootstrap", action: "task.cancel", tenant_id: "ca", target_type: "task", target_id: id, reason: "wrong file uploaded" },
+      {
+        actor: "token:bootstrap",
+        action: "task.cancel",
+        tenant_id: "ca",
+        target_type: "task",
+        target_id: id,
+        reason: "wrong file uploaded",
+      },
     ]);
     // Never built: the document is not searchable, and says why.
     const d = await doc("ca", "a");
     expect(d.state).toBe("FAILED");
-    expect(d.lastError).toEqual({ code: "OPERATOR_CANCELLED", message: "Cancelled by token:bootstrap: wrong file uploaded" });
+    expect(d.lastError).toEqual({
+      code: "OPERATOR_CANCELLED",
+      message: "Cancelled by token:bootstrap: wrong file uploaded",
+    });
     // And no claim takes it.
     expect(await claim(t.pool, "w", 60, 10)).toEqual([]);
   });
 
   it("cancels a RETRY_WAIT task; refuses a RUNNING or finished one, a DELETE, and a second cancel, writing nothing", async () => {
     const waiting = await publish("ca", "rw");
-    await t.pool.query(`UPDATE index_tasks SET status = 'RETRY_WAIT', next_attempt_at = now() + interval '1 hour', attempts = 1, error_code = 'EMBEDDING_TIMEOUT' WHERE task_id = $1`, [waiting]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'RETRY_WAIT', next_attempt_at = now() + interval '1 hour', attempts = 1, error_code = 'EMBEDDING_TIMEOUT' WHERE task_id = $1`,
+      [waiting],
+    );
     expect((await cancel(waiting)).body.status).toBe("CANCELLED");
     expect((await timeline(waiting)).at(-1)!.detail).toMatchObject({ from: "RETRY_WAIT" });
 
@@ -110,7 +160,9 @@ describe("cancel", () => {
     expect(r1.body.error.code).toBe("TASK_NOT_CANCELLABLE");
     expect(r1.body.error.message).toMatch(/RUNNING \(a worker holds it/);
     // Its lease lapsed (the worker died): no worker holds it, and the answer says what comes next.
-    await t.pool.query(`UPDATE index_tasks SET lease_until = now() - interval '1 second' WHERE task_id = $1`, [running]);
+    await t.pool.query(`UPDATE index_tasks SET lease_until = now() - interval '1 second' WHERE task_id = $1`, [
+      running,
+    ]);
     const lapsed = await cancel(running);
     expect([lapsed.status, lapsed.body.error.code]).toEqual([409, "TASK_NOT_CANCELLABLE"]);
     expect(lapsed.body.error.message).toMatch(/lease has lapsed; the next claim takes it over/);
@@ -134,7 +186,14 @@ describe("cancel", () => {
     const mine = await publish("ca", "x");
     const theirs = await publish("cb", "x");
     const before = await counts();
-    for (const body of [{}, { reason: "" }, { reason: "ok" }, { reason: "x".repeat(1001) }, { reason: "fine reason", extra: 1 }, { reason: "bad\u0000byte" }]) {
+    for (const body of [
+      {},
+      { reason: "" },
+      { reason: "ok" },
+      { reason: "x".repeat(1001) },
+      { reason: "fine reason", extra: 1 },
+      { reason: "bad\u0000byte" },
+    ]) {
       const r = await send(R.cancel, "POST", { taskId: mine }, { body });
       expect(r.status, JSON.stringify(body)).toBe(400);
     }
@@ -152,7 +211,12 @@ describe("cancel", () => {
     await cancel(id);
     const r = await send(R.retry, "POST", { taskId: id }, { body: { reason: "uploaded the right one" } });
     expect(r).toEqual({ status: 200, body: { taskId: id, status: "PENDING" } });
-    expect(await taskRow(t.pool, id)).toMatchObject({ status: "PENDING", error_code: null, error_message: null, finished_at: null });
+    expect(await taskRow(t.pool, id)).toMatchObject({
+      status: "PENDING",
+      error_code: null,
+      error_message: null,
+      finished_at: null,
+    });
     expect((await doc("ca", "r")).state).toBe("INDEXING");
     expect((await claim(t.pool, "w", 60, 5)).map((l) => l.taskId)).toEqual([id]);
 
@@ -173,7 +237,10 @@ describe("cancel", () => {
        VALUES ($1, 'ca', $2, 1, 'ACTIVE', 'c', $3, $4, 0, 0)`,
       [ivId, rows[0].id, LOCAL_MODEL, LOCAL_DEFAULT_DIMS],
     );
-    await t.pool.query(`INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'ca', $2, 1)`, [rows[0].id, ivId]);
+    await t.pool.query(
+      `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'ca', $2, 1)`,
+      [rows[0].id, ivId],
+    );
     expect((await doc("ca", "v")).state).toBe("SEARCHABLE");
     const v2 = await publish("ca", "v", "second");
     await cancel(v2, "bad second draft");
@@ -236,7 +303,15 @@ describe.runIf(onRealPostgres)("cancel interleavings", () => {
     // Concurrently, many times: exactly one of the two outcomes each time.
     for (let i = 0; i < 8; i++) {
       const id = await publish("ca", `p-race-${i}`);
-      const [c, p] = await Promise.all([cancel(id), send(R.publish, "POST", { tenant: "ca", key: `p-race-${i}` }, { body: { title: "x", contentType: "text/plain", content: `v2 ${i}` } })]);
+      const [c, p] = await Promise.all([
+        cancel(id),
+        send(
+          R.publish,
+          "POST",
+          { tenant: "ca", key: `p-race-${i}` },
+          { body: { title: "x", contentType: "text/plain", content: `v2 ${i}` } },
+        ),
+      ]);
       expect(p.status).toBe(202);
       const status = (await taskRow(t.pool, id)).status;
       if (c.status === 200) expect(status).toBe("CANCELLED");
@@ -247,7 +322,10 @@ describe.runIf(onRealPostgres)("cancel interleavings", () => {
 
   it("vs retry and force-done: each needs the state the other leaves, so they apply in order or are refused", async () => {
     const id = await publish("ca", "rf");
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'EMBEDDING_TIMEOUT', finished_at = now() WHERE task_id = $1`, [id]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'DEAD', error_code = 'EMBEDDING_TIMEOUT', finished_at = now() WHERE task_id = $1`,
+      [id],
+    );
     // DEAD: not cancellable; retried, it is.
     expect((await cancel(id)).body.error.code).toBe("TASK_NOT_CANCELLABLE");
     expect((await send(R.retry, "POST", { taskId: id }, { body: {} })).body.status).toBe("PENDING");
@@ -261,7 +339,9 @@ describe.runIf(onRealPostgres)("cancel interleavings", () => {
     // Force-done of a DEAD task, then cancel: refused.
     const d = await publish("ca", "fd");
     await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', finished_at = now() WHERE task_id = $1`, [d]);
-    expect((await send(R.forceDone, "POST", { taskId: d }, { body: { reason: "closing" } })).body.status).toBe("RESOLVED");
+    expect((await send(R.forceDone, "POST", { taskId: d }, { body: { reason: "closing" } })).body.status).toBe(
+      "RESOLVED",
+    );
     expect((await cancel(d)).body.error.code).toBe("TASK_NOT_CANCELLABLE");
   });
 
@@ -280,7 +360,11 @@ describe.runIf(onRealPostgres)("cancel interleavings", () => {
 
   it("twice at once: exactly one cancel wins, one audit row", async () => {
     const id = await publish("ca", "twice");
-    const answers = await Promise.all([cancel(id, "first reason"), cancel(id, "second reason"), cancel(id, "third reason")]);
+    const answers = await Promise.all([
+      cancel(id, "first reason"),
+      cancel(id, "second reason"),
+      cancel(id, "third reason"),
+    ]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
     expect(await auditRows("task.cancel")).toHaveLength(1);
     expect((await timeline(id)).filter((e) => e.kind === "OPERATOR_CANCEL")).toHaveLength(1);
@@ -288,24 +372,40 @@ describe.runIf(onRealPostgres)("cancel interleavings", () => {
 });
 
 describe("pause and resume", () => {
-  const pauseTenant = (tenant: string, token = ADMIN, reason = "provider quota for this tenant") => send(R.pauses, "POST", {}, { body: { tenant, reason }, token });
+  const pauseTenant = (tenant: string, token = ADMIN, reason = "provider quota for this tenant") =>
+    send(R.pauses, "POST", {}, { body: { tenant, reason }, token });
 
   it("a paused tenant's due tasks and expired leases are not claimed; resuming lets them flow", async () => {
     const a1 = await publish("ca", "one");
     const b1 = await publish("cb", "one");
     const a2 = await publish("ca", "two");
     // a2 is running on a worker that died: its lease expired.
-    await t.pool.query(`UPDATE index_tasks SET status = 'RUNNING', attempts = 1, lease_owner = 'dead-worker', lease_until = now() - interval '1 minute' WHERE task_id = $1`, [a2]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'RUNNING', attempts = 1, lease_owner = 'dead-worker', lease_until = now() - interval '1 minute' WHERE task_id = $1`,
+      [a2],
+    );
     const p = await pauseTenant("ca");
     expect(p.status).toBe(201);
-    expect(p.body).toMatchObject({ tenant: "ca", taskType: null, pausedBy: "token:bootstrap", reason: "provider quota for this tenant" });
+    expect(p.body).toMatchObject({
+      tenant: "ca",
+      taskType: null,
+      pausedBy: "token:bootstrap",
+      reason: "provider quota for this tenant",
+    });
     expect((await claim(t.pool, "w", 60, 10)).map((l) => l.taskId)).toEqual([b1]);
     expect(await claim(t.pool, "w", 60, 10)).toEqual([]);
     expect(await taskRow(t.pool, a2)).toMatchObject({ status: "RUNNING", lease_owner: "dead-worker", attempts: 1 });
     // The held tasks say why they wait; the one claimed elsewhere does not.
-    const list = (await send(R.tasks, "GET", {}, { query: "?limit=50" })).body.items as { taskId: string; paused: { target: string; by: string; reason: string } | null }[];
+    const list = (await send(R.tasks, "GET", {}, { query: "?limit=50" })).body.items as {
+      taskId: string;
+      paused: { target: string; by: string; reason: string } | null;
+    }[];
     const byId = new Map(list.map((i) => [i.taskId, i.paused]));
-    expect(byId.get(a1)).toMatchObject({ target: "tenant ca", by: "token:bootstrap", reason: "provider quota for this tenant" });
+    expect(byId.get(a1)).toMatchObject({
+      target: "tenant ca",
+      by: "token:bootstrap",
+      reason: "provider quota for this tenant",
+    });
     expect(byId.get(a2)).toMatchObject({ target: "tenant ca" });
     expect(byId.get(b1)).toBeNull();
     expect((await send(R.task, "GET", { taskId: a1 })).body.paused).toMatchObject({ target: "tenant ca" });
@@ -318,7 +418,9 @@ describe("pause and resume", () => {
     const taken = await claim(t.pool, "w", 60, 10);
     expect(taken.map((l) => l.taskId).sort()).toEqual([a1, a2].sort());
     expect(taken.find((l) => l.taskId === a2)!.takenOver).toBe(true);
-    expect((await auditRows("queue.pause")).map((x) => [x.actor, x.tenant_id, x.target_type, x.target_id, x.reason])).toEqual([["token:bootstrap", "ca", "tenant", "ca", "provider quota for this tenant"]]);
+    expect(
+      (await auditRows("queue.pause")).map((x) => [x.actor, x.tenant_id, x.target_type, x.target_id, x.reason]),
+    ).toEqual([["token:bootstrap", "ca", "tenant", "ca", "provider quota for this tenant"]]);
     expect((await auditRows("queue.resume")).map((x) => [x.tenant_id, x.reason])).toEqual([["ca", "quota raised"]]);
     expect((await send(R.pauses, "GET", {})).body.items).toEqual([]);
   });
@@ -332,7 +434,9 @@ describe("pause and resume", () => {
     expect(p.status).toBe(201);
     expect((await claim(t.pool, "w", 60, 10)).map((l) => l.taskId)).toEqual([other]);
     expect(await taskRow(t.pool, String(del.body.taskId))).toMatchObject({ status: "PENDING" });
-    expect((await send(R.task, "GET", { taskId: String(del.body.taskId) })).body.paused).toMatchObject({ target: "task type DELETE" });
+    expect((await send(R.task, "GET", { taskId: String(del.body.taskId) })).body.paused).toMatchObject({
+      target: "task type DELETE",
+    });
     await send(R.pause, "DELETE", { id: p.body.id }, { body: {} });
     expect((await claim(t.pool, "w", 60, 10)).map((l) => l.taskId)).toEqual([String(del.body.taskId)]);
   });
@@ -343,9 +447,17 @@ describe("pause and resume", () => {
     const before = await counts();
     const refusals = [
       [await pauseTenant("cb", LIMITED), 403, "FORBIDDEN"],
-      [await send(R.pauses, "POST", {}, { body: { taskType: "INDEX", reason: "fleet wide" }, token: LIMITED }), 403, "FLEET_SCOPE_REQUIRED"],
+      [
+        await send(R.pauses, "POST", {}, { body: { taskType: "INDEX", reason: "fleet wide" }, token: LIMITED }),
+        403,
+        "FLEET_SCOPE_REQUIRED",
+      ],
       [await pauseTenant("ca", VIEWER), 403, "FORBIDDEN"],
-      [await send(R.pauses, "POST", {}, { body: { tenant: "ca", taskType: "INDEX", reason: "both named" } }), 400, "VALIDATION_FAILED"],
+      [
+        await send(R.pauses, "POST", {}, { body: { tenant: "ca", taskType: "INDEX", reason: "both named" } }),
+        400,
+        "VALIDATION_FAILED",
+      ],
       [await send(R.pauses, "POST", {}, { body: { reason: "neither named" } }), 400, "VALIDATION_FAILED"],
       [await send(R.pauses, "POST", {}, { body: { tenant: "ca", reason: "no" } }), 400, "VALIDATION_FAILED"],
       [await send(R.pauses, "POST", {}, { body: { taskType: "BOGUS", reason: "bad type" } }), 400, "VALIDATION_FAILED"],
@@ -356,14 +468,21 @@ describe("pause and resume", () => {
 
     const mine = await pauseTenant("ca", LIMITED);
     expect(mine.status).toBe(201);
-    expect([(await pauseTenant("ca")).status, (await pauseTenant("ca")).body.error.code]).toEqual([409, "ALREADY_PAUSED"]);
+    expect([(await pauseTenant("ca")).status, (await pauseTenant("ca")).body.error.code]).toEqual([
+      409,
+      "ALREADY_PAUSED",
+    ]);
     const other = await pauseTenant("cb");
     const type = await send(R.pauses, "POST", {}, { body: { taskType: "REINDEX", reason: "model migration" } });
     // The limited operator sees its tenant's pause and the fleet-wide one, not tenant cb's.
-    const seen = (await send(R.pauses, "GET", {}, { token: LIMITED })).body.items.map((p: { tenant: string | null; taskType: string | null }) => p.tenant ?? p.taskType);
+    const seen = (await send(R.pauses, "GET", {}, { token: LIMITED })).body.items.map(
+      (p: { tenant: string | null; taskType: string | null }) => p.tenant ?? p.taskType,
+    );
     expect(seen.sort()).toEqual(["REINDEX", "ca"]);
     expect((await send(R.pause, "DELETE", { id: other.body.id }, { token: LIMITED })).status).toBe(404);
-    expect((await send(R.pause, "DELETE", { id: type.body.id }, { token: LIMITED })).body.error.code).toBe("FLEET_SCOPE_REQUIRED");
+    expect((await send(R.pause, "DELETE", { id: type.body.id }, { token: LIMITED })).body.error.code).toBe(
+      "FLEET_SCOPE_REQUIRED",
+    );
     expect((await send(R.pause, "DELETE", { id: "abc" })).status).toBe(400);
     expect((await send(R.pause, "DELETE", { id: mine.body.id }, { token: LIMITED })).status).toBe(200);
     expect((await send(R.pause, "DELETE", { id: mine.body.id }, { token: LIMITED })).status).toBe(404);

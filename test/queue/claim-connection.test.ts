@@ -23,7 +23,11 @@ beforeEach(async () => resetContent(t.pool));
 afterEach(() => setPreparedStatements(false));
 
 const claimBackends = async () =>
-  (await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`)).rows[0].n;
+  (
+    await t.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`,
+    )
+  ).rows[0].n;
 
 /** The statement texts a pool is asked to run, in whichever form the caller passes them. */
 function recordTexts(pool: pg.Pool): { texts: string[]; restore: () => void } {
@@ -62,7 +66,9 @@ function noopWorker(id: string, leaseSeconds: number, onDone: () => void = () =>
   });
 }
 
-const allSucceeded = async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'claims' AND status <> 'SUCCEEDED' LIMIT 1`)).rowCount === 0;
+const allSucceeded = async () =>
+  (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'claims' AND status <> 'SUCCEEDED' LIMIT 1`))
+    .rowCount === 0;
 
 describe("a worker's claims", () => {
   it("go through a connection of their own, never through the shared pool, and that connection ends with the worker", async () => {
@@ -90,35 +96,42 @@ describe("a worker's claims", () => {
     }
   });
 
-  it.runIf(onRealPostgres)("survive the claim connection being terminated mid-run: the next claim reconnects and every task still succeeds", async () => {
-    await seedTasks(t.pool, 600, { tenant: "claims" });
-    let done = 0;
-    // A short lease: a claim that committed but whose answer died with the connection is taken
-    // over (by this worker) a few seconds later rather than after a minute.
-    const worker = noopWorker("claim-connection-killed", 3, () => done++, 2);
-    await worker.start();
-    try {
-      await waitFor(async () => done >= 100, 20_000, 5);
-      const killed = await waitFor(
-        async () =>
-          (
-            await t.pool.query(
-              `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`,
-            )
-          ).rowCount,
-        5_000,
-        5,
-      );
-      expect(killed).toBe(1);
-      await waitFor(allSucceeded, 30_000);
-      // A new claim connection took over from the terminated one (it exists between claims; right
-      // after a failed claim it may be missing for the loop's back-off, hence the wait).
-      await waitFor(async () => (await claimBackends()) === 1, 5_000);
-    } finally {
-      await worker.stop(1000);
-    }
-    expect(done).toBeGreaterThanOrEqual(600);
-    const states = (await t.pool.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM index_tasks WHERE tenant_id = 'claims' GROUP BY status`)).rows;
-    expect(states).toEqual([{ status: "SUCCEEDED", n: 600 }]);
-  });
+  it.runIf(onRealPostgres)(
+    "survive the claim connection being terminated mid-run: the next claim reconnects and every task still succeeds",
+    async () => {
+      await seedTasks(t.pool, 600, { tenant: "claims" });
+      let done = 0;
+      // A short lease: a claim that committed but whose answer died with the connection is taken
+      // over (by this worker) a few seconds later rather than after a minute.
+      const worker = noopWorker("claim-connection-killed", 3, () => done++, 2);
+      await worker.start();
+      try {
+        await waitFor(async () => done >= 100, 20_000, 5);
+        const killed = await waitFor(
+          async () =>
+            (
+              await t.pool.query(
+                `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'indexwright-claim'`,
+              )
+            ).rowCount,
+          5_000,
+          5,
+        );
+        expect(killed).toBe(1);
+        await waitFor(allSucceeded, 30_000);
+        // A new claim connection took over from the terminated one (it exists between claims; right
+        // after a failed claim it may be missing for the loop's back-off, hence the wait).
+        await waitFor(async () => (await claimBackends()) === 1, 5_000);
+      } finally {
+        await worker.stop(1000);
+      }
+      expect(done).toBeGreaterThanOrEqual(600);
+      const states = (
+        await t.pool.query<{ status: string; n: number }>(
+          `SELECT status, count(*)::int AS n FROM index_tasks WHERE tenant_id = 'claims' GROUP BY status`,
+        )
+      ).rows;
+      expect(states).toEqual([{ status: "SUCCEEDED", n: 600 }]);
+    },
+  );
 });

@@ -14,7 +14,8 @@ let walinspect = false;
 beforeAll(async () => {
   t = await createTestDb();
   if (onRealPostgres) {
-    walinspect = (await t.pool.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_walinspect'`)).rowCount === 1;
+    walinspect =
+      (await t.pool.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_walinspect'`)).rowCount === 1;
     if (walinspect) await t.pool.query(`CREATE EXTENSION IF NOT EXISTS pg_walinspect`);
   }
 });
@@ -29,7 +30,12 @@ async function written(c: pg.PoolClient, fn: () => Promise<void>): Promise<Writt
   await fn();
   const to = await lsn();
   // The claim commits asynchronously; pg_walinspect reads only WAL that is flushed.
-  for (let i = 0; i < 100 && !(await c.query(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok`, [to])).rows[0].ok; i++) await new Promise((r) => setTimeout(r, 20));
+  for (
+    let i = 0;
+    i < 100 && !(await c.query(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok`, [to])).rows[0].ok;
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 20));
   const { rows } = await c.query<{ rm: string; kind: string; rel: string | null }>(
     `SELECT w.resource_manager AS rm, split_part(w.record_type, ' ', 1) AS kind, r.relname AS rel
        FROM pg_get_wal_records_info($1, $2) w
@@ -38,9 +44,15 @@ async function written(c: pg.PoolClient, fn: () => Promise<void>): Promise<Writt
     [from, to],
   );
   return {
-    indexEntries: rows.filter((r) => r.rm === "Btree" && /^(INSERT_LEAF|INSERT_POST|SPLIT_L|SPLIT_R)$/.test(r.kind)).map((r) => r.rel ?? "?").sort(),
+    indexEntries: rows
+      .filter((r) => r.rm === "Btree" && /^(INSERT_LEAF|INSERT_POST|SPLIT_L|SPLIT_R)$/.test(r.kind))
+      .map((r) => r.rel ?? "?")
+      .sort(),
     rowLocks: rows.filter((r) => r.rm === "Heap" && r.kind === "LOCK").length,
-    heapWrites: rows.filter((r) => r.rm === "Heap" && /^(INSERT|UPDATE|HOT_UPDATE)/.test(r.kind)).map((r) => `${r.kind.replace("+INIT", "")} ${r.rel}`).sort(),
+    heapWrites: rows
+      .filter((r) => r.rm === "Heap" && /^(INSERT|UPDATE|HOT_UPDATE)/.test(r.kind))
+      .map((r) => `${r.kind.replace("+INIT", "")} ${r.rel}`)
+      .sort(),
   };
 }
 
@@ -58,7 +70,12 @@ describe.runIf(onRealPostgres)("the queue's writes per task", () => {
       const completed = await written(c, () => complete(c, lease!));
 
       // Not the status index (it holds no RUNNING rows), not a second key index on either table.
-      expect(claimed.indexEntries).toEqual(["index_tasks_document_key", "index_tasks_lease_idx", "index_tasks_pkey", "task_events_pkey"]);
+      expect(claimed.indexEntries).toEqual([
+        "index_tasks_document_key",
+        "index_tasks_lease_idx",
+        "index_tasks_pkey",
+        "task_events_pkey",
+      ]);
       expect(completed.indexEntries).toEqual([
         "index_tasks_document_key",
         "index_tasks_finished_at_idx",

@@ -25,7 +25,10 @@ describe("claim", () => {
     const row = await taskRow(t.pool, ids[0]);
     expect(row.status).toBe("RUNNING");
     expect(row.lease_owner).toBe("w1");
-    const { rows } = await t.pool.query(`SELECT extract(epoch FROM lease_until - now()) AS s FROM index_tasks WHERE task_id = $1`, [ids[0]]);
+    const { rows } = await t.pool.query(
+      `SELECT extract(epoch FROM lease_until - now()) AS s FROM index_tasks WHERE task_id = $1`,
+      [ids[0]],
+    );
     expect(Number(rows[0].s)).toBeGreaterThan(55);
     expect(Number(rows[0].s)).toBeLessThanOrEqual(60);
     const ev = await t.pool.query(`SELECT kind, actor, lease_attempt FROM task_events WHERE task_id = $1`, [ids[0]]);
@@ -57,7 +60,9 @@ describe("fencing", () => {
     expect(mid).toMatchObject({ status: "RUNNING", lease_owner: "B", attempts: 2, progress_done: 0 });
     await complete(t.pool, b);
     expect((await taskRow(t.pool, id)).status).toBe("SUCCEEDED");
-    const kinds = (await t.pool.query(`SELECT kind FROM task_events WHERE task_id = $1 ORDER BY id`, [id])).rows.map((r) => r.kind);
+    const kinds = (await t.pool.query(`SELECT kind FROM task_events WHERE task_id = $1 ORDER BY id`, [id])).rows.map(
+      (r) => r.kind,
+    );
     expect(kinds).toEqual(["CLAIMED", "LEASE_TAKEN_OVER", "SUCCEEDED"]);
   });
 
@@ -85,8 +90,14 @@ describe("fencing", () => {
     await claim(t.pool, "B", 60, 1);
     await expireLease(t.pool, id);
     expect(await claim(t.pool, "C", 60, 1)).toHaveLength(0);
-    expect(await taskRow(t.pool, id)).toMatchObject({ status: "DEAD", error_code: "LEASE_ATTEMPTS_EXHAUSTED", attempts: 2 });
-    const last = (await t.pool.query(`SELECT kind, error_code FROM task_events WHERE task_id = $1 ORDER BY id DESC LIMIT 1`, [id])).rows[0];
+    expect(await taskRow(t.pool, id)).toMatchObject({
+      status: "DEAD",
+      error_code: "LEASE_ATTEMPTS_EXHAUSTED",
+      attempts: 2,
+    });
+    const last = (
+      await t.pool.query(`SELECT kind, error_code FROM task_events WHERE task_id = $1 ORDER BY id DESC LIMIT 1`, [id])
+    ).rows[0];
     expect(last).toEqual({ kind: "LEASE_EXPIRED_DEAD", error_code: "LEASE_ATTEMPTS_EXHAUSTED" });
   });
 });
@@ -96,7 +107,11 @@ describe("failure", () => {
     const [id] = await seedTasks(t.pool, 1);
     const [a] = await claim(t.pool, "A", 60, 1);
     expect((await fail(t.pool, a, "PARSE_ERROR", "bad bytes", policy)).status).toBe("DEAD");
-    expect(await taskRow(t.pool, id)).toMatchObject({ status: "DEAD", error_code: "PARSE_ERROR", error_message: "bad bytes" });
+    expect(await taskRow(t.pool, id)).toMatchObject({
+      status: "DEAD",
+      error_code: "PARSE_ERROR",
+      error_message: "bad bytes",
+    });
   });
 
   it("a retryable code waits within backoff ± jitter, and dies after max attempts", async () => {
@@ -108,7 +123,10 @@ describe("failure", () => {
       const r = await fail(t.pool, l, "EMBEDDING_RATE_LIMITED", "429", policy);
       if (attempt < 3) {
         expect(r.status).toBe("RETRY_WAIT");
-        const { rows } = await t.pool.query(`SELECT extract(epoch FROM next_attempt_at - updated_at) AS s FROM index_tasks WHERE task_id = $1`, [id]);
+        const { rows } = await t.pool.query(
+          `SELECT extract(epoch FROM next_attempt_at - updated_at) AS s FROM index_tasks WHERE task_id = $1`,
+          [id],
+        );
         const base = 2 * 2 ** (attempt - 1);
         expect(Number(rows[0].s)).toBeGreaterThanOrEqual(base * 0.8 - 0.01);
         expect(Number(rows[0].s)).toBeLessThanOrEqual(base * 1.2 + 0.01);
@@ -116,7 +134,11 @@ describe("failure", () => {
         expect(r.status).toBe("DEAD");
       }
     }
-    expect(await taskRow(t.pool, id)).toMatchObject({ status: "DEAD", error_code: "EMBEDDING_RATE_LIMITED", attempts: 3 });
+    expect(await taskRow(t.pool, id)).toMatchObject({
+      status: "DEAD",
+      error_code: "EMBEDDING_RATE_LIMITED",
+      attempts: 3,
+    });
   });
 
   it("release hands a task back, due at once", async () => {

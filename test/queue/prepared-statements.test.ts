@@ -1,7 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, onRealPostgres, type TestDb, extraPool } from "../helpers/db";
 import { seedTasks, expireLease } from "../helpers/seed";
-import { claim, complete, isEmbeddedServer, preparedStatementsFor, setPreparedStatements } from "../../lib/queue/engine";
+import {
+  claim,
+  complete,
+  isEmbeddedServer,
+  preparedStatementsFor,
+  setPreparedStatements,
+} from "../../lib/queue/engine";
 import { loadConfig } from "../../lib/config";
 import { LeaseLostError } from "../../lib/queue/errors";
 import { withTransaction } from "../../lib/db/pool";
@@ -42,7 +48,9 @@ describe.runIf(onRealPostgres)("claim and complete as named statements", () => {
     } finally {
       c.release();
     }
-    const kinds = (await t.pool.query(`SELECT kind, lease_attempt FROM task_events WHERE task_id = $1 ORDER BY id`, [id])).rows;
+    const kinds = (
+      await t.pool.query(`SELECT kind, lease_attempt FROM task_events WHERE task_id = $1 ORDER BY id`, [id])
+    ).rows;
     expect(kinds).toEqual([
       { kind: "CLAIMED", lease_attempt: 1 },
       { kind: "LEASE_TAKEN_OVER", lease_attempt: 2 },
@@ -67,7 +75,16 @@ describe.runIf(onRealPostgres)("claim and complete as named statements", () => {
 
 describe.runIf(onRealPostgres)("the index pipeline and publish as named statements", () => {
   const doc = (key: string, text: string) => ({
-    tenant: "named-pipeline", key, title: key, contentType: "text/markdown", content: Buffer.from(text), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3,
+    tenant: "named-pipeline",
+    key,
+    title: key,
+    contentType: "text/markdown",
+    content: Buffer.from(text),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 3,
   });
 
   it("index a batch of documents as the unnamed ones do, each statement prepared once on its connection", async () => {
@@ -75,8 +92,13 @@ describe.runIf(onRealPostgres)("the index pipeline and publish as named statemen
     const publisher = extraPool(t.url, { max: 1 });
     const workerPool = extraPool(t.url, { max: 1 });
     const worker = new Worker({
-      pool: workerPool, databaseUrl: t.url, workerId: "named-pipeline", concurrency: 1,
-      cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "10", LOG_LEVEL: "silent" }), embedder: new LocalEmbedder(384), preparedStatements: true,
+      pool: workerPool,
+      databaseUrl: t.url,
+      workerId: "named-pipeline",
+      concurrency: 1,
+      cfg: loadConfig({ POLL_INTERVAL_MS: "50", LEASE_SECONDS: "10", LOG_LEVEL: "silent" }),
+      embedder: new LocalEmbedder(384),
+      preparedStatements: true,
     });
     try {
       // A first publish, a re-publish with one paragraph changed, and an identical re-publish.
@@ -84,7 +106,9 @@ describe.runIf(onRealPostgres)("the index pipeline and publish as named statemen
       await publish(publisher, doc("a", longDocument(6, "a") + "\n\nOne more paragraph."));
       const same = await publish(publisher, doc("b", longDocument(6, "b")));
       expect(same.created).toBe(false);
-      const publishStatements = (await publisher.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements`)).rows.map((r) => r.statement);
+      const publishStatements = (
+        await publisher.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements`)
+      ).rows.map((r) => r.statement);
       expect(publishStatements.some((s) => s.includes("INSERT INTO document_versions"))).toBe(true);
       expect(publishStatements.some((s) => s.includes("FOR UPDATE OF d"))).toBe(true);
 
@@ -97,9 +121,21 @@ describe.runIf(onRealPostgres)("the index pipeline and publish as named statemen
         return r.rows[0].n === 3;
       });
       await worker.stop(1000);
-      const statements = (await workerPool.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements`)).rows;
-      for (const part of ["INSERT INTO index_versions", "CROSS JOIN LATERAL", "WITH m AS", "INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)"]) {
-        expect(statements.some((s) => s.statement.includes(part)), part).toBe(true);
+      const statements = (
+        await workerPool.query<{ name: string; statement: string }>(
+          `SELECT name, statement FROM pg_prepared_statements`,
+        )
+      ).rows;
+      for (const part of [
+        "INSERT INTO index_versions",
+        "CROSS JOIN LATERAL",
+        "WITH m AS",
+        "INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)",
+      ]) {
+        expect(
+          statements.some((s) => s.statement.includes(part)),
+          part,
+        ).toBe(true);
       }
       expect(new Set(statements.map((s) => s.name)).size).toBe(statements.length);
       // Each document serves its business version, every record checked as the unnamed path checks it.
@@ -110,7 +146,11 @@ describe.runIf(onRealPostgres)("the index pipeline and publish as named statemen
             WHERE d.tenant_id = 'named-pipeline' ORDER BY d.key`,
         )
       ).rows;
-      expect(served.map((r) => [r.key, r.version_number, r.status])).toEqual([["a", 2, "ACTIVE"], ["b", 1, "ACTIVE"], ["c", 1, "ACTIVE"]]);
+      expect(served.map((r) => [r.key, r.version_number, r.status])).toEqual([
+        ["a", 2, "ACTIVE"],
+        ["b", 1, "ACTIVE"],
+        ["c", 1, "ACTIVE"],
+      ]);
       for (const r of served) expect(r.records).toBe(r.chunk_count);
     } finally {
       await worker.stop(1000);

@@ -15,7 +15,10 @@ beforeEach(async () => {
 });
 
 const seed = (secondsAgo: number[]) =>
-  t.pool.query(`INSERT INTO backlog_snapshots (taken_at, pending, retry_wait, running, dead, due) SELECT now() - make_interval(secs => s), 0, 0, 0, 0, 0 FROM unnest($1::float8[]) s`, [secondsAgo]);
+  t.pool.query(
+    `INSERT INTO backlog_snapshots (taken_at, pending, retry_wait, running, dead, due) SELECT now() - make_interval(secs => s), 0, 0, 0, 0, 0 FROM unnest($1::float8[]) s`,
+    [secondsAgo],
+  );
 const count = async () => (await t.pool.query(`SELECT count(*)::int AS n FROM backlog_snapshots`)).rows[0].n;
 
 describe("backlog snapshot cadence", () => {

@@ -23,7 +23,10 @@ describe("the two claims", () => {
     const [expired] = await seedTasks(t.pool, 1, { tenant: "take-over" });
     const [exhausted] = await seedTasks(t.pool, 1, { tenant: "take-over", maxAttempts: 1 });
     for (const id of [expired, exhausted]) {
-      await t.pool.query(`UPDATE index_tasks SET status = 'RUNNING', attempts = 1, lease_owner = 'gone', lease_until = now() + interval '1 hour' WHERE task_id = $1`, [id]);
+      await t.pool.query(
+        `UPDATE index_tasks SET status = 'RUNNING', attempts = 1, lease_owner = 'gone', lease_until = now() + interval '1 hour' WHERE task_id = $1`,
+        [id],
+      );
       await expireLease(t.pool, id);
     }
     const [due] = await seedTasks(t.pool, 1, { tenant: "take-over" });
@@ -37,7 +40,11 @@ describe("the two claims", () => {
     expect(second.map((l) => [l.taskId, l.leaseAttempt, l.takenOver])).toEqual([[expired, 2, true]]);
     expect(await taskRow(t.pool, exhausted)).toMatchObject({ status: "DEAD", error_code: "LEASE_ATTEMPTS_EXHAUSTED" });
     // The second claim's two events come from one statement, so only the first is ordered.
-    const kinds = (await t.pool.query(`SELECT task_id::text, kind FROM task_events WHERE task_id = ANY($1::bigint[]) ORDER BY id`, [[expired, exhausted, due]])).rows;
+    const kinds = (
+      await t.pool.query(`SELECT task_id::text, kind FROM task_events WHERE task_id = ANY($1::bigint[]) ORDER BY id`, [
+        [expired, exhausted, due],
+      ])
+    ).rows;
     expect(kinds[0]).toEqual({ task_id: due, kind: "CLAIMED" });
     expect(kinds.slice(1).sort((a, b) => a.kind.localeCompare(b.kind))).toEqual([
       { task_id: exhausted, kind: "LEASE_EXPIRED_DEAD" },
@@ -106,9 +113,19 @@ describe("a busy worker", () => {
       );
       expect(takeover.late_ms).toBeGreaterThanOrEqual(0);
       expect(takeover.late_ms).toBeLessThan(TAKE_OVER_EVERY_MS + 1000);
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'busy' AND status <> 'SUCCEEDED' LIMIT 1`)).rowCount === 0, 60_000);
+      await waitFor(
+        async () =>
+          (await t.pool.query(`SELECT 1 FROM index_tasks WHERE tenant_id = 'busy' AND status <> 'SUCCEEDED' LIMIT 1`))
+            .rowCount === 0,
+        60_000,
+      );
       // Due work was still being claimed after the take-over: it happened while claims came back full.
-      const after = (await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM task_events WHERE kind = 'CLAIMED' AND id > $1`, [takeover.id])).rows[0].n;
+      const after = (
+        await t.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM task_events WHERE kind = 'CLAIMED' AND id > $1`,
+          [takeover.id],
+        )
+      ).rows[0].n;
       expect(after).toBeGreaterThan(0);
       // Between full claims the worker claimed due work only: most claims skipped the look for expired leases.
       expect(worker.stats.claimed).toBe(4001);

@@ -30,7 +30,13 @@ const SEEDS: Seed[] = [
 ];
 
 type Seeded = { taskId: string; attempts: number; status: TaskStatus | null };
-type Case = { name: string; actor: TransitionActor; type?: TaskType; seeds?: (s: Seed) => boolean; build: (t: Seeded) => Statement };
+type Case = {
+  name: string;
+  actor: TransitionActor;
+  type?: TaskType;
+  seeds?: (s: Seed) => boolean;
+  build: (t: Seeded) => Statement;
+};
 
 const existing = (s: Seed) => s.status !== null;
 const held = (t: Seeded) => ({ taskId: t.taskId, leaseAttempt: t.attempts });
@@ -39,25 +45,88 @@ const STATS = { chunksTotal: 2, chunksReused: 1, batchesSent: 1 };
 const CASES: Case[] = [
   { name: "claimTasks", actor: "worker", build: () => sql.claimTasks("w2", 60, 4) },
   { name: "claimTasks (due only)", actor: "worker", build: () => sql.claimTasks("w2", 60, 4, { takeOver: false }) },
-  { name: "supersedeHeldTasks", actor: "worker", build: (t) => sql.supersedeHeldTasks("w", [{ ...held(t), reason: "document deleted", businessVersion: VERSION }]) },
+  {
+    name: "supersedeHeldTasks",
+    actor: "worker",
+    build: (t) => sql.supersedeHeldTasks("w", [{ ...held(t), reason: "document deleted", businessVersion: VERSION }]),
+  },
   { name: "completeTasks", actor: "worker", build: (t) => sql.completeTasks("w", [{ ...held(t), stats: STATS }]) },
-  { name: "failTask (retry)", actor: "worker", build: (t) => sql.failTask(t.taskId, "w", t.attempts, "RETRY_WAIT", 5, "EMBEDDING_TIMEOUT", "timed out") },
-  { name: "failTask (dead)", actor: "worker", build: (t) => sql.failTask(t.taskId, "w", t.attempts, "DEAD", 0, "PARSE_ERROR", "bad input") },
+  {
+    name: "failTask (retry)",
+    actor: "worker",
+    build: (t) => sql.failTask(t.taskId, "w", t.attempts, "RETRY_WAIT", 5, "EMBEDDING_TIMEOUT", "timed out"),
+  },
+  {
+    name: "failTask (dead)",
+    actor: "worker",
+    build: (t) => sql.failTask(t.taskId, "w", t.attempts, "DEAD", 0, "PARSE_ERROR", "bad input"),
+  },
   { name: "releaseTask", actor: "worker", build: (t) => sql.releaseTask(t.taskId, "w", t.attempts) },
 
-  { name: "supersedeOlderTasks", actor: "publisher", build: () => actions.supersedeOlderTasks(DOC, VERSION + 1, "p", TASK_TYPES) },
-  { name: "createTask (publish)", actor: "publisher", seeds: () => true, build: () => actions.createTask(TENANT, DOC, VERSION, "INDEX", 3, "p", { versionNumber: VERSION }) },
-  { name: "createTask (delete)", actor: "publisher", type: "DELETE", seeds: () => true, build: () => actions.createTask(TENANT, DOC, VERSION, "DELETE", 3, "p", null) },
-  { name: "reopenReindexTask", actor: "publisher", type: "REINDEX", seeds: () => true, build: (t) => actions.reopenReindexTask(TENANT, DOC, VERSION, 3, "p", t.status) },
+  {
+    name: "supersedeOlderTasks",
+    actor: "publisher",
+    build: () => actions.supersedeOlderTasks(DOC, VERSION + 1, "p", TASK_TYPES),
+  },
+  {
+    name: "createTask (publish)",
+    actor: "publisher",
+    seeds: () => true,
+    build: () => actions.createTask(TENANT, DOC, VERSION, "INDEX", 3, "p", { versionNumber: VERSION }),
+  },
+  {
+    name: "createTask (delete)",
+    actor: "publisher",
+    type: "DELETE",
+    seeds: () => true,
+    build: () => actions.createTask(TENANT, DOC, VERSION, "DELETE", 3, "p", null),
+  },
+  {
+    name: "reopenReindexTask",
+    actor: "publisher",
+    type: "REINDEX",
+    seeds: () => true,
+    build: (t) => actions.reopenReindexTask(TENANT, DOC, VERSION, 3, "p", t.status),
+  },
 
   { name: "retryTask", actor: "operator", build: (t) => actions.retryTask(t.taskId, 3, "op", { reason: null }) },
-  { name: "retryDeadTasks", actor: "operator", build: () => actions.retryDeadTasks({ errorCode: null, tenant: null, type: null, tenants: null }, [DOC], 3, "op", { bulk: true }) },
-  { name: "forceDoneTask", actor: "operator", build: (t) => actions.forceDoneTask(t.taskId, null, "op", "acknowledged") },
-  { name: "cancelTask", actor: "operator", build: (t) => actions.cancelTask(t.taskId, "Cancelled by op: not needed", "op", { reason: "not needed" }) },
+  {
+    name: "retryDeadTasks",
+    actor: "operator",
+    build: () =>
+      actions.retryDeadTasks({ errorCode: null, tenant: null, type: null, tenants: null }, [DOC], 3, "op", {
+        bulk: true,
+      }),
+  },
+  {
+    name: "forceDoneTask",
+    actor: "operator",
+    build: (t) => actions.forceDoneTask(t.taskId, null, "op", "acknowledged"),
+  },
+  {
+    name: "cancelTask",
+    actor: "operator",
+    build: (t) => actions.cancelTask(t.taskId, "Cancelled by op: not needed", "op", { reason: "not needed" }),
+  },
 
-  { name: "createTask (index)", actor: "reconciler", seeds: () => true, build: () => actions.createTask(TENANT, DOC, VERSION, "INDEX", 3, "reconciler", { reason: "MISSING_TASK" }) },
-  { name: "restartReindexTask", actor: "reconciler", type: "REINDEX", seeds: () => true, build: () => actions.restartReindexTask(TENANT, DOC, VERSION, 3, "reconciler", { reason: "STALE_MODEL" }) },
-  { name: "expireExhaustedLease", actor: "reconciler", build: (t) => actions.expireExhaustedLease(t.taskId, t.attempts, 0, "reconciler") },
+  {
+    name: "createTask (index)",
+    actor: "reconciler",
+    seeds: () => true,
+    build: () => actions.createTask(TENANT, DOC, VERSION, "INDEX", 3, "reconciler", { reason: "MISSING_TASK" }),
+  },
+  {
+    name: "restartReindexTask",
+    actor: "reconciler",
+    type: "REINDEX",
+    seeds: () => true,
+    build: () => actions.restartReindexTask(TENANT, DOC, VERSION, 3, "reconciler", { reason: "STALE_MODEL" }),
+  },
+  {
+    name: "expireExhaustedLease",
+    actor: "reconciler",
+    build: (t) => actions.expireExhaustedLease(t.taskId, t.attempts, 0, "reconciler"),
+  },
 ];
 
 /** Statements that write no task status: reads, locks, pointer and index-version writes, and an event that records no move. */
@@ -81,7 +150,10 @@ let t: TestDb;
 beforeAll(async () => {
   t = await createTestDb();
   await t.pool.query(`INSERT INTO tenants (id, name) VALUES ($1, $1)`, [TENANT]);
-  await t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, $2, 'doc', 'doc', $3)`, [DOC, TENANT, VERSION]);
+  await t.pool.query(
+    `INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, $2, 'doc', 'doc', $3)`,
+    [DOC, TENANT, VERSION],
+  );
 });
 afterAll(async () => t?.close());
 
@@ -104,10 +176,16 @@ async function observe(c: Case, seed: Seed): Promise<Observed> {
       );
       seeded = { taskId: r.rows[0].task_id, attempts, status: seed.status };
     }
-    const mark = (await client.query<{ id: string }>(`SELECT coalesce(max(id), 0)::text AS id FROM task_events`)).rows[0].id;
+    const mark = (await client.query<{ id: string }>(`SELECT coalesce(max(id), 0)::text AS id FROM task_events`))
+      .rows[0].id;
     await run(client, c.build(seeded));
-    const after = await client.query<{ status: TaskStatus }>(`SELECT status FROM index_tasks WHERE document_id = $1 AND version_number = $2 AND task_type = $3`, [DOC, VERSION, type]);
-    const events = await client.query<{ kind: string }>(`SELECT kind FROM task_events WHERE id > $1 ORDER BY id`, [mark]);
+    const after = await client.query<{ status: TaskStatus }>(
+      `SELECT status FROM index_tasks WHERE document_id = $1 AND version_number = $2 AND task_type = $3`,
+      [DOC, VERSION, type],
+    );
+    const events = await client.query<{ kind: string }>(`SELECT kind FROM task_events WHERE id > $1 ORDER BY id`, [
+      mark,
+    ]);
     return { from: seed.status, to: after.rows[0]?.status ?? null, events: events.rows.map((e) => e.kind) };
   } finally {
     await client.query("ROLLBACK");
@@ -116,7 +194,11 @@ async function observe(c: Case, seed: Seed): Promise<Observed> {
 }
 
 const same = (row: Transition, actor: TransitionActor, o: Observed) =>
-  row.actor === actor && row.from === o.from && row.to === o.to && row.events.length === o.events.length && row.events.every((e, i) => e === o.events[i]);
+  row.actor === actor &&
+  row.from === o.from &&
+  row.to === o.to &&
+  row.events.length === o.events.length &&
+  row.events.every((e, i) => e === o.events[i]);
 
 describe("task transitions", () => {
   it("every status-writing statement moves only along TRANSITIONS, and every row is made by one", async () => {
@@ -128,15 +210,24 @@ describe("task transitions", () => {
         if (o.from === o.to && o.events.length === 0) continue;
         const row = TRANSITIONS.find((r) => same(r, c.actor, o));
         if (row) made.add(row);
-        else stray.push(`${c.name} from ${seed.label}: ${o.from ?? "(none)"} → ${o.to ?? "(none)"} [${o.events.join(", ")}] by ${c.actor}`);
+        else
+          stray.push(
+            `${c.name} from ${seed.label}: ${o.from ?? "(none)"} → ${o.to ?? "(none)"} [${o.events.join(", ")}] by ${c.actor}`,
+          );
       }
     }
     expect(stray).toEqual([]);
-    expect(TRANSITIONS.filter((r) => !made.has(r)).map((r) => `${r.from ?? "(new)"} → ${r.to} by ${r.actor} [${r.events.join(", ")}]`)).toEqual([]);
+    expect(
+      TRANSITIONS.filter((r) => !made.has(r)).map(
+        (r) => `${r.from ?? "(new)"} → ${r.to} by ${r.actor} [${r.events.join(", ")}]`,
+      ),
+    ).toEqual([]);
   }, 60_000);
 
   it("runs every exported statement of lib/queue that writes a status", () => {
-    const exported = [...Object.entries(sql), ...Object.entries(actions)].filter(([, v]) => typeof v === "function").map(([k]) => k);
+    const exported = [...Object.entries(sql), ...Object.entries(actions)]
+      .filter(([, v]) => typeof v === "function")
+      .map(([k]) => k);
     const covered = new Set([...NOT_STATUS_WRITERS, ...CASES.map((c) => c.name.split(" ")[0])]);
     expect(exported.filter((k) => !covered.has(k))).toEqual([]);
   });
@@ -153,7 +244,9 @@ describe("task transitions", () => {
     };
     for (const dir of ["lib", "worker", "app", "cli"]) walk(path.join(ROOT, dir));
     const writes = /UPDATE\s+index_tasks|INSERT\s+INTO\s+(index_tasks|task_events)/i;
-    const offenders = files.filter((f) => !f.startsWith(path.join(ROOT, "lib/queue") + path.sep) && writes.test(readFileSync(f, "utf8")));
+    const offenders = files.filter(
+      (f) => !f.startsWith(path.join(ROOT, "lib/queue") + path.sep) && writes.test(readFileSync(f, "utf8")),
+    );
     expect(offenders.map((f) => path.relative(ROOT, f))).toEqual([]);
   });
 

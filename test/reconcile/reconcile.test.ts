@@ -39,10 +39,23 @@ beforeEach(async () => {
   );
 });
 
-const CONFIG: Partial<ReconcileConfig> = { RECONCILE_DRIFT_SECONDS: 300, RECONCILE_LEASE_GRACE_SECONDS: 60, RECONCILE_MAX_REPAIRS: 100, RECONCILE_SCAN_LIMIT: 1000 };
+const CONFIG: Partial<ReconcileConfig> = {
+  RECONCILE_DRIFT_SECONDS: 300,
+  RECONCILE_LEASE_GRACE_SECONDS: 60,
+  RECONCILE_MAX_REPAIRS: 100,
+  RECONCILE_SCAN_LIMIT: 1000,
+};
 
 function pass(o: Partial<ReconcileOptions> & { config?: Partial<ReconcileConfig> } = {}) {
-  return reconcile(t.pool, { actor: "test-worker", embedding: SPACE, maxAttempts: 8, retentionHours: 1, force: true, ...o, config: { ...CONFIG, ...o.config } });
+  return reconcile(t.pool, {
+    actor: "test-worker",
+    embedding: SPACE,
+    maxAttempts: 8,
+    retentionHours: 1,
+    force: true,
+    ...o,
+    config: { ...CONFIG, ...o.config },
+  });
 }
 
 async function ran(o: Parameters<typeof pass>[0] = {}) {
@@ -52,7 +65,18 @@ async function ran(o: Parameters<typeof pass>[0] = {}) {
 }
 
 const pub = (key: string, content: string) =>
-  publish(t.pool, { tenant: TENANT, key, title: key, contentType: "text/markdown", content: Buffer.from(content), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 8 });
+  publish(t.pool, {
+    tenant: TENANT,
+    key,
+    title: key,
+    contentType: "text/markdown",
+    content: Buffer.from(content),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 8,
+  });
 
 /** Run every due task through the real pipeline, as a worker would. */
 async function drain(e = embedder): Promise<number> {
@@ -61,7 +85,13 @@ async function drain(e = embedder): Promise<number> {
     const leases = await claim(t.pool, "drain", 60, 10);
     if (leases.length === 0) return n;
     for (const l of leases) {
-      await executeTask(t.pool, e, l, { signal: new AbortController().signal, progress: () => undefined }, { batchSize: 16, batchMaxBytes: 1 << 20 });
+      await executeTask(
+        t.pool,
+        e,
+        l,
+        { signal: new AbortController().signal, progress: () => undefined },
+        { batchSize: 16, batchMaxBytes: 1 << 20 },
+      );
       n++;
     }
   }
@@ -69,9 +99,15 @@ async function drain(e = embedder): Promise<number> {
 
 const rows = async (sql: string, args: unknown[] = []) => (await t.pool.query(sql, args)).rows;
 const events = (kind: string, action?: string) =>
-  rows(`SELECT kind, action, fingerprint, tenant_id, document_id::text, task_id::text, detail FROM anomaly_events WHERE kind = $1 AND ($2::text IS NULL OR action = $2) ORDER BY id`, [kind, action ?? null]);
+  rows(
+    `SELECT kind, action, fingerprint, tenant_id, document_id::text, task_id::text, detail FROM anomaly_events WHERE kind = $1 AND ($2::text IS NULL OR action = $2) ORDER BY id`,
+    [kind, action ?? null],
+  );
 const tasksOf = (documentId: string) =>
-  rows(`SELECT task_id::text, version_number, task_type, status, max_attempts FROM index_tasks WHERE document_id = $1 ORDER BY task_id`, [documentId]);
+  rows(
+    `SELECT task_id::text, version_number, task_type, status, max_attempts FROM index_tasks WHERE document_id = $1 ORDER BY task_id`,
+    [documentId],
+  );
 
 /** A published, indexed, searchable document. */
 async function indexed(key: string, content: string) {
@@ -86,15 +122,25 @@ describe("findings and repairs", () => {
     await pub("handbook", "# Handbook\n\nVacation requests go through the zebrafish portal now.");
     // A pin holds the finished v2 build back (it stays READY); then the pin disappears without a
     // switch, as an unpin that only cleared the flag once did.
-    await t.pool.query(`UPDATE search_pointers SET pinned = true, pinned_by = 'op', pinned_reason = 'hold' WHERE document_id = $1`, [v1.documentId]);
+    await t.pool.query(
+      `UPDATE search_pointers SET pinned = true, pinned_by = 'op', pinned_reason = 'hold' WHERE document_id = $1`,
+      [v1.documentId],
+    );
     await drain();
-    expect(await rows(`SELECT version_number, status FROM index_versions WHERE document_id = $1 ORDER BY version_number`, [v1.documentId])).toEqual([
+    expect(
+      await rows(`SELECT version_number, status FROM index_versions WHERE document_id = $1 ORDER BY version_number`, [
+        v1.documentId,
+      ]),
+    ).toEqual([
       { version_number: 1, status: "ACTIVE" },
       { version_number: 2, status: "READY" },
     ]);
     // While pinned this is drift on purpose, not a finding.
     expect((await ran()).counts.UNSWITCHED_READY.found).toBe(0);
-    await t.pool.query(`UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1`, [v1.documentId]);
+    await t.pool.query(
+      `UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1`,
+      [v1.documentId],
+    );
 
     const q = { tenant: TENANT, query: "zebrafish portal", topK: 3, principals: [] };
     const before = await search(t.pool, embedder, q);
@@ -103,11 +149,19 @@ describe("findings and repairs", () => {
 
     const r = await ran();
     expect(r.counts.UNSWITCHED_READY).toMatchObject({ found: 1, recorded: 1, repaired: 1 });
-    expect(await rows(`SELECT version_number, status, retired_at IS NOT NULL AS retired FROM index_versions WHERE document_id = $1 ORDER BY version_number`, [v1.documentId])).toEqual([
+    expect(
+      await rows(
+        `SELECT version_number, status, retired_at IS NOT NULL AS retired FROM index_versions WHERE document_id = $1 ORDER BY version_number`,
+        [v1.documentId],
+      ),
+    ).toEqual([
       { version_number: 1, status: "RETIRED", retired: true },
       { version_number: 2, status: "ACTIVE", retired: false },
     ]);
-    expect((await rows(`SELECT search_version, drifted FROM documents WHERE id = $1`, [v1.documentId]))[0]).toEqual({ search_version: 2, drifted: false });
+    expect((await rows(`SELECT search_version, drifted FROM documents WHERE id = $1`, [v1.documentId]))[0]).toEqual({
+      search_version: 2,
+      drifted: false,
+    });
     const hits = await search(t.pool, embedder, q);
     expect(hits[0]).toMatchObject({ documentKey: "handbook", versionNumber: 2 });
     expect(hits[0].text).toContain("zebrafish");
@@ -124,11 +178,18 @@ describe("findings and repairs", () => {
     await t.pool.query(`UPDATE search_pointers SET pinned = true WHERE document_id = $1`, [v1.documentId]);
     await drain();
     await t.pool.query(`UPDATE search_pointers SET pinned = false WHERE document_id = $1`, [v1.documentId]);
-    const iv = (await rows(`SELECT id FROM index_versions WHERE document_id = $1 AND status = 'READY'`, [v1.documentId]))[0].id;
-    await t.pool.query(`DELETE FROM chunks WHERE index_version_id = $1 AND ordinal = (SELECT max(ordinal) FROM chunks WHERE index_version_id = $1)`, [iv]);
+    const iv = (
+      await rows(`SELECT id FROM index_versions WHERE document_id = $1 AND status = 'READY'`, [v1.documentId])
+    )[0].id;
+    await t.pool.query(
+      `DELETE FROM chunks WHERE index_version_id = $1 AND ordinal = (SELECT max(ordinal) FROM chunks WHERE index_version_id = $1)`,
+      [iv],
+    );
     const r = await ran();
     expect(r.counts.UNSWITCHED_READY).toMatchObject({ found: 1, repaired: 0, deferred: 1 });
-    expect((await rows(`SELECT search_version FROM documents WHERE id = $1`, [v1.documentId]))[0].search_version).toBe(1);
+    expect((await rows(`SELECT search_version FROM documents WHERE id = $1`, [v1.documentId]))[0].search_version).toBe(
+      1,
+    );
     expect(await events("UNSWITCHED_READY", "REPAIRED")).toEqual([]);
   });
 
@@ -147,12 +208,21 @@ describe("findings and repairs", () => {
     const r = await ran();
     expect(r.counts.EXPIRED_LEASE).toMatchObject({ found: 2, recorded: 2, repaired: 1 });
     expect((await tasksOf(a.documentId))[0]).toMatchObject({ status: "RUNNING" });
-    const dead = (await rows(`SELECT status, error_code, lease_until FROM index_tasks WHERE task_id = $1`, [b.taskId]))[0];
+    const dead = (
+      await rows(`SELECT status, error_code, lease_until FROM index_tasks WHERE task_id = $1`, [b.taskId])
+    )[0];
     expect(dead).toEqual({ status: "DEAD", error_code: "LEASE_ATTEMPTS_EXHAUSTED", lease_until: null });
-    expect(await rows(`SELECT kind, actor, lease_attempt FROM task_events WHERE task_id = $1 AND kind = 'LEASE_EXPIRED_DEAD'`, [b.taskId])).toEqual([
-      { kind: "LEASE_EXPIRED_DEAD", actor: "reconciler", lease_attempt: 2 },
+    expect(
+      await rows(
+        `SELECT kind, actor, lease_attempt FROM task_events WHERE task_id = $1 AND kind = 'LEASE_EXPIRED_DEAD'`,
+        [b.taskId],
+      ),
+    ).toEqual([{ kind: "LEASE_EXPIRED_DEAD", actor: "reconciler", lease_attempt: 2 }]);
+    expect((await events("EXPIRED_LEASE")).map((e) => `${e.task_id}:${e.action}`)).toEqual([
+      `${a.taskId}:REPORTED`,
+      `${b.taskId}:REPORTED`,
+      `${b.taskId}:REPAIRED`,
     ]);
-    expect((await events("EXPIRED_LEASE")).map((e) => `${e.task_id}:${e.action}`)).toEqual([`${a.taskId}:REPORTED`, `${b.taskId}:REPORTED`, `${b.taskId}:REPAIRED`]);
     // The DEAD task now counts for the operator.
     expect(r.counts.DEAD_TASKS.found).toBe(1);
 
@@ -178,9 +248,15 @@ describe("findings and repairs", () => {
       { kind: "CREATED", actor: "reconciler", detail: { versionNumber: 1, reason: "MISSING_TASK" } },
     ]);
     const repaired = (await events("MISSING_TASK", "REPAIRED"))[0];
-    expect(repaired).toMatchObject({ tenant_id: TENANT, document_id: p.documentId, detail: { enqueued: "INDEX", taskId: tasks[0].task_id } });
+    expect(repaired).toMatchObject({
+      tenant_id: TENANT,
+      document_id: p.documentId,
+      detail: { enqueued: "INDEX", taskId: tasks[0].task_id },
+    });
     expect(await drain()).toBe(1);
-    expect((await search(t.pool, embedder, { tenant: TENANT, query: "task row went missing", topK: 1, principals: [] }))[0]).toMatchObject({ documentKey: "lost", versionNumber: 1 });
+    expect(
+      (await search(t.pool, embedder, { tenant: TENANT, query: "task row went missing", topK: 1, principals: [] }))[0],
+    ).toMatchObject({ documentKey: "lost", versionNumber: 1 });
     expect((await ran()).counts.MISSING_TASK.found).toBe(0);
   });
 
@@ -199,21 +275,31 @@ describe("findings and repairs", () => {
     const stale = await indexed("stale", "# Stale\n\nfirst");
     const s2 = await pub("stale", "# Stale\n\nsecond");
     // v2's INDEX task ended without the pointer moving and its build is gone (e.g. collected).
-    await t.pool.query(`UPDATE index_tasks SET status = 'SUCCEEDED', finished_at = now() WHERE task_id = $1`, [s2.taskId]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'SUCCEEDED', finished_at = now() WHERE task_id = $1`, [
+      s2.taskId,
+    ]);
     const young = await indexed("young", "# Young\n\nfirst");
     const y2 = await pub("young", "# Young\n\nsecond");
-    await t.pool.query(`UPDATE index_tasks SET status = 'SUCCEEDED', finished_at = now() WHERE task_id = $1`, [y2.taskId]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'SUCCEEDED', finished_at = now() WHERE task_id = $1`, [
+      y2.taskId,
+    ]);
     const pinned = await indexed("pinned", "# Pinned\n\nfirst");
     const p2 = await pub("pinned", "# Pinned\n\nsecond");
-    await t.pool.query(`UPDATE index_tasks SET status = 'SUCCEEDED', finished_at = now() WHERE task_id = $1`, [p2.taskId]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'SUCCEEDED', finished_at = now() WHERE task_id = $1`, [
+      p2.taskId,
+    ]);
     await t.pool.query(`UPDATE search_pointers SET pinned = true WHERE document_id = $1`, [pinned.documentId]);
     const dead = await indexed("dead", "# Dead\n\nfirst");
     const d2 = await pub("dead", "# Dead\n\nsecond");
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR', finished_at = now() WHERE task_id = $1`, [d2.taskId]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR', finished_at = now() WHERE task_id = $1`,
+      [d2.taskId],
+    );
     // Everything but "young" was published 10 minutes ago.
-    await t.pool.query(`UPDATE document_versions SET published_at = now() - interval '10 minutes' WHERE document_id = ANY($1::uuid[])`, [
-      [stale.documentId, pinned.documentId, dead.documentId],
-    ]);
+    await t.pool.query(
+      `UPDATE document_versions SET published_at = now() - interval '10 minutes' WHERE document_id = ANY($1::uuid[])`,
+      [[stale.documentId, pinned.documentId, dead.documentId]],
+    );
 
     const r = await ran();
     expect(r.counts.STALE_DRIFT).toMatchObject({ found: 1, repaired: 1 });
@@ -225,11 +311,15 @@ describe("findings and repairs", () => {
       { task_type: "INDEX", status: "SUCCEEDED" },
       { task_type: "REINDEX", status: "PENDING" },
     ]);
-    for (const d of [young, pinned, dead]) expect((await tasksOf(d.documentId)).filter((x) => x.task_type === "REINDEX")).toEqual([]);
+    for (const d of [young, pinned, dead])
+      expect((await tasksOf(d.documentId)).filter((x) => x.task_type === "REINDEX")).toEqual([]);
     expect(r.counts.DEAD_TASKS.found).toBe(1);
 
     await drain();
-    expect((await rows(`SELECT search_version, drifted FROM documents WHERE id = $1`, [stale.documentId]))[0]).toEqual({ search_version: 2, drifted: false });
+    expect((await rows(`SELECT search_version, drifted FROM documents WHERE id = $1`, [stale.documentId]))[0]).toEqual({
+      search_version: 2,
+      drifted: false,
+    });
     expect((await ran()).counts.STALE_DRIFT.found).toBe(0);
   });
 
@@ -240,18 +330,27 @@ describe("findings and repairs", () => {
     await drain(old);
     await t.pool.query(`UPDATE search_pointers SET pinned = true WHERE document_id = $1`, [b.documentId]);
     // Search in the configured space cannot use the old vectors.
-    expect(await search(t.pool, embedder, { tenant: TENANT, query: "penguins ice", topK: 3, principals: [] })).toEqual([]);
+    expect(await search(t.pool, embedder, { tenant: TENANT, query: "penguins ice", topK: 3, principals: [] })).toEqual(
+      [],
+    );
 
     const r = await ran();
     expect(r.counts.STALE_MODEL).toMatchObject({ found: 2, recorded: 2, repaired: 1 });
-    expect((await tasksOf(a.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:SUCCEEDED", "REINDEX:PENDING"]);
+    expect((await tasksOf(a.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual([
+      "INDEX:SUCCEEDED",
+      "REINDEX:PENDING",
+    ]);
     expect((await tasksOf(b.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:SUCCEEDED"]);
-    expect((await events("STALE_MODEL", "REPORTED")).find((e) => e.document_id === b.documentId)!.detail).toMatchObject({ pinned: true, model: "retired-model" });
+    expect((await events("STALE_MODEL", "REPORTED")).find((e) => e.document_id === b.documentId)!.detail).toMatchObject(
+      { pinned: true, model: "retired-model" },
+    );
 
     // While the REINDEX is queued nothing more is enqueued.
     expect((await ran()).counts.STALE_MODEL).toMatchObject({ found: 2, repaired: 0, recorded: 0 });
     await drain();
-    expect((await search(t.pool, embedder, { tenant: TENANT, query: "penguins ice", topK: 3, principals: [] }))[0]).toMatchObject({ documentKey: "model-a" });
+    expect(
+      (await search(t.pool, embedder, { tenant: TENANT, query: "penguins ice", topK: 3, principals: [] }))[0],
+    ).toMatchObject({ documentKey: "model-a" });
     expect((await ran()).counts.STALE_MODEL).toMatchObject({ found: 1, repaired: 0 });
   });
 
@@ -260,19 +359,42 @@ describe("findings and repairs", () => {
     const healed = await pub("healed", "# Healed\n\nPenguins waddle across the ice shelf.");
     const dead = await pub("dead", "# Dead\n\nOstriches sprint across the savanna.");
     // healed: its INDEX was cancelled, then an operator's reindex built the version (old model).
-    await t.pool.query(`UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', finished_at = now() WHERE task_id = $1`, [healed.taskId]);
-    await t.pool.query(`INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type) VALUES ($1, $2, 1, 'REINDEX')`, [TENANT, healed.documentId]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', finished_at = now() WHERE task_id = $1`,
+      [healed.taskId],
+    );
+    await t.pool.query(
+      `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type) VALUES ($1, $2, 1, 'REINDEX')`,
+      [TENANT, healed.documentId],
+    );
     await drain(old);
     // dead: built, then a reindex of it died; the operator has it.
-    await t.pool.query(`INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, error_code, finished_at) VALUES ($1, $2, 1, 'REINDEX', 'DEAD', 'PARSE_ERROR', now())`, [TENANT, dead.documentId]);
-    expect((await tasksOf(healed.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:CANCELLED", "REINDEX:SUCCEEDED"]);
-    expect((await tasksOf(dead.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:SUCCEEDED", "REINDEX:DEAD"]);
+    await t.pool.query(
+      `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, error_code, finished_at) VALUES ($1, $2, 1, 'REINDEX', 'DEAD', 'PARSE_ERROR', now())`,
+      [TENANT, dead.documentId],
+    );
+    expect((await tasksOf(healed.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual([
+      "INDEX:CANCELLED",
+      "REINDEX:SUCCEEDED",
+    ]);
+    expect((await tasksOf(dead.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual([
+      "INDEX:SUCCEEDED",
+      "REINDEX:DEAD",
+    ]);
 
     expect((await ran()).counts.STALE_MODEL).toMatchObject({ found: 2, repaired: 1, deferred: 1 });
-    expect((await tasksOf(healed.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:CANCELLED", "REINDEX:PENDING"]);
-    expect((await tasksOf(dead.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:SUCCEEDED", "REINDEX:DEAD"]);
+    expect((await tasksOf(healed.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual([
+      "INDEX:CANCELLED",
+      "REINDEX:PENDING",
+    ]);
+    expect((await tasksOf(dead.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual([
+      "INDEX:SUCCEEDED",
+      "REINDEX:DEAD",
+    ]);
     await drain();
-    expect((await search(t.pool, embedder, { tenant: TENANT, query: "penguins ice", topK: 3, principals: [] }))[0]).toMatchObject({ documentKey: "healed" });
+    expect(
+      (await search(t.pool, embedder, { tenant: TENANT, query: "penguins ice", topK: 3, principals: [] }))[0],
+    ).toMatchObject({ documentKey: "healed" });
   });
 
   it("ORPHANED_CHUNKS: a BUILDING version of a deleted document is handed to GC; one GC is overdue on is reported; a fresh retired one is not a finding", async () => {
@@ -282,31 +404,52 @@ describe("findings and repairs", () => {
     for (const k of ["gone-a", "gone-b", "gone-c"]) await requestDelete(t.pool, TENANT, k, "test", 8);
     await drain();
     expect(await rows(`SELECT DISTINCT status FROM index_versions`)).toEqual([{ status: "RETIRED" }]);
-    await t.pool.query(`UPDATE index_versions SET status = 'BUILDING', retired_at = NULL, created_at = now() - interval '30 minutes' WHERE document_id = $1`, [a.documentId]);
-    await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '3 hours' WHERE document_id = $1`, [b.documentId]);
+    await t.pool.query(
+      `UPDATE index_versions SET status = 'BUILDING', retired_at = NULL, created_at = now() - interval '30 minutes' WHERE document_id = $1`,
+      [a.documentId],
+    );
+    await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '3 hours' WHERE document_id = $1`, [
+      b.documentId,
+    ]);
 
     const r = await ran();
     expect(r.counts.ORPHANED_CHUNKS).toMatchObject({ found: 2, recorded: 2, repaired: 1 });
-    const ivA = (await rows(`SELECT status, retired_at = created_at AS kept_clock FROM index_versions WHERE document_id = $1`, [a.documentId]))[0];
+    const ivA = (
+      await rows(`SELECT status, retired_at = created_at AS kept_clock FROM index_versions WHERE document_id = $1`, [
+        a.documentId,
+      ])
+    )[0];
     expect(ivA).toEqual({ status: "RETIRED", kept_clock: true });
-    expect((await events("ORPHANED_CHUNKS", "REPORTED")).map((e) => e.document_id).sort()).toEqual([a.documentId, b.documentId].sort());
+    expect((await events("ORPHANED_CHUNKS", "REPORTED")).map((e) => e.document_id).sort()).toEqual(
+      [a.documentId, b.documentId].sort(),
+    );
     expect((await events("ORPHANED_CHUNKS", "REPAIRED")).map((e) => e.document_id)).toEqual([a.documentId]);
     expect((await events("ORPHANED_CHUNKS")).some((e) => e.document_id === c.documentId)).toBe(false);
     // Chunks are never deleted by the reconciler.
-    expect(Number((await rows(`SELECT count(*) AS n FROM chunks WHERE document_id = $1`, [a.documentId]))[0].n)).toBeGreaterThan(0);
+    expect(
+      Number((await rows(`SELECT count(*) AS n FROM chunks WHERE document_id = $1`, [a.documentId]))[0].n),
+    ).toBeGreaterThan(0);
   });
 
   it("DEAD_TASKS: a count for the operator, recorded only when it changes; obsolete DEAD tasks do not count", async () => {
     const a = await pub("dead-a", "# A\n\nx");
     const b = await pub("dead-b", "# B\n\ny");
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR', finished_at = now() WHERE task_id = $1`, [a.taskId]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR', finished_at = now() WHERE task_id = $1`,
+      [a.taskId],
+    );
     let r = await ran();
     expect(r.counts.DEAD_TASKS).toMatchObject({ found: 1, recorded: 1, repaired: 0 });
     r = await ran();
     expect(r.counts.DEAD_TASKS).toMatchObject({ found: 1, recorded: 0 });
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'EMPTY_DOCUMENT', finished_at = now() WHERE task_id = $1`, [b.taskId]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'DEAD', error_code = 'EMPTY_DOCUMENT', finished_at = now() WHERE task_id = $1`,
+      [b.taskId],
+    );
     // A DEAD INDEX of a version that is no longer the business version is obsolete.
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR' WHERE task_id = $1`, [(await pub("dead-a", "# A\n\nnewer")).taskId]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR' WHERE task_id = $1`, [
+      (await pub("dead-a", "# A\n\nnewer")).taskId,
+    ]);
     r = await ran();
     expect(r.counts.DEAD_TASKS).toMatchObject({ found: 2, recorded: 1 });
     expect((await events("DEAD_TASKS")).map((e) => e.detail)).toEqual([
@@ -329,7 +472,8 @@ describe("caps, leadership, records", () => {
     }
     return ids;
   }
-  const queued = async () => Number((await rows(`SELECT count(*) AS n FROM index_tasks WHERE status = 'PENDING'`))[0].n);
+  const queued = async () =>
+    Number((await rows(`SELECT count(*) AS n FROM index_tasks WHERE status = 'PENDING'`))[0].n);
 
   it("repairs at most the cap per kind per pass and records the rest as one SKIPPED_CAP row", async () => {
     await lostTasks(5);
@@ -349,7 +493,11 @@ describe("caps, leadership, records", () => {
     expect(r.totals.MISSING_TASK).toEqual({ REPORTED: 5, REPAIRED: 5, SKIPPED_CAP: 4 });
     // A cap of 0 reports only.
     await lostTasks(1, "report-only");
-    expect((await ran({ config: { RECONCILE_MAX_REPAIRS: 0 } })).counts.MISSING_TASK).toMatchObject({ found: 1, repaired: 0, skippedCap: 1 });
+    expect((await ran({ config: { RECONCILE_MAX_REPAIRS: 0 } })).counts.MISSING_TASK).toMatchObject({
+      found: 1,
+      repaired: 0,
+      skippedCap: 1,
+    });
   });
 
   it("skips a document another transaction holds and repairs it on the next pass", async () => {
@@ -420,12 +568,18 @@ describe("caps, leadership, records", () => {
 
     await lostTasks(3);
     const d = await pub("dead-one", "# D\n\nx");
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR', finished_at = now() WHERE task_id = $1`, [d.taskId]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'DEAD', error_code = 'PARSE_ERROR', finished_at = now() WHERE task_id = $1`,
+      [d.taskId],
+    );
     const r = await ran({ config: { RECONCILE_MAX_REPAIRS: 2 } });
     expect(Object.keys(r.counts).sort()).toEqual([...ANOMALY_KINDS].sort());
 
     const { GET } = await import("../../app/api/v1/overview/route");
-    const res = await GET(new Request("http://localhost/api/v1/overview", { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) });
+    const res = await GET(
+      new Request("http://localhost/api/v1/overview", { headers: { authorization: `Bearer ${TOKEN}` } }),
+      { params: Promise.resolve({}) },
+    );
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.reconciler.lastPass).toMatchObject({ id: r.passId, actor: "test-worker" });
@@ -435,11 +589,20 @@ describe("caps, leadership, records", () => {
     // The dashboard's schema reads it.
     const parsed = overviewSchema.parse(body);
     expect(parsed.reconciler.lastPass?.id).toBe(r.passId);
-    expect(parsed.reconciler.kinds.find((k) => k.kind === "MISSING_TASK")).toEqual({ kind: "MISSING_TASK", found: 3, repaired: 2, skippedCap: 1 });
+    expect(parsed.reconciler.kinds.find((k) => k.kind === "MISSING_TASK")).toEqual({
+      kind: "MISSING_TASK",
+      found: 3,
+      repaired: 2,
+      skippedCap: 1,
+    });
     expect(overviewSchema.parse({ ...body, reconciler: undefined }).reconciler).toEqual({ lastPass: null, kinds: [] });
 
     const { GET: metrics } = await import("../../app/api/metrics/route");
-    const text = await (await metrics(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) })).text();
+    const text = await (
+      await metrics(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }), {
+        params: Promise.resolve({}),
+      })
+    ).text();
     expect(text).toMatch(/^indexwright_reconcile_actions_total\{kind="MISSING_TASK",action="REPAIRED"\} 2$/m);
     expect(text).toMatch(/^indexwright_reconcile_actions_total\{kind="MISSING_TASK",action="SKIPPED_CAP"\} 1$/m);
     expect(text).toMatch(/^indexwright_reconcile_findings\{kind="DEAD_TASKS"\} 1$/m);
@@ -450,18 +613,42 @@ describe("caps, leadership, records", () => {
   it("anomaly rows carry the pass, the subject and the detail", async () => {
     const [doc] = await lostTasks(1);
     const r = await ran();
-    const e = await rows(`SELECT pass_id::text, kind, action, tenant_id, document_id::text, detail FROM anomaly_events ORDER BY id`);
+    const e = await rows(
+      `SELECT pass_id::text, kind, action, tenant_id, document_id::text, detail FROM anomaly_events ORDER BY id`,
+    );
     expect(e).toEqual([
-      { pass_id: r.passId, kind: "MISSING_TASK", action: "REPORTED", tenant_id: TENANT, document_id: doc, detail: { versionNumber: 1, pinned: false, versionMissing: false } },
-      { pass_id: r.passId, kind: "MISSING_TASK", action: "REPAIRED", tenant_id: TENANT, document_id: doc, detail: expect.objectContaining({ enqueued: "INDEX", versionNumber: 1 }) },
+      {
+        pass_id: r.passId,
+        kind: "MISSING_TASK",
+        action: "REPORTED",
+        tenant_id: TENANT,
+        document_id: doc,
+        detail: { versionNumber: 1, pinned: false, versionMissing: false },
+      },
+      {
+        pass_id: r.passId,
+        kind: "MISSING_TASK",
+        action: "REPAIRED",
+        tenant_id: TENANT,
+        document_id: doc,
+        detail: expect.objectContaining({ enqueued: "INDEX", versionNumber: 1 }),
+      },
     ]);
-    const p = (await rows(`SELECT actor, finished_at >= started_at AS ordered, counts->'MISSING_TASK'->>'repaired' AS repaired FROM reconcile_passes WHERE id = $1`, [r.passId]))[0];
+    const p = (
+      await rows(
+        `SELECT actor, finished_at >= started_at AS ordered, counts->'MISSING_TASK'->>'repaired' AS repaired FROM reconcile_passes WHERE id = $1`,
+        [r.passId],
+      )
+    )[0];
     expect(p).toEqual({ actor: "test-worker", ordered: true, repaired: "1" });
   });
 
   it("a business version whose version row is gone is reported, never enqueued", async () => {
     await t.pool.query(`INSERT INTO tenants (id, name) VALUES ($1, $1)`, [TENANT]);
-    await t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, $2, 'no-version', 'T', 1)`, [randomUUID(), TENANT]);
+    await t.pool.query(
+      `INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, $2, 'no-version', 'T', 1)`,
+      [randomUUID(), TENANT],
+    );
     const r = await ran();
     expect(r.counts.MISSING_TASK).toMatchObject({ found: 1, repaired: 0 });
     expect((await events("MISSING_TASK", "REPORTED"))[0].detail).toMatchObject({ versionMissing: true });

@@ -19,12 +19,25 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const pub = (key: string, content: string) =>
-  publish(t.pool, { tenant: "locks", key, title: key, contentType: "text/markdown", content: Buffer.from(content), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 8 });
+  publish(t.pool, {
+    tenant: "locks",
+    key,
+    title: key,
+    contentType: "text/markdown",
+    content: Buffer.from(content),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 8,
+  });
 
 async function deadlocks(): Promise<number> {
   // Statistics reach the shared view when a backend reports them; a fresh snapshot reads them.
   await t.pool.query(`SELECT pg_stat_force_next_flush()`).catch(() => undefined);
-  const r = await t.pool.query<{ n: string }>(`SELECT pg_stat_clear_snapshot(), deadlocks::text AS n FROM pg_stat_database WHERE datname = current_database()`);
+  const r = await t.pool.query<{ n: string }>(
+    `SELECT pg_stat_clear_snapshot(), deadlocks::text AS n FROM pg_stat_database WHERE datname = current_database()`,
+  );
   return Number(r.rows[0].n);
 }
 
@@ -43,12 +56,27 @@ describe("lock order", () => {
     try {
       await x.query("BEGIN");
       await x.query(`SELECT id FROM documents WHERE id = $1 FOR UPDATE`, [v1.documentId]);
-      const switching = executeTask(t.pool, new LocalEmbedder(), lease, { signal: new AbortController().signal, progress: () => undefined }, { batchSize: 8, batchMaxBytes: 1 << 20 }).then(
+      const switching = executeTask(
+        t.pool,
+        new LocalEmbedder(),
+        lease,
+        { signal: new AbortController().signal, progress: () => undefined },
+        { batchSize: 8, batchMaxBytes: 1 << 20 },
+      ).then(
         () => null,
         (e: unknown) => e,
       );
       // Wait until the switch is blocked on a row lock, holding whatever it took before.
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rowCount, 10_000, 20);
+      await waitFor(
+        async () =>
+          (
+            await t.pool.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            )
+          ).rowCount,
+        10_000,
+        20,
+      );
       const s = supersedeOlderTasks(v1.documentId, 2, "test", TASK_TYPES);
       const superseded = await x.query(s.text, s.values as unknown[]).then(
         (r) => r.rowCount,
@@ -77,17 +105,32 @@ describe("lock order", () => {
       await x.query("BEGIN");
       await x.query(`SELECT id FROM documents WHERE id = $1 FOR UPDATE`, [v.documentId]);
       await w.start();
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rowCount, 10_000, 20);
+      await waitFor(
+        async () =>
+          (
+            await t.pool.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            )
+          ).rowCount,
+        10_000,
+        20,
+      );
       await new Promise((r) => setTimeout(r, 4000)); // well past the 1.5 s lease
       await x.query("COMMIT");
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUCCEEDED'`, [v.taskId])).rowCount);
+      await waitFor(
+        async () =>
+          (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUCCEEDED'`, [v.taskId]))
+            .rowCount,
+      );
     } finally {
       await x.end();
       await w.stop(2000);
     }
     const task = (await t.pool.query(`SELECT attempts FROM index_tasks WHERE task_id = $1`, [v.taskId])).rows[0];
     expect(task.attempts).toBe(1);
-    const kinds = (await t.pool.query(`SELECT kind FROM task_events WHERE task_id = $1 ORDER BY id`, [v.taskId])).rows.map((r) => r.kind);
+    const kinds = (
+      await t.pool.query(`SELECT kind FROM task_events WHERE task_id = $1 ORDER BY id`, [v.taskId])
+    ).rows.map((r) => r.kind);
     expect(kinds).toEqual(["CREATED", "CLAIMED", "SUCCEEDED"]);
   });
 

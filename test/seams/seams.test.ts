@@ -3,7 +3,15 @@ import { resetContent } from "../helpers/seed";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { SlowEmbedder, longDocument } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
-import { requestDelete, reindex, rename, rollback, unpin, getDocument, listDocuments } from "../../lib/documents/repository";
+import {
+  requestDelete,
+  reindex,
+  rename,
+  rollback,
+  unpin,
+  getDocument,
+  listDocuments,
+} from "../../lib/documents/repository";
 import { bulkRetry, forceDone, retryTask } from "../../lib/operations/repository";
 import { claim, fail, release } from "../../lib/queue/engine";
 import { collectGarbage } from "../../lib/pipeline/run";
@@ -35,7 +43,18 @@ const hooks = () => ({ signal: new AbortController().signal, progress: () => und
 const opts = { batchSize: 4, batchMaxBytes: 1 << 20 };
 
 const pub = (key: string, content: string, acl: string[] = []) =>
-  publish(t.pool, { tenant: TENANT, key, title: key, contentType: "text/markdown", content: Buffer.from(content), acl, abstract: null, overview: null, actor: "test", maxAttempts: 3 });
+  publish(t.pool, {
+    tenant: TENANT,
+    key,
+    title: key,
+    contentType: "text/markdown",
+    content: Buffer.from(content),
+    acl,
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 3,
+  });
 
 /** Claim and run due tasks one by one, like a worker would, until none is due. */
 async function drain(embedder: Embedder = local, worker = "w-drain"): Promise<void> {
@@ -49,7 +68,12 @@ async function drain(embedder: Embedder = local, worker = "w-drain"): Promise<vo
 
 async function doc(key: string) {
   return (
-    await t.pool.query<{ business_version: number; deleted_at: Date | null; search_version: number | null; pinned: boolean | null }>(
+    await t.pool.query<{
+      business_version: number;
+      deleted_at: Date | null;
+      search_version: number | null;
+      pinned: boolean | null;
+    }>(
       `SELECT d.business_version, d.deleted_at, sp.version_number AS search_version, sp.pinned
          FROM documents d LEFT JOIN search_pointers sp ON sp.document_id = d.id WHERE d.tenant_id = $1 AND d.key = $2`,
       [TENANT, key],
@@ -57,7 +81,8 @@ async function doc(key: string) {
   ).rows[0];
 }
 
-const hitsFor = async (query: string, embedder: Embedder = local) => search(t.pool, embedder, { tenant: TENANT, query, topK: 5, principals: [] });
+const hitsFor = async (query: string, embedder: Embedder = local) =>
+  search(t.pool, embedder, { tenant: TENANT, query, topK: 5, principals: [] });
 
 describe("DELETE bound to the version it deletes", () => {
   it("a publish after a delete supersedes the pending DELETE; the re-published document stays searchable", async () => {
@@ -74,7 +99,12 @@ describe("DELETE bound to the version it deletes", () => {
 
   it("force-done of a DEAD DELETE does the delete's work (the chunks go to garbage collection); of an obsolete one, nothing", async () => {
     const statuses = async (key: string) =>
-      (await t.pool.query(`SELECT iv.status FROM index_versions iv JOIN documents d ON d.id = iv.document_id WHERE d.key = $1 ORDER BY iv.version_number`, [key])).rows.map((r) => r.status);
+      (
+        await t.pool.query(
+          `SELECT iv.status FROM index_versions iv JOIN documents d ON d.id = iv.document_id WHERE d.key = $1 ORDER BY iv.version_number`,
+          [key],
+        )
+      ).rows.map((r) => r.status);
     await pub("policy", "# Policy\n\nrefunds within thirty days");
     await pub("memo", "# Memo\n\nquarterly numbers memo");
     await drain();
@@ -84,22 +114,37 @@ describe("DELETE bound to the version it deletes", () => {
     await drain();
     expect(await doc("memo")).toMatchObject({ deleted_at: null, search_version: 2 });
     // The policy's DELETE died before its transaction committed: the pointer and ACTIVE version stayed.
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR', finished_at = now() WHERE task_id = ANY($1::bigint[])`, [[dead!.taskId]]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR', finished_at = now() WHERE task_id = ANY($1::bigint[])`,
+      [[dead!.taskId]],
+    );
     await t.pool.query(`INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number)
       SELECT iv.document_id, d.tenant_id, iv.id, iv.version_number FROM index_versions iv JOIN documents d ON d.id = iv.document_id WHERE d.key = 'policy'`);
-    await t.pool.query(`UPDATE index_versions iv SET status = 'ACTIVE', retired_at = NULL FROM documents d WHERE d.id = iv.document_id AND d.key = 'policy'`);
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR', finished_at = now() WHERE task_id = $1`, [obsolete!.taskId]);
+    await t.pool.query(
+      `UPDATE index_versions iv SET status = 'ACTIVE', retired_at = NULL FROM documents d WHERE d.id = iv.document_id AND d.key = 'policy'`,
+    );
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR', finished_at = now() WHERE task_id = $1`,
+      [obsolete!.taskId],
+    );
 
     await forceDone(t.pool, dead!.taskId, actor, "the worker kept dying on it", null);
     expect(await doc("policy")).toMatchObject({ search_version: null });
     expect(await statuses("policy")).toEqual(["RETIRED"]);
-    const ev = (await t.pool.query(`SELECT detail FROM task_events WHERE task_id = $1 AND kind = 'OPERATOR_FORCE_DONE'`, [dead!.taskId])).rows[0];
+    const ev = (
+      await t.pool.query(`SELECT detail FROM task_events WHERE task_id = $1 AND kind = 'OPERATOR_FORCE_DONE'`, [
+        dead!.taskId,
+      ])
+    ).rows[0];
     expect(ev.detail).toEqual({ reason: "the worker kept dying on it", removedFromSearch: true });
 
     await forceDone(t.pool, obsolete!.taskId, actor, "re-published since", null);
     expect(await doc("memo")).toMatchObject({ deleted_at: null, search_version: 2 });
     expect(await statuses("memo")).toEqual(["RETIRED", "ACTIVE"]);
-    expect((await hitsFor("quarterly numbers memo revised"))[0]).toMatchObject({ documentKey: "memo", versionNumber: 2 });
+    expect((await hitsFor("quarterly numbers memo revised"))[0]).toMatchObject({
+      documentKey: "memo",
+      versionNumber: 2,
+    });
   });
 
   it("a DELETE that runs late (revived after the re-publish) is a recorded no-op", async () => {
@@ -109,13 +154,23 @@ describe("DELETE bound to the version it deletes", () => {
     await pub("policy", "# Policy\n\nrefunds within sixty days");
     await drain();
     // The way a retry or a takeover could bring it back: due again, as if nothing had superseded it.
-    await t.pool.query(`UPDATE index_tasks SET status = 'PENDING', finished_at = NULL WHERE task_id = $1`, [del!.taskId]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'PENDING', finished_at = NULL WHERE task_id = $1`, [
+      del!.taskId,
+    ]);
     const [lease] = await claim(t.pool, "late", 60, 1);
     expect(lease.taskId).toBe(del!.taskId);
     expect(await executeTask(t.pool, local, lease, hooks(), opts)).toBeNull();
     expect(await doc("policy")).toMatchObject({ business_version: 2, deleted_at: null, search_version: 2 });
-    const ev = await t.pool.query(`SELECT t.status, e.detail FROM index_tasks t JOIN task_events e ON e.task_id = t.task_id AND e.kind = 'SUPERSEDED' AND e.actor = 'late' WHERE t.task_id = $1`, [del!.taskId]);
-    expect(ev.rows).toEqual([{ status: "SUPERSEDED", detail: { reason: "document republished after the delete was requested", businessVersion: 2 } }]);
+    const ev = await t.pool.query(
+      `SELECT t.status, e.detail FROM index_tasks t JOIN task_events e ON e.task_id = t.task_id AND e.kind = 'SUPERSEDED' AND e.actor = 'late' WHERE t.task_id = $1`,
+      [del!.taskId],
+    );
+    expect(ev.rows).toEqual([
+      {
+        status: "SUPERSEDED",
+        detail: { reason: "document republished after the delete was requested", businessVersion: 2 },
+      },
+    ]);
     expect((await hitsFor("refunds within sixty days"))[0]).toMatchObject({ documentKey: "policy", versionNumber: 2 });
   });
 
@@ -143,7 +198,10 @@ describe("delete then publish", () => {
     expect(await doc("secret")).toMatchObject({ business_version: 2, deleted_at: null, search_version: null });
     expect((await hitsFor("the launch code is swordfish")).filter((h) => h.documentKey === "secret")).toEqual([]);
     await drain();
-    expect((await hitsFor("nothing to see here any more"))[0]).toMatchObject({ documentKey: "secret", versionNumber: 2 });
+    expect((await hitsFor("nothing to see here any more"))[0]).toMatchObject({
+      documentKey: "secret",
+      versionNumber: 2,
+    });
     expect((await hitsFor("the launch code is swordfish")).every((h) => h.versionNumber === 2)).toBe(true);
   });
 });
@@ -152,15 +210,23 @@ describe("unpin returns search to the business version", () => {
   it("unpin without a pin changes nothing and is audited; a DEAD business-version task is left to the operator", async () => {
     await pub("notes", "# Notes\n\nfirst notes");
     await drain();
-    expect(await unpin(t.pool, TENANT, "notes", actor, { space, retentionHours: 24, maxAttempts: 3 })).toMatchObject({ pinned: false, searchVersion: 1, taskId: null });
+    expect(await unpin(t.pool, TENANT, "notes", actor, { space, retentionHours: 24, maxAttempts: 3 })).toMatchObject({
+      pinned: false,
+      searchVersion: 1,
+      taskId: null,
+    });
     const v2 = await pub("notes", "# Notes\n\nsecond notes");
     const [l2] = await claim(t.pool, "w", 60, 1);
     await fail(t.pool, l2, "PARSE_ERROR", "bad", { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
     await rollback(t.pool, TENANT, "notes", 1, "pin while v2 is broken", actor, 24, space);
     const r = await unpin(t.pool, TENANT, "notes", actor, { space, retentionHours: 24, maxAttempts: 3 });
     expect(r).toMatchObject({ pinned: false, searchVersion: 1, taskId: v2.taskId });
-    expect((await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE task_type = 'REINDEX'`)).rows[0].n).toBe(0);
-    const audits = (await t.pool.query(`SELECT detail FROM audit_log WHERE action = 'document.unpin' ORDER BY id`)).rows.map((x) => x.detail);
+    expect(
+      (await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE task_type = 'REINDEX'`)).rows[0].n,
+    ).toBe(0);
+    const audits = (
+      await t.pool.query(`SELECT detail FROM audit_log WHERE action = 'document.unpin' ORDER BY id`)
+    ).rows.map((x) => x.detail);
     expect(audits).toEqual([{ wasPinned: false }, { wasPinned: true, from: 1, to: 1, taskId: v2.taskId }]);
   });
 
@@ -178,7 +244,9 @@ describe("unpin returns search to the business version", () => {
     expect(await doc("guide")).toMatchObject({ search_version: 2, pinned: false });
     expect((await hitsFor("beta edition text"))[0]).toMatchObject({ documentKey: "guide", versionNumber: 2 });
     const audit = await t.pool.query(`SELECT action, detail FROM audit_log WHERE action = 'document.unpin'`);
-    expect(audit.rows).toEqual([{ action: "document.unpin", detail: { wasPinned: true, from: 1, to: 2, taskId: null } }]);
+    expect(audit.rows).toEqual([
+      { action: "document.unpin", detail: { wasPinned: true, from: 1, to: 2, taskId: null } },
+    ]);
   });
 
   it("unpin with no complete index version of the business version left enqueues the REINDEX that builds it", async () => {
@@ -206,15 +274,26 @@ describe("integrity against the parse manifest", () => {
     // The database "keeps" a different text than was written for one record: the count still matches.
     await t.pool.query(`CREATE FUNCTION seam_corrupt() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.ordinal = 2 THEN NEW.text := NEW.text || ' (garbled)'; END IF; RETURN NEW; END $$`);
-    await t.pool.query(`CREATE TRIGGER seam_corrupt BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION seam_corrupt()`);
+    await t.pool.query(
+      `CREATE TRIGGER seam_corrupt BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION seam_corrupt()`,
+    );
     try {
       const [lease] = await claim(t.pool, "w-int", 60, 1);
-      const err = await executeTask(t.pool, local, lease, hooks(), opts).then(() => null, (e: unknown) => e);
+      const err = await executeTask(t.pool, local, lease, hooks(), opts).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toMatchObject({ code: "INDEX_INTEGRITY_FAILED" });
-      const f = await fail(t.pool, lease, "INDEX_INTEGRITY_FAILED", (err as Error).message, { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
+      const f = await fail(t.pool, lease, "INDEX_INTEGRITY_FAILED", (err as Error).message, {
+        baseSeconds: 0,
+        maxSeconds: 0,
+        jitter: 0,
+      });
       expect(f.status).toBe("RETRY_WAIT");
       expect(await doc("handbook")).toMatchObject({ business_version: 2, search_version: 1 });
-      expect((await t.pool.query(`SELECT count(*)::int AS n FROM index_versions WHERE version_number = 2`)).rows[0].n).toBe(0);
+      expect(
+        (await t.pool.query(`SELECT count(*)::int AS n FROM index_versions WHERE version_number = 2`)).rows[0].n,
+      ).toBe(0);
     } finally {
       await t.pool.query(`DROP TRIGGER seam_corrupt ON chunks; DROP FUNCTION seam_corrupt()`);
     }
@@ -235,10 +314,17 @@ describe("integrity: lost and swapped records", () => {
   }
   async function switchFails(pattern: RegExp) {
     const [lease] = await claim(t.pool, "w-int", 60, 1);
-    const err = await executeTask(t.pool, local, lease, hooks(), opts).then(() => null, (e: unknown) => e);
+    const err = await executeTask(t.pool, local, lease, hooks(), opts).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: "INDEX_INTEGRITY_FAILED" });
     expect((err as Error).message).toMatch(pattern);
-    await fail(t.pool, lease, "INDEX_INTEGRITY_FAILED", (err as Error).message, { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
+    await fail(t.pool, lease, "INDEX_INTEGRITY_FAILED", (err as Error).message, {
+      baseSeconds: 0,
+      maxSeconds: 0,
+      jitter: 0,
+    });
     expect(await doc("handbook")).toMatchObject({ business_version: 2, search_version: 1 });
   }
 
@@ -246,7 +332,9 @@ describe("integrity: lost and swapped records", () => {
     await pub("handbook", longDocument(6, "first"));
     await drain();
     await pub("handbook", longDocument(6, "second"));
-    await withTrigger(`IF NEW.ordinal = 3 THEN RETURN NULL; END IF; RETURN NEW;`, () => switchFails(/records, expected/));
+    await withTrigger(`IF NEW.ordinal = 3 THEN RETURN NULL; END IF; RETURN NEW;`, () =>
+      switchFails(/records, expected/),
+    );
   });
 
   it("a record replaced by another consistent one (text and hash agree) fails on the manifest digest", async () => {
@@ -262,14 +350,25 @@ describe("integrity: lost and swapped records", () => {
 
 describe("an ACL a re-publish restricts applies to search at once", () => {
   const keys = async (principals: string[], mode: "vector" | "text" | "hybrid") =>
-    new Set((await search(t.pool, local, { tenant: TENANT, query: "salary bands reviewed spring", topK: 10, principals, mode })).map((h) => `${h.documentKey} v${h.versionNumber}`));
+    new Set(
+      (
+        await search(t.pool, local, {
+          tenant: TENANT,
+          query: "salary bands reviewed spring",
+          topK: 10,
+          principals,
+          mode,
+        })
+      ).map((h) => `${h.documentKey} v${h.versionNumber}`),
+    );
 
   it("before the new version is built, over a cancelled build, and over a rollback to the open version", async () => {
     const text = "# Pay\n\nSalary bands are reviewed every spring.";
     await pub("pay", text);
     await pub("other", "# Other\n\nSpring salary bands for the sales team are reviewed too.");
     await drain();
-    for (const mode of ["vector", "text", "hybrid"] as const) expect(await keys([], mode), mode).toEqual(new Set(["pay v1", "other v1"]));
+    for (const mode of ["vector", "text", "hybrid"] as const)
+      expect(await keys([], mode), mode).toEqual(new Set(["pay v1", "other v1"]));
 
     // The same text, now for group:hr only. Its build has not run: v1 (open) still serves.
     const v2 = await pub("pay", text, ["group:hr"]);
@@ -279,7 +378,10 @@ describe("an ACL a re-publish restricts applies to search at once", () => {
       expect(await keys(["group:hr"], mode), mode).toEqual(new Set(["pay v1", "other v1"]));
     }
     // Its build cancelled: v1 keeps serving, restricted by v2's ACL.
-    await t.pool.query(`UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', finished_at = now() WHERE task_id = $1`, [v2.taskId]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', finished_at = now() WHERE task_id = $1`,
+      [v2.taskId],
+    );
     expect(await keys([], "vector")).toEqual(new Set(["other v1"]));
 
     // Built, then rolled back to the open v1 (pinned): the latest ACL still applies.
@@ -309,13 +411,28 @@ describe("search and rollback bound to the embedding space", () => {
     await pub("memo", "# Memo\n\nquarterly numbers memo");
     await drain();
     const otherSpace = { model: other.model, dimensions: 384 };
-    expect(await getDocument(t.pool, TENANT, "memo", space)).toMatchObject({ state: "SEARCHABLE", searchVersion: 1, searchVersionServed: true });
-    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({ state: "NOT_INDEXED", searchVersion: 1, searchVersionServed: false });
-    expect((await listDocuments(t.pool, { tenants: null, tenant: TENANT, state: "NOT_INDEXED", limit: 10 }, otherSpace)).items.map((d) => d.key)).toEqual(["memo"]);
+    expect(await getDocument(t.pool, TENANT, "memo", space)).toMatchObject({
+      state: "SEARCHABLE",
+      searchVersion: 1,
+      searchVersionServed: true,
+    });
+    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({
+      state: "NOT_INDEXED",
+      searchVersion: 1,
+      searchVersionServed: false,
+    });
+    expect(
+      (
+        await listDocuments(t.pool, { tenants: null, tenant: TENANT, state: "NOT_INDEXED", limit: 10 }, otherSpace)
+      ).items.map((d) => d.key),
+    ).toEqual(["memo"]);
     await reindex(t.pool, TENANT, "memo", actor, 3);
     expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({ state: "INDEXING" });
     await drain(other);
-    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({ state: "SEARCHABLE", searchVersionServed: true });
+    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({
+      state: "SEARCHABLE",
+      searchVersionServed: true,
+    });
     expect((await hitsFor("quarterly numbers memo", other))[0]).toMatchObject({ documentKey: "memo" });
   });
 
@@ -325,13 +442,36 @@ describe("search and rollback bound to the embedding space", () => {
     await drain();
     const otherSpace = { model: other.model, dimensions: 384 };
     const again = () =>
-      publish(t.pool, { tenant: TENANT, key: "memo", title: "memo", contentType: "text/markdown", content: Buffer.from(content), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3, space: otherSpace });
-    expect(await again()).toMatchObject({ created: false, versionNumber: 1, state: "NOT_INDEXED", searchVersion: 1, searchVersionServed: false });
+      publish(t.pool, {
+        tenant: TENANT,
+        key: "memo",
+        title: "memo",
+        contentType: "text/markdown",
+        content: Buffer.from(content),
+        acl: [],
+        abstract: null,
+        overview: null,
+        actor: "test",
+        maxAttempts: 3,
+        space: otherSpace,
+      });
+    expect(await again()).toMatchObject({
+      created: false,
+      versionNumber: 1,
+      state: "NOT_INDEXED",
+      searchVersion: 1,
+      searchVersionServed: false,
+    });
     expect((await getDocument(t.pool, TENANT, "memo", otherSpace))!.state).toBe("NOT_INDEXED");
     await reindex(t.pool, TENANT, "memo", actor, 3);
     expect(await again()).toMatchObject({ created: false, state: "INDEXING", searchVersionServed: false });
     await drain(other);
-    expect(await again()).toMatchObject({ created: false, state: "SEARCHABLE", searchVersion: 1, searchVersionServed: true });
+    expect(await again()).toMatchObject({
+      created: false,
+      state: "SEARCHABLE",
+      searchVersion: 1,
+      searchVersionServed: true,
+    });
   });
 
   it("rollback refuses an index version built with another model", async () => {
@@ -339,7 +479,10 @@ describe("search and rollback bound to the embedding space", () => {
     await drain();
     await pub("memo", "# Memo\n\nsecond memo text");
     await drain(other);
-    const err = await rollback(t.pool, TENANT, "memo", 1, "try", actor, 24, { model: other.model, dimensions: 384 }).then(
+    const err = await rollback(t.pool, TENANT, "memo", 1, "try", actor, 24, {
+      model: other.model,
+      dimensions: 384,
+    }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -352,7 +495,18 @@ describe("search and rollback bound to the embedding space", () => {
 describe("chunk ids", () => {
   it("abstract and overview records are named per version like every chunk; their embeddings are still reused", async () => {
     const withSummary = (content: string) =>
-      publish(t.pool, { tenant: TENANT, key: "brief", title: "brief", contentType: "text/markdown", content: Buffer.from(content), acl: [], abstract: "the same short abstract", overview: "the same overview", actor: "test", maxAttempts: 3 });
+      publish(t.pool, {
+        tenant: TENANT,
+        key: "brief",
+        title: "brief",
+        contentType: "text/markdown",
+        content: Buffer.from(content),
+        acl: [],
+        abstract: "the same short abstract",
+        overview: "the same overview",
+        actor: "test",
+        maxAttempts: 3,
+      });
     await withSummary("# Brief\n\nfirst body");
     await drain();
     const v2 = await withSummary("# Brief\n\nsecond body");
@@ -364,7 +518,9 @@ describe("chunk ids", () => {
       { level: 0, n: 2 },
       { level: 1, n: 2 },
     ]);
-    const task = (await t.pool.query(`SELECT chunks_total, chunks_reused FROM index_tasks WHERE task_id = $1`, [v2.taskId])).rows[0];
+    const task = (
+      await t.pool.query(`SELECT chunks_total, chunks_reused FROM index_tasks WHERE task_id = $1`, [v2.taskId])
+    ).rows[0];
     expect(task.chunks_reused).toBe(2);
   });
 });
@@ -384,7 +540,9 @@ describe("garbage collection", () => {
       { version_number: 2, status: "RETIRED" },
       { version_number: 2, status: "READY" },
     ]);
-    await t.pool.query(`UPDATE index_versions SET created_at = now() - interval '2 hours', retired_at = CASE WHEN retired_at IS NULL THEN NULL ELSE now() - interval '2 hours' END, activated_at = now() - interval '2 hours'`);
+    await t.pool.query(
+      `UPDATE index_versions SET created_at = now() - interval '2 hours', retired_at = CASE WHEN retired_at IS NULL THEN NULL ELSE now() - interval '2 hours' END, activated_at = now() - interval '2 hours'`,
+    );
     expect(await collectGarbage(t.pool, 1)).toBe(2);
     const after = await t.pool.query(`SELECT version_number, status FROM index_versions`);
     expect(after.rows).toEqual([{ version_number: 1, status: "ACTIVE" }]);
@@ -394,7 +552,10 @@ describe("garbage collection", () => {
 describe("attempts and retries", () => {
   it("a waiting task with no attempt left (as an older release's shutdown left them) is skipped by the claim instead of failing it", async () => {
     const stale = await pub("stale", "# Stale\n\nold row");
-    await t.pool.query(`UPDATE index_tasks SET status = 'RETRY_WAIT', attempts = 3, max_attempts = 3, next_attempt_at = now() - interval '1 minute' WHERE task_id = $1`, [stale.taskId]);
+    await t.pool.query(
+      `UPDATE index_tasks SET status = 'RETRY_WAIT', attempts = 3, max_attempts = 3, next_attempt_at = now() - interval '1 minute' WHERE task_id = $1`,
+      [stale.taskId],
+    );
     const fresh = await pub("fresh", "# Fresh\n\nnew row");
     const leases = await claim(t.pool, "w", 60, 5);
     expect(leases.map((l) => l.taskId)).toEqual([fresh.taskId]);
@@ -406,13 +567,16 @@ describe("attempts and retries", () => {
     const [l1] = await claim(t.pool, "w1", 60, 1);
     expect(await release(t.pool, l1)).toBe(true);
     const [l2] = await claim(t.pool, "w1", 60, 1);
-    const row = (await t.pool.query(`SELECT attempts, max_attempts FROM index_tasks WHERE task_id = $1`, [p.taskId])).rows[0];
+    const row = (await t.pool.query(`SELECT attempts, max_attempts FROM index_tasks WHERE task_id = $1`, [p.taskId]))
+      .rows[0];
     expect(l2.leaseAttempt).toBe(2);
     expect(row.attempts).toBeLessThanOrEqual(row.max_attempts);
   });
 
   it("a heartbeat at or past the lease is refused at start", () => {
-    expect(() => loadConfig({ LEASE_SECONDS: "10", HEARTBEAT_SECONDS: "10" })).toThrow(/HEARTBEAT_SECONDS .* must be less than LEASE_SECONDS/);
+    expect(() => loadConfig({ LEASE_SECONDS: "10", HEARTBEAT_SECONDS: "10" })).toThrow(
+      /HEARTBEAT_SECONDS .* must be less than LEASE_SECONDS/,
+    );
     expect(loadConfig({ LEASE_SECONDS: "10", HEARTBEAT_SECONDS: "3" }).heartbeatSeconds).toBe(3);
   });
 
@@ -437,11 +601,16 @@ describe("attempts and retries", () => {
     const [l1] = await claim(t.pool, "w", 60, 1);
     await fail(t.pool, l1, "PARSE_ERROR", "bad", { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
     await pub("doc", "# Doc\n\nv2 text");
-    const err = await retryTask(t.pool, l1.taskId, actor, null, 3, null).then(() => null, (e: unknown) => e);
+    const err = await retryTask(t.pool, l1.taskId, actor, null, 3, null).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as DomainError).code).toBe("TASK_SUPERSEDED");
     expect(statusOf(err as DomainError)).toBe(409);
     expect(await bulkRetry(t.pool, {}, actor, null, 3, null)).toEqual({ retried: 0, skipped: 1 });
-    expect((await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [l1.taskId])).rows[0].status).toBe("DEAD");
+    expect((await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [l1.taskId])).rows[0].status).toBe(
+      "DEAD",
+    );
     // Closing it is still allowed, and audited.
     await forceDone(t.pool, l1.taskId, actor, "obsolete", null);
     const actions = (await t.pool.query(`SELECT action FROM audit_log ORDER BY id`)).rows.map((r) => r.action);
@@ -451,10 +620,12 @@ describe("attempts and retries", () => {
   it("renaming a key that does not exist is a 404, even when the new key exists; repeating a real rename is still harmless", async () => {
     await pub("alpha", "# A\n\ntext a");
     await pub("beta", "# B\n\ntext b");
-    const err = await rename(t.pool, TENANT, "missing", "beta", actor).then(() => null, (e: unknown) => e);
+    const err = await rename(t.pool, TENANT, "missing", "beta", actor).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(statusOf(err as DomainError)).toBe(404);
     expect(await rename(t.pool, TENANT, "alpha", "gamma", actor)).toMatchObject({ renamed: true });
     expect(await rename(t.pool, TENANT, "alpha", "gamma", actor)).toMatchObject({ renamed: false, key: "gamma" });
   });
 });
-

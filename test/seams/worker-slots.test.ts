@@ -33,19 +33,48 @@ class CountingEmbedder extends LocalEmbedder {
 }
 
 const pub = (key: string) =>
-  publish(t.pool, { tenant: "slots", key, title: key, contentType: "text/markdown", content: Buffer.from(longDocument(60, key)), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 8 });
+  publish(t.pool, {
+    tenant: "slots",
+    key,
+    title: key,
+    contentType: "text/markdown",
+    content: Buffer.from(longDocument(60, key)),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 8,
+  });
 
 describe("worker slots", () => {
   it("a re-claim of its own task after a lost lease never takes the worker past its concurrency, and shutdown waits for every run", async () => {
     const embedder = new CountingEmbedder();
-    const w = testWorker(t, "w-slots", { EMBED_BATCH_SIZE: "1", LEASE_SECONDS: "30", SHUTDOWN_GRACE_SECONDS: "0" }, 2, embedder);
+    const w = testWorker(
+      t,
+      "w-slots",
+      { EMBED_BATCH_SIZE: "1", LEASE_SECONDS: "30", SHUTDOWN_GRACE_SECONDS: "0" },
+      2,
+      embedder,
+    );
     const first = await pub("first");
     await w.start();
     try {
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'RUNNING' AND progress_done >= 0`, [first.taskId])).rowCount && embedder.active > 0);
+      await waitFor(
+        async () =>
+          (
+            await t.pool.query(
+              `SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'RUNNING' AND progress_done >= 0`,
+              [first.taskId],
+            )
+          ).rowCount && embedder.active > 0,
+      );
       // The lease lapses (as after a long stall): the same worker, with a free slot, claims the task again.
       await expireLease(t.pool, first.taskId!);
-      await waitFor(async () => (await t.pool.query(`SELECT attempts FROM index_tasks WHERE task_id = $1`, [first.taskId])).rows[0].attempts === 2);
+      await waitFor(
+        async () =>
+          (await t.pool.query(`SELECT attempts FROM index_tasks WHERE task_id = $1`, [first.taskId])).rows[0]
+            .attempts === 2,
+      );
       await pub("second");
       await pub("third");
       await new Promise((r) => setTimeout(r, 1500));
@@ -55,7 +84,9 @@ describe("worker slots", () => {
     }
     // Nothing left running under this worker's name, and no run still embedding after stop().
     expect(embedder.active).toBe(0);
-    const running = await t.pool.query(`SELECT task_id FROM index_tasks WHERE status = 'RUNNING' AND lease_owner = 'w-slots'`);
+    const running = await t.pool.query(
+      `SELECT task_id FROM index_tasks WHERE status = 'RUNNING' AND lease_owner = 'w-slots'`,
+    );
     expect(running.rows).toEqual([]);
   });
 
@@ -72,12 +103,20 @@ describe("worker slots", () => {
     await w.start();
     try {
       await new Promise((r) => setTimeout(r, 1000));
-      expect((await t.pool.query(`SELECT status, attempts FROM index_tasks WHERE task_id = $1`, [task.taskId])).rows[0]).toEqual({ status: "PENDING", attempts: 0 });
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUCCEEDED'`, [task.taskId])).rowCount);
+      expect(
+        (await t.pool.query(`SELECT status, attempts FROM index_tasks WHERE task_id = $1`, [task.taskId])).rows[0],
+      ).toEqual({ status: "PENDING", attempts: 0 });
+      await waitFor(
+        async () =>
+          (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUCCEEDED'`, [task.taskId]))
+            .rowCount,
+      );
     } finally {
       await w.stop(2000);
     }
-    expect((await t.pool.query(`SELECT attempts FROM index_tasks WHERE task_id = $1`, [task.taskId])).rows[0].attempts).toBe(1);
+    expect(
+      (await t.pool.query(`SELECT attempts FROM index_tasks WHERE task_id = $1`, [task.taskId])).rows[0].attempts,
+    ).toBe(1);
   });
 
   it("a task that ends as a recorded no-op at its switch is counted and logged as superseded, not as a success", async () => {
@@ -87,7 +126,11 @@ describe("worker slots", () => {
     const w = testWorker(t, "w-noop", {}, 1);
     await w.start();
     try {
-      await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUPERSEDED'`, [v1.taskId])).rowCount);
+      await waitFor(
+        async () =>
+          (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUPERSEDED'`, [v1.taskId]))
+            .rowCount,
+      );
       await waitFor(async () => w.stats.succeeded === 1);
     } finally {
       await w.stop(2000);

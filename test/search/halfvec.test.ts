@@ -22,15 +22,42 @@ beforeAll(async () => {
   await w.start();
   const docs = [
     { key: "handbook", content: longDocument(60, "handbook") },
-    { key: "refunds", content: "# Refunds\n\nRefunds are paid back to the original card within five working days of the return arriving." },
-    { key: "shipping", content: "# Shipping\n\nParcels leave the warehouse every weekday at four in the afternoon, tracked by courier." },
+    {
+      key: "refunds",
+      content:
+        "# Refunds\n\nRefunds are paid back to the original card within five working days of the return arriving.",
+    },
+    {
+      key: "shipping",
+      content: "# Shipping\n\nParcels leave the warehouse every weekday at four in the afternoon, tracked by courier.",
+    },
   ];
   const tasks: string[] = [];
   for (const d of docs) {
-    const r = await publish(t.pool, { tenant: TENANT, key: d.key, title: d.key, contentType: "text/markdown", content: Buffer.from(d.content), acl: [], abstract: null, overview: null, actor: "t", maxAttempts: 8 });
+    const r = await publish(t.pool, {
+      tenant: TENANT,
+      key: d.key,
+      title: d.key,
+      contentType: "text/markdown",
+      content: Buffer.from(d.content),
+      acl: [],
+      abstract: null,
+      overview: null,
+      actor: "t",
+      maxAttempts: 8,
+    });
     tasks.push(r.taskId!);
   }
-  await waitFor(async () => (await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE status = 'SUCCEEDED' AND task_id = ANY($1::bigint[])`, [tasks])).rows[0].n === tasks.length, 60_000);
+  await waitFor(
+    async () =>
+      (
+        await t.pool.query(
+          `SELECT count(*)::int AS n FROM index_tasks WHERE status = 'SUCCEEDED' AND task_id = ANY($1::bigint[])`,
+          [tasks],
+        )
+      ).rows[0].n === tasks.length,
+    60_000,
+  );
   await w.stop(2000);
 });
 afterAll(async () => t?.close());
@@ -56,7 +83,13 @@ async function capturedSearch(exactMaxChunks: number, query: string) {
     };
   });
   try {
-    const result = await searchWithPlan(pool, embedder, { tenant: TENANT, query, topK: 3, principals: [], exactMaxChunks });
+    const result = await searchWithPlan(pool, embedder, {
+      tenant: TENANT,
+      query,
+      topK: 3,
+      principals: [],
+      exactMaxChunks,
+    });
     return { result, candidateSql: sent.find((s) => s.text.includes("WITH candidates"))! };
   } finally {
     await pool.end();
@@ -68,11 +101,20 @@ describe("embeddings above 2,000 dimensions", () => {
     expect(indexedVector(2000).type).toBe("vector");
     expect(indexedVector(2001).type).toBe("halfvec");
     expect(vectorCast(DIMS)).toBe("::halfvec(3072)");
-    const { rows } = await t.pool.query(`SELECT indexdef FROM pg_indexes WHERE indexname = $1`, [`chunk_vectors_embedding_${DIMS}_hnsw`]);
+    const { rows } = await t.pool.query(`SELECT indexdef FROM pg_indexes WHERE indexname = $1`, [
+      `chunk_vectors_embedding_${DIMS}_hnsw`,
+    ]);
     expect(rows).toHaveLength(1);
-    expect(rows[0].indexdef).toMatch(/USING hnsw \(\(\(embedding\)::halfvec\(3072\)\) halfvec_cosine_ops\) WHERE \(dims = 3072\)/);
+    expect(rows[0].indexdef).toMatch(
+      /USING hnsw \(\(\(embedding\)::halfvec\(3072\)\) halfvec_cosine_ops\) WHERE \(dims = 3072\)/,
+    );
     await expect(ensureVectorIndex(t.pool, 4001)).rejects.toThrow(/at most 4000 dimensions/);
-    const chunks = (await t.pool.query(`SELECT count(*)::int AS n, min(dims) AS lo, max(dims) AS hi FROM chunks WHERE tenant_id = $1`, [TENANT])).rows[0];
+    const chunks = (
+      await t.pool.query(
+        `SELECT count(*)::int AS n, min(dims) AS lo, max(dims) AS hi FROM chunks WHERE tenant_id = $1`,
+        [TENANT],
+      )
+    ).rows[0];
     expect(chunks).toMatchObject({ lo: DIMS, hi: DIMS });
     expect(chunks.n).toBeGreaterThan(60);
   });
@@ -89,11 +131,15 @@ describe("embeddings above 2,000 dimensions", () => {
       // index matches the query's expression at all.
       await client.query("SET LOCAL enable_seqscan = off");
       await client.query("SET LOCAL enable_sort = off");
-      const plan = (await client.query(`EXPLAIN ${candidateSql.text}`, candidateSql.values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+      const plan = (await client.query(`EXPLAIN ${candidateSql.text}`, candidateSql.values)).rows
+        .map((r) => r["QUERY PLAN"])
+        .join("\n");
       expect(plan).toMatch(new RegExp(`Index Scan using chunk_vectors_embedding_${DIMS}_hnsw on chunk_vectors v`));
       // Control: the full-precision cast the search used before has no index to use.
       const asVector = candidateSql.text.replaceAll("::halfvec(3072)", "::vector(3072)");
-      const controlPlan = (await client.query(`EXPLAIN ${asVector}`, candidateSql.values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+      const controlPlan = (await client.query(`EXPLAIN ${asVector}`, candidateSql.values)).rows
+        .map((r) => r["QUERY PLAN"])
+        .join("\n");
       expect(controlPlan).not.toMatch(/hnsw/);
       await client.query("ROLLBACK");
     } finally {
@@ -102,7 +148,11 @@ describe("embeddings above 2,000 dimensions", () => {
   });
 
   it("finds the same documents as an exact full-precision ranking, with scores within halfvec rounding", async () => {
-    for (const query of ["refunds paid back to the original card", "parcels leave the warehouse every weekday", "rule number 17 about topic"]) {
+    for (const query of [
+      "refunds paid back to the original card",
+      "parcels leave the warehouse every weekday",
+      "rule number 17 about topic",
+    ]) {
       const hnsw = (await capturedSearch(0, query)).result;
       const exact = (await capturedSearch(1_000_000, query)).result;
       expect(hnsw.strategy).toBe("hnsw");

@@ -11,7 +11,11 @@ let publish: typeof import("../../app/api/v1/tenants/[tenant]/documents/[key]/ve
 
 const ctx = <P>(p: P) => ({ params: Promise.resolve(p) });
 const req = (body: unknown) =>
-  new Request("http://localhost/x", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(body) });
+  new Request("http://localhost/x", {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -23,13 +27,35 @@ beforeAll(async () => {
   const w = testWorker(t, "route");
   await w.start();
   const docs = {
-    manual: "# Pump manual\n\nBefore servicing the circulation pump, isolate the supply and drain the housing. Replace the seal kit XQ-7731-B every two years and check the bearing for play.",
-    ...Object.fromEntries(["XQ-7731-C", "XQ-7713-B", "XQ-7731-D", "XQ-7371-B"].map((c, i) => [`part-${i}`, `# Part ${c}\n\nPart ${c} seal kit.`])),
+    manual:
+      "# Pump manual\n\nBefore servicing the circulation pump, isolate the supply and drain the housing. Replace the seal kit XQ-7731-B every two years and check the bearing for play.",
+    ...Object.fromEntries(
+      ["XQ-7731-C", "XQ-7713-B", "XQ-7731-D", "XQ-7371-B"].map((c, i) => [
+        `part-${i}`,
+        `# Part ${c}\n\nPart ${c} seal kit.`,
+      ]),
+    ),
   };
   for (const [key, content] of Object.entries(docs)) {
-    expect((await publish.POST(new Request("http://localhost/x", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ title: key, contentType: "text/markdown", content }) }), ctx({ tenant: "rt", key }))).status).toBe(202);
+    expect(
+      (
+        await publish.POST(
+          new Request("http://localhost/x", {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
+            body: JSON.stringify({ title: key, contentType: "text/markdown", content }),
+          }),
+          ctx({ tenant: "rt", key }),
+        )
+      ).status,
+    ).toBe(202);
   }
-  await waitFor(async () => (await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE status = 'SUCCEEDED'`)).rows[0].n === Object.keys(docs).length, 60_000);
+  await waitFor(
+    async () =>
+      (await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE status = 'SUCCEEDED'`)).rows[0].n ===
+      Object.keys(docs).length,
+    60_000,
+  );
   await w.stop(2000);
 }, 120_000);
 afterAll(async () => {

@@ -19,9 +19,16 @@ let t: TestDb;
 let q: number[];
 
 /** A document with one version per entry; the last listed `active` one gets the search pointer. */
-async function seedDocument(key: string, versions: { acl: string[]; status: "ACTIVE" | "RETIRED"; chunks: number; near: boolean; model?: string }[], deleted = false) {
+async function seedDocument(
+  key: string,
+  versions: { acl: string[]; status: "ACTIVE" | "RETIRED"; chunks: number; near: boolean; model?: string }[],
+  deleted = false,
+) {
   const docId = randomUUID();
-  await t.pool.query(`INSERT INTO documents (id, tenant_id, key, title, business_version, deleted_at) VALUES ($1, $2, $3, $3, $4, $5)`, [docId, TENANT, key, versions.length, deleted ? new Date() : null]);
+  await t.pool.query(
+    `INSERT INTO documents (id, tenant_id, key, title, business_version, deleted_at) VALUES ($1, $2, $3, $3, $4, $5)`,
+    [docId, TENANT, key, versions.length, deleted ? new Date() : null],
+  );
   for (const [i, v] of versions.entries()) {
     const n = i + 1;
     const ivId = randomUUID();
@@ -85,27 +92,56 @@ describe("chunks the caller may not see take no result slots", () => {
     ["exact", 1_000_000],
   ])("%s: ten visible hits past 2,400 nearer invisible chunks", async (strategy, exactMaxChunks) => {
     // ef_search 10: the walk must go on well past its first candidate list to find them.
-    const r = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 10, principals: ["group:staff"], exactMaxChunks, efSearch: 10 });
+    const r = await searchWithPlan(t.pool, embedder, {
+      tenant: TENANT,
+      query: QUERY,
+      topK: 10,
+      principals: ["group:staff"],
+      exactMaxChunks,
+      efSearch: 10,
+    });
     expect(r.strategy).toBe(strategy);
     expect(r.hits).toHaveLength(10);
     expect(new Set(r.hits.map((h) => h.documentKey))).toEqual(new Set(VISIBLE_TO_STAFF));
     // The active version 2 of the rolled-back document, never its retained version 1.
-    expect(r.hits.filter((h) => h.documentKey === "rolled-back").every((h) => h.versionNumber === 2 && h.chunkId.includes("-v2-"))).toBe(true);
+    expect(
+      r.hits
+        .filter((h) => h.documentKey === "rolled-back")
+        .every((h) => h.versionNumber === 2 && h.chunkId.includes("-v2-")),
+    ).toBe(true);
     // Nearest first.
     const scores = r.hits.map((h) => h.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
   });
 
   it("hits are the exact ranking of the visible chunks", async () => {
-    const hnsw = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 6, principals: ["group:staff"], exactMaxChunks: 0 });
-    const exact = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 6, principals: ["group:staff"], exactMaxChunks: 1_000_000 });
+    const hnsw = await searchWithPlan(t.pool, embedder, {
+      tenant: TENANT,
+      query: QUERY,
+      topK: 6,
+      principals: ["group:staff"],
+      exactMaxChunks: 0,
+    });
+    const exact = await searchWithPlan(t.pool, embedder, {
+      tenant: TENANT,
+      query: QUERY,
+      topK: 6,
+      principals: ["group:staff"],
+      exactMaxChunks: 1_000_000,
+    });
     expect(exact.strategy).toBe("exact");
     expect(hnsw.strategy).toBe("hnsw");
     expect(hnsw.hits.map((h) => h.chunkId)).toEqual(exact.hits.map((h) => h.chunkId));
   });
 
   it("without the group, the staff document is not answered and the others fill the slots", async () => {
-    const r = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 10, principals: ["user:someone@example.com"], exactMaxChunks: 0 });
+    const r = await searchWithPlan(t.pool, embedder, {
+      tenant: TENANT,
+      query: QUERY,
+      topK: 10,
+      principals: ["user:someone@example.com"],
+      exactMaxChunks: 0,
+    });
     expect(r.hits).toHaveLength(8);
     expect(new Set(r.hits.map((h) => h.documentKey))).toEqual(new Set(["rolled-back", "public"]));
     // Fewer visible chunks than asked for: the HNSW walk ran out, the exact ranking answered.
@@ -113,7 +149,15 @@ describe("chunks the caller may not see take no result slots", () => {
   });
 
   it("a walk cut short by max_scan_tuples falls back to the exact ranking", async () => {
-    const r = await searchWithPlan(t.pool, embedder, { tenant: TENANT, query: QUERY, topK: 5, principals: ["group:staff"], exactMaxChunks: 0, efSearch: 10, maxScanTuples: 50 });
+    const r = await searchWithPlan(t.pool, embedder, {
+      tenant: TENANT,
+      query: QUERY,
+      topK: 5,
+      principals: ["group:staff"],
+      exactMaxChunks: 0,
+      efSearch: 10,
+      maxScanTuples: 50,
+    });
     expect(r.strategy).toBe("hnsw+exact");
     expect(r.hits).toHaveLength(5);
     expect(r.hits.every((h) => VISIBLE_TO_STAFF.includes(h.documentKey))).toBe(true);
@@ -128,9 +172,19 @@ describe("chunks the caller may not see take no result slots", () => {
       await c.query("SET LOCAL enable_seqscan = off");
       await c.query("SET LOCAL enable_bitmapscan = off");
       await c.query("SET LOCAL enable_sort = off");
-      const plan = (await c.query(`EXPLAIN (COSTS OFF) ${vectorSearchSql(384, false, 10)}`, [TENANT, toVectorLiteral(q), null, ["group:staff"], embedder.model])).rows.map((r) => String(r["QUERY PLAN"]));
+      const plan = (
+        await c.query(`EXPLAIN (COSTS OFF) ${vectorSearchSql(384, false, 10)}`, [
+          TENANT,
+          toVectorLiteral(q),
+          null,
+          ["group:staff"],
+          embedder.model,
+        ])
+      ).rows.map((r) => String(r["QUERY PLAN"]));
       await c.query("ROLLBACK");
-      const scan = plan.findIndex((l) => /Index Scan using chunk_vectors_embedding_384_hnsw on chunk_vectors v/.test(l));
+      const scan = plan.findIndex((l) =>
+        /Index Scan using chunk_vectors_embedding_384_hnsw on chunk_vectors v/.test(l),
+      );
       expect(scan, plan.join("\n")).toBeGreaterThan(0);
       expect(plan[scan - 1]).toMatch(/Limit/);
       expect(plan.slice(scan + 1).find((l) => l.trim().startsWith("Filter:"))).toMatch(/SubPlan/);
@@ -153,13 +207,27 @@ describe("search statements and the session they run in", () => {
       await pool.end();
     }
   }
-  const setting = async (pool: pg.Pool, name: string) => (await pool.query(`SELECT current_setting($1, true) AS v`, [name])).rows[0].v as string | null;
+  const setting = async (pool: pg.Pool, name: string) =>
+    (await pool.query(`SELECT current_setting($1, true) AS v`, [name])).rows[0].v as string | null;
   const search = (pool: pg.Pool, opts: { efSearch?: number } = {}) =>
-    searchWithPlan(pool, embedder, { tenant: TENANT, query: QUERY, topK: 6, principals: ["group:staff"], exactMaxChunks: 0, ...opts });
+    searchWithPlan(pool, embedder, {
+      tenant: TENANT,
+      query: QUERY,
+      topK: 6,
+      principals: ["group:staff"],
+      exactMaxChunks: 0,
+      ...opts,
+    });
 
   it("keeps each search's own settings, whatever the connection ran before", async () => {
     await onOneConnection(async (pool) => {
-      const exact = await searchWithPlan(pool, embedder, { tenant: TENANT, query: QUERY, topK: 6, principals: ["group:staff"], exactMaxChunks: 1_000_000 });
+      const exact = await searchWithPlan(pool, embedder, {
+        tenant: TENANT,
+        query: QUERY,
+        topK: 6,
+        principals: ["group:staff"],
+        exactMaxChunks: 1_000_000,
+      });
       const first = await search(pool, { efSearch: 10 });
       if (onRealPostgres) expect(await setting(pool, "hnsw.ef_search")).toBe("10");
       const second = await search(pool);
@@ -193,8 +261,12 @@ describe("search statements and the session they run in", () => {
       // as a parameter the planner assumed a tenth of the table was wanted and never switched.
       await pool.query("SET plan_cache_mode = force_generic_plan");
       const lit = `'${TENANT}', '${toVectorLiteral(q)}', NULL, ARRAY['group:staff'], '${embedder.model}'`;
-      const plan = (await pool.query(`EXPLAIN EXECUTE ${rows[0].name}(${lit})`)).rows.map((r) => String(r["QUERY PLAN"]));
-      const scan = plan.findIndex((l) => /Index Scan using chunk_vectors_embedding_384_hnsw on chunk_vectors v/.test(l));
+      const plan = (await pool.query(`EXPLAIN EXECUTE ${rows[0].name}(${lit})`)).rows.map((r) =>
+        String(r["QUERY PLAN"]),
+      );
+      const scan = plan.findIndex((l) =>
+        /Index Scan using chunk_vectors_embedding_384_hnsw on chunk_vectors v/.test(l),
+      );
       expect(scan, plan.join("\n")).toBeGreaterThan(0);
       expect(plan[scan - 1]).toMatch(/Limit .*rows=(\d+) /);
       expect(Number(/rows=(\d+)/.exec(plan[scan - 1])![1])).toBeLessThanOrEqual(10);

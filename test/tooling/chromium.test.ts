@@ -2,7 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cachedChromiums, ChromiumNotFoundError, findChromium, INSTALL_COMMAND, playwrightCacheDir, resolveChromium } from "../../e2e/support/chromium";
+import {
+  cachedChromiums,
+  ChromiumNotFoundError,
+  findChromium,
+  INSTALL_COMMAND,
+  playwrightCacheDir,
+  resolveChromium,
+} from "../../e2e/support/chromium";
 
 // Temporary folders stand in for /usr/bin, the home directory and Playwright's cache; nothing is
 // downloaded: the "install" commands below are small node scripts that make (or fail to make) a file.
@@ -26,13 +33,20 @@ function executable(p: string, mode = 0o755): string {
 }
 
 const cacheOf = (h: string) => path.join(h, ".cache", "ms-playwright");
-const noEnv = (extra: Record<string, string> = {}): Record<string, string | undefined> => ({ PATH: process.env.PATH, ...extra });
+const noEnv = (extra: Record<string, string> = {}): Record<string, string | undefined> => ({
+  PATH: process.env.PATH,
+  ...extra,
+});
 
 describe("findChromium", () => {
   it("takes PLAYWRIGHT_CHROMIUM_PATH before every other place", () => {
     const mine = executable(path.join(root, "custom", "chrome"));
     const system = executable(path.join(bin, "chromium"));
-    const found = findChromium({ env: noEnv({ PLAYWRIGHT_CHROMIUM_PATH: mine }), homeDir: home, systemPaths: [system] });
+    const found = findChromium({
+      env: noEnv({ PLAYWRIGHT_CHROMIUM_PATH: mine }),
+      homeDir: home,
+      systemPaths: [system],
+    });
     expect(found).toEqual({ path: mine, source: "PLAYWRIGHT_CHROMIUM_PATH" });
   });
 
@@ -40,7 +54,9 @@ describe("findChromium", () => {
     const system = executable(path.join(bin, "chromium"));
     const notExec = executable(path.join(root, "plain", "chrome"), 0o644);
     for (const bad of [path.join(root, "nope"), notExec, root]) {
-      expect(() => findChromium({ env: noEnv({ PLAYWRIGHT_CHROMIUM_PATH: bad }), homeDir: home, systemPaths: [system] })).toThrow(ChromiumNotFoundError);
+      expect(() =>
+        findChromium({ env: noEnv({ PLAYWRIGHT_CHROMIUM_PATH: bad }), homeDir: home, systemPaths: [system] }),
+      ).toThrow(ChromiumNotFoundError);
     }
   });
 
@@ -57,17 +73,27 @@ describe("findChromium", () => {
     mkdirSync(path.join(cache, "chromium-1300")); // an interrupted download: no executable inside
     executable(path.join(cache, "chromium_headless_shell-1400", "chrome-linux64", "chrome")); // not the full browser
     expect(cachedChromiums(cache)).toEqual([newer, old]);
-    expect(findChromium({ env: noEnv(), homeDir: home, systemPaths: [] })).toEqual({ path: newer, source: "playwright-cache" });
+    expect(findChromium({ env: noEnv(), homeDir: home, systemPaths: [] })).toEqual({
+      path: newer,
+      source: "playwright-cache",
+    });
     expect(findChromium({ env: noEnv(), homeDir: home, systemPaths: [], preferredRevision: "1100" })?.path).toBe(old);
   });
 
   it("looks where Playwright does: PLAYWRIGHT_BROWSERS_PATH, else XDG_CACHE_HOME, else ~/.cache", () => {
     expect(playwrightCacheDir(noEnv(), home)).toBe(cacheOf(home));
-    expect(playwrightCacheDir(noEnv({ XDG_CACHE_HOME: path.join(root, "xdg") }), home)).toBe(path.join(root, "xdg", "ms-playwright"));
-    expect(playwrightCacheDir(noEnv({ PLAYWRIGHT_BROWSERS_PATH: path.join(root, "pw") }), home)).toBe(path.join(root, "pw"));
+    expect(playwrightCacheDir(noEnv({ XDG_CACHE_HOME: path.join(root, "xdg") }), home)).toBe(
+      path.join(root, "xdg", "ms-playwright"),
+    );
+    expect(playwrightCacheDir(noEnv({ PLAYWRIGHT_BROWSERS_PATH: path.join(root, "pw") }), home)).toBe(
+      path.join(root, "pw"),
+    );
     expect(playwrightCacheDir(noEnv({ PLAYWRIGHT_BROWSERS_PATH: "0" }), home)).toBeNull();
     const chrome = executable(path.join(root, "pw", "chromium-1255", "chrome-linux64", "chrome"));
-    expect(findChromium({ env: noEnv({ PLAYWRIGHT_BROWSERS_PATH: path.join(root, "pw") }), homeDir: home, systemPaths: [] })?.path).toBe(chrome);
+    expect(
+      findChromium({ env: noEnv({ PLAYWRIGHT_BROWSERS_PATH: path.join(root, "pw") }), homeDir: home, systemPaths: [] })
+        ?.path,
+    ).toBe(chrome);
   });
 
   it("finds nothing in an empty machine", () => {
@@ -85,7 +111,13 @@ describe("resolveChromium", () => {
   it("does not run the install command when a browser is already there", () => {
     const system = executable(path.join(bin, "chromium"));
     const marker = path.join(root, "ran");
-    const found = resolveChromium({ env: noEnv(), homeDir: home, systemPaths: [system], installCommand: [process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "")`], log });
+    const found = resolveChromium({
+      env: noEnv(),
+      homeDir: home,
+      systemPaths: [system],
+      installCommand: [process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "")`],
+      log,
+    });
     expect(found.path).toBe(system);
     expect(existsSync(marker)).toBe(false);
     expect(logs).toEqual([]);
@@ -94,7 +126,13 @@ describe("resolveChromium", () => {
   it("runs the install command when nothing is found, then uses what it put in Playwright's cache", () => {
     const target = path.join(cacheOf(home), "chromium-1255", "chrome-linux64", "chrome");
     const script = `const fs = require("fs"); fs.mkdirSync(${JSON.stringify(path.dirname(target))}, { recursive: true }); fs.writeFileSync(${JSON.stringify(target)}, ""); fs.chmodSync(${JSON.stringify(target)}, 0o755);`;
-    const found = resolveChromium({ env: noEnv(), homeDir: home, systemPaths: [], installCommand: [process.execPath, "-e", script], log });
+    const found = resolveChromium({
+      env: noEnv(),
+      homeDir: home,
+      systemPaths: [],
+      installCommand: [process.execPath, "-e", script],
+      log,
+    });
     expect(found).toEqual({ path: target, source: "playwright-cache" });
     expect(logs.join("\n")).toContain("fetching Playwright's");
   });
@@ -102,7 +140,13 @@ describe("resolveChromium", () => {
   it("stops with the exact command to run when the download fails (offline)", () => {
     let err: unknown;
     try {
-      resolveChromium({ env: noEnv(), homeDir: home, systemPaths: [], installCommand: [process.execPath, "-e", "process.exit(3)"], log });
+      resolveChromium({
+        env: noEnv(),
+        homeDir: home,
+        systemPaths: [],
+        installCommand: [process.execPath, "-e", "process.exit(3)"],
+        log,
+      });
     } catch (e) {
       err = e;
     }
@@ -114,14 +158,36 @@ describe("resolveChromium", () => {
   });
 
   it("says so when the command succeeds but leaves no browser, and when the command cannot start", () => {
-    expect(() => resolveChromium({ env: noEnv(), homeDir: home, systemPaths: [], installCommand: [process.execPath, "-e", ""], log })).toThrow(/no Chromium appeared/);
-    expect(() => resolveChromium({ env: noEnv(), homeDir: home, systemPaths: [], installCommand: [path.join(root, "no-such-npx")], log })).toThrow(/ENOENT/);
+    expect(() =>
+      resolveChromium({
+        env: noEnv(),
+        homeDir: home,
+        systemPaths: [],
+        installCommand: [process.execPath, "-e", ""],
+        log,
+      }),
+    ).toThrow(/no Chromium appeared/);
+    expect(() =>
+      resolveChromium({
+        env: noEnv(),
+        homeDir: home,
+        systemPaths: [],
+        installCommand: [path.join(root, "no-such-npx")],
+        log,
+      }),
+    ).toThrow(/ENOENT/);
   });
 
   it("does not download when PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD is set", () => {
     const marker = path.join(root, "ran");
     expect(() =>
-      resolveChromium({ env: noEnv({ PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" }), homeDir: home, systemPaths: [], installCommand: [process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "")`], log }),
+      resolveChromium({
+        env: noEnv({ PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" }),
+        homeDir: home,
+        systemPaths: [],
+        installCommand: [process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "")`],
+        log,
+      }),
     ).toThrow(/PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD is set[\s\S]*npx playwright install chromium/);
     expect(logs).toEqual([]);
     expect(existsSync(marker)).toBe(false);

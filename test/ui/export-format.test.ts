@@ -16,26 +16,39 @@ describe("export encodings", () => {
   });
 
   it("CSV: a cell a spreadsheet would run as a formula gets a leading apostrophe; a negative number stays a number", () => {
-    const cells = ["=1+1", "+1", "-1", "@A1", "\tTAB", "\rCR", "＝1+1", "safe = fine"].map((a) => csvRows(COLUMNS, [{ a, n: -3, b: false }], false));
+    const cells = ["=1+1", "+1", "-1", "@A1", "\tTAB", "\rCR", "＝1+1", "safe = fine"].map((a) =>
+      csvRows(COLUMNS, [{ a, n: -3, b: false }], false),
+    );
     expect(cells).toEqual([
       "'=1+1,-3,false\r\n",
       "'+1,-3,false\r\n",
       "'-1,-3,false\r\n",
       "'@A1,-3,false\r\n",
       "'\tTAB,-3,false\r\n",
-      "\"'\rCR\",-3,false\r\n",
+      '"\'\rCR",-3,false\r\n',
       "'＝1+1,-3,false\r\n",
       "safe = fine,-3,false\r\n",
     ]);
   });
 
   it("JSON pieces join into one valid document", () => {
-    const text = jsonHead({ kind: "tasks", filters: { status: "DEAD" } }) + jsonItem({ id: 1 }, true) + jsonItem({ id: 2 }, false) + jsonTail(2);
-    expect(JSON.parse(text)).toEqual({ kind: "tasks", filters: { status: "DEAD" }, items: [{ id: 1 }, { id: 2 }], count: 2 });
+    const text =
+      jsonHead({ kind: "tasks", filters: { status: "DEAD" } }) +
+      jsonItem({ id: 1 }, true) +
+      jsonItem({ id: 2 }, false) +
+      jsonTail(2);
+    expect(JSON.parse(text)).toEqual({
+      kind: "tasks",
+      filters: { status: "DEAD" },
+      items: [{ id: 1 }, { id: 2 }],
+      count: 2,
+    });
     expect(JSON.parse(jsonHead({}) + jsonTail(0))).toEqual({ items: [], count: 0 });
   });
 
   it("file names sort by time and carry no characters a file system refuses", () => {
-    expect(exportFileName("documents", "csv", new Date("2026-11-30T12:05:09.123Z"))).toBe("documents-20261130T120509Z.csv");
+    expect(exportFileName("documents", "csv", new Date("2026-11-30T12:05:09.123Z"))).toBe(
+      "documents-20261130T120509Z.csv",
+    );
   });
 });

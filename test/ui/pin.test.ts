@@ -24,7 +24,11 @@ const task = (taskId: string, versionNumber: number, status: string, taskType = 
 });
 
 /** A v1-pinned document whose latest version is v2, parsed the way the dashboard parses the API. */
-function pinnedDoc(indexVersions: unknown[], tasks: unknown[] = [], embeddingSpace?: { model: string; dimensions: number }): DocumentDetail {
+function pinnedDoc(
+  indexVersions: unknown[],
+  tasks: unknown[] = [],
+  embeddingSpace?: { model: string; dimensions: number },
+): DocumentDetail {
   return documentDetailSchema.parse({
     tenant: "t",
     key: "k",
@@ -44,7 +48,13 @@ function pinnedDoc(indexVersions: unknown[], tasks: unknown[] = [], embeddingSpa
 describe("unpin forecast", () => {
   it("the detail schema carries the pin, and an older API answer without it reads as not pinned", () => {
     expect(pinnedDoc([])).toMatchObject({ pinned: true, pinnedBy: "ops", pinnedReason: "wrong figures" });
-    const old = documentDetailSchema.parse({ tenant: "t", key: "k", state: "SEARCHABLE", businessVersion: 1, searchVersion: 1 });
+    const old = documentDetailSchema.parse({
+      tenant: "t",
+      key: "k",
+      state: "SEARCHABLE",
+      businessVersion: 1,
+      searchVersion: 1,
+    });
     expect(old).toMatchObject({ pinned: false, pinnedBy: null, pinnedReason: null });
   });
 
@@ -56,19 +66,38 @@ describe("unpin forecast", () => {
 
   it("judges by the space the server searches in, not the pinned version's: after a model change nothing of the old model is returned to", () => {
     // v1 pinned and v2 built under m-1; the server now searches m-2.
-    const doc = { ...pinnedDoc([iv(2, "READY"), iv(1, "ACTIVE")], [task("5", 2, "SUCCEEDED")], { model: "m-2", dimensions: 384 }), searchVersionServed: false };
+    const doc = {
+      ...pinnedDoc([iv(2, "READY"), iv(1, "ACTIVE")], [task("5", 2, "SUCCEEDED")], { model: "m-2", dimensions: 384 }),
+      searchVersionServed: false,
+    };
     // The pinned v1 is of the old model too: it serves nothing meanwhile.
     expect(unpinForecast(doc)).toMatchObject({ kind: "waits", version: 2, serving: null });
     // Nor is it offered for a rollback: the server would refuse it (ROLLBACK_INCOMPATIBLE).
     expect(rollbackCandidates(doc)).toEqual([]);
-    expect(rollbackCandidates({ ...doc, embeddingSpace: { model: "m-1", dimensions: 384 } }).map((c) => c.versionNumber)).toEqual([2]);
-    expect(unpinForecast(pinnedDoc([iv(2, "READY", "m-2"), iv(1, "ACTIVE")], [], { model: "m-2", dimensions: 384 }))).toEqual({ kind: "returns", version: 2 });
+    expect(
+      rollbackCandidates({ ...doc, embeddingSpace: { model: "m-1", dimensions: 384 } }).map((c) => c.versionNumber),
+    ).toEqual([2]);
+    expect(
+      unpinForecast(pinnedDoc([iv(2, "READY", "m-2"), iv(1, "ACTIVE")], [], { model: "m-2", dimensions: 384 })),
+    ).toEqual({ kind: "returns", version: 2 });
   });
 
   it("waits for the task that builds the latest version when it has no usable complete index", () => {
-    const building = pinnedDoc([iv(2, "BUILDING"), iv(1, "ACTIVE")], [task("9", 2, "RUNNING", "REINDEX"), task("5", 2, "SUCCEEDED")]);
-    expect(unpinForecast(building)).toMatchObject({ kind: "waits", version: 2, serving: 1, task: { taskId: "9", status: "RUNNING" } });
+    const building = pinnedDoc(
+      [iv(2, "BUILDING"), iv(1, "ACTIVE")],
+      [task("9", 2, "RUNNING", "REINDEX"), task("5", 2, "SUCCEEDED")],
+    );
+    expect(unpinForecast(building)).toMatchObject({
+      kind: "waits",
+      version: 2,
+      serving: 1,
+      task: { taskId: "9", status: "RUNNING" },
+    });
     // A v2 index built with another embedding model could not serve the current queries.
-    expect(unpinForecast(pinnedDoc([iv(2, "RETIRED", "m-0"), iv(1, "ACTIVE")]))).toMatchObject({ kind: "waits", serving: 1, task: null });
+    expect(unpinForecast(pinnedDoc([iv(2, "RETIRED", "m-0"), iv(1, "ACTIVE")]))).toMatchObject({
+      kind: "waits",
+      serving: 1,
+      task: null,
+    });
   });
 });

@@ -13,7 +13,9 @@ import {
 describe("file upload: content type from the extension", () => {
   it("maps each supported extension, whatever its case", () => {
     expect(contentTypeForFileName("scan.pdf")).toBe("application/pdf");
-    expect(contentTypeForFileName("Letter.DOCX")).toBe("application/vnd.openxmlformats-officedocument.wordprocessingml.document");
+    expect(contentTypeForFileName("Letter.DOCX")).toBe(
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    );
     expect(contentTypeForFileName("page.html")).toBe("text/html");
     expect(contentTypeForFileName("PAGE.HTM")).toBe("text/html");
     expect(contentTypeForFileName("notes.md")).toBe("text/markdown");

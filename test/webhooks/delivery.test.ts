@@ -33,7 +33,16 @@ const loops: WebhookDeliveryLoop[] = [];
 
 // A timeout far above a local answer, so a loaded machine does not turn answers into timeouts;
 // the hanging-receiver case sets its own short one.
-const SETTINGS: WebhookSettings = { concurrency: 4, pollMs: 20, timeoutMs: 5000, maxAttempts: 3, retryBaseSeconds: 0.05, retryMaxSeconds: 0.2, allowPrivateNetworks: true, retentionDays: 30 };
+const SETTINGS: WebhookSettings = {
+  concurrency: 4,
+  pollMs: 20,
+  timeoutMs: 5000,
+  maxAttempts: 3,
+  retryBaseSeconds: 0.05,
+  retryMaxSeconds: 0.2,
+  allowPrivateNetworks: true,
+  retentionDays: 30,
+};
 
 function loop(id: string, over: Partial<WebhookSettings> = {}): WebhookDeliveryLoop {
   const l = new WebhookDeliveryLoop({ pool: t.pool, workerId: id, settings: { ...SETTINGS, ...over } });
@@ -42,7 +51,9 @@ function loop(id: string, over: Partial<WebhookSettings> = {}): WebhookDeliveryL
   return l;
 }
 
-async function endpoint(opts: { path?: string; enabled?: boolean; secret?: string; url?: string } = {}): Promise<{ id: string; secret: string }> {
+async function endpoint(
+  opts: { path?: string; enabled?: boolean; secret?: string; url?: string } = {},
+): Promise<{ id: string; secret: string }> {
   const id = randomUUID();
   const secret = opts.secret ?? newSecret();
   await t.pool.query(
@@ -55,15 +66,32 @@ async function endpoint(opts: { path?: string; enabled?: boolean; secret?: strin
 
 async function emit(n = 1): Promise<void> {
   for (let i = 0; i < n; i++) {
-    await t.pool.query(`SELECT indexwright_webhook_emit('acme', 'task.dead', jsonb_build_object('tenant', 'acme', 'taskId', $1::text, 'note', 'ünïcode ✓'))`, [String(i)]);
+    await t.pool.query(
+      `SELECT indexwright_webhook_emit('acme', 'task.dead', jsonb_build_object('tenant', 'acme', 'taskId', $1::text, 'note', 'ünïcode ✓'))`,
+      [String(i)],
+    );
   }
 }
 
-type Row = { id: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null; last_latency_ms: number | null; next_attempt_at: Date; last_attempt_at: Date | null; message_id: string };
+type Row = {
+  id: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_latency_ms: number | null;
+  next_attempt_at: Date;
+  last_attempt_at: Date | null;
+  message_id: string;
+};
 const rows = async () =>
-  (await t.pool.query<Row>(`SELECT d.id::text, d.status, d.attempts, d.last_status_code, d.last_error, d.last_latency_ms, d.next_attempt_at, d.last_attempt_at, e.message_id
-                              FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id ORDER BY d.id`)).rows;
-const allIn = (status: string, n: number) => waitFor(async () => ((await rows()).filter((r) => r.status === status).length === n ? true : null), 60_000, 20);
+  (
+    await t.pool
+      .query<Row>(`SELECT d.id::text, d.status, d.attempts, d.last_status_code, d.last_error, d.last_latency_ms, d.next_attempt_at, d.last_attempt_at, e.message_id
+                              FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id ORDER BY d.id`)
+  ).rows;
+const allIn = (status: string, n: number) =>
+  waitFor(async () => ((await rows()).filter((r) => r.status === status).length === n ? true : null), 60_000, 20);
 
 beforeAll(async () => {
   t = await createTestDb({ poolMax: 20 });
@@ -72,7 +100,11 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      const headers = { "webhook-id": String(req.headers["webhook-id"]), "webhook-timestamp": String(req.headers["webhook-timestamp"]), "webhook-signature": String(req.headers["webhook-signature"]) };
+      const headers = {
+        "webhook-id": String(req.headers["webhook-id"]),
+        "webhook-timestamp": String(req.headers["webhook-timestamp"]),
+        "webhook-signature": String(req.headers["webhook-signature"]),
+      };
       const verifiedWith = secrets.filter((s) => {
         try {
           new Webhook(s).verify(body, headers);
@@ -81,7 +113,13 @@ beforeAll(async () => {
           return false;
         }
       });
-      received.push({ id: headers["webhook-id"], body, verified: verifiedWith.length > 0, verifiedWith, at: Date.now() });
+      received.push({
+        id: headers["webhook-id"],
+        body,
+        verified: verifiedWith.length > 0,
+        verifiedWith,
+        at: Date.now(),
+      });
       if (mode === "hang") return; // never answers: the sender's timeout ends it
       if (mode === "retry-after") {
         res.writeHead(429, { "retry-after": "1" }).end();
@@ -124,7 +162,11 @@ describe("webhook delivery", () => {
     loop("w3");
     await allIn("DELIVERED", 40);
     const r = await rows();
-    expect(r.every((d) => d.attempts === 1 && d.last_status_code === 204 && d.last_error === null && d.last_latency_ms !== null)).toBe(true);
+    expect(
+      r.every(
+        (d) => d.attempts === 1 && d.last_status_code === 204 && d.last_error === null && d.last_latency_ms !== null,
+      ),
+    ).toBe(true);
     // Exactly once each: no message reached the receiver twice, none is missing.
     expect(received).toHaveLength(40);
     expect(new Set(received.map((x) => x.id))).toEqual(new Set(r.map((d) => d.message_id)));
@@ -191,7 +233,9 @@ describe("webhook delivery", () => {
     await allIn("RETRY_WAIT", 1);
     const [d] = await rows();
     expect(d.last_status_code).toBeNull();
-    expect(d.last_error).toBe("blocked: 127.0.0.1 is a private IP address; webhooks go to public addresses unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true");
+    expect(d.last_error).toBe(
+      "blocked: 127.0.0.1 is a private IP address; webhooks go to public addresses unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true",
+    );
     expect(received).toHaveLength(0);
   });
 
@@ -287,8 +331,20 @@ describe("webhook delivery", () => {
     const admin = bootstrapPrincipal();
     const r = await redeliver(t.pool, admin, endpointId, ghost.id, "sender died");
     expect(r).toMatchObject({ id: ghost.id, status: "PENDING", attempts: 0 });
-    const audit = (await t.pool.query(`SELECT detail FROM audit_log WHERE action = 'webhook.redeliver' AND target_id = $1`, [ghost.id])).rows;
-    expect(audit).toEqual([{ detail: expect.objectContaining({ previousStatus: "SENDING", previousAttempts: 1, previousLeaseOwner: "ghost" }) }]);
+    const audit = (
+      await t.pool.query(`SELECT detail FROM audit_log WHERE action = 'webhook.redeliver' AND target_id = $1`, [
+        ghost.id,
+      ])
+    ).rows;
+    expect(audit).toEqual([
+      {
+        detail: expect.objectContaining({
+          previousStatus: "SENDING",
+          previousAttempts: 1,
+          previousLeaseOwner: "ghost",
+        }),
+      },
+    ]);
     // The dead sender answers late, either way: nothing changes.
     expect((await t.pool.query(markDelivered(ghost.id, "ghost", 1, 200, 5))).rowCount).toBe(0);
     expect((await t.pool.query(markFailed(ghost.id, "ghost", 1, 3, 1, 500, 5, "HTTP 500"))).rowCount).toBe(0);
@@ -306,8 +362,14 @@ describe("webhook delivery", () => {
     const { id: endpointId } = await endpoint();
     await emit();
     const [held] = (await t.pool.query(claimDeliveries("busy", 1, 3, 60))).rows;
-    const refused = await redeliver(t.pool, bootstrapPrincipal(), endpointId, held.id, null).then(() => null, (e: DomainError) => e);
-    expect(refused && { status: statusOf(refused), code: refused.code }).toMatchObject({ status: 409, code: "DELIVERY_IN_FLIGHT" });
+    const refused = await redeliver(t.pool, bootstrapPrincipal(), endpointId, held.id, null).then(
+      () => null,
+      (e: DomainError) => e,
+    );
+    expect(refused && { status: statusOf(refused), code: refused.code }).toMatchObject({
+      status: 409,
+      code: "DELIVERY_IN_FLIGHT",
+    });
     expect((await rows())[0]).toMatchObject({ status: "SENDING", attempts: 1 });
     expect((await t.pool.query(markDelivered(held.id, "busy", 1, 204, 5))).rowCount).toBe(1);
   });

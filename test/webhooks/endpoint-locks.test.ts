@@ -20,21 +20,35 @@ const admin = bootstrapPrincipal();
 
 async function endpoint(tenant: string, eventTypes: string[]): Promise<string> {
   const id = randomUUID();
-  await t.pool.query(`INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, secret, created_by) VALUES ($1, $2, 'http://127.0.0.1:9/hook', $3, 'whsec_dGVzdA==', 'test')`, [
-    id,
-    tenant,
-    eventTypes,
-  ]);
+  await t.pool.query(
+    `INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, secret, created_by) VALUES ($1, $2, 'http://127.0.0.1:9/hook', $3, 'whsec_dGVzdA==', 'test')`,
+    [id, tenant, eventTypes],
+  );
   return id;
 }
 const pub = (tenant: string, key: string) =>
-  publish(t.pool, { tenant, key, title: key, contentType: "text/plain", content: Buffer.from(`text of ${key}`), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
+  publish(t.pool, {
+    tenant,
+    key,
+    title: key,
+    contentType: "text/plain",
+    content: Buffer.from(`text of ${key}`),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 3,
+  });
 /** Some other backend of this database waits on a row lock (a statement of `pattern`). */
 const someoneWaits = (pattern: string) =>
   waitFor(
     async () =>
-      (await t.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE $1 AND pid <> pg_backend_pid()`, [pattern]))
-        .rowCount,
+      (
+        await t.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE $1 AND pid <> pg_backend_pid()`,
+          [pattern],
+        )
+      ).rowCount,
     10_000,
     20,
   );
@@ -73,8 +87,18 @@ describe.runIf(onRealPostgres)("endpoint locks vs the fan-out", () => {
     } finally {
       c.release();
     }
-    expect((await t.pool.query(`SELECT deleted_at IS NOT NULL AS deleted FROM documents WHERE tenant_id = 'lk' AND key = 'doc'`)).rows).toEqual([{ deleted: true }]);
-    const deliveries = (await t.pool.query(`SELECT d.endpoint_id::text AS endpoint, e.type FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`)).rows;
+    expect(
+      (
+        await t.pool.query(
+          `SELECT deleted_at IS NOT NULL AS deleted FROM documents WHERE tenant_id = 'lk' AND key = 'doc'`,
+        )
+      ).rows,
+    ).toEqual([{ deleted: true }]);
+    const deliveries = (
+      await t.pool.query(
+        `SELECT d.endpoint_id::text AS endpoint, e.type FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`,
+      )
+    ).rows;
     expect(deliveries).toEqual([{ endpoint: kept, type: "document.deleted" }]);
   });
 
@@ -103,8 +127,11 @@ describe.runIf(onRealPostgres)("endpoint locks vs the fan-out", () => {
       // An emit in flight: its delivery holds KEY SHARE on the endpoint until it commits.
       await c.query("BEGIN");
       await c.query(`SELECT indexwright_webhook_emit('lk', 'task.dead', '{}'::jsonb)`);
-      const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<"blocked">((r) => setTimeout(() => r("blocked"), 3000))]);
-      const patched = await within(updateEndpoint(t.pool, admin, id, { description: "changed while an event was being written" }, true));
+      const within = <T>(p: Promise<T>) =>
+        Promise.race([p, new Promise<"blocked">((r) => setTimeout(() => r("blocked"), 3000))]);
+      const patched = await within(
+        updateEndpoint(t.pool, admin, id, { description: "changed while an event was being written" }, true),
+      );
       expect(patched).toMatchObject({ id, description: "changed while an event was being written" });
       const rotated = await within(rotateSecret(t.pool, admin, id));
       expect(rotated).toMatchObject({ id, secret: expect.stringMatching(/^whsec_/) });
@@ -112,6 +139,8 @@ describe.runIf(onRealPostgres)("endpoint locks vs the fan-out", () => {
     } finally {
       c.release();
     }
-    expect((await t.pool.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [id])).rows[0].n).toBe(1);
+    expect(
+      (await t.pool.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [id])).rows[0].n,
+    ).toBe(1);
   });
 });

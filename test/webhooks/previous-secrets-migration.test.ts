@@ -23,14 +23,22 @@ describe("previous secrets migration", () => {
     await insert(expired, "whsec_gone", "2000-01-01T00:00:00.000Z");
     await insert(none, null, null);
     await migrate(db.t.url);
-    const rows = (await db.t.pool.query(`SELECT id::text, secret, previous_secrets FROM webhook_endpoints ORDER BY created_at, id`)).rows;
+    const rows = (
+      await db.t.pool.query(`SELECT id::text, secret, previous_secrets FROM webhook_endpoints ORDER BY created_at, id`)
+    ).rows;
     expect(Object.fromEntries(rows.map((r) => [r.id, [r.secret, r.previous_secrets]]))).toEqual({
       [signing]: ["whsec_current", [{ secret: "whsec_old", until: "2999-01-02T03:04:05.678Z" }]],
       [expired]: ["whsec_current", []],
       [none]: ["whsec_current", []],
     });
-    const cols = (await db.t.pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'webhook_endpoints' AND column_name LIKE 'previous%' ORDER BY 1`)).rows;
+    const cols = (
+      await db.t.pool.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'webhook_endpoints' AND column_name LIKE 'previous%' ORDER BY 1`,
+      )
+    ).rows;
     expect(cols).toEqual([{ column_name: "previous_secrets" }]);
-    await expect(db.t.pool.query(`UPDATE webhook_endpoints SET previous_secrets = '{}'::jsonb WHERE id = $1`, [none])).rejects.toMatchObject({ code: "23514" });
+    await expect(
+      db.t.pool.query(`UPDATE webhook_endpoints SET previous_secrets = '{}'::jsonb WHERE id = $1`, [none]),
+    ).rejects.toMatchObject({ code: "23514" });
   });
 });

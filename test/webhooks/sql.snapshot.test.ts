@@ -11,7 +11,10 @@ describe("webhook delivery SQL", () => {
       markFailed: sql.markFailed("42", "worker-a", 3, 10, 37.5, 500, 87, "HTTP 500"),
       pruneEvents: sql.pruneEvents(30, 1000),
     };
-    const exported = Object.entries(sql).filter(([, v]) => typeof v === "function").map(([k]) => k).sort();
+    const exported = Object.entries(sql)
+      .filter(([, v]) => typeof v === "function")
+      .map(([k]) => k)
+      .sort();
     expect(Object.keys(rendered).sort()).toEqual(exported);
     expect(rendered).toMatchSnapshot();
   });

@@ -35,19 +35,31 @@ async function events(tenant = "wh"): Promise<Ev[]> {
 const brief = async (tenant = "wh") => (await events(tenant)).map((e) => `${e.type}:${e.data.key}:${e.data.version}`);
 
 async function pub(key: string, content: string, tenant = "wh") {
-  return publish(t.pool, { tenant, key, title: key, contentType: "text/plain", content: Buffer.from(content), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
+  return publish(t.pool, {
+    tenant,
+    key,
+    title: key,
+    contentType: "text/plain",
+    content: Buffer.from(content),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 3,
+  });
 }
-const status = async (taskId: string) => (await t.pool.query<{ status: string }>(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0].status;
-const settled = (taskId: string | null, want: string[] = ["SUCCEEDED", "DEAD", "SUPERSEDED"]) => waitFor(async () => want.includes(await status(taskId!)), 30_000);
+const status = async (taskId: string) =>
+  (await t.pool.query<{ status: string }>(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0]
+    .status;
+const settled = (taskId: string | null, want: string[] = ["SUCCEEDED", "DEAD", "SUPERSEDED"]) =>
+  waitFor(async () => want.includes(await status(taskId!)), 30_000);
 
 async function endpoint(tenant: string, eventTypes: string[], enabled = true): Promise<string> {
   const id = randomUUID();
-  await t.pool.query(`INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, enabled, secret, created_by) VALUES ($1, $2, 'http://127.0.0.1:9/hook', $3, $4, 'whsec_dGVzdA==', 'test')`, [
-    id,
-    tenant,
-    eventTypes,
-    enabled,
-  ]);
+  await t.pool.query(
+    `INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, enabled, secret, created_by) VALUES ($1, $2, 'http://127.0.0.1:9/hook', $3, $4, 'whsec_dGVzdA==', 'test')`,
+    [id, tenant, eventTypes, enabled],
+  );
   return id;
 }
 
@@ -100,8 +112,12 @@ describe("outbox triggers", () => {
     await settled(r.taskId);
     const evs = await events();
     expect(evs.map((e) => [e.type, e.deliveries])).toEqual([["document.searchable", 2]]);
-    const { rows } = await t.pool.query(`SELECT endpoint_id::text, tenant_id, status, attempts FROM webhook_deliveries ORDER BY endpoint_id`);
-    expect(rows).toEqual([a, b].sort().map((id) => ({ endpoint_id: id, tenant_id: "wh", status: "PENDING", attempts: 0 })));
+    const { rows } = await t.pool.query(
+      `SELECT endpoint_id::text, tenant_id, status, attempts FROM webhook_deliveries ORDER BY endpoint_id`,
+    );
+    expect(rows).toEqual(
+      [a, b].sort().map((id) => ({ endpoint_id: id, tenant_id: "wh", status: "PENDING", attempts: 0 })),
+    );
   });
 
   it("document.searchable when the business version starts serving, not for a same-space rebuild, an identical republish or a rollback; again after unpin", async () => {
@@ -110,12 +126,22 @@ describe("outbox triggers", () => {
     await settled(v1.taskId);
     const [first] = await events();
     const docId = (await t.pool.query(`SELECT id FROM documents WHERE key = 'life'`)).rows[0].id;
-    const iv = (await t.pool.query(`SELECT index_version_id::text AS id FROM search_pointers WHERE document_id = $1`, [docId])).rows[0].id;
+    const iv = (
+      await t.pool.query(`SELECT index_version_id::text AS id FROM search_pointers WHERE document_id = $1`, [docId])
+    ).rows[0].id;
     expect(first).toEqual({
       type: "document.searchable",
       tenant: "wh",
       deliveries: 1,
-      data: { tenant: "wh", key: "life", documentId: docId, version: 1, indexVersionId: iv, embeddingModel: space.model, embeddingDimensions: space.dimensions },
+      data: {
+        tenant: "wh",
+        key: "life",
+        documentId: docId,
+        version: 1,
+        indexVersionId: iv,
+        embeddingModel: space.model,
+        embeddingDimensions: space.dimensions,
+      },
     });
 
     // The same content again is no new version; a REINDEX rebuilds v1 in the same space.
@@ -134,7 +160,11 @@ describe("outbox triggers", () => {
     await rollback(t.pool, "wh", "life", 1, "bad edit", actor, 24, space);
     expect(await brief()).toHaveLength(2);
     await unpin(t.pool, "wh", "life", actor, { space, retentionHours: 24, maxAttempts: 3 });
-    expect(await brief()).toEqual(["document.searchable:life:1", "document.searchable:life:2", "document.searchable:life:2"]);
+    expect(await brief()).toEqual([
+      "document.searchable:life:1",
+      "document.searchable:life:2",
+      "document.searchable:life:2",
+    ]);
   });
 
   it("document.searchable again when the business version comes back in another embedding space", async () => {
@@ -149,7 +179,10 @@ describe("outbox triggers", () => {
        VALUES ($1, 'wh', $2, 1, 'READY', 'c', 'another-model', 384, 0, 0)`,
       [other, docId],
     );
-    await t.pool.query(`UPDATE search_pointers SET index_version_id = $2, updated_at = now() WHERE document_id = $1`, [docId, other]);
+    await t.pool.query(`UPDATE search_pointers SET index_version_id = $2, updated_at = now() WHERE document_id = $1`, [
+      docId,
+      other,
+    ]);
     const evs = await events();
     expect(evs.map((e) => [e.type, e.data.version, e.data.embeddingModel])).toEqual([
       ["document.searchable", 1, space.model],
@@ -189,7 +222,11 @@ describe("outbox triggers", () => {
 
     const v2 = await pub("gone", "back again after the delete");
     await settled(v2.taskId, ["SUCCEEDED"]);
-    expect(await brief()).toEqual(["document.searchable:gone:1", "document.deleted:gone:1", "document.searchable:gone:2"]);
+    expect(await brief()).toEqual([
+      "document.searchable:gone:1",
+      "document.deleted:gone:1",
+      "document.searchable:gone:2",
+    ]);
   });
 
   it("task.dead and document.failed when the business version's task dies; again after a retry dies; nothing on force-done", async () => {
@@ -198,12 +235,30 @@ describe("outbox triggers", () => {
     await settled(r.taskId, ["DEAD"]);
     const evs = await events();
     expect(evs.map((e) => e.type)).toEqual(["task.dead", "document.failed"]);
-    expect(evs[0].data).toMatchObject({ tenant: "wh", key: "empty", version: 1, taskId: r.taskId, taskType: "INDEX", errorCode: "EMPTY_DOCUMENT" });
-    expect(evs[1].data).toMatchObject({ tenant: "wh", key: "empty", version: 1, taskId: r.taskId, errorCode: "EMPTY_DOCUMENT" });
+    expect(evs[0].data).toMatchObject({
+      tenant: "wh",
+      key: "empty",
+      version: 1,
+      taskId: r.taskId,
+      taskType: "INDEX",
+      errorCode: "EMPTY_DOCUMENT",
+    });
+    expect(evs[1].data).toMatchObject({
+      tenant: "wh",
+      key: "empty",
+      version: 1,
+      taskId: r.taskId,
+      errorCode: "EMPTY_DOCUMENT",
+    });
 
     await retryTask(t.pool, r.taskId!, actor, "try again", 3, null);
     await waitFor(async () => (await events()).length === 4, 30_000);
-    expect((await events()).map((e) => e.type)).toEqual(["task.dead", "document.failed", "task.dead", "document.failed"]);
+    expect((await events()).map((e) => e.type)).toEqual([
+      "task.dead",
+      "document.failed",
+      "task.dead",
+      "document.failed",
+    ]);
 
     await forceDone(t.pool, r.taskId!, actor, "accepted", null);
     expect(await status(r.taskId!)).toBe("RESOLVED");
@@ -223,20 +278,28 @@ describe("outbox triggers", () => {
        VALUES ('wh', $1, 2, 'INDEX', 'RETRY_WAIT', now() + interval '1 hour'), ('wh', $1, 2, 'REINDEX', 'RETRY_WAIT', now() + interval '1 hour') RETURNING task_id::text`,
       [doc],
     );
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR' WHERE task_id = $1`, [rows[0].task_id]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR' WHERE task_id = $1`, [
+      rows[0].task_id,
+    ]);
     expect((await events()).map((e) => e.type)).toEqual(["task.dead"]);
     // The newest one dying does fail the document.
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR' WHERE task_id = $1`, [rows[1].task_id]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR' WHERE task_id = $1`, [
+      rows[1].task_id,
+    ]);
     expect((await events()).map((e) => e.type)).toEqual(["task.dead", "task.dead", "document.failed"]);
     // Still DEAD after another update of the row (a status write that is not a transition).
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', updated_at = now() WHERE task_id = $1`, [rows[1].task_id]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', updated_at = now() WHERE task_id = $1`, [
+      rows[1].task_id,
+    ]);
     expect(await events()).toHaveLength(3);
 
     // A deleted document's DELETE task dying: task.dead only.
     await t.pool.query(`UPDATE documents SET business_version = 1 WHERE id = $1`, [doc]);
     const del = await requestDelete(t.pool, "wh", "older", "test", 3);
     await settled(del!.taskId, ["SUCCEEDED"]);
-    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR' WHERE task_id = $1`, [del!.taskId]);
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', error_code = 'INTERNAL_ERROR' WHERE task_id = $1`, [
+      del!.taskId,
+    ]);
     const last = (await events()).slice(3);
     expect(last.map((e) => [e.type, e.data.taskType])).toEqual([["task.dead", "DELETE"]]);
   });
@@ -258,7 +321,13 @@ describe("outbox triggers", () => {
     await cancelTask(t.pool, rows[1].task_id, actor, "wrong source file", null);
     const evs = await events();
     expect(evs.map((e) => e.type)).toEqual(["document.failed"]);
-    expect(evs[0].data).toMatchObject({ key: "halted", version: 2, taskId: rows[1].task_id, errorCode: "OPERATOR_CANCELLED", cancelled: true });
+    expect(evs[0].data).toMatchObject({
+      key: "halted",
+      version: 2,
+      taskId: rows[1].task_id,
+      errorCode: "OPERATOR_CANCELLED",
+      cancelled: true,
+    });
   });
 
   it("a task superseded by a re-publish reports nothing; its successor reports the new version", async () => {

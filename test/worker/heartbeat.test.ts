@@ -35,7 +35,9 @@ async function publishSlowDoc(key: string) {
 }
 
 async function eventsOf(taskId: string) {
-  return (await t.pool.query(`SELECT kind, actor, lease_attempt FROM task_events WHERE task_id = $1 ORDER BY id`, [taskId])).rows;
+  return (
+    await t.pool.query(`SELECT kind, actor, lease_attempt FROM task_events WHERE task_id = $1 ORDER BY id`, [taskId])
+  ).rows;
 }
 
 describe("heartbeat", () => {
@@ -48,7 +50,12 @@ describe("heartbeat", () => {
     await w.start();
     await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE status = 'RUNNING'`)).rowCount);
     await other.start();
-    await waitFor(async () => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [r.taskId])).rows[0].status === "SUCCEEDED", 45_000);
+    await waitFor(
+      async () =>
+        (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [r.taskId])).rows[0].status ===
+        "SUCCEEDED",
+      45_000,
+    );
     const elapsed = Date.now() - started;
     await Promise.all([w.stop(2000), other.stop(2000)]);
     expect(elapsed).toBeGreaterThan(9000);

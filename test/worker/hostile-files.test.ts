@@ -37,8 +37,25 @@ let n = 0;
 async function otherTenantLatency(): Promise<number> {
   const key = `note-${n++}`;
   const t0 = performance.now();
-  const r = await publish(t.pool, { tenant: "other", key, title: key, contentType: "text/markdown", content: Buffer.from(`One paragraph about the ${key} policy for the other tenant.`), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 3 });
-  await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUCCEEDED'`, [r.taskId])).rowCount, 30_000, 10);
+  const r = await publish(t.pool, {
+    tenant: "other",
+    key,
+    title: key,
+    contentType: "text/markdown",
+    content: Buffer.from(`One paragraph about the ${key} policy for the other tenant.`),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 3,
+  });
+  await waitFor(
+    async () =>
+      (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'SUCCEEDED'`, [r.taskId]))
+        .rowCount,
+    30_000,
+    10,
+  );
   const served = await t.pool.query(`SELECT 1 FROM search_pointers WHERE document_id = $1`, [r.documentId]);
   expect(served.rowCount).toBe(1);
   return performance.now() - t0;
@@ -58,12 +75,33 @@ it("each hostile file ends DEAD PARSE_LIMIT_EXCEEDED at attempt 1 while another 
     idle.sort((a, b) => a - b);
     const rssAtRest = process.memoryUsage().rss;
 
-    const cases: { name: string; contentType: string; bytes: () => Promise<Uint8Array> | Uint8Array; limit: RegExp }[] = [
-      { name: "docx inflating to 1 GiB behind a declared 1 KB", contentType: DOCX_CONTENT_TYPE, bytes: () => docxBomb(), limit: /^limit inflated size: / },
-      { name: "honest docx of 200 MB XML", contentType: DOCX_CONTENT_TYPE, bytes: () => honestHugeDocx(), limit: /^limit inflated size: / },
-      { name: "pdf with a 1 GiB FlateDecode stream", contentType: PDF_CONTENT_TYPE, bytes: () => pdfFlateBomb(), limit: /^limit decoded size: / },
-      { name: "10 MiB markdown bracket flood", contentType: "text/markdown", bytes: () => markdownBracketFlood(), limit: /^limit time: / },
-    ];
+    const cases: { name: string; contentType: string; bytes: () => Promise<Uint8Array> | Uint8Array; limit: RegExp }[] =
+      [
+        {
+          name: "docx inflating to 1 GiB behind a declared 1 KB",
+          contentType: DOCX_CONTENT_TYPE,
+          bytes: () => docxBomb(),
+          limit: /^limit inflated size: /,
+        },
+        {
+          name: "honest docx of 200 MB XML",
+          contentType: DOCX_CONTENT_TYPE,
+          bytes: () => honestHugeDocx(),
+          limit: /^limit inflated size: /,
+        },
+        {
+          name: "pdf with a 1 GiB FlateDecode stream",
+          contentType: PDF_CONTENT_TYPE,
+          bytes: () => pdfFlateBomb(),
+          limit: /^limit decoded size: /,
+        },
+        {
+          name: "10 MiB markdown bracket flood",
+          contentType: "text/markdown",
+          bytes: () => markdownBracketFlood(),
+          limit: /^limit time: /,
+        },
+      ];
     for (const c of cases) {
       const content = Buffer.from(await c.bytes());
       let peakRss = process.memoryUsage().rss;
@@ -73,13 +111,53 @@ it("each hostile file ends DEAD PARSE_LIMIT_EXCEEDED at attempt 1 while another 
         peakChildRss = Math.max(peakChildRss, ...parsePool().pids.map(rssOf));
       }, 25);
       try {
-        const bad = await publish(t.pool, { tenant: "attacker", key: `bad-${results.length}`, title: c.name, contentType: c.contentType, content, acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 5 });
-        await waitFor(async () => (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'RUNNING'`, [bad.taskId])).rowCount, 10_000, 5);
+        const bad = await publish(t.pool, {
+          tenant: "attacker",
+          key: `bad-${results.length}`,
+          title: c.name,
+          contentType: c.contentType,
+          content,
+          acl: [],
+          abstract: null,
+          overview: null,
+          actor: "test",
+          maxAttempts: 5,
+        });
+        await waitFor(
+          async () =>
+            (await t.pool.query(`SELECT 1 FROM index_tasks WHERE task_id = $1 AND status = 'RUNNING'`, [bad.taskId]))
+              .rowCount,
+          10_000,
+          5,
+        );
         const latency = await otherTenantLatency();
-        const row = await waitFor(async () => (await t.pool.query(`SELECT status, attempts, error_code, error_message FROM index_tasks WHERE task_id = $1 AND status NOT IN ('PENDING', 'RUNNING')`, [bad.taskId])).rows[0], 60_000);
+        const row = await waitFor(
+          async () =>
+            (
+              await t.pool.query(
+                `SELECT status, attempts, error_code, error_message FROM index_tasks WHERE task_id = $1 AND status NOT IN ('PENDING', 'RUNNING')`,
+                [bad.taskId],
+              )
+            ).rows[0],
+          60_000,
+        );
         const afterMs = await otherTenantLatency();
-        results.push({ name: c.name, bytes: content.length, status: row.status, attempts: row.attempts, code: row.error_code, latencyMs: Math.round(latency), latencyAfterMs: Math.round(afterMs), peakWorkerRssMiB: Math.round(peakRss / MiB), peakParseProcessRssMiB: Math.round(peakChildRss / MiB) });
-        expect({ status: row.status, attempts: row.attempts, code: row.error_code }).toEqual({ status: "DEAD", attempts: 1, code: "PARSE_LIMIT_EXCEEDED" });
+        results.push({
+          name: c.name,
+          bytes: content.length,
+          status: row.status,
+          attempts: row.attempts,
+          code: row.error_code,
+          latencyMs: Math.round(latency),
+          latencyAfterMs: Math.round(afterMs),
+          peakWorkerRssMiB: Math.round(peakRss / MiB),
+          peakParseProcessRssMiB: Math.round(peakChildRss / MiB),
+        });
+        expect({ status: row.status, attempts: row.attempts, code: row.error_code }).toEqual({
+          status: "DEAD",
+          attempts: 1,
+          code: "PARSE_LIMIT_EXCEEDED",
+        });
         expect(row.error_message).toMatch(c.limit);
         expect(row.error_message).toMatch(/retrying will not help/);
         expect(latency).toBeLessThan(MAX_LATENCY_MS);
@@ -88,7 +166,13 @@ it("each hostile file ends DEAD PARSE_LIMIT_EXCEEDED at attempt 1 while another 
         clearInterval(sampler);
       }
     }
-    console.log(JSON.stringify({ idleLatencyMs: { p50: Math.round(idle[2]), max: Math.round(idle[4]) }, rssAtRestMiB: Math.round(rssAtRest / MiB), cases: results }));
+    console.log(
+      JSON.stringify({
+        idleLatencyMs: { p50: Math.round(idle[2]), max: Math.round(idle[4]) },
+        rssAtRestMiB: Math.round(rssAtRest / MiB),
+        cases: results,
+      }),
+    );
   } finally {
     await w.stop(2000);
   }

@@ -22,7 +22,8 @@ afterAll(async () => {
 /** The local embedder, slowed per batch, that fails every batch of a document whose text says "poisoned". */
 class TestEmbedder extends SlowEmbedder {
   override async embed(texts: string[], signal: AbortSignal): Promise<number[][]> {
-    if (texts.some((x) => x.includes("poisoned"))) throw new TaskError("EMBEDDING_INVALID_RESPONSE", "embedding has 12 dimensions, expected 384");
+    if (texts.some((x) => x.includes("poisoned")))
+      throw new TaskError("EMBEDDING_INVALID_RESPONSE", "embedding has 12 dimensions, expected 384");
     return super.embed(texts, signal);
   }
 }
@@ -46,9 +47,21 @@ function value(text: string, name: string, labels: Record<string, string> = {}):
 }
 
 const doc = (key: string, content: string) =>
-  publish(t.pool, { tenant: "wm", key, title: key, contentType: "text/markdown", content: Buffer.from(content), acl: [], abstract: null, overview: null, actor: "test", maxAttempts: 8 });
+  publish(t.pool, {
+    tenant: "wm",
+    key,
+    title: key,
+    contentType: "text/markdown",
+    content: Buffer.from(content),
+    acl: [],
+    abstract: null,
+    overview: null,
+    actor: "test",
+    maxAttempts: 8,
+  });
 
-const statusOf = async (taskId: string) => (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0].status as string;
+const statusOf = async (taskId: string) =>
+  (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [taskId])).rows[0].status as string;
 
 describe("where the metrics server listens", () => {
   it("on loopback unless WORKER_METRICS_HOST widens it (no authentication, so not on every interface by default)", async () => {
@@ -70,7 +83,10 @@ describe("where the metrics server listens", () => {
 describe("worker metrics", () => {
   it("count tasks, steps and embedding calls while a real task runs, and failures by error code", async () => {
     const before = await scrape();
-    for (const step of Object.values(STEP)) expect(before).toMatch(new RegExp(`^indexwright_worker_step_duration_seconds_count\\{step="${step}"\\} \\d+$`, "m"));
+    for (const step of Object.values(STEP))
+      expect(before).toMatch(
+        new RegExp(`^indexwright_worker_step_duration_seconds_count\\{step="${step}"\\} \\d+$`, "m"),
+      );
     const embedder = new TestEmbedder(150);
     const w = testWorker(t, "metrics-worker", { EMBED_BATCH_SIZE: "2" }, 1, embedder);
     const ok = await doc("handbook", longDocument(10, "metrics"));
@@ -87,29 +103,52 @@ describe("worker metrics", () => {
       await waitFor(async () => (await statusOf(ok.taskId!)) === "SUCCEEDED");
       const after = await waitFor(async () => {
         const text = await scrape();
-        return value(text, "indexwright_worker_tasks_total", { type: "INDEX", outcome: "succeeded", error_code: "none" }) === 1 ? text : null;
+        return value(text, "indexwright_worker_tasks_total", {
+          type: "INDEX",
+          outcome: "succeeded",
+          error_code: "none",
+        }) === 1
+          ? text
+          : null;
       });
       // Every step of the pipeline was timed once, and the embedding histogram holds every provider call.
       for (const step of Object.values(STEP)) {
-        expect(value(after, "indexwright_worker_step_duration_seconds_count", { step }) - value(before, "indexwright_worker_step_duration_seconds_count", { step })).toBe(1);
+        expect(
+          value(after, "indexwright_worker_step_duration_seconds_count", { step }) -
+            value(before, "indexwright_worker_step_duration_seconds_count", { step }),
+        ).toBe(1);
       }
       expect(value(after, "indexwright_worker_step_duration_seconds_sum", { step: "embed" })).toBeGreaterThan(0.15 * 5);
-      expect(value(after, "indexwright_worker_embedding_request_seconds_count", { outcome: "ok" })).toBe(embedder.calls);
+      expect(value(after, "indexwright_worker_embedding_request_seconds_count", { outcome: "ok" })).toBe(
+        embedder.calls,
+      );
       expect(embedder.calls).toBeGreaterThanOrEqual(5);
       expect(value(after, "indexwright_worker_embedding_request_seconds_bucket", { outcome: "ok", le: "0.1" })).toBe(0); // each call slept 150 ms
-      expect(value(after, "indexwright_worker_task_duration_seconds_count", { type: "INDEX", outcome: "succeeded" })).toBe(1);
+      expect(
+        value(after, "indexwright_worker_task_duration_seconds_count", { type: "INDEX", outcome: "succeeded" }),
+      ).toBe(1);
 
       // A provider answer that can never be right: the task is DEAD at once, counted with its code.
       const bad = await doc("poisoned", "# Poisoned\n\nThis poisoned page cannot be embedded.");
       await waitFor(async () => (await statusOf(bad.taskId!)) === "DEAD");
       const failed = await waitFor(async () => {
         const text = await scrape();
-        return value(text, "indexwright_worker_tasks_total", { type: "INDEX", outcome: "dead", error_code: "EMBEDDING_INVALID_RESPONSE" }) === 1 ? text : null;
+        return value(text, "indexwright_worker_tasks_total", {
+          type: "INDEX",
+          outcome: "dead",
+          error_code: "EMBEDDING_INVALID_RESPONSE",
+        }) === 1
+          ? text
+          : null;
       });
-      expect(value(failed, "indexwright_worker_embedding_errors_total", { error_code: "EMBEDDING_INVALID_RESPONSE" })).toBe(1);
+      expect(
+        value(failed, "indexwright_worker_embedding_errors_total", { error_code: "EMBEDDING_INVALID_RESPONSE" }),
+      ).toBe(1);
       expect(value(failed, "indexwright_worker_embedding_request_seconds_count", { outcome: "error" })).toBe(1);
       // Steps past the failure were not counted for it.
-      expect(value(failed, "indexwright_worker_step_duration_seconds_count", { step: "write" })).toBe(value(after, "indexwright_worker_step_duration_seconds_count", { step: "write" }));
+      expect(value(failed, "indexwright_worker_step_duration_seconds_count", { step: "write" })).toBe(
+        value(after, "indexwright_worker_step_duration_seconds_count", { step: "write" }),
+      );
       // Process metrics come along, under the worker's prefix.
       expect(failed).toMatch(/^indexwright_worker_process_resident_memory_bytes \d+/m);
       // Labels stay low-cardinality: no task, document or tenant names.

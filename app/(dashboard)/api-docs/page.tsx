@@ -56,14 +56,27 @@ const refName = (ref: string) => ref.split("/").pop()!;
 
 /** Descriptions mark code with backticks, as Markdown does; only that much is rendered. */
 function Prose({ text }: { text: string }) {
-  return <>{text.split(/(`[^`]+`)/).map((part, i) => (part.startsWith("`") && part.endsWith("`") && part.length > 1 ? <code key={i}>{part.slice(1, -1)}</code> : part))}</>;
+  return (
+    <>
+      {text
+        .split(/(`[^`]+`)/)
+        .map((part, i) =>
+          part.startsWith("`") && part.endsWith("`") && part.length > 1 ? (
+            <code key={i}>{part.slice(1, -1)}</code>
+          ) : (
+            part
+          ),
+        )}
+    </>
+  );
 }
 
 function constraints(s: Schema): string[] {
   const out: string[] = [];
   if (s.format) out.push(s.format);
   if (s.pattern) out.push(`pattern ${s.pattern}`);
-  if (s.minLength !== undefined || s.maxLength !== undefined) out.push(`length ${s.minLength ?? 0}–${s.maxLength ?? "∞"}`);
+  if (s.minLength !== undefined || s.maxLength !== undefined)
+    out.push(`length ${s.minLength ?? 0}–${s.maxLength ?? "∞"}`);
   if (s.minimum !== undefined || s.maximum !== undefined) out.push(`${s.minimum ?? "−∞"} to ${s.maximum ?? "∞"}`);
   if (s.minItems !== undefined || s.maxItems !== undefined) out.push(`${s.minItems ?? 0}–${s.maxItems ?? "∞"} items`);
   if (s.default !== undefined) out.push(`default ${JSON.stringify(s.default)}`);
@@ -167,7 +180,8 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
   return (
     <section className="card api-op" id={op.operationId} aria-labelledby={`${op.operationId}-title`}>
       <h3 className="api-op__title" id={`${op.operationId}-title`}>
-        <span className={`api-method api-method--${method}`}>{method.toUpperCase()}</span> <span className="mono">{path}</span>
+        <span className={`api-method api-method--${method}`}>{method.toUpperCase()}</span>{" "}
+        <span className="mono">{path}</span>
       </h3>
       {op.summary ? <p className="api-op__summary">{op.summary}</p> : null}
       {(op.description ?? "").split("\n\n").map((p, i) => (
@@ -256,7 +270,9 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
 
 export default function ApiDocsPage() {
   const doc = openApiDocument() as unknown as Doc;
-  const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+  const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method, op })),
+  );
   const tags = (doc.tags ?? []).filter((t) => ops.some((o) => o.op.tags?.includes(t.name)));
   const [lead, ...notes] = (doc.info.description ?? "").split("\n\n");
   return (
@@ -265,7 +281,8 @@ export default function ApiDocsPage() {
         <div>
           <h1 className="page__title">API reference</h1>
           <p className="page__lead">
-            {lead} Version {doc.info.version}; the machine-readable document is <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1).
+            {lead} Version {doc.info.version}; the machine-readable document is{" "}
+            <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1).
           </p>
         </div>
       </div>
@@ -288,7 +305,8 @@ export default function ApiDocsPage() {
                 .map((o) => (
                   <li key={o.op.operationId}>
                     <a href={`#${o.op.operationId}`}>
-                      <span className={`api-method api-method--${o.method}`}>{o.method.toUpperCase()}</span> <span className="mono">{o.path}</span>
+                      <span className={`api-method api-method--${o.method}`}>{o.method.toUpperCase()}</span>{" "}
+                      <span className="mono">{o.path}</span>
                     </a>
                   </li>
                 ))}

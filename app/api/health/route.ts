@@ -12,7 +12,14 @@ export async function GET(): Promise<Response> {
     // Anyone may ask, so the driver's message (host, port, user, why the login failed) goes to the
     // server log only.
     log.error({ err }, "health check: the database did not answer");
-    return json({ ok: false, database: "unreachable", error: { code: "DATABASE_UNAVAILABLE", message: "the database did not answer; the server log has the reason" } }, 503);
+    return json(
+      {
+        ok: false,
+        database: "unreachable",
+        error: { code: "DATABASE_UNAVAILABLE", message: "the database did not answer; the server log has the reason" },
+      },
+      503,
+    );
   }
 }
 

@@ -9,7 +9,13 @@ export const dynamic = "force-dynamic";
 export const GET = handler("GET /api/metrics", async () => {
   const cfg = serverConfig();
   // One fleet-wide rendering: concurrent scrapes share it (the gauges it sets are process-wide).
-  const m = await singleFlight("metrics", () => renderMetrics(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds, space: embeddingSpace() }));
+  const m = await singleFlight("metrics", () =>
+    renderMetrics(db(), {
+      leaseSeconds: cfg.LEASE_SECONDS,
+      heartbeatSeconds: cfg.heartbeatSeconds,
+      space: embeddingSpace(),
+    }),
+  );
   return new Response(m.body, { status: 200, headers: { "content-type": m.contentType, "cache-control": "no-store" } });
 });
 

@@ -32,10 +32,21 @@ type IndexResult = { numAdded: number; numDeleted: number; numUpdated: number; n
 type LcModules = {
   Document: new (fields: LcDocument) => LcDocument;
   Embeddings: new (params: object) => object;
-  index: (args: { docsSource: LcDocument[]; recordManager: unknown; vectorStore: unknown; options: Record<string, unknown> }) => Promise<IndexResult>;
-  PostgresRecordManager: new (namespace: string, config: { pool: pg.Pool; tableName: string }) => { createSchema(): Promise<void> };
+  index: (args: {
+    docsSource: LcDocument[];
+    recordManager: unknown;
+    vectorStore: unknown;
+    options: Record<string, unknown>;
+  }) => Promise<IndexResult>;
+  PostgresRecordManager: new (
+    namespace: string,
+    config: { pool: pg.Pool; tableName: string },
+  ) => { createSchema(): Promise<void> };
   PGVectorStore: {
-    initialize(embeddings: object, config: Record<string, unknown>): Promise<{ createHnswIndex(c: { dimensions: number }): Promise<void>; end(): Promise<void> }>;
+    initialize(
+      embeddings: object,
+      config: Record<string, unknown>,
+    ): Promise<{ createHnswIndex(c: { dimensions: number }): Promise<void>; end(): Promise<void> }>;
   };
 };
 
@@ -58,7 +69,12 @@ async function modules(): Promise<LcModules> {
   };
 }
 
-async function chunksOf(key: string, text: string, Document: LcModules["Document"], embeddingModel: string): Promise<LcDocument[]> {
+async function chunksOf(
+  key: string,
+  text: string,
+  Document: LcModules["Document"],
+  embeddingModel: string,
+): Promise<LcDocument[]> {
   const sections = await parseDocumentAsync("text/markdown", new TextEncoder().encode(text));
   // The same call as a worker's (lib/pipeline/index-batch.ts), so both sides index the same chunks.
   return chunkSections(sections, { tenantId: "bench", documentId: key, versionNumber: 1 }, { embeddingModel }).map(
@@ -85,7 +101,12 @@ async function main() {
   const pool = new pg.Pool({ connectionString: input.url, max: 4 });
   const recordManager = new lc.PostgresRecordManager("bench", { pool, tableName: "upsertion_records" });
   await recordManager.createSchema();
-  const store = await lc.PGVectorStore.initialize(new BenchEmbeddings({}), { pool, tableName: "langchain_pg_embedding", dimensions: input.dimensions, distanceStrategy: "cosine" });
+  const store = await lc.PGVectorStore.initialize(new BenchEmbeddings({}), {
+    pool,
+    tableName: "langchain_pg_embedding",
+    dimensions: input.dimensions,
+    distanceStrategy: "cosine",
+  });
   if (input.hnsw) await store.createHnswIndex({ dimensions: input.dimensions });
 
   const phases: Record<string, unknown> = {};

@@ -31,7 +31,8 @@ async function handle(req: ParseRequest): Promise<ParseReply> {
     });
     return { id: req.id, kind: "ok", sections: checkOutput(sections, req.limits) };
   } catch (e) {
-    if (e instanceof PipelineError) return { id: req.id, kind: "error", name: e.name, code: e.code, message: e.message };
+    if (e instanceof PipelineError)
+      return { id: req.id, kind: "error", name: e.name, code: e.code, message: e.message };
     if (e instanceof ParserUnavailableError) return { id: req.id, kind: "error", name: e.name, message: e.message };
     return { id: req.id, kind: "error", name: "Error", message: e instanceof Error ? e.message : String(e) };
   }

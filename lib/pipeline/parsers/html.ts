@@ -21,24 +21,110 @@ import { Tokenizer } from "htmlparser2";
 import { SectionBuilder, collapseWs, isBlank, type Section } from "./common";
 
 /** Elements whose content is never text for the index. */
-const SKIP = new Set(["script", "style", "noscript", "template", "title", "textarea", "iframe", "noembed", "noframes", "xmp", "svg", "nav"]);
+const SKIP = new Set([
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "title",
+  "textarea",
+  "iframe",
+  "noembed",
+  "noframes",
+  "xmp",
+  "svg",
+  "nav",
+]);
 const VOID = new Set([
-  "area", "base", "basefont", "br", "col", "command", "embed", "frame", "hr", "img", "input", "isindex", "keygen",
-  "link", "meta", "param", "source", "track", "wbr",
+  "area",
+  "base",
+  "basefont",
+  "br",
+  "col",
+  "command",
+  "embed",
+  "frame",
+  "hr",
+  "img",
+  "input",
+  "isindex",
+  "keygen",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
 ]);
 /** Elements that may appear in <head>; any other start tag implies the body has begun. */
 const HEAD_OK = new Set(["head", "title", "meta", "link", "base", "style", "script", "noscript", "template"]);
 /** Elements that start/end a paragraph. */
 const BLOCK = new Set([
-  "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "dialog",
-  "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "header", "hgroup",
-  "hr", "html", "legend", "li", "main", "menu", "nav", "ol", "p", "section", "summary", "table",
-  "tbody", "tfoot", "thead", "tr", "ul", "option", "select",
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "body",
+  "caption",
+  "center",
+  "dd",
+  "details",
+  "dialog",
+  "dir",
+  "div",
+  "dl",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "header",
+  "hgroup",
+  "hr",
+  "html",
+  "legend",
+  "li",
+  "main",
+  "menu",
+  "nav",
+  "ol",
+  "p",
+  "section",
+  "summary",
+  "table",
+  "tbody",
+  "tfoot",
+  "thead",
+  "tr",
+  "ul",
+  "option",
+  "select",
 ]);
 /** Block starts that end an unclosed heading (a <div> inside <h2> does not). */
 const ENDS_HEADING = new Set([
-  "p", "ul", "ol", "li", "table", "tr", "section", "article", "blockquote", "hr", "dl", "dt", "dd",
-  "nav", "aside", "footer", "header", "main", "figure", "form", "details", "pre",
+  "p",
+  "ul",
+  "ol",
+  "li",
+  "table",
+  "tr",
+  "section",
+  "article",
+  "blockquote",
+  "hr",
+  "dl",
+  "dt",
+  "dd",
+  "nav",
+  "aside",
+  "footer",
+  "header",
+  "main",
+  "figure",
+  "form",
+  "details",
+  "pre",
 ]);
 
 // Start tags that close the current element first (htmlparser2's table, itself a simplification
@@ -55,14 +141,43 @@ const IMPLIES_CLOSE = new Map<string, Set<string>>([
   ["a", new Set(["a"])],
   ["li", new Set(["li"])],
   ["p", P],
-  ["h1", HEADINGS_P], ["h2", HEADINGS_P], ["h3", HEADINGS_P], ["h4", HEADINGS_P], ["h5", HEADINGS_P], ["h6", HEADINGS_P],
-  ["select", FORM], ["input", FORM], ["output", FORM], ["button", FORM], ["datalist", FORM], ["textarea", FORM],
+  ["h1", HEADINGS_P],
+  ["h2", HEADINGS_P],
+  ["h3", HEADINGS_P],
+  ["h4", HEADINGS_P],
+  ["h5", HEADINGS_P],
+  ["h6", HEADINGS_P],
+  ["select", FORM],
+  ["input", FORM],
+  ["output", FORM],
+  ["button", FORM],
+  ["datalist", FORM],
+  ["textarea", FORM],
   ["option", new Set(["option"])],
   ["optgroup", new Set(["optgroup", "option"])],
-  ["dd", DDT], ["dt", DDT],
-  ["address", P], ["article", P], ["aside", P], ["blockquote", P], ["details", P], ["div", P], ["dl", P],
-  ["fieldset", P], ["figcaption", P], ["figure", P], ["footer", P], ["form", P], ["header", P], ["hr", P],
-  ["main", P], ["nav", P], ["ol", P], ["pre", P], ["section", P], ["table", P], ["ul", P],
+  ["dd", DDT],
+  ["dt", DDT],
+  ["address", P],
+  ["article", P],
+  ["aside", P],
+  ["blockquote", P],
+  ["details", P],
+  ["div", P],
+  ["dl", P],
+  ["fieldset", P],
+  ["figcaption", P],
+  ["figure", P],
+  ["footer", P],
+  ["form", P],
+  ["header", P],
+  ["hr", P],
+  ["main", P],
+  ["nav", P],
+  ["ol", P],
+  ["pre", P],
+  ["section", P],
+  ["table", P],
+  ["ul", P],
   ["tbody", new Set(["thead", "tbody"])],
   ["tfoot", new Set(["thead", "tbody"])],
 ]);
@@ -83,7 +198,10 @@ function isHidden(attrs: Attrs): boolean {
   if (Object.hasOwn(attrs, "hidden") && attrs.hidden.trim().toLowerCase() !== "until-found") return true;
   if ((attrs["aria-hidden"] ?? "").trim().toLowerCase() === "true") return true;
   const style = attrs.style;
-  return style !== undefined && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i.test(style);
+  return (
+    style !== undefined &&
+    /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i.test(style)
+  );
 }
 
 /**
@@ -102,8 +220,19 @@ export function tableRowText(headers: readonly string[] | null, cells: readonly 
 }
 
 type Element = { name: string; skip: boolean };
-type Table = { headers: string[] | null; rows: number; bodyRows: number; pendingHeader: string | null; row: RowState | null };
-type RowState = { cells: string[]; allHeader: boolean; col: number; cell: { start: number; header: boolean; span: number } | null };
+type Table = {
+  headers: string[] | null;
+  rows: number;
+  bodyRows: number;
+  pendingHeader: string | null;
+  row: RowState | null;
+};
+type RowState = {
+  cells: string[];
+  allHeader: boolean;
+  col: number;
+  cell: { start: number; header: boolean; span: number } | null;
+};
 
 /** Where the extractor's text goes: a SectionBuilder, or Markdown's block writer. */
 export type TextSink = { heading(level: number, text: string): void; paragraph(text: string): void };

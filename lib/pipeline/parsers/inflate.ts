@@ -40,7 +40,11 @@ function countStream(stream: Readable, budget: number): Promise<{ bytes: number;
 export async function zipInflatedBytes(content: Uint8Array, max: number): Promise<number | null> {
   const buffer = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.fromBuffer(buffer, { lazyEntries: true, validateEntrySizes: false, decodeStrings: true, strictFileNames: false }, (err, z) => (err ? reject(err) : resolve(z))),
+    yauzl.fromBuffer(
+      buffer,
+      { lazyEntries: true, validateEntrySizes: false, decodeStrings: true, strictFileNames: false },
+      (err, z) => (err ? reject(err) : resolve(z)),
+    ),
   ).catch((e: unknown) => {
     throw new PipelineError("PARSE_ERROR", `not a valid DOCX file: ${errorSummary(e)}`);
   });

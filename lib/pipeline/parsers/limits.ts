@@ -50,7 +50,14 @@ export const LIMIT_HINTS: Readonly<Record<LimitKind, string>> = Object.freeze({
 });
 
 /** `PARSE_LIMIT_EXCEEDED` naming the limit (its setting and value) and what to do. */
-export function limitExceeded(kind: LimitKind, limits: Pick<ParseLimits, "heapMb" | "timeoutMs" | "maxOutputBytes" | "maxSections" | "maxInflatedBytes" | "maxDecodedBytes">, detail = ""): PipelineError {
+export function limitExceeded(
+  kind: LimitKind,
+  limits: Pick<
+    ParseLimits,
+    "heapMb" | "timeoutMs" | "maxOutputBytes" | "maxSections" | "maxInflatedBytes" | "maxDecodedBytes"
+  >,
+  detail = "",
+): PipelineError {
   const what: Record<LimitKind, string> = {
     heap: `parsing needed more than the parse process's ${limits.heapMb} MiB heap (PARSE_MAX_HEAP_MB)`,
     time: `parsing took longer than ${limits.timeoutMs} ms (PARSE_TIMEOUT_MS)`,
@@ -59,7 +66,10 @@ export function limitExceeded(kind: LimitKind, limits: Pick<ParseLimits, "heapMb
     "inflated size": `the DOCX archive inflates to more than ${MiB(limits.maxInflatedBytes)} (DOCX_MAX_INFLATED_BYTES)`,
     "decoded size": `the PDF's compressed streams decode to more than ${MiB(limits.maxDecodedBytes)} (PDF_MAX_DECODED_BYTES)`,
   };
-  return new PipelineError("PARSE_LIMIT_EXCEEDED", `limit ${kind}: ${what[kind]}${detail ? ` ${detail}` : ""}; retrying will not help: ${LIMIT_HINTS[kind]}`);
+  return new PipelineError(
+    "PARSE_LIMIT_EXCEEDED",
+    `limit ${kind}: ${what[kind]}${detail ? ` ${detail}` : ""}; retrying will not help: ${LIMIT_HINTS[kind]}`,
+  );
 }
 
 /** The limit a PARSE_LIMIT_EXCEEDED message names, with its advice; null for any other message. */

@@ -113,8 +113,12 @@ export async function parsePdf(content: Uint8Array, options: PdfParseOptions, jo
     if (total > pages) options.onTruncated?.({ totalPages: total, parsedPages: pages });
     const sections = b.finish();
     if (sections.length === 0) {
-      if (pageErrors > 0) throw new PipelineError("PARSE_ERROR", `could not read the PDF's pages: ${errorSummary(firstPageError)}`);
-      throw new PipelineError("EMPTY_DOCUMENT", "the PDF has no extractable text (scanned images without a text layer?)");
+      if (pageErrors > 0)
+        throw new PipelineError("PARSE_ERROR", `could not read the PDF's pages: ${errorSummary(firstPageError)}`);
+      throw new PipelineError(
+        "EMPTY_DOCUMENT",
+        "the PDF has no extractable text (scanned images without a text layer?)",
+      );
     }
     return sections;
   } finally {
@@ -161,8 +165,10 @@ async function readOutline(doc: PdfDoc, pages: number, job: CancellableJob): Pro
     job.check();
     const title = typeof node?.title === "string" ? collapseWs(cleanPdfText(node.title)) : "";
     const target = title ? await resolveDest(doc, node.dest) : null;
-    if (target && target.page >= 1 && target.page <= pages) out.push({ title, level: Math.min(6, top.level), page: target.page, top: target.top });
-    if (Array.isArray(node?.items) && node.items.length > 0) stack.push({ items: node.items as OutlineNode[], i: 0, level: top.level + 1 });
+    if (target && target.page >= 1 && target.page <= pages)
+      out.push({ title, level: Math.min(6, top.level), page: target.page, top: target.top });
+    if (Array.isArray(node?.items) && node.items.length > 0)
+      stack.push({ items: node.items as OutlineNode[], i: 0, level: top.level + 1 });
   }
   return out;
 }
@@ -174,7 +180,8 @@ async function resolveDest(doc: PdfDoc, dest: unknown): Promise<{ page: number; 
     if (typeof dest === "string") explicit = await doc.getDestination(dest);
     if (!Array.isArray(explicit) || explicit.length === 0) return null;
     const ref = explicit[0];
-    const index = typeof ref === "number" ? ref : ref && typeof ref === "object" ? await doc.getPageIndex(ref as never) : -1;
+    const index =
+      typeof ref === "number" ? ref : ref && typeof ref === "object" ? await doc.getPageIndex(ref as never) : -1;
     if (!Number.isInteger(index) || index < 0) return null;
     const kind = (explicit[1] as { name?: unknown } | undefined)?.name;
     // [page /XYZ left top zoom], [page /FitH top], [page /FitBH top]; other kinds aim at the page.
@@ -199,8 +206,10 @@ function byPage(list: OutlineHeading[]): Map<number, OutlineHeading[]> {
 
 function pdfOpenError(e: unknown): PipelineError {
   const name = e && typeof e === "object" && "name" in e ? String((e as { name: unknown }).name) : "";
-  if (name === "PasswordException") return new PipelineError("PARSE_ERROR", "the PDF is password-protected (encrypted)");
-  if (name === "InvalidPDFException") return new PipelineError("PARSE_ERROR", `not a valid PDF file: ${errorSummary(e)}`);
+  if (name === "PasswordException")
+    return new PipelineError("PARSE_ERROR", "the PDF is password-protected (encrypted)");
+  if (name === "InvalidPDFException")
+    return new PipelineError("PARSE_ERROR", `not a valid PDF file: ${errorSummary(e)}`);
   return new PipelineError("PARSE_ERROR", `could not open the PDF: ${errorSummary(e)}`);
 }
 

@@ -53,7 +53,16 @@ type Job = {
   onTruncated?: SandboxParseOptions["onTruncated"];
 };
 
-type Child = { child: ChildProcess; ready: boolean; job: Job | null; timer: NodeJS.Timeout | null; gone: boolean; stderr: string; started: Promise<void>; settled: () => void };
+type Child = {
+  child: ChildProcess;
+  ready: boolean;
+  job: Job | null;
+  timer: NodeJS.Timeout | null;
+  gone: boolean;
+  stderr: string;
+  started: Promise<void>;
+  settled: () => void;
+};
 
 let nextId = 1;
 
@@ -84,7 +93,16 @@ export class ParsePool {
     options.signal?.throwIfAborted();
     if (this.closed) throw new Error("the parse pool is closed");
     return new Promise<Section[]>((resolve, reject) => {
-      const job: Job = { id: nextId++, contentType, content, limits: { ...this.limits, ...options.limits }, resolve, reject, signal: options.signal, onTruncated: options.onTruncated };
+      const job: Job = {
+        id: nextId++,
+        contentType,
+        content,
+        limits: { ...this.limits, ...options.limits },
+        resolve,
+        reject,
+        signal: options.signal,
+        onTruncated: options.onTruncated,
+      };
       if (job.signal) {
         job.onAbort = () => this.abort(job);
         job.signal.addEventListener("abort", job.onAbort, { once: true });
@@ -134,10 +152,19 @@ export class ParsePool {
       const job = this.queue.shift()!;
       t.job = job;
       this.busy(t);
-      t.child.send({ id: job.id, contentType: job.contentType, content: job.content, limits: job.limits } satisfies ParseRequest);
+      t.child.send({
+        id: job.id,
+        contentType: job.contentType,
+        content: job.content,
+        limits: job.limits,
+      } satisfies ParseRequest);
       if (t.ready) this.startClock(t);
       // A process that never gets to parse (a broken installation) must not hold the task forever.
-      else t.timer = setTimeout(() => void this.kill(t, new Error("the parse process did not start within 30 s"), false), 30_000);
+      else
+        t.timer = setTimeout(
+          () => void this.kill(t, new Error("the parse process did not start within 30 s"), false),
+          30_000,
+        );
     }
   }
 
@@ -145,7 +172,10 @@ export class ParsePool {
     const file = path.join(path.dirname(fileURLToPath(import.meta.url)), "child-boot.mjs");
     const child = fork(file, [], {
       // Not the worker's own flags (a debugger port, the worker's heap size): only the limits.
-      execArgv: [`--max-old-space-size=${this.limits.heapMb}`, `--max-semi-space-size=${Math.min(32, Math.max(1, Math.floor(this.limits.heapMb / 32)))}`],
+      execArgv: [
+        `--max-old-space-size=${this.limits.heapMb}`,
+        `--max-semi-space-size=${Math.min(32, Math.max(1, Math.floor(this.limits.heapMb / 32)))}`,
+      ],
       serialization: "advanced", // structured clone: the bytes cross as bytes, not base64 JSON
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
@@ -162,7 +192,12 @@ export class ParsePool {
     child.on("exit", (code, signal) => {
       const job = t.job;
       const oom = /heap out of memory|Reached heap limit/i.test(t.stderr);
-      const err = job && oom ? limitExceeded("heap", job.limits) : new Error(`the parse process exited (${signal ?? `code ${code}`})${t.stderr ? `: ${t.stderr.trim().split("\n")[0]}` : ""}`);
+      const err =
+        job && oom
+          ? limitExceeded("heap", job.limits)
+          : new Error(
+              `the parse process exited (${signal ?? `code ${code}`})${t.stderr ? `: ${t.stderr.trim().split("\n")[0]}` : ""}`,
+            );
       void this.kill(t, err, true);
     });
     return t;
@@ -233,11 +268,15 @@ export class ParsePool {
     const job = t.job;
     t.job = null;
     if (job) this.settle(job, () => job.reject(err));
-    const ended = t.child.exitCode !== null || t.child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => t.child.once("exit", () => resolve()));
+    const ended =
+      t.child.exitCode !== null || t.child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => t.child.once("exit", () => resolve()));
     t.child.kill("SIGKILL");
     // Warm the replacement of a process that had been working, so the next parse does not wait
     // for it; one that never started is not restarted in a loop, only on demand (dispatch).
-    if (replace && t.ready && (!this.closed || this.queue.length > 0) && this.children.length < this.limits.processes) this.spawn();
+    if (replace && t.ready && (!this.closed || this.queue.length > 0) && this.children.length < this.limits.processes)
+      this.spawn();
     this.dispatch();
     await ended;
   }

@@ -19,16 +19,35 @@ export const POST = publicHandler(async (req) => {
   if (!admission.allowed) {
     // Refused before any password or token is looked at, so waiting out the delay is the only way on.
     const s = admission.retryAfterSeconds;
-    return json({ error: { code: "TOO_MANY_ATTEMPTS", message: `too many failed sign-ins; try again in ${s} second${s === 1 ? "" : "s"}` } }, 429, { "retry-after": String(s) });
+    return json(
+      {
+        error: {
+          code: "TOO_MANY_ATTEMPTS",
+          message: `too many failed sign-ins; try again in ${s} second${s === 1 ? "" : "s"}`,
+        },
+      },
+      429,
+      { "retry-after": String(s) },
+    );
   }
-  const identity = "token" in b ? await identityForToken(b.token.trim()) : await identityForPassword(db(), b.email, b.password, admission.ticket.address);
+  const identity =
+    "token" in b
+      ? await identityForToken(b.token.trim())
+      : await identityForPassword(db(), b.email, b.password, admission.ticket.address);
   if (!identity) {
     await throttle.failed(admission.ticket);
     throw new DomainError("UNAUTHORIZED", "token" in b ? "that token is not valid" : "wrong email or password");
   }
   await throttle.succeeded(admission.ticket);
-  const session = await openSession(db(), identity.owner, "token" in b ? "token" : "password", req.headers.get("user-agent"));
-  return json({ ok: true, role: identity.principal.role, subject: identity.principal.subject }, 200, { "set-cookie": sessionCookie(session, req) });
+  const session = await openSession(
+    db(),
+    identity.owner,
+    "token" in b ? "token" : "password",
+    req.headers.get("user-agent"),
+  );
+  return json({ ok: true, role: identity.principal.role, subject: identity.principal.subject }, 200, {
+    "set-cookie": sessionCookie(session, req),
+  });
 });
 
 export * from "@/lib/http/method-fallback";

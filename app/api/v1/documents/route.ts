@@ -7,7 +7,9 @@ export const dynamic = "force-dynamic";
 
 export const GET = handler("GET /api/v1/documents", async (req, params, principal) => {
   const q = documentListQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
-  return json(await listDocuments(db(), { ...q, q: q.q?.trim() || undefined, tenants: principal.tenants }, embeddingSpace()));
+  return json(
+    await listDocuments(db(), { ...q, q: q.q?.trim() || undefined, tenants: principal.tenants }, embeddingSpace()),
+  );
 });
 
 export * from "@/lib/http/method-fallback";

@@ -9,7 +9,16 @@ export const GET = handler("GET /api/v1/overview", async (req, params, p) => {
   const cfg = serverConfig();
   // Callers with the same tenant scope see the same figures: concurrent ones share one read.
   const key = `overview:${JSON.stringify(p.tenants === null ? null : [...p.tenants].sort())}`;
-  return json(await singleFlight(key, () => overview(db(), { leaseSeconds: cfg.LEASE_SECONDS, heartbeatSeconds: cfg.heartbeatSeconds, tenants: p.tenants, space: embeddingSpace() })));
+  return json(
+    await singleFlight(key, () =>
+      overview(db(), {
+        leaseSeconds: cfg.LEASE_SECONDS,
+        heartbeatSeconds: cfg.heartbeatSeconds,
+        tenants: p.tenants,
+        space: embeddingSpace(),
+      }),
+    ),
+  );
 });
 
 export * from "@/lib/http/method-fallback";

@@ -5,7 +5,11 @@ import { oidcSettings } from "@/lib/config";
 import { safeNext } from "@/lib/auth/next-path";
 import { log } from "@/lib/log";
 
-const redirect = (location: string, cookie?: string) => new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...(cookie ? { "set-cookie": cookie } : {}) } });
+const redirect = (location: string, cookie?: string) =>
+  new Response(null, {
+    status: 303,
+    headers: { location, "cache-control": "no-store", ...(cookie ? { "set-cookie": cookie } : {}) },
+  });
 
 /** Sends the browser to the identity provider; the sign-in page links here. */
 export const GET = publicHandler(async (req) => {

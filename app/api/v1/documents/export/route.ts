@@ -16,7 +16,12 @@ export const GET = handler("GET /api/v1/documents/export", async (req, params, p
     format,
     filters,
     columns: DOCUMENT_COLUMNS,
-    page: (cursor) => listDocuments(db(), { ...filters, tenants: principal.tenants, cursor: cursor ?? undefined, limit: 200 }, embeddingSpace()),
+    page: (cursor) =>
+      listDocuments(
+        db(),
+        { ...filters, tenants: principal.tenants, cursor: cursor ?? undefined, limit: 200 },
+        embeddingSpace(),
+      ),
   });
 });
 

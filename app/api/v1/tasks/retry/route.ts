@@ -7,7 +7,16 @@ export const dynamic = "force-dynamic";
 
 export const POST = handler("POST /api/v1/tasks/retry", async (req, params, p) => {
   const body = bulkRetryBody.parse(await readJson(req, 10_000));
-  return json(await bulkRetry(db(), { errorCode: body.errorCode, tenant: body.tenant, type: body.type }, p, body.reason ?? null, serverConfig().MAX_ATTEMPTS, p.tenants));
+  return json(
+    await bulkRetry(
+      db(),
+      { errorCode: body.errorCode, tenant: body.tenant, type: body.type },
+      p,
+      body.reason ?? null,
+      serverConfig().MAX_ATTEMPTS,
+      p.tenants,
+    ),
+  );
 });
 
 export * from "@/lib/http/method-fallback";

@@ -14,7 +14,14 @@ export const POST = handler<{ tenant: string }>("POST /api/v1/tenants/[tenant]/s
   const topK = body.topK ?? 10;
   // Recorded before the answer is read: a search that fails half way still showed intent.
   if (as.audited) await auditSearchAs(db(), p, tenant, as, topK);
-  const hits = await search(db(), serverEmbedder(), { tenant, query: body.query, topK, principals: as.principals, level: body.level, mode: body.mode ?? DEFAULT_SEARCH_MODE });
+  const hits = await search(db(), serverEmbedder(), {
+    tenant,
+    query: body.query,
+    topK,
+    principals: as.principals,
+    level: body.level,
+    mode: body.mode ?? DEFAULT_SEARCH_MODE,
+  });
   return json({ hits, searchedAs: as.principals });
 });
 

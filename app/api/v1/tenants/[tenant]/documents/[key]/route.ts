@@ -7,20 +7,29 @@ import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler<{ tenant: string; key: string }>("GET /api/v1/tenants/[tenant]/documents/[key]", async (req, params, principal) => {
-  const tenant = tenantParam.parse(params.tenant);
-  const key = keyParam.parse(params.key);
-  const doc = await getDocument(db(), tenant, key, embeddingSpace(), { principals: principal.principals, publisher: hasRole(principal, "maintainer") });
-  if (!doc) throw notFound(`document ${tenant}/${key}`);
-  return json(doc);
-});
+export const GET = handler<{ tenant: string; key: string }>(
+  "GET /api/v1/tenants/[tenant]/documents/[key]",
+  async (req, params, principal) => {
+    const tenant = tenantParam.parse(params.tenant);
+    const key = keyParam.parse(params.key);
+    const doc = await getDocument(db(), tenant, key, embeddingSpace(), {
+      principals: principal.principals,
+      publisher: hasRole(principal, "maintainer"),
+    });
+    if (!doc) throw notFound(`document ${tenant}/${key}`);
+    return json(doc);
+  },
+);
 
-export const DELETE = handler<{ tenant: string; key: string }>("DELETE /api/v1/tenants/[tenant]/documents/[key]", async (req, params, principal) => {
-  const tenant = tenantParam.parse(params.tenant);
-  const key = keyParam.parse(params.key);
-  const r = await requestDelete(db(), tenant, key, principal.subject, serverConfig().MAX_ATTEMPTS);
-  if (!r) throw notFound(`document ${tenant}/${key}`);
-  return json(r, 202);
-});
+export const DELETE = handler<{ tenant: string; key: string }>(
+  "DELETE /api/v1/tenants/[tenant]/documents/[key]",
+  async (req, params, principal) => {
+    const tenant = tenantParam.parse(params.tenant);
+    const key = keyParam.parse(params.key);
+    const r = await requestDelete(db(), tenant, key, principal.subject, serverConfig().MAX_ATTEMPTS);
+    if (!r) throw notFound(`document ${tenant}/${key}`);
+    return json(r, 202);
+  },
+);
 
 export * from "@/lib/http/method-fallback";

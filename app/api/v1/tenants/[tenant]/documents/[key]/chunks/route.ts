@@ -6,11 +6,14 @@ import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler<{ tenant: string; key: string }>("GET /api/v1/tenants/[tenant]/documents/[key]/chunks", async (req, params, principal) => {
-  const tenant = tenantParam.parse(params.tenant);
-  const key = keyParam.parse(params.key);
-  const q = chunkListQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
-  return json(await listChunks(db(), tenant, key, principal.principals, q));
-});
+export const GET = handler<{ tenant: string; key: string }>(
+  "GET /api/v1/tenants/[tenant]/documents/[key]/chunks",
+  async (req, params, principal) => {
+    const tenant = tenantParam.parse(params.tenant);
+    const key = keyParam.parse(params.key);
+    const q = chunkListQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
+    return json(await listChunks(db(), tenant, key, principal.principals, q));
+  },
+);
 
 export * from "@/lib/http/method-fallback";

@@ -6,11 +6,25 @@ import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handler<{ tenant: string; key: string }>("POST /api/v1/tenants/[tenant]/documents/[key]/rollback", async (req, params, p) => {
-  const tenant = tenantParam.parse(params.tenant);
-  const key = keyParam.parse(params.key);
-  const body = rollbackBody.parse(await readJson(req, 10_000));
-  return json(await rollback(db(), tenant, key, body.toVersion, body.reason, p, serverConfig().RETENTION_HOURS, embeddingSpace()));
-});
+export const POST = handler<{ tenant: string; key: string }>(
+  "POST /api/v1/tenants/[tenant]/documents/[key]/rollback",
+  async (req, params, p) => {
+    const tenant = tenantParam.parse(params.tenant);
+    const key = keyParam.parse(params.key);
+    const body = rollbackBody.parse(await readJson(req, 10_000));
+    return json(
+      await rollback(
+        db(),
+        tenant,
+        key,
+        body.toVersion,
+        body.reason,
+        p,
+        serverConfig().RETENTION_HOURS,
+        embeddingSpace(),
+      ),
+    );
+  },
+);
 
 export * from "@/lib/http/method-fallback";

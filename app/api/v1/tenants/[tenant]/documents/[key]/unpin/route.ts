@@ -5,11 +5,20 @@ import { db, embeddingSpace, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handler<{ tenant: string; key: string }>("POST /api/v1/tenants/[tenant]/documents/[key]/unpin", async (req, params, p) => {
-  const tenant = tenantParam.parse(params.tenant);
-  const key = keyParam.parse(params.key);
-  const cfg = serverConfig();
-  return json(await unpin(db(), tenant, key, p, { space: embeddingSpace(), retentionHours: cfg.RETENTION_HOURS, maxAttempts: cfg.MAX_ATTEMPTS }));
-});
+export const POST = handler<{ tenant: string; key: string }>(
+  "POST /api/v1/tenants/[tenant]/documents/[key]/unpin",
+  async (req, params, p) => {
+    const tenant = tenantParam.parse(params.tenant);
+    const key = keyParam.parse(params.key);
+    const cfg = serverConfig();
+    return json(
+      await unpin(db(), tenant, key, p, {
+        space: embeddingSpace(),
+        retentionHours: cfg.RETENTION_HOURS,
+        maxAttempts: cfg.MAX_ATTEMPTS,
+      }),
+    );
+  },
+);
 
 export * from "@/lib/http/method-fallback";

@@ -15,25 +15,35 @@ async function readMultipart(req: Request, maxBytes: number, limit: number): Pro
   // Counted while it streams, so an oversized upload is refused before it is buffered whole.
   const raw = await readBody(req, limit);
   try {
-    form = await new Response(new Uint8Array(raw), { headers: { "content-type": req.headers.get("content-type") ?? "" } }).formData();
+    form = await new Response(new Uint8Array(raw), {
+      headers: { "content-type": req.headers.get("content-type") ?? "" },
+    }).formData();
   } catch {
     throw new DomainError("INVALID_MULTIPART", "the multipart body could not be read");
   }
   const file = form.get("file");
-  if (!(file instanceof File)) throw new DomainError("VALIDATION_FAILED", "file: a multipart upload needs a `file` field");
+  if (!(file instanceof File))
+    throw new DomainError("VALIDATION_FAILED", "file: a multipart upload needs a `file` field");
   if (file.size > maxBytes) throw new DomainError("CONTENT_TOO_LARGE", `content exceeds ${maxBytes} bytes`);
   const text = (name: string) => {
     const v = form.get(name);
     return typeof v === "string" ? v : undefined;
   };
   const allowed = new Set(["file", "title", "contentType", "acl", "abstract", "overview"]);
-  for (const name of form.keys()) if (!allowed.has(name)) throw new DomainError("VALIDATION_FAILED", `${name}: unknown field`);
+  for (const name of form.keys())
+    if (!allowed.has(name)) throw new DomainError("VALIDATION_FAILED", `${name}: unknown field`);
   const acl = text("acl");
   const body = publishBody.parse({
     title: text("title") ?? file.name.replace(/\.[^.]+$/, ""),
     contentType: text("contentType") ?? file.type,
     content: "",
-    acl: acl === undefined ? undefined : acl.split(",").map((s) => s.trim()).filter(Boolean),
+    acl:
+      acl === undefined
+        ? undefined
+        : acl
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
     abstract: text("abstract"),
     overview: text("overview"),
   });
@@ -44,22 +54,44 @@ async function readMultipart(req: Request, maxBytes: number, limit: number): Pro
 function readJsonBody(json: unknown): Sent {
   const body = publishBody.parse(json);
   if (body.contentEncoding !== "base64") return { body, content: Buffer.from(body.content, "utf8"), sentAs: "string" };
-  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(body.content)) throw new DomainError("VALIDATION_FAILED", "content: not valid base64");
+  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(body.content))
+    throw new DomainError("VALIDATION_FAILED", "content: not valid base64");
   return { body, content: Buffer.from(body.content, "base64"), sentAs: "base64" };
 }
 
-export const POST = handler<{ tenant: string; key: string }>("POST /api/v1/tenants/[tenant]/documents/[key]/versions", async (req, params, principal) => {
-  const cfg = serverConfig();
-  const tenant = tenantParam.parse(params.tenant);
-  const key = keyParam.parse(params.key);
-  const idempotencyKey = idempotencyKeyOf(req.headers.get("idempotency-key"));
-  const limit = Math.ceil(cfg.MAX_CONTENT_BYTES * 1.4) + 200_000; // base64 and JSON overhead
-  const multipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
-  const sent = multipart ? await readMultipart(req, cfg.MAX_CONTENT_BYTES, limit) : readJsonBody(await readJson(req, limit));
-  const input = checkPublish({ tenant, key, actor: principal.subject, idempotencyKey, ...sent }, cfg.MAX_CONTENT_BYTES, () => serverEmbedder().model);
-  const r = await publish(db(), { ...input, maxAttempts: cfg.MAX_ATTEMPTS, space: embeddingSpace() });
-  if (!r.replayed) afterPublishCommit(cfg);
-  return json({ documentId: r.documentId, versionNumber: r.versionNumber, taskId: r.taskId, state: r.state, searchVersion: r.searchVersion, searchVersionServed: r.searchVersionServed, pinned: r.pinned }, r.created ? 202 : 200, r.replayed ? { "idempotent-replayed": "true" } : undefined);
-});
+export const POST = handler<{ tenant: string; key: string }>(
+  "POST /api/v1/tenants/[tenant]/documents/[key]/versions",
+  async (req, params, principal) => {
+    const cfg = serverConfig();
+    const tenant = tenantParam.parse(params.tenant);
+    const key = keyParam.parse(params.key);
+    const idempotencyKey = idempotencyKeyOf(req.headers.get("idempotency-key"));
+    const limit = Math.ceil(cfg.MAX_CONTENT_BYTES * 1.4) + 200_000; // base64 and JSON overhead
+    const multipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
+    const sent = multipart
+      ? await readMultipart(req, cfg.MAX_CONTENT_BYTES, limit)
+      : readJsonBody(await readJson(req, limit));
+    const input = checkPublish(
+      { tenant, key, actor: principal.subject, idempotencyKey, ...sent },
+      cfg.MAX_CONTENT_BYTES,
+      () => serverEmbedder().model,
+    );
+    const r = await publish(db(), { ...input, maxAttempts: cfg.MAX_ATTEMPTS, space: embeddingSpace() });
+    if (!r.replayed) afterPublishCommit(cfg);
+    return json(
+      {
+        documentId: r.documentId,
+        versionNumber: r.versionNumber,
+        taskId: r.taskId,
+        state: r.state,
+        searchVersion: r.searchVersion,
+        searchVersionServed: r.searchVersionServed,
+        pinned: r.pinned,
+      },
+      r.created ? 202 : 200,
+      r.replayed ? { "idempotent-replayed": "true" } : undefined,
+    );
+  },
+);
 
 export * from "@/lib/http/method-fallback";
