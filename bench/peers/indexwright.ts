@@ -8,11 +8,15 @@ import { loadConfig } from "../../lib/config";
 import { getPool, closePools } from "../../lib/db/pool";
 import { LocalEmbedder } from "../../lib/embedding";
 import { complete } from "../../lib/queue/engine";
+import { configureParsePool, parseLimitsOf } from "../../lib/pipeline/parsers/sandbox";
 
 await runChild(async (env) => {
   const profile = process.env.BENCH_PROFILE === "1" ? countStatements() : null;
   const cfg = loadConfig();
   const pool = getPool(env.databaseUrl, env.concurrency + 4);
+  // The worker starts its parse processes before its first claim; that is start-up (as the peers
+  // load their libraries before "go"), so it happens here, and worker.start() finds them loaded.
+  await configureParsePool(parseLimitsOf(cfg)).warm().ready();
   let done: (n: number) => void = () => undefined;
   const worker = new Worker({
     pool,
