@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { createTestDb, type TestDb } from "../helpers/db";
+import { routeCaller, type Mod } from "../helpers/route-call";
 import { KNOWN_AUDIT_ACTIONS } from "../../lib/audit/schemas";
 import { REDACTED, redactForReader, scrubForStorage } from "../../lib/audit/redact";
 
@@ -10,33 +11,13 @@ import { REDACTED, redactForReader, scrubForStorage } from "../../lib/audit/reda
 // Every audit action the code can write is found by reading the code, and each one is walked.
 
 const BOOT = "audit-secrets-bootstrap-token-0123456789";
-const HOST = "dash.local";
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-type Mod = Record<string, Handler>;
 
 let t: TestDb;
 let R: Record<string, Mod>;
 let operator: string;
 let ownAdmin: string;
 
-async function call(
-  mod: Mod,
-  method: string,
-  opts: { body?: unknown; params?: Record<string, string>; token?: string; query?: string } = {},
-) {
-  const res = await mod[method](
-    new Request(`http://${HOST}/api/x${opts.query ?? ""}`, {
-      method,
-      headers: { host: HOST, "content-type": "application/json", authorization: `Bearer ${opts.token ?? BOOT}` },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    }),
-    { params: Promise.resolve(opts.params ?? {}) },
-  );
-  return {
-    status: res.status,
-    body: (await res.json().catch(() => null)) as Record<string, unknown> & { error?: { code: string } },
-  };
-}
+const call = routeCaller(BOOT);
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {

@@ -1,36 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
+import { routeCaller, type Mod } from "../helpers/route-call";
 
 // The webhook admin routes through their handlers: secrets shown once, URL checks with stable
 // codes that write nothing, tenant limits, audited changes and redelivery.
 
 const BOOT = "webhooks-bootstrap-token-0123456789";
-const HOST = "dash.local";
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-type Mod = Record<string, Handler>;
 
 let t: TestDb;
 let R: Record<string, Mod>;
 let ownAdmin: string;
 
-async function call(
-  mod: Mod,
-  method: string,
-  opts: { body?: unknown; params?: Record<string, string>; token?: string; query?: string } = {},
-) {
-  const res = await mod[method](
-    new Request(`http://${HOST}/api/x${opts.query ?? ""}`, {
-      method,
-      headers: { host: HOST, "content-type": "application/json", authorization: `Bearer ${opts.token ?? BOOT}` },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    }),
-    { params: Promise.resolve(opts.params ?? {}) },
-  );
-  return {
-    status: res.status,
-    body: (await res.json().catch(() => null)) as Record<string, unknown> & { error?: { code: string } },
-  };
-}
+const call = routeCaller(BOOT);
 const count = async (table: string) =>
   (await t.pool.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
 
