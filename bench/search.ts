@@ -35,9 +35,10 @@ import { from as copyFrom } from "pg-copy-streams";
 import { withBenchDatabase, percentile, round3, machineFacts, prng } from "./db";
 import { embedLocal, LOCAL_MODEL } from "../lib/pipeline/local-embedder";
 import { toVectorLiteral, type Embedder } from "../lib/embedding/types";
-import { search, searchWithPlan, EXACT_SEARCH_MAX_CHUNKS, HNSW_SEARCH } from "../lib/search/search";
+import { searchIn, searchWithPlan, EXACT_SEARCH_MAX_CHUNKS, HNSW_SEARCH } from "../lib/search/search";
 import { vectorSearchSql } from "../lib/search/sql";
-import { vectorIndexName } from "../lib/db/vector-index";
+import { spaceIndexName } from "../lib/spaces/indexes";
+import { spaceOfRow, SPACE_COLUMNS, type Space, type SpaceRow } from "../lib/spaces/types";
 
 const env = (name: string, fallback: number) =>
   /^\d+$/.test(process.env[name] ?? "") ? Number(process.env[name]) : fallback;
@@ -63,7 +64,11 @@ const LATENT = 16;
 const MODEL = VECTORS === "local" ? LOCAL_MODEL : "bench-clustered-384";
 const PRINCIPALS = ["user:reader@example.com", "group:staff"];
 const TOPK = 10;
-const HNSW_INDEX = vectorIndexName(DIMS);
+// The default index space of a fresh database (the migration's built-in local one, 384 dimensions):
+// every row this bench writes takes it by default, and search reads it through its partial index.
+const SPACE_ID = 1;
+const HNSW_INDEX = spaceIndexName(SPACE_ID);
+const SQL_SPACE = { id: SPACE_ID, dims: DIMS };
 
 const rand = prng(7);
 
@@ -424,7 +429,7 @@ async function buildIndex(pool: pg.Pool, rows: number) {
     await c.query(`SET max_parallel_maintenance_workers = ${workers}`);
     const t0 = performance.now();
     await c.query(
-      `CREATE INDEX ${HNSW_INDEX} ON chunk_vectors USING hnsw ((embedding::vector(${DIMS})) vector_cosine_ops) WITH (m = ${M}, ef_construction = ${EF_CONSTRUCTION}) WHERE dims = ${DIMS}`,
+      `CREATE INDEX ${HNSW_INDEX} ON chunk_vectors USING hnsw ((embedding::vector(${DIMS})) vector_cosine_ops) WITH (m = ${M}, ef_construction = ${EF_CONSTRUCTION}) WHERE space_id = ${SPACE_ID}`,
     );
     const seconds = (performance.now() - t0) / 1000;
     const size = (await c.query(`SELECT pg_relation_size('${HNSW_INDEX}')::bigint AS b`)).rows[0].b;
@@ -585,13 +590,10 @@ async function serverMs(pool: pg.Pool, q: Query): Promise<{ execution: number; p
   const c = await pool.connect();
   try {
     await c.query(`BEGIN; SET LOCAL hnsw.ef_search = ${EF_SEARCH}; SET LOCAL hnsw.iterative_scan = relaxed_order`);
-    const { rows } = await c.query(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${vectorSearchSql(DIMS, false, TOPK)}`, [
-      q.tenant,
-      toVectorLiteral(q.vec),
-      null,
-      PRINCIPALS,
-      MODEL,
-    ]);
+    const { rows } = await c.query(
+      `EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${vectorSearchSql(SQL_SPACE, false, TOPK)}`,
+      [q.tenant, toVectorLiteral(q.vec), null, PRINCIPALS],
+    );
     await c.query("ROLLBACK");
     const out = rows[0]["QUERY PLAN"][0];
     return { execution: Number(out["Execution Time"]), planning: Number(out["Planning Time"]) };
@@ -607,8 +609,8 @@ async function explain(pool: pg.Pool, q: Query): Promise<{ plan: string[]; visib
     await c.query(`SET LOCAL hnsw.ef_search = ${EF_SEARCH}`);
     await c.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
     const { rows } = await c.query(
-      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${vectorSearchSql(DIMS, false, TOPK)}`,
-      [q.tenant, toVectorLiteral(q.vec), null, PRINCIPALS, MODEL],
+      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${vectorSearchSql(SQL_SPACE, false, TOPK)}`,
+      [q.tenant, toVectorLiteral(q.vec), null, PRINCIPALS],
     );
     await c.query("ROLLBACK");
     const plan = rows.map((r) => String(r["QUERY PLAN"]));
@@ -679,6 +681,7 @@ async function main() {
       dimensions: DIMS,
       embed: async (texts) => texts.map((t) => vecOf.get(t) ?? embedLocal([t], DIMS)[0]),
     };
+    const where = { space: await benchSpace(pool), embedder };
     const lat: number[] = [];
     const ping: number[] = [];
     const server: number[] = [];
@@ -695,7 +698,7 @@ async function main() {
       // settings in a transaction of its own), so both ways are timed on the same data in one run.
       const prepared = i % 2 === 0;
       const s = performance.now();
-      const res = await searchWithPlan(pool, embedder, {
+      const res = await searchWithPlan(pool, where, {
         tenant: q.tenant,
         query: q.text,
         topK: TOPK,
@@ -711,7 +714,7 @@ async function main() {
       planning.push(sm.planning);
       // The same search again, its pages now cached: what a first visit to the data adds.
       const r0 = performance.now();
-      await searchWithPlan(pool, embedder, {
+      await searchWithPlan(pool, where, {
         tenant: q.tenant,
         query: q.text,
         topK: TOPK,
@@ -750,7 +753,7 @@ async function main() {
       for (const [i, q] of queries.entries()) {
         if (i < WARMUP) continue;
         const t0 = performance.now();
-        const res = await searchWithPlan(pool, embedder, {
+        const res = await searchWithPlan(pool, where, {
           tenant: q.tenant,
           query: q.text,
           topK: TOPK,
@@ -775,7 +778,7 @@ async function main() {
       let first = 0;
       for (const q of codeQueries) {
         const t0 = performance.now();
-        const hits = await search(pool, embedder, {
+        const hits = await searchIn(pool, where, {
           tenant: q.tenant,
           query: q.text,
           topK: TOPK,
@@ -883,3 +886,12 @@ main().catch((err) => {
   console.error(err);
   process.exit(1);
 });
+
+/** The index space the bench's rows are in (SPACE_ID), as search reads it. */
+async function benchSpace(pool: pg.Pool): Promise<Space> {
+  const { rows } = await pool.query<SpaceRow>(`SELECT ${SPACE_COLUMNS} FROM embedding_spaces WHERE id = $1`, [
+    SPACE_ID,
+  ]);
+  if (!rows[0]) throw new Error(`index space ${SPACE_ID} is missing: the bench expects a freshly migrated database`);
+  return spaceOfRow(rows[0]);
+}

@@ -27,6 +27,16 @@ Against a running server (--url URL or INDEXWRIGHT_URL; --token TOKEN or INDEXWR
   delete --tenant T --key K [--wait]
   reindex --tenant T --key K [--wait]
   rollback --tenant T --key K --to-version N --reason R
+  spaces list                             index spaces: provider, model, dimensions, tenants searching each
+  spaces create --name N --provider local|openai --dimensions D [--model M] [--base-url U] [--api-key-env VAR]
+                [--chunk-target-chars C] [--texts-per-minute R] [--price-per-million-tokens P]
+                                          one probe call first; VAR is the NAME of the variable holding the key
+  spaces set --name N [--texts-per-minute R] [--price-per-million-tokens P] [--base-url U] [--api-key-env VAR]
+  spaces retire --name N [--reason R]
+  migration start --tenant T --space S [--auto-switch] [--reason R]
+                                          build the tenant's documents into space S; search keeps its space until the switch
+  migration start --all-tenants --space S [--from F]   one migration per tenant on F (every tenant not on S)
+  migration status|switch|switch-back|abort|finish --tenant T [--id N]   the tenant's open (or latest) migration
   token rotate-bootstrap [--print]        a new bootstrap token (all-tenant admins); replaces the data directory's
                                           bootstrap-token file when start keeps one there; the old token and its sessions stop
   token revoke-bootstrap                  no bootstrap token signs in any more, until a rotation by another admin token
@@ -61,9 +71,12 @@ async function main(): Promise<void> {
     case "delete":
     case "reindex":
     case "rollback":
+    case "spaces":
+    case "migration":
     case "token": {
       const remote = await import("./remote");
       const { tokenCmd } = await import("./token");
+      const { spacesCmd, migrationCmd } = await import("./spaces");
       const run = {
         publish: remote.publishCmd,
         sync: remote.syncCmd,
@@ -73,6 +86,8 @@ async function main(): Promise<void> {
         delete: remote.deleteCmd,
         reindex: remote.reindexCmd,
         rollback: remote.rollbackCmd,
+        spaces: spacesCmd,
+        migration: migrationCmd,
         token: tokenCmd,
       }[cmd];
       try {

@@ -25,6 +25,11 @@ const schema = z.object({
   EMBED_BATCH_MAX_BYTES: int(256 * 1024, 1024),
   WORKER_CONCURRENCY: int(2, 1),
   WORKER_TASKS_PER_SLOT: int(8, 1),
+  // Index-space migrations (docs/decisions/039-index-spaces.md): the slots a worker gives MIGRATE
+  // work at most (default: all but one), and the bulk HNSW build's memory and parallel workers.
+  MIGRATION_SLOTS: z.coerce.number().int().min(0).optional(),
+  MIGRATION_INDEX_MEMORY_MB: int(1024, 64),
+  MIGRATION_INDEX_PARALLEL_WORKERS: int(2, 0),
   // Claim and complete as named statements (lib/queue/engine.ts): "auto" is on for an external
   // PostgreSQL and off on the embedded database, whose connections share one session.
   WORKER_PREPARED_STATEMENTS: z.enum(["auto", "true", "false"]).default("auto"),
@@ -322,6 +327,17 @@ export function setting(name: RawSetting): string | undefined {
 /** Several raw settings as one record, for readers that take an environment (tests pass their own). */
 export function settings<N extends RawSetting>(...names: N[]): Partial<Record<N, string>> {
   return Object.fromEntries(names.map((n) => [n, process.env[n]])) as Partial<Record<N, string>>;
+}
+
+/**
+ * The value of the environment variable an index space names for its key (embedding_spaces.api_key_env):
+ * the database holds the variable's name, never the key. Only upper-case names of letters, digits
+ * and underscores are read.
+ */
+export function secretFromEnv(name: string): string | undefined {
+  if (!/^[A-Z][A-Z0-9_]{0,127}$/.test(name)) return undefined;
+  const v = process.env[name];
+  return v === undefined || v === "" ? undefined : v;
 }
 
 /** The whole environment: what `npm start` checks (cli/settings.ts) and what its child processes inherit. */

@@ -2,7 +2,6 @@ import "server-only";
 import { Registry, Gauge, Counter, Histogram } from "prom-client";
 import { collectProcessMetrics } from "./process-metrics";
 import { overview } from "./operations/repository";
-import type { EmbeddingSpace } from "./embedding/types";
 import type pg from "pg";
 
 // Labels stay low-cardinality: state, error code, worker pool — never task, document or tenant ids.
@@ -22,7 +21,7 @@ const drift = g("indexwright_documents_drifted", "Documents whose search version
 const driftAge = g("indexwright_oldest_drift_age_seconds", "Age of the oldest drift");
 const otherSpace = g(
   "indexwright_documents_other_embedding_space",
-  "Live documents served by an index of another embedding model or dimension: invisible to search until rebuilt",
+  "Live documents served by an index version outside their tenant's active index space: invisible to search until rebuilt",
 );
 // A histogram, so latency can be aggregated and its quantiles computed over any window in
 // Prometheus. Fed from the overview's own sample (the newest 1,000 successful INDEX/REINDEX tasks):
@@ -83,7 +82,7 @@ async function observeNewLatencies(db: pg.Pool): Promise<void> {
 
 export async function renderMetrics(
   db: pg.Pool,
-  opts: { leaseSeconds: number; heartbeatSeconds: number; space?: EmbeddingSpace },
+  opts: { leaseSeconds: number; heartbeatSeconds: number },
 ): Promise<{ body: string; contentType: string }> {
   const o = await overview(db, opts);
   due.set(o.queue.due);

@@ -2,14 +2,17 @@ import "server-only";
 import { loadConfig, type Config } from "./config";
 import { getPool } from "./db/pool";
 import { createEmbedder } from "./embedding";
-import { spaceOf, type Embedder } from "./embedding/types";
+import type { Embedder } from "./embedding/types";
+import { SpaceEmbedders } from "./spaces/embedders";
 
 // Process-wide singletons for route handlers (one pool, one embedder per server process).
 let cfg: Config | undefined;
 let embedder: Embedder | undefined;
+let spaces: SpaceEmbedders | undefined;
 
 export const serverConfig = () => (cfg ??= loadConfig());
 export const db = () => getPool();
 export const serverEmbedder = () => (embedder ??= createEmbedder(serverConfig()));
-/** Model and dimensions this server embeds queries with; rollback and unpin only choose index versions built in it. */
-export const embeddingSpace = () => spaceOf(serverEmbedder());
+/** Every index space's embedder for this server process (search embeds a query in its tenant's active space). */
+export const serverSpaces = () =>
+  (spaces ??= new SpaceEmbedders({ timeoutMs: serverConfig().EMBEDDING_TIMEOUT_MS, preset: serverEmbedder() }));

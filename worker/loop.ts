@@ -18,6 +18,8 @@ import { executeTasks, collectGarbage } from "../lib/pipeline/run";
 import type { PipelineHooks } from "../lib/pipeline/member";
 import type { CompleteStats } from "../lib/queue/sql";
 import type { Embedder } from "../lib/embedding/types";
+import { asSpaceEmbedders, type SpaceEmbedders } from "../lib/spaces/embedders";
+import { advanceMigrations, migrationSettings } from "../lib/spaces/maintenance";
 import { rollUpTaskOutcomes, takeBacklogSnapshot } from "../lib/queue/snapshots";
 import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
@@ -31,7 +33,10 @@ export type WorkerOptions = {
   workerId: string;
   concurrency: number;
   cfg: Config;
+  /** The environment's embedder; index spaces of the same model and dimensions use it (lib/spaces/embedders.ts). */
   embedder: Embedder;
+  /** Every index space's embedder; made from `embedder` unless given. */
+  spaces?: SpaceEmbedders;
   /** Runs a slot's held tasks; the task pipeline unless replaced (the queue benchmark runs no-op tasks). */
   execute?: typeof executeTasks;
   /** Claim and complete as named statements (lib/queue/engine.ts says where that is safe). */
@@ -84,6 +89,9 @@ export class Worker {
   /** When this worker last claimed with the look for expired leases; whether its last claim came back short. */
   private lastTakeOverAt = 0;
   private lastClaimShort = true;
+  /** Slots running a group of MIGRATE tasks (at most migrationSlots, never the last free one). */
+  private migrationSlots = 0;
+  private readonly spaces: SpaceEmbedders;
   /** Slots running a claimed group of tasks; a slot is free again once each of its tasks has an outcome. */
   private busySlots = 0;
   private wakeUp: (() => void) | null = null;
@@ -107,6 +115,7 @@ export class Worker {
 
   constructor(private readonly o: WorkerOptions) {
     this.idleMs = o.cfg.POLL_INTERVAL_MS;
+    this.spaces = o.spaces ?? asSpaceEmbedders(o.embedder, o.cfg.EMBEDDING_TIMEOUT_MS);
   }
 
   get id(): string {
@@ -227,6 +236,9 @@ export class Worker {
       );
       for (const group of groups) this.startSlot(group);
       if (leases.length === free * this.perSlot) continue; // more may be due: claim again at once
+      // What publishes left free goes to migration work, but never the last free slot, so a
+      // publish arriving now still finds one (docs/decisions/039-index-spaces.md §4).
+      if (await this.claimMigrationWork(free - groups.length)) continue;
       // A short due-only claim is followed at once by a full one (lastClaimShort), not by a sleep:
       // an expired lease must not wait out an idle back-off because the backlog just drained.
       if (!takeOver) continue;
@@ -240,13 +252,37 @@ export class Worker {
     }
   }
 
+  /** Claims MIGRATE tasks into up to `free` slots; true when it filled them (more may be due). */
+  private async claimMigrationWork(free: number): Promise<boolean> {
+    const { cfg, concurrency } = this.o;
+    const cap = Math.min(cfg.MIGRATION_SLOTS ?? Math.max(1, concurrency - 1), concurrency);
+    const room = Math.min(free - (concurrency > 1 ? 1 : 0), cap - this.migrationSlots);
+    if (room <= 0) return false;
+    let leases: Lease[];
+    try {
+      leases = await claim(this.claimPool!, this.o.workerId, cfg.LEASE_SECONDS, room * this.perSlot, { migrate: true });
+    } catch (err) {
+      // Logged, not swallowed silently: the next turn of the loop claims again.
+      log.error({ err }, "migration claim failed");
+      return false;
+    }
+    const groups = Array.from({ length: Math.min(room, leases.length) }, (_, g) =>
+      leases.filter((_, k) => k % room === g),
+    );
+    for (const group of groups) {
+      this.migrationSlots++;
+      this.startSlot(group, () => this.migrationSlots--);
+    }
+    return leases.length === room * this.perSlot;
+  }
+
   private get perSlot(): number {
     return this.o.tasksPerSlot ?? TASKS_PER_SLOT;
   }
 
   /** One slot runs `leases` (each tracked on its own: heartbeat, fence, outcome) and is free again when all have ended. */
-  private startSlot(leases: Lease[]): void {
-    const { cfg, pool, embedder } = this.o;
+  private startSlot(leases: Lease[], onFree?: () => void): void {
+    const { cfg, pool } = this.o;
     this.busySlots++;
     const tracked = leases.map((lease) => this.track(lease));
     const opts = { batchSize: cfg.EMBED_BATCH_SIZE, batchMaxBytes: cfg.EMBED_BATCH_MAX_BYTES, faults: cfg };
@@ -264,7 +300,7 @@ export class Worker {
     const settle = (i: number, r: PromiseSettledResult<CompleteStats | null>) => outcomes[i].settle(r);
     const all = execute(
       pool,
-      embedder,
+      this.spaces,
       tracked.map((t, i) => ({ lease: t.lease, hooks: t.hooks, settled: (r) => settle(i, r) })),
       opts,
     ).then((rs) => rs.forEach((r, i) => settle(i, r)));
@@ -274,6 +310,7 @@ export class Worker {
     // The slot is free when its run is over too, so a slot never holds more work than it claimed.
     void Promise.all([...ended, done]).then(() => {
       this.busySlots--;
+      onFree?.();
       this.wake();
     });
   }
@@ -435,6 +472,10 @@ export class Worker {
         if (gc > 0) log.info({ removed: gc }, "garbage-collected retired index versions");
       }
       // One pass per interval across the fleet; the pass itself decides whether this worker leads.
+      // Migrations that reached coverage get their space's HNSW index and turn READY (or switch).
+      await advanceMigrations(this.o.pool, this.o.workerId, migrationSettings(this.o.cfg)).catch((err: Error) =>
+        log.warn({ err: err.message }, "migration maintenance failed"),
+      );
       await reconcileTick(this.o.pool, {
         actor: this.o.workerId,
         embedding: this.o.embedder,

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { loadConfig, loadReconcileConfig } from "../lib/config";
 import { getPool, databaseUrl, closePools } from "../lib/db/pool";
 import { createEmbedder } from "../lib/embedding";
-import { ensureVectorIndex } from "../lib/db/vector-index";
+import { registerEnvironmentSpace } from "../lib/spaces/registry";
 import { Worker } from "./loop";
 import { startWorkerMetrics } from "./metrics-server";
 import { WebhookDeliveryLoop, webhookSettings } from "./webhooks";
@@ -28,7 +28,7 @@ export async function runWorker(argv: string[]): Promise<void> {
   const url = databaseUrl();
   const pool = getPool(url, concurrency + 4);
   const embedder = createEmbedder(cfg);
-  await ensureVectorIndex(pool, embedder.dimensions);
+  await registerEnvironmentSpace(pool, cfg);
   const setting = cfg.WORKER_PREPARED_STATEMENTS;
   const preparedStatements = setting === "auto" ? "auto" : setting === "true";
   const worker = new Worker({

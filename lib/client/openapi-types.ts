@@ -788,6 +788,232 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/embedding-spaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Index spaces
+         * @description Every index space (provider, model, dimensions, chunker, rate, price), how many tenants search it, how many open migrations use it and whether its HNSW index is built. Never a key: a space names the environment variable that holds it.
+         *
+         *     Role operator or above.
+         */
+        get: operations["listEmbeddingSpaces"];
+        put?: never;
+        /**
+         * Register an index space
+         * @description One probe call first: a space whose key variable is not set (SPACE_KEY_MISSING), whose provider cannot be reached (SPACE_UNREACHABLE) or answers other dimensions (SPACE_DIMENSIONS_MISMATCH) is refused and nothing is stored. Audited as space.create. All-tenant admins only.
+         *
+         *     Role admin or above. Fleet-wide: all-tenant callers only (403 FLEET_SCOPE_REQUIRED).
+         */
+        post: operations["createEmbeddingSpace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/embedding-spaces/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a space's rate, price, base URL or key variable
+         * @description What a space embeds with (provider, model, dimensions, chunker) never changes: register another space and migrate.
+         *
+         *     Role admin or above. Fleet-wide: all-tenant callers only (403 FLEET_SCOPE_REQUIRED).
+         */
+        patch: operations["updateEmbeddingSpace"];
+        trace?: never;
+    };
+    "/api/v1/admin/embedding-spaces/{name}/retire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retire a space no tenant searches
+         * @description Role admin or above. Fleet-wide: all-tenant callers only (403 FLEET_SCOPE_REQUIRED).
+         */
+        post: operations["retireEmbeddingSpace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/migrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a migration for every tenant on a space
+         * @description One migration per tenant whose active space is `from` (every tenant not on `space` when omitted); a tenant with a migration open is skipped with the reason.
+         *
+         *     Role operator or above. Fleet-wide: all-tenant callers only (403 FLEET_SCOPE_REQUIRED).
+         */
+        post: operations["startFleetMigration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/migrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tenant's migrations, newest first
+         * @description Role viewer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        get: operations["listMigrations"];
+        put?: never;
+        /**
+         * Build the tenant's documents into another index space
+         * @description Queues one MIGRATE task per live document search serves; workers build them into the candidate space in slots publishes leave free, at the space's rate. Search keeps reading the active space until the switch. Audited as migration.start.
+         *
+         *     Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        post: operations["startMigration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/migrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A migration's state and progress
+         * @description Role viewer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        get: operations["getMigration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/migrations/{id}/switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search reads the candidate from the next query on
+         * @description Refused with MIGRATION_NOT_READY (and the counts) until every live document is built, verified and the candidate's HNSW index exists. One transaction. Audited as migration.switch.
+         *
+         *     Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        post: operations["switchMigration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/migrations/{id}/switch-back": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Back to the previous space at once
+         * @description Nothing is embedded: the previous space kept following every publish since the switch. Audited as migration.switch-back.
+         *
+         *     Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        post: operations["switchBackMigration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/migrations/{id}/abort": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Drop the candidate
+         * @description Search never read it; queued work is superseded. Audited as migration.abort.
+         *
+         *     Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        post: operations["abortMigration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/migrations/{id}/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop keeping the previous space
+         * @description No more second embeddings per publish, and no switch-back. Audited as migration.finish.
+         *
+         *     Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        post: operations["finishMigration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/webhooks": {
         parameters: {
             query?: never;
@@ -954,7 +1180,7 @@ export type components = {
                 acknowledged: number;
                 oldestAgeSeconds: number | null;
             };
-            /** @description Live documents whose search version was built with another embedding model or dimension than search uses now (model, dimensions): search finds nothing of them, and they read NOT_INDEXED until rebuilt (the reconciler's STALE_MODEL queues the rebuilds). */
+            /** @description Live documents whose search version was built in another index space than their tenant's active one: search finds nothing of them, and they read NOT_INDEXED until rebuilt (the reconciler's STALE_MODEL queues the rebuilds). model and dimensions: the active space of the tenants in scope when they are all on one, else null. */
             otherEmbeddingSpace: {
                 count: number;
                 model: string | null;
@@ -1224,7 +1450,7 @@ export type components = {
             } | null;
         };
         /** @enum {string} */
-        TaskType: "INDEX" | "REINDEX" | "DELETE";
+        TaskType: "INDEX" | "REINDEX" | "DELETE" | "MIGRATE";
         ListExport: {
             /** @enum {string} */
             kind: "documents" | "tasks";
@@ -1339,7 +1565,7 @@ export type components = {
             id: string;
             tenant: string | null;
             /** @enum {string|null} */
-            taskType: "INDEX" | "REINDEX" | "DELETE" | null;
+            taskType: "INDEX" | "REINDEX" | "DELETE" | "MIGRATE" | null;
             pausedBy: string;
             reason: string;
             /**
@@ -1354,7 +1580,7 @@ export type components = {
             id: string;
             tenant: string | null;
             /** @enum {string|null} */
-            taskType: "INDEX" | "REINDEX" | "DELETE" | null;
+            taskType: "INDEX" | "REINDEX" | "DELETE" | "MIGRATE" | null;
             /** @enum {boolean} */
             resumed: true;
         };
@@ -1415,8 +1641,10 @@ export type components = {
             tasks: components["schemas"]["DocumentTask"][];
             /** @description Newest first, at most 50. */
             indexVersions: components["schemas"]["IndexVersion"][];
-            /** @description The embedding model and dimensions search queries in now. An index version of another space serves nothing, and rollback and unpin only choose versions of this one. */
+            /** @description The tenant's active index space: the one search reads in this tenant (id, name, embedding model and dimensions). An index version of another space serves nothing, and rollback and unpin only choose versions of this one. */
             embeddingSpace: {
+                id: number;
+                name: string;
                 model: string;
                 dimensions: number;
             } | null;
@@ -1488,6 +1716,8 @@ export type components = {
             chunkerVersion: string;
             embeddingModel: string;
             embeddingDimensions: number;
+            /** @description The index space it was built in (embeddingSpace.id when search reads it). */
+            spaceId: number;
             chunkCount: number;
             /**
              * Format: date-time
@@ -1605,6 +1835,8 @@ export type components = {
             hits: components["schemas"]["SearchHit"][];
             /** @description The ACL principals the search ran as. */
             searchedAs: string[];
+            /** @description The index space that answered: the tenant's active one when the statement ran. */
+            space: string;
         };
         SearchHit: {
             documentKey: string;
@@ -1760,7 +1992,7 @@ export type components = {
             };
         };
         /** @enum {string} */
-        WebhookEventType: "document.searchable" | "document.failed" | "document.deleted" | "task.dead";
+        WebhookEventType: "document.searchable" | "document.failed" | "document.deleted" | "task.dead" | "migration.started" | "migration.ready" | "migration.switched" | "migration.switched_back" | "migration.aborted" | "migration.finished";
         WebhookEndpointWithSecret: {
             /** Format: uuid */
             id: string;
@@ -2510,7 +2742,7 @@ export interface operations {
             query?: {
                 status?: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED" | "CANCELLED";
                 errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "PARSE_LIMIT_EXCEEDED" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "OPERATOR_CANCELLED" | "INTERNAL_ERROR";
-                type?: "INDEX" | "REINDEX" | "DELETE";
+                type?: "INDEX" | "REINDEX" | "DELETE" | "MIGRATE";
                 tenant?: string;
                 cursor?: string;
                 limit?: number;
@@ -2653,7 +2885,7 @@ export interface operations {
             query?: {
                 status?: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED" | "CANCELLED";
                 errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "PARSE_LIMIT_EXCEEDED" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "OPERATOR_CANCELLED" | "INTERNAL_ERROR";
-                type?: "INDEX" | "REINDEX" | "DELETE";
+                type?: "INDEX" | "REINDEX" | "DELETE" | "MIGRATE";
                 tenant?: string;
                 format?: "csv" | "json";
             };
@@ -3084,7 +3316,7 @@ export interface operations {
                     errorCode?: "UNSUPPORTED_DOCUMENT" | "PARSE_ERROR" | "EMPTY_DOCUMENT" | "PARSE_LIMIT_EXCEEDED" | "EMBEDDING_RATE_LIMITED" | "EMBEDDING_TIMEOUT" | "EMBEDDING_PROVIDER_UNAVAILABLE" | "EMBEDDING_INVALID_RESPONSE" | "INDEX_INTEGRITY_FAILED" | "LEASE_ATTEMPTS_EXHAUSTED" | "OPERATOR_CANCELLED" | "INTERNAL_ERROR";
                     tenant?: string;
                     /** @enum {string} */
-                    type?: "INDEX" | "REINDEX" | "DELETE";
+                    type?: "INDEX" | "REINDEX" | "DELETE" | "MIGRATE";
                     reason?: string;
                 };
             };
@@ -3371,7 +3603,7 @@ export interface operations {
                 "application/json": {
                     tenant?: string;
                     /** @enum {string} */
-                    taskType?: "INDEX" | "REINDEX" | "DELETE";
+                    taskType?: "INDEX" | "REINDEX" | "DELETE" | "MIGRATE";
                     reason: string;
                 };
             };
@@ -5354,6 +5586,1900 @@ export interface operations {
             };
         };
     };
+    listEmbeddingSpaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Spaces, live first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            name: string;
+                            /** @enum {string} */
+                            provider: "local" | "openai";
+                            model: string;
+                            dimensions: number;
+                            baseUrl: string | null;
+                            apiKeyEnv: string | null;
+                            chunker: {
+                                version: string;
+                                targetChars: number | null;
+                            };
+                            textsPerMinute: number | null;
+                            pricePerMillionTokens: number | null;
+                            isDefault: boolean;
+                            /** Format: date-time */
+                            retiredAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            tenantsActive: number;
+                            openMigrations: number;
+                            indexBuilt: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createEmbeddingSpace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    provider: "local" | "openai";
+                    model?: string;
+                    dimensions: number;
+                    /** Format: uri */
+                    baseUrl?: string;
+                    apiKeyEnv?: string;
+                    chunker?: {
+                        targetChars?: number;
+                    };
+                    textsPerMinute?: number;
+                    pricePerMillionTokens?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Registered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @enum {string} */
+                        provider: "local" | "openai";
+                        model: string;
+                        dimensions: number;
+                        baseUrl: string | null;
+                        apiKeyEnv: string | null;
+                        chunker: {
+                            version: string;
+                            targetChars: number | null;
+                        };
+                        textsPerMinute: number | null;
+                        pricePerMillionTokens: number | null;
+                        isDefault: boolean;
+                        /** Format: date-time */
+                        retiredAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        tenantsActive: number;
+                        openMigrations: number;
+                        indexBuilt: boolean;
+                    };
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FLEET_SCOPE_REQUIRED, FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description SPACE_NAME_TAKEN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "SPACE_NAME_TAKEN";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description SPACE_DIMENSIONS_MISMATCH, SPACE_KEY_MISSING, SPACE_UNREACHABLE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "SPACE_DIMENSIONS_MISMATCH" | "SPACE_KEY_MISSING" | "SPACE_UNREACHABLE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateEmbeddingSpace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    baseUrl?: string | null;
+                    apiKeyEnv?: string | null;
+                    textsPerMinute?: number | null;
+                    pricePerMillionTokens?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @enum {string} */
+                        provider: "local" | "openai";
+                        model: string;
+                        dimensions: number;
+                        baseUrl: string | null;
+                        apiKeyEnv: string | null;
+                        chunker: {
+                            version: string;
+                            targetChars: number | null;
+                        };
+                        textsPerMinute: number | null;
+                        pricePerMillionTokens: number | null;
+                        isDefault: boolean;
+                        /** Format: date-time */
+                        retiredAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        tenantsActive: number;
+                        openMigrations: number;
+                        indexBuilt: boolean;
+                    };
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FLEET_SCOPE_REQUIRED, FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    retireEmbeddingSpace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Retired (or already retired). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @enum {string} */
+                        provider: "local" | "openai";
+                        model: string;
+                        dimensions: number;
+                        baseUrl: string | null;
+                        apiKeyEnv: string | null;
+                        chunker: {
+                            version: string;
+                            targetChars: number | null;
+                        };
+                        textsPerMinute: number | null;
+                        pricePerMillionTokens: number | null;
+                        isDefault: boolean;
+                        /** Format: date-time */
+                        retiredAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        tenantsActive: number;
+                        openMigrations: number;
+                        indexBuilt: boolean;
+                    };
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FLEET_SCOPE_REQUIRED, FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description SPACE_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "SPACE_IN_USE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    startFleetMigration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    from?: string;
+                    space: string;
+                    autoSwitch?: boolean;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Started. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        started: {
+                            id: string;
+                            tenant: string;
+                            /** @enum {string} */
+                            state: "BUILDING" | "READY" | "SWITCHED" | "SWITCHED_BACK" | "ABORTED" | "FINISHED";
+                            from: {
+                                id: number;
+                                name: string;
+                                model: string;
+                                dimensions: number;
+                            };
+                            to: {
+                                id: number;
+                                name: string;
+                                model: string;
+                                dimensions: number;
+                            };
+                            active: string;
+                            shadow: string | null;
+                            autoSwitch: boolean;
+                            documents: {
+                                total: number;
+                                built: number;
+                                failed: number;
+                                pending: number;
+                                running: number;
+                            };
+                            failures: {
+                                errorCode: string;
+                                count: number;
+                            }[];
+                            textsEmbedded: number;
+                            tokensEmbedded: number;
+                            estimatedCostUsd: number | null;
+                            documentsPerMinute: number | null;
+                            etaSeconds: number | null;
+                            indexBuilt: boolean;
+                            evaluation?: unknown;
+                            reason: string | null;
+                            createdBy: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            readyAt: string | null;
+                            /** Format: date-time */
+                            switchedAt: string | null;
+                            switchedBy: string | null;
+                            /** Format: date-time */
+                            endedAt: string | null;
+                            endedBy: string | null;
+                        }[];
+                        skipped: {
+                            tenant: string;
+                            reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FLEET_SCOPE_REQUIRED, FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listMigrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to 50. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            tenant: string;
+                            /** @enum {string} */
+                            state: "BUILDING" | "READY" | "SWITCHED" | "SWITCHED_BACK" | "ABORTED" | "FINISHED";
+                            from: {
+                                id: number;
+                                name: string;
+                                model: string;
+                                dimensions: number;
+                            };
+                            to: {
+                                id: number;
+                                name: string;
+                                model: string;
+                                dimensions: number;
+                            };
+                            active: string;
+                            shadow: string | null;
+                            autoSwitch: boolean;
+                            documents: {
+                                total: number;
+                                built: number;
+                                failed: number;
+                                pending: number;
+                                running: number;
+                            };
+                            failures: {
+                                errorCode: string;
+                                count: number;
+                            }[];
+                            textsEmbedded: number;
+                            tokensEmbedded: number;
+                            estimatedCostUsd: number | null;
+                            documentsPerMinute: number | null;
+                            etaSeconds: number | null;
+                            indexBuilt: boolean;
+                            evaluation?: unknown;
+                            reason: string | null;
+                            createdBy: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            readyAt: string | null;
+                            /** Format: date-time */
+                            switchedAt: string | null;
+                            switchedBy: string | null;
+                            /** Format: date-time */
+                            endedAt: string | null;
+                            endedBy: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    startMigration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    space: string;
+                    autoSwitch?: boolean;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Started (BUILDING). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        state: "BUILDING" | "READY" | "SWITCHED" | "SWITCHED_BACK" | "ABORTED" | "FINISHED";
+                        from: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        to: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        active: string;
+                        shadow: string | null;
+                        autoSwitch: boolean;
+                        documents: {
+                            total: number;
+                            built: number;
+                            failed: number;
+                            pending: number;
+                            running: number;
+                        };
+                        failures: {
+                            errorCode: string;
+                            count: number;
+                        }[];
+                        textsEmbedded: number;
+                        tokensEmbedded: number;
+                        estimatedCostUsd: number | null;
+                        documentsPerMinute: number | null;
+                        etaSeconds: number | null;
+                        indexBuilt: boolean;
+                        evaluation?: unknown;
+                        reason: string | null;
+                        createdBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        readyAt: string | null;
+                        /** Format: date-time */
+                        switchedAt: string | null;
+                        switchedBy: string | null;
+                        /** Format: date-time */
+                        endedAt: string | null;
+                        endedBy: string | null;
+                    };
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_STATE, MIGRATION_OPEN, SPACE_RETIRED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_STATE" | "MIGRATION_OPEN" | "SPACE_RETIRED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getMigration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Progress is counted now: documents built / total, failures by code, texts, tokens, cost, ETA. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        state: "BUILDING" | "READY" | "SWITCHED" | "SWITCHED_BACK" | "ABORTED" | "FINISHED";
+                        from: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        to: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        active: string;
+                        shadow: string | null;
+                        autoSwitch: boolean;
+                        documents: {
+                            total: number;
+                            built: number;
+                            failed: number;
+                            pending: number;
+                            running: number;
+                        };
+                        failures: {
+                            errorCode: string;
+                            count: number;
+                        }[];
+                        textsEmbedded: number;
+                        tokensEmbedded: number;
+                        estimatedCostUsd: number | null;
+                        documentsPerMinute: number | null;
+                        etaSeconds: number | null;
+                        indexBuilt: boolean;
+                        evaluation?: unknown;
+                        reason: string | null;
+                        createdBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        readyAt: string | null;
+                        /** Format: date-time */
+                        switchedAt: string | null;
+                        switchedBy: string | null;
+                        /** Format: date-time */
+                        endedAt: string | null;
+                        endedBy: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    switchMigration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        state: "BUILDING" | "READY" | "SWITCHED" | "SWITCHED_BACK" | "ABORTED" | "FINISHED";
+                        from: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        to: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        active: string;
+                        shadow: string | null;
+                        autoSwitch: boolean;
+                        documents: {
+                            total: number;
+                            built: number;
+                            failed: number;
+                            pending: number;
+                            running: number;
+                        };
+                        failures: {
+                            errorCode: string;
+                            count: number;
+                        }[];
+                        textsEmbedded: number;
+                        tokensEmbedded: number;
+                        estimatedCostUsd: number | null;
+                        documentsPerMinute: number | null;
+                        etaSeconds: number | null;
+                        indexBuilt: boolean;
+                        evaluation?: unknown;
+                        reason: string | null;
+                        createdBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        readyAt: string | null;
+                        /** Format: date-time */
+                        switchedAt: string | null;
+                        switchedBy: string | null;
+                        /** Format: date-time */
+                        endedAt: string | null;
+                        endedBy: string | null;
+                    };
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_STATE, MIGRATION_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_STATE" | "MIGRATION_NOT_READY";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    switchBackMigration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        state: "BUILDING" | "READY" | "SWITCHED" | "SWITCHED_BACK" | "ABORTED" | "FINISHED";
+                        from: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        to: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        active: string;
+                        shadow: string | null;
+                        autoSwitch: boolean;
+                        documents: {
+                            total: number;
+                            built: number;
+                            failed: number;
+                            pending: number;
+                            running: number;
+                        };
+                        failures: {
+                            errorCode: string;
+                            count: number;
+                        }[];
+                        textsEmbedded: number;
+                        tokensEmbedded: number;
+                        estimatedCostUsd: number | null;
+                        documentsPerMinute: number | null;
+                        etaSeconds: number | null;
+                        indexBuilt: boolean;
+                        evaluation?: unknown;
+                        reason: string | null;
+                        createdBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        readyAt: string | null;
+                        /** Format: date-time */
+                        switchedAt: string | null;
+                        switchedBy: string | null;
+                        /** Format: date-time */
+                        endedAt: string | null;
+                        endedBy: string | null;
+                    };
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_STATE, MIGRATION_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_STATE" | "MIGRATION_NOT_READY";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    abortMigration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        state: "BUILDING" | "READY" | "SWITCHED" | "SWITCHED_BACK" | "ABORTED" | "FINISHED";
+                        from: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        to: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        active: string;
+                        shadow: string | null;
+                        autoSwitch: boolean;
+                        documents: {
+                            total: number;
+                            built: number;
+                            failed: number;
+                            pending: number;
+                            running: number;
+                        };
+                        failures: {
+                            errorCode: string;
+                            count: number;
+                        }[];
+                        textsEmbedded: number;
+                        tokensEmbedded: number;
+                        estimatedCostUsd: number | null;
+                        documentsPerMinute: number | null;
+                        etaSeconds: number | null;
+                        indexBuilt: boolean;
+                        evaluation?: unknown;
+                        reason: string | null;
+                        createdBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        readyAt: string | null;
+                        /** Format: date-time */
+                        switchedAt: string | null;
+                        switchedBy: string | null;
+                        /** Format: date-time */
+                        endedAt: string | null;
+                        endedBy: string | null;
+                    };
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_STATE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    finishMigration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        state: "BUILDING" | "READY" | "SWITCHED" | "SWITCHED_BACK" | "ABORTED" | "FINISHED";
+                        from: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        to: {
+                            id: number;
+                            name: string;
+                            model: string;
+                            dimensions: number;
+                        };
+                        active: string;
+                        shadow: string | null;
+                        autoSwitch: boolean;
+                        documents: {
+                            total: number;
+                            built: number;
+                            failed: number;
+                            pending: number;
+                            running: number;
+                        };
+                        failures: {
+                            errorCode: string;
+                            count: number;
+                        }[];
+                        textsEmbedded: number;
+                        tokensEmbedded: number;
+                        estimatedCostUsd: number | null;
+                        documentsPerMinute: number | null;
+                        etaSeconds: number | null;
+                        indexBuilt: boolean;
+                        evaluation?: unknown;
+                        reason: string | null;
+                        createdBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        readyAt: string | null;
+                        /** Format: date-time */
+                        switchedAt: string | null;
+                        switchedBy: string | null;
+                        /** Format: date-time */
+                        endedAt: string | null;
+                        endedBy: string | null;
+                    };
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_STATE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: never;
@@ -5416,7 +7542,7 @@ export interface operations {
                 "application/json": {
                     tenant: string;
                     url: string;
-                    eventTypes: ("document.searchable" | "document.failed" | "document.deleted" | "task.dead")[];
+                    eventTypes: ("document.searchable" | "document.failed" | "document.deleted" | "task.dead" | "migration.started" | "migration.ready" | "migration.switched" | "migration.switched_back" | "migration.aborted" | "migration.finished")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -5606,7 +7732,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    eventTypes?: ("document.searchable" | "document.failed" | "document.deleted" | "task.dead")[];
+                    eventTypes?: ("document.searchable" | "document.failed" | "document.deleted" | "task.dead" | "migration.started" | "migration.ready" | "migration.switched" | "migration.switched_back" | "migration.aborted" | "migration.finished")[];
                     description?: string;
                     enabled?: boolean;
                 };

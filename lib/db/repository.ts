@@ -3,6 +3,7 @@ import type pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Prisma, PrismaClient } from "../generated/prisma/client";
 import { getPool, type Queryable, type Statement } from "./pool";
+import { outsideActiveSpaceArm, SPACES_OFF_TENANTS_SQL, type SpaceOffTenants } from "../documents/state";
 
 // The dashboard's data layer: lists, details, admin, audit and operator actions go through Prisma
 // in lib/**/repository.ts. The task engine's hot path stays in lib/queue/sql.ts (raw pg), and the
@@ -78,13 +79,31 @@ export async function queryRows<T>(tx: Tx, stmt: Statement): Promise<T[]> {
 }
 
 /**
- * An index version (alias `iv`) built in another embedding space than `space`, written as ranges
- * around it rather than `<>`, so the index on (embedding_model, embedding_dimensions) finds the few
- * stale versions instead of every version being read.
+ * The search pointers (document_id, tenant_id) that name an index version outside their tenant's
+ * active space, among `tenants` (null: every tenant): search reads only the active space, so these
+ * serve nothing. A subquery built in two steps: the spaces some of the tenants are not on, with
+ * those tenants (a few rows), then one arm per such space (outsideActiveSpaceArm), planned with
+ * them as values. With every tenant on one space the arms are one probe of the (model,
+ * dimensions) index per other registered space; with tenants on several, an arm reads the
+ * pointers of the tenants off its space or that space's versions, whichever the tenant counts say
+ * is fewer. (An index on index versions by space and tenant would make it a probe in every case.)
  */
-export function outsideSpace(space: { model: string; dimensions: number }): Prisma.Sql {
-  return Prisma.sql`(iv.embedding_model < ${space.model} OR iv.embedding_model > ${space.model}
-                OR (iv.embedding_model = ${space.model} AND (iv.embedding_dimensions < ${space.dimensions}::int OR iv.embedding_dimensions > ${space.dimensions}::int)))`;
+export async function pointersOutsideActiveSpace(
+  db: Pick<Tx, "$queryRawUnsafe">,
+  tenants: string[] | null,
+): Promise<Prisma.Sql> {
+  const spaces = (await db.$queryRawUnsafe<SpaceOffTenants[]>(SPACES_OFF_TENANTS_SQL, tenants)).filter(
+    (s) => s.tenants.length > 0,
+  );
+  if (spaces.length === 0) return Prisma.sql`SELECT NULL::uuid AS document_id, NULL::text AS tenant_id WHERE false`;
+  return Prisma.join(
+    spaces.map((space) => {
+      const values: unknown[] = [];
+      const text = outsideActiveSpaceArm(space, "sp.document_id, sp.tenant_id", (v) => (values.push(v), "\u0000"));
+      return new Prisma.Sql(text.split("\u0000"), values);
+    }),
+    " UNION ALL ",
+  );
 }
 
 /**

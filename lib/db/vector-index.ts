@@ -1,5 +1,3 @@
-import type pg from "pg";
-
 /** pgvector's HNSW limit for `vector` (4-byte floats): larger dimensions are indexed as `halfvec`. */
 export const VECTOR_HNSW_MAX_DIMENSIONS = 2000;
 /** pgvector's HNSW limit for `halfvec` (2-byte floats), and so the largest dimension we accept. */
@@ -26,23 +24,4 @@ export function indexedVector(dims: number): IndexedVector {
 /** The index expression and search cast for a dimension, e.g. `::halfvec(3072)`. */
 export function vectorCast(dims: number): string {
   return `::${indexedVector(dims).type}(${dims})`;
-}
-
-/** The HNSW index of one dimension (vectors are stored once per content in chunk_vectors). */
-export function vectorIndexName(dims: number): string {
-  return `chunk_vectors_embedding_${dims}_hnsw`;
-}
-
-/**
- * HNSW needs a fixed dimension, so each embedding dimension in use gets its own partial
- * expression index (see the init migration). 384 ships with the migration; others are made here.
- * The stored column stays `vector` (exact values); only the index and the search compare halves
- * above 2,000 dimensions.
- */
-export async function ensureVectorIndex(pool: pg.Pool, dims: number): Promise<void> {
-  const { ops } = indexedVector(dims);
-  if (dims === 384) return;
-  await pool.query(
-    `CREATE INDEX IF NOT EXISTS ${vectorIndexName(dims)} ON chunk_vectors USING hnsw ((embedding${vectorCast(dims)}) ${ops}) WHERE dims = ${dims}`,
-  );
 }

@@ -4,7 +4,7 @@ import { withTransaction } from "../db/pool";
 import { namedStatementsOn, preparedSettingFromEnv, runNamed } from "../db/prepared";
 import { notifyTasks } from "../queue/sql";
 import { createTask, supersedeOlderTasks } from "../queue/actions-sql";
-import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
+import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, POINTER_JOIN } from "./state";
 import { DomainError } from "../domain/errors";
 import { removeFromSearch } from "../pipeline/pointer";
 import { prepareTextContent } from "../pipeline/charset";
@@ -14,7 +14,6 @@ import { PipelineError } from "../pipeline/parsers/common";
 import { tokenCounterFor } from "../pipeline/tokens";
 import { SUPPORTED_TYPES, type PublishBody } from "./schemas";
 import { TASK_TYPES, type DocumentState } from "../domain/constants";
-import type { EmbeddingSpace } from "../embedding/types";
 
 export type PublishInput = {
   tenant: string;
@@ -30,12 +29,6 @@ export type PublishInput = {
   maxAttempts: number;
   /** Idempotency-Key header and a hash of the request it came with. */
   idempotency?: { key: string; requestHash: string };
-  /**
-   * The embedding space search queries in now, so the answer's state is the one the documents
-   * view shows: after a model change an old-model version serves nothing. Absent: not known
-   * (the version is taken as served).
-   */
-  space?: EmbeddingSpace;
 };
 
 export type PublishResult = {
@@ -52,7 +45,7 @@ export type PublishResult = {
    * serves; these say so, rather than leave the caller to think its version is served.
    */
   searchVersion: number | null;
-  /** False when searchVersion was built in another embedding space than search uses now: it serves nothing. */
+  /** False when searchVersion was built in another index space than the tenant's active one: it serves nothing. */
   searchVersionServed: boolean;
   pinned: boolean;
 };
@@ -81,12 +74,13 @@ export type PublishRequest = {
  * The rules a publish passes before the transaction, so bad input writes nothing: a supported
  * content type, binary content sent as bytes, at most `maxBytes`, text valid in its charset and
  * free of control characters, not empty, and an abstract and overview the embedding model takes.
+ * `embeddingModel` is the model of the tenant's active index space, which embeds the build.
  */
-export function checkPublish(
+export async function checkPublish(
   r: PublishRequest,
   maxBytes: number,
-  embeddingModel: () => string,
-): Omit<PublishInput, "maxAttempts" | "space"> {
+  embeddingModel: () => string | Promise<string>,
+): Promise<Omit<PublishInput, "maxAttempts">> {
   const { body, content } = r;
   const contentType = normaliseContentType(body.contentType);
   if (!(SUPPORTED_TYPES as readonly string[]).includes(contentType)) {
@@ -121,16 +115,19 @@ export function checkPublish(
   // The abstract and the overview are embedded whole (chunks are cut to fit; these are not): one
   // over the model's input limit would fail at the provider on every attempt, so refuse it now.
   // Only where the model's tokenizer is known: a byte estimate would refuse what a model takes.
-  // The model is asked for only here, so a request refused above is refused whatever state the
-  // embedding settings are in.
-  const tokens = tokenCounterFor(embeddingModel());
-  for (const field of tokens.encoding === "utf8-bytes" ? [] : (["abstract", "overview"] as const)) {
-    const value = body[field];
-    if (value && !tokens.fits(value, tokens.maxInputTokens)) {
-      throw new DomainError(
-        "TEXT_TOO_LONG_FOR_MODEL",
-        `${field}: longer than the embedding model's ${tokens.maxInputTokens} input tokens (${tokens.encoding}); shorten it`,
-      );
+  // The model is asked for only here, and only when there is an abstract or overview to measure,
+  // so a request refused above is refused whatever state the embedding settings are in, and most
+  // publishes do not look it up at all.
+  const measured = (["abstract", "overview"] as const).filter((field) => body[field]);
+  if (measured.length > 0) {
+    const tokens = tokenCounterFor(await embeddingModel());
+    for (const field of tokens.encoding === "utf8-bytes" ? [] : measured) {
+      if (!tokens.fits(body[field]!, tokens.maxInputTokens)) {
+        throw new DomainError(
+          "TEXT_TOO_LONG_FOR_MODEL",
+          `${field}: longer than the embedding model's ${tokens.maxInputTokens} input tokens (${tokens.encoding}); shorten it`,
+        );
+      }
     }
   }
   const requestHash = createHash("sha256")
@@ -330,7 +327,7 @@ async function publishInTx(
       cur.abstract === input.abstract &&
       cur.overview === input.overview
     ) {
-      const now = await currentState(q, doc.id, input.space);
+      const now = await currentState(q, doc.id);
       return { created: false, documentId: doc.id, versionNumber: doc.business_version, ...now };
     }
   }
@@ -383,15 +380,14 @@ async function publishInTx(
     );
   const notify = notifyTasks();
   await q(notify.text, notify.values);
-  const now = await currentState(q, doc.id, input.space);
+  const now = await currentState(q, doc.id);
   return { created: true, documentId: doc.id, versionNumber, ...now, taskId: task.task_id };
 }
 
-/** The document's state and newest business-version task, by the shared state rule, in the space search uses. */
+/** The document's state and newest business-version task, by the shared state rule, in the tenant's active space. */
 async function currentState(
   q: Q,
   documentId: string,
-  space: EmbeddingSpace | undefined,
 ): Promise<{
   state: DocumentState;
   taskId: string | null;
@@ -409,10 +405,10 @@ async function currentState(
     }>(
       `SELECT ${DOCUMENT_STATE_SQL} AS state, lt.task_id::text AS task_id, sp.version_number AS search_version, sp.in_space, sp.pinned
          FROM documents d
-         ${space ? pointerJoin("$2", "$3") : pointerJoin()}
+         ${POINTER_JOIN}
          ${LATEST_TASK_JOIN}
         WHERE d.id = $1`,
-      space ? [documentId, space.model, space.dimensions] : [documentId],
+      [documentId],
     )
   ).rows[0];
   return {

@@ -8,12 +8,12 @@ import {
   queryRows,
   iso,
   isUniqueViolation,
-  outsideSpace,
+  pointersOutsideActiveSpace,
   Prisma,
   type Tx,
 } from "../db/repository";
-import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "./state";
-import type { EmbeddingSpace } from "../embedding/types";
+import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, POINTER_JOIN } from "./state";
+import { SPACE_LOCK_NAMESPACE } from "../spaces/sql";
 import { DomainError, notFound } from "../domain/errors";
 import { notifyTasks } from "../queue/sql";
 import { movePointer } from "../pipeline/pointer";
@@ -35,7 +35,7 @@ export type DocumentSummary = {
   state: string;
   businessVersion: number;
   searchVersion: number | null;
-  /** False when the search version was indexed with another embedding model than search uses now (it is not served). */
+  /** False when the search version was indexed in another index space than the tenant's active one (it is not served). */
   searchVersionServed: boolean;
   lastError: { code: string; message: string } | null;
   progress: { done: number; total: number } | null;
@@ -62,22 +62,13 @@ type Row = {
   in_space: boolean | null;
 };
 
-/**
- * The documents query. With a space, pointerJoin compares against the columns of a one-row
- * `embedding_space` relation holding the model and dimensions as parameters: pointerJoin takes SQL
- * expressions, and a tagged template numbers its own placeholders. The planner folds the one-row
- * relation away, so the plan is the one the positional form had.
- */
-function select(space?: EmbeddingSpace, from: Prisma.Sql = Prisma.sql`documents d`): Prisma.Sql {
-  const spaceJoin = space
-    ? Prisma.sql`CROSS JOIN (SELECT ${space.model}::text AS model, ${space.dimensions}::int AS dims) embedding_space
-  ${Prisma.raw(pointerJoin("embedding_space.model", "embedding_space.dims"))}`
-    : Prisma.raw(pointerJoin());
+/** The documents query: each document judged in its own tenant's active space (POINTER_JOIN). */
+function select(from: Prisma.Sql = Prisma.sql`documents d`): Prisma.Sql {
   return Prisma.sql`SELECT d.id, d.tenant_id, d.key, d.title, d.business_version, d.updated_at,
        sp.version_number AS search_version, sp.in_space, sp.pinned, sp.pinned_by, sp.pinned_reason, lt.status, lt.error_code, lt.error_message,
        lt.progress_done, lt.progress_total, ${Prisma.raw(DOCUMENT_STATE_SQL)} AS state
   FROM ${from}
-  ${spaceJoin}
+  ${Prisma.raw(POINTER_JOIN)}
   ${Prisma.raw(LATEST_TASK_JOIN)}`;
 }
 
@@ -124,14 +115,15 @@ function decodeCursor(c: string): [string, string] {
 
 /**
  * A cheap necessary condition per rare state, each answered by an index (partial indexes on tasks
- * and documents, index versions by embedding space), so the state is only computed for plausible
- * documents. The candidates are looked up by primary key (`= ANY(ARRAY(…))`): as a semi-join the
- * planner read every document to match a thousand ids.
+ * and documents, index versions by model and dimensions), so the state is only computed for
+ * plausible documents. The candidates are looked up by primary key (`= ANY(ARRAY(…))`): as a
+ * semi-join the planner read every document to match a thousand ids.
  */
-function statePrefilter(state: string, space?: EmbeddingSpace): Prisma.Sql | null {
+type SpacesDb = Parameters<typeof pointersOutsideActiveSpace>[0];
+
+async function statePrefilter(db: SpacesDb, state: string, tenants: string[] | null): Promise<Prisma.Sql | null> {
   if (state === "DELETED") return Prisma.sql`d.deleted_at IS NOT NULL`;
-  if (state === "NOT_INDEXED" && !space) return Prisma.sql`d.search_version IS NULL`;
-  const ids = candidateIds(state, space);
+  const ids = await candidateIds(db, state, tenants);
   return ids ? Prisma.sql`d.id = ANY(ARRAY(${ids}))` : null;
 }
 
@@ -144,19 +136,15 @@ const WORKING_IDS = Prisma.sql`SELECT document_id FROM index_tasks WHERE status 
 
 /**
  * NOT_INDEXED means no served search version: none at all (search_version is the pointer's version,
- * kept by a trigger), or a pointer at an index built in another embedding space, written as ranges
- * around the current space so the index on (model, dimensions) answers it.
+ * kept by a trigger), or a pointer at an index version outside the tenant's active space.
  */
-function unservedIds(space?: EmbeddingSpace): Prisma.Sql {
-  const unsearchable = Prisma.sql`SELECT id FROM documents WHERE search_version IS NULL`;
-  if (!space) return unsearchable;
-  return Prisma.sql`${unsearchable}
+async function unservedIds(db: SpacesDb, tenants: string[] | null): Promise<Prisma.Sql> {
+  return Prisma.sql`SELECT id FROM documents WHERE search_version IS NULL
             UNION ALL
-            SELECT p.document_id FROM index_versions iv JOIN search_pointers p ON p.index_version_id = iv.id
-             WHERE ${outsideSpace(space)}`;
+            SELECT document_id FROM (${await pointersOutsideActiveSpace(db, tenants)}) outside`;
 }
 
-function candidateIds(state: string, space?: EmbeddingSpace): Prisma.Sql | null {
+async function candidateIds(db: SpacesDb, state: string, tenants: string[] | null): Promise<Prisma.Sql | null> {
   switch (state) {
     case "FAILED":
       return Prisma.sql`SELECT document_id FROM index_tasks WHERE status IN ('DEAD', 'CANCELLED')`;
@@ -166,9 +154,9 @@ function candidateIds(state: string, space?: EmbeddingSpace): Prisma.Sql | null 
       // Working and not served. Most working documents are served (UPDATING), so the set is the
       // intersection, taken before any document is read (two id arrays matched against the
       // primary key cost 14 ms at a thousand working documents; the intersection costs none).
-      return Prisma.sql`${WORKING_IDS} INTERSECT (${unservedIds(space)})`;
+      return Prisma.sql`${WORKING_IDS} INTERSECT (${await unservedIds(db, tenants)})`;
     case "NOT_INDEXED":
-      return unservedIds(space);
+      return unservedIds(db, tenants);
     default:
       return null;
   }
@@ -180,7 +168,6 @@ const MAX_BATCH = 1000;
 export async function listDocuments(
   pool: pg.Pool,
   f: { tenants: string[] | null; tenant?: string; state?: string; q?: string; cursor?: string; limit: number },
-  space?: EmbeddingSpace,
 ): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {
   const where: Prisma.Sql[] = [];
   if (f.tenants) where.push(Prisma.sql`d.tenant_id = ANY(${f.tenants}::text[])`);
@@ -189,9 +176,11 @@ export async function listDocuments(
     const like = `%${f.q.replace(/[\\%_]/g, (m) => "\\" + m)}%`;
     where.push(Prisma.sql`(d.key ILIKE ${like} OR d.title ILIKE ${like})`);
   }
-  const prefilter = f.state ? statePrefilter(f.state, space) : null;
-  if (prefilter) where.push(prefilter);
   const db = prisma(pool);
+  // The spaces are looked up for the tenants the list is limited to, so it reads no other's.
+  const scope = f.tenant ? [f.tenant] : f.tenants;
+  const prefilter = f.state ? await statePrefilter(db, f.state, scope) : null;
+  if (prefilter) where.push(prefilter);
   const page = async (conds: Prisma.Sql[], after: [string, string] | null, n: number, state?: string) => {
     const all = after
       ? [...conds, Prisma.sql`(d.updated_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`]
@@ -205,9 +194,9 @@ export async function listDocuments(
       const candidates = Prisma.sql`(SELECT * FROM documents d ${filter} ORDER BY d.updated_at DESC, d.id DESC OFFSET 0) d`;
       return db.$queryRaw<
         Row[]
-      >`${select(space, candidates)} WHERE (${Prisma.raw(DOCUMENT_STATE_SQL)}) = ${state} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
+      >`${select(candidates)} WHERE (${Prisma.raw(DOCUMENT_STATE_SQL)}) = ${state} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
     }
-    return db.$queryRaw<Row[]>`${select(space)} ${filter} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
+    return db.$queryRaw<Row[]>`${select()} ${filter} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${n}`;
   };
   const start = f.cursor ? decodeCursor(f.cursor) : null;
   let rows: Row[];
@@ -293,6 +282,7 @@ type IndexVersionRow = {
   chunker_version: string;
   embedding_model: string;
   embedding_dimensions: number;
+  space_id: number;
   chunk_count: number;
   created_at: Date;
   activated_at: Date | null;
@@ -307,20 +297,14 @@ type IndexVersionRow = {
  */
 export type DetailReader = { principals: string[]; publisher: boolean };
 
-export async function getDocument(
-  pool: pg.Pool,
-  tenant: string,
-  key: string,
-  space?: EmbeddingSpace,
-  reader?: DetailReader,
-) {
+export async function getDocument(pool: pg.Pool, tenant: string, key: string, reader?: DetailReader) {
   const db = prisma(pool);
-  const [r] = await db.$queryRaw<Row[]>`${select(space)} WHERE d.tenant_id = ${tenant} AND d.key = ${key}`;
+  const [r] = await db.$queryRaw<Row[]>`${select()} WHERE d.tenant_id = ${tenant} AND d.key = ${key}`;
   if (!r) return null;
   // SQL for all three: as model queries, the tasks and index versions made the detail route about
   // twice as slow (7 ms more at the median on bench/dashboard.ts data), the client mapping 150 rows
   // field by field; and the abstract and overview are only asked whether they exist, not read.
-  const [versions, tasks, indexVersions] = await Promise.all([
+  const [versions, tasks, indexVersions, space] = await Promise.all([
     db.$queryRaw<
       VersionRow[]
     >`SELECT version_number, title, content_type, content_bytes, checksum, acl, published_by, published_at,
@@ -335,8 +319,9 @@ export async function getDocument(
       FROM index_tasks t WHERE document_id = ${r.id}::uuid ORDER BY t.task_id DESC LIMIT 100`,
     db.$queryRaw<
       IndexVersionRow[]
-    >`SELECT id, version_number, status, chunker_version, embedding_model, embedding_dimensions, chunk_count, created_at, activated_at, retired_at
+    >`SELECT id, version_number, status, chunker_version, embedding_model, embedding_dimensions, space_id, chunk_count, created_at, activated_at, retired_at
       FROM index_versions WHERE document_id = ${r.id}::uuid ORDER BY created_at DESC LIMIT 50`,
+    activeSpace(db, tenant),
   ]);
   // A rollback pin: search stays at searchVersion until an unpin or the next publish. Who and why
   // are shown so the next operator knows whether it is safe to release.
@@ -387,14 +372,34 @@ export async function getDocument(
       chunkerVersion: v.chunker_version,
       embeddingModel: v.embedding_model,
       embeddingDimensions: v.embedding_dimensions,
+      spaceId: v.space_id,
       chunkCount: v.chunk_count,
       createdAt: v.created_at.toISOString(),
       activatedAt: iso(v.activated_at),
       retiredAt: iso(v.retired_at),
     })),
     // What "served", rollback and unpin are judged against, so the page judges by the same space.
-    embeddingSpace: space ? { model: space.model, dimensions: space.dimensions } : null,
+    embeddingSpace: space,
   };
+}
+
+/** An index space as the document answers name it. */
+export type ActiveSpace = { id: number; name: string; model: string; dimensions: number };
+
+/**
+ * The tenant's active index space: the one search reads and builds go to, so what "served" means
+ * for its documents. A tenant with no row yet (nothing published) is on the default space.
+ */
+export async function activeSpace(db: Pick<Tx, "$queryRaw">, tenant: string): Promise<ActiveSpace> {
+  const [s] = await db.$queryRaw<ActiveSpace[]>`SELECT s.id, s.name, s.model, s.dimensions FROM embedding_spaces s
+     WHERE s.id = coalesce((SELECT t.active_space_id FROM tenants t WHERE t.id = ${tenant}), indexwright_default_space())`;
+  if (!s) throw new Error(`tenant ${tenant} has no active index space (and no default space is set)`);
+  return s;
+}
+
+/** The model of the tenant's active index space: what its builds are embedded with (publish's token check). */
+export async function activeEmbeddingModel(pool: pg.Pool, tenant: string): Promise<string> {
+  return (await activeSpace(prisma(pool), tenant)).model;
 }
 
 // ---- Actions on one document.
@@ -414,6 +419,18 @@ async function lockDocument(tx: Tx, tenant: string, key: string): Promise<Locked
   const d = await lockDocumentByKey(tx, tenant, key);
   if (!d) throw new DomainError("NOT_FOUND", `document ${tenant}/${key} not found`);
   return d;
+}
+
+/**
+ * Before an action points search at an index version: the tenant's space lock, shared, so no
+ * switch moves the tenant until COMMIT (docs/decisions/039-index-spaces.md, "The space lock"),
+ * then the active space as it stands under it. Two statements: a statement reads the snapshot it
+ * started with, so a read in the statement that waited for the lock would miss the switch it
+ * waited for. The pointer is read after this too: a switch swaps pointers without the document lock.
+ */
+async function lockActiveSpace(tx: Tx, tenant: string): Promise<ActiveSpace> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(${SPACE_LOCK_NAMESPACE}::int, hashtext(${tenant}))`;
+  return activeSpace(tx, tenant);
 }
 
 /**
@@ -460,18 +477,22 @@ export async function requestDelete(
   });
 }
 
-/** A complete index version of `version` in `space`, newest first, still within retention. */
+/**
+ * A complete index version of `version` in the space `spaceId`, newest first, still within
+ * retention. ACTIVE alone is no proof it serves: a migration's shadow pointer keeps its versions
+ * ACTIVE too, which the space condition leaves out.
+ */
 async function completeIndexVersion(
   tx: Tx,
   documentId: string,
   version: number,
-  space: EmbeddingSpace,
+  spaceId: number,
   retentionHours: number,
 ) {
   const [v] = await tx.$queryRaw<{ id: string; status: string }[]>`
     SELECT id, status FROM index_versions
      WHERE document_id = ${documentId}::uuid AND version_number = ${version}::int AND status IN ('READY', 'RETIRED', 'ACTIVE') AND chunk_count = expected_chunk_count
-       AND embedding_model = ${space.model} AND embedding_dimensions = ${space.dimensions}::int
+       AND space_id = ${spaceId}::int
        AND (status = 'ACTIVE' OR coalesce(retired_at, created_at) > now() - make_interval(secs => ${retentionHours * 3600}::double precision))
      ORDER BY created_at DESC LIMIT 1`;
   return v;
@@ -479,9 +500,9 @@ async function completeIndexVersion(
 
 /**
  * Point search back at an earlier complete index version still within retention, and pin it
- * there until the next publish (or an explicit unpin). Only versions built in the embedding
- * space queries use now (model + dimensions) qualify: any other would be invisible to search or
- * mix spaces, so it answers 409 ROLLBACK_INCOMPATIBLE.
+ * there until the next publish (or an explicit unpin). Only versions built in the tenant's active
+ * index space qualify: search reads no other, so any other would serve nothing, and it answers
+ * 409 ROLLBACK_INCOMPATIBLE.
  */
 export async function rollback(
   pool: pg.Pool,
@@ -491,24 +512,24 @@ export async function rollback(
   reason: string,
   actor: Actor,
   retentionHours: number,
-  space: EmbeddingSpace,
 ) {
   return transaction(pool, async (tx) => {
     const d = await lockDocument(tx, tenant, key);
     if (d.deleted_at) throw new DomainError("INVALID_STATE", "document is deleted");
+    const space = await lockActiveSpace(tx, tenant);
     const [cur] = await tx.$queryRaw<{ index_version_id: string; version_number: number }[]>`
       SELECT index_version_id, version_number FROM search_pointers WHERE document_id = ${d.id}::uuid FOR UPDATE`;
-    const target = await completeIndexVersion(tx, d.id, toVersion, space, retentionHours);
+    const target = await completeIndexVersion(tx, d.id, toVersion, space.id, retentionHours);
     if (!target) {
-      const [other] = await tx.$queryRaw<{ embedding_model: string; embedding_dimensions: number }[]>`
-        SELECT embedding_model, embedding_dimensions FROM index_versions
-         WHERE document_id = ${d.id}::uuid AND version_number = ${toVersion}::int AND status IN ('READY', 'RETIRED', 'ACTIVE') AND chunk_count = expected_chunk_count
-           AND (status = 'ACTIVE' OR coalesce(retired_at, created_at) > now() - make_interval(secs => ${retentionHours * 3600}::double precision))
-         ORDER BY created_at DESC LIMIT 1`;
+      const [other] = await tx.$queryRaw<{ embedding_model: string; embedding_dimensions: number; space: string }[]>`
+        SELECT iv.embedding_model, iv.embedding_dimensions, s.name AS space FROM index_versions iv JOIN embedding_spaces s ON s.id = iv.space_id
+         WHERE iv.document_id = ${d.id}::uuid AND iv.version_number = ${toVersion}::int AND iv.status IN ('READY', 'RETIRED', 'ACTIVE') AND iv.chunk_count = iv.expected_chunk_count
+           AND (iv.status = 'ACTIVE' OR coalesce(iv.retired_at, iv.created_at) > now() - make_interval(secs => ${retentionHours * 3600}::double precision))
+         ORDER BY iv.created_at DESC LIMIT 1`;
       if (other) {
         throw new DomainError(
           "ROLLBACK_INCOMPATIBLE",
-          `v${toVersion} was indexed with ${other.embedding_model} (${other.embedding_dimensions} dimensions); search now embeds with ${space.model} (${space.dimensions}), so it could not serve it`,
+          `v${toVersion} was indexed with ${other.embedding_model} (${other.embedding_dimensions} dimensions, index space ${other.space}); search in ${tenant} now embeds with ${space.model} (${space.dimensions}, index space ${space.name}), so it could not serve it`,
         );
       }
       throw new DomainError("ROLLBACK_UNAVAILABLE", `no complete index version of v${toVersion} is within retention`);
@@ -535,7 +556,7 @@ export async function rollback(
 
 /**
  * Release a rollback pin and return search to the business version: the newest complete index
- * version of it in the current embedding space serves at once (one that finished while pinned
+ * version of it in the tenant's active index space serves at once (one that finished while pinned
  * stayed READY for this). Without one, the document keeps serving what it serves, unpinned, and
  * the task that builds the business version takes over when it switches: an unfinished one is left
  * to run, a DEAD one is left for the operator (the document reads FAILED with its error), and
@@ -546,11 +567,15 @@ export async function unpin(
   tenant: string,
   key: string,
   actor: Actor,
-  opts: { space: EmbeddingSpace; retentionHours: number; maxAttempts: number },
+  opts: { retentionHours: number; maxAttempts: number },
 ) {
   return transaction(pool, async (tx) => {
     const d = await lockDocument(tx, tenant, key);
     if (d.deleted_at) throw new DomainError("INVALID_STATE", "document is deleted");
+    // Lock order: the task row this unpin may revive (the business version's REINDEX) before the
+    // space lock, the pointer and index versions after it.
+    await lockReindexTask(tx, tenant, d.id, d.business_version);
+    const space = await lockActiveSpace(tx, tenant);
     const target = {
       actor: actor.subject,
       action: "document.unpin",
@@ -558,7 +583,8 @@ export async function unpin(
       targetType: "document",
       targetId: `${tenant}/${key}`,
     };
-    // Reads only: the document lock already serialises every writer of these rows.
+    // Reads only: the document lock serialises every other writer of these rows, and the space lock
+    // keeps a switch from swapping the pointer until COMMIT.
     const cur = await tx.searchPointer.findUnique({
       where: { documentId: d.id },
       select: { indexVersionId: true, versionNumber: true, pinned: true },
@@ -567,10 +593,9 @@ export async function unpin(
       await writeAudit(tx, { ...target, detail: { wasPinned: false } });
       return { tenant, key, pinned: false, searchVersion: cur?.versionNumber ?? null, taskId: null };
     }
-    const best = await completeIndexVersion(tx, d.id, d.business_version, opts.space, opts.retentionHours);
+    const best = await completeIndexVersion(tx, d.id, d.business_version, space.id, opts.retentionHours);
     let taskId: string | null = null;
     if (!best) {
-      // Lock order: task rows before the pointer and index versions.
       const tasks = await tx.indexTask.findMany({
         where: {
           documentId: d.id,
@@ -608,6 +633,20 @@ export async function unpin(
   });
 }
 
+/**
+ * The REINDEX task row of `version`, locked (lock order: the caller holds the document, then the
+ * task row): a worker may fail the task or the claim may exhaust it without the document lock, and
+ * whether a revived task gets its CREATED event is decided on the status read here. A row that does
+ * not exist yet is only created under the document lock, which the caller holds.
+ */
+async function lockReindexTask(tx: Tx, tenant: string, documentId: string, version: number) {
+  const [row] = await tx.$queryRaw<{ status: string }[]>`
+    SELECT status FROM index_tasks
+     WHERE tenant_id = ${tenant} AND document_id = ${documentId}::uuid AND version_number = ${version}::int AND task_type = ${TASK_TYPE.REINDEX}
+       FOR UPDATE`;
+  return row as { status: string } | undefined;
+}
+
 /** Upsert the REINDEX task of `version`: an unfinished one is kept, a finished one starts over with a fresh budget. */
 async function enqueueReindex(
   tx: Tx,
@@ -617,13 +656,7 @@ async function enqueueReindex(
   actor: Actor,
   maxAttempts: number,
 ): Promise<string> {
-  // Locked (lock order: the caller holds the document, then the task row): a worker may fail the
-  // task or the claim may exhaust it without the document lock, and the event below must be
-  // decided on the status the upsert then meets, or a DEAD task revives with no CREATED event.
-  const [before] = await tx.$queryRaw<{ status: string }[]>`
-    SELECT status FROM index_tasks
-     WHERE tenant_id = ${tenant} AND document_id = ${documentId}::uuid AND version_number = ${version}::int AND task_type = ${TASK_TYPE.REINDEX}
-       FOR UPDATE`;
+  const before = await lockReindexTask(tx, tenant, documentId, version);
   const [r] = await queryRows<{ task_id: string }>(
     tx,
     reopenReindexTask(tenant, documentId, version, maxAttempts, actor.subject, before?.status ?? null),
@@ -704,7 +737,7 @@ type ChunkBrowserDocRow = {
   business_version: number;
   deleted: boolean;
 };
-type ChunkBrowserVersionRow = Omit<IndexVersionRow, "activated_at" | "retired_at"> & {
+type ChunkBrowserVersionRow = Omit<IndexVersionRow, "activated_at" | "retired_at" | "space_id"> & {
   serving: boolean;
   readable: boolean;
   chunks_reused: number | null;
@@ -730,10 +763,10 @@ type ChunkBrowserRow = {
  * the text is hidden, so are the section headings and content hashes (a hash confirms a guessed
  * short text); levels, sizes and reuse are shown either way.
  *
- * `reused` says whether a complete, still stored, earlier index version of this document in the
- * same embedding space (model, dimensions, chunker version) holds the same text: the rule the
- * indexer reuses a vector by. Versions removed since by garbage collection no longer count, so
- * the task's own chunksReused (also returned) is the figure at the time it was built.
+ * `reused` says whether a complete, still stored, earlier index version of this document holds
+ * the same vector (the same text in the same index space): the rule the indexer reuses a vector
+ * by. Versions removed since by garbage collection no longer count, so the task's own
+ * chunksReused (also returned) is the figure at the time it was built.
  */
 export async function listChunks(pool: pg.Pool, tenant: string, key: string, principals: string[], q: ChunkListQuery) {
   const db = prisma(pool);

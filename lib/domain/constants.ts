@@ -33,7 +33,17 @@ export const UNFINISHED_STATUSES: readonly TaskStatus[] = Object.freeze(["PENDIN
  */
 export const sqlList = (values: readonly string[]): string => `(${values.map((v) => `'${v}'`).join(", ")})`;
 
-export const TASK_TYPE = Object.freeze({ INDEX: "INDEX", REINDEX: "REINDEX", DELETE: "DELETE" } as const);
+/**
+ * MIGRATE builds the version a tenant's active space serves for one document into the tenant's
+ * shadow space (docs/index-spaces.md): never read by the document state rule, claimed
+ * only into slots that the other types leave free.
+ */
+export const TASK_TYPE = Object.freeze({
+  INDEX: "INDEX",
+  REINDEX: "REINDEX",
+  DELETE: "DELETE",
+  MIGRATE: "MIGRATE",
+} as const);
 export type TaskType = (typeof TASK_TYPE)[keyof typeof TASK_TYPE];
 export const TASK_TYPES = Object.freeze(Object.values(TASK_TYPE)) as readonly TaskType[];
 

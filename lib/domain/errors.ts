@@ -23,6 +23,8 @@ export type ErrorCode =
   | "INVALID_STATE"
   | "KEY_CHANGED"
   | "KEY_TAKEN"
+  | "MIGRATION_NOT_READY"
+  | "MIGRATION_OPEN"
   | "NOT_FOUND"
   | "ORIGIN_MISMATCH"
   | "PASSWORD_REQUIRED"
@@ -31,6 +33,12 @@ export type ErrorCode =
   | "ROLLBACK_INCOMPATIBLE"
   | "ROLLBACK_UNAVAILABLE"
   | "SELF_GRANT"
+  | "SPACE_DIMENSIONS_MISMATCH"
+  | "SPACE_IN_USE"
+  | "SPACE_KEY_MISSING"
+  | "SPACE_NAME_TAKEN"
+  | "SPACE_RETIRED"
+  | "SPACE_UNREACHABLE"
   | "TASK_NOT_CANCELLABLE"
   | "TASK_SUPERSEDED"
   | "TEXT_TOO_LONG_FOR_MODEL"
@@ -47,6 +55,8 @@ export class DomainError extends Error {
   constructor(
     public readonly code: ErrorCode,
     message: string,
+    /** Facts a client acts on (e.g. how many documents a switch still waits for), rendered beside the message. */
+    public readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }

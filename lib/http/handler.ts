@@ -16,7 +16,11 @@ export function json(data: unknown, status = 200, headers?: Record<string, strin
 
 export function errorResponse(err: unknown): Response {
   if (err instanceof DomainError)
-    return json({ error: { code: err.code, message: err.message } }, statusOf(err), headersOf(err));
+    return json(
+      { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } },
+      statusOf(err),
+      headersOf(err),
+    );
   if (err instanceof ZodError) {
     const first = err.issues[0];
     const where = first?.path.length ? `${first.path.join(".")}: ` : "";

@@ -130,6 +130,10 @@ const indexVersion = z
     chunkerVersion: z.string(),
     embeddingModel: z.string(),
     embeddingDimensions: z.int().min(1),
+    spaceId: z
+      .int()
+      .min(1)
+      .meta({ description: "The index space it was built in (embeddingSpace.id when search reads it)." }),
     chunkCount: count,
     createdAt: instant,
     activatedAt: nullableInstant,
@@ -150,11 +154,11 @@ export const documentDetail = z
     tasks: z.array(documentTask).meta({ description: "Newest first, at most 100." }),
     indexVersions: z.array(indexVersion).meta({ description: "Newest first, at most 50." }),
     embeddingSpace: z
-      .strictObject({ model: z.string(), dimensions: z.int().min(1) })
+      .strictObject({ id: z.int().min(1), name: z.string(), model: z.string(), dimensions: z.int().min(1) })
       .nullable()
       .meta({
         description:
-          "The embedding model and dimensions search queries in now. An index version of another space serves nothing, and rollback and unpin only choose versions of this one.",
+          "The tenant's active index space: the one search reads in this tenant (id, name, embedding model and dimensions). An index version of another space serves nothing, and rollback and unpin only choose versions of this one.",
       }),
   })
   .meta({ id: "DocumentDetail" });
@@ -220,6 +224,9 @@ export const searchResult = z
         .meta({ id: "SearchHit" }),
     ),
     searchedAs: z.array(z.string()).meta({ description: "The ACL principals the search ran as." }),
+    space: z
+      .string()
+      .meta({ description: "The index space that answered: the tenant's active one when the statement ran." }),
   })
   .meta({ id: "SearchResult" });
 
@@ -329,7 +336,7 @@ export const overview = z
       .strictObject({ count, model: z.string().nullable(), dimensions: z.int().min(1).nullable() })
       .meta({
         description:
-          "Live documents whose search version was built with another embedding model or dimension than search uses now (model, dimensions): search finds nothing of them, and they read NOT_INDEXED until rebuilt (the reconciler's STALE_MODEL queues the rebuilds).",
+          "Live documents whose search version was built in another index space than their tenant's active one: search finds nothing of them, and they read NOT_INDEXED until rebuilt (the reconciler's STALE_MODEL queues the rebuilds). model and dimensions: the active space of the tenants in scope when they are all on one, else null.",
       }),
     publishToSearchableSeconds: z.strictObject({
       p50: nullableSeconds,

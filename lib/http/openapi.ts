@@ -17,6 +17,7 @@ import {
 import { newTokenBody, newUserBody, patchUserBody } from "../admin/accounts";
 import { signInBody } from "../auth/schemas";
 import * as W from "../webhooks/schemas";
+import * as S from "../spaces/schemas";
 import { auditListQuery } from "../audit/schemas";
 import { chunkListQuery } from "../documents/chunk-schemas";
 import { documentExportQuery, taskExportQuery } from "../exports/schemas";
@@ -489,6 +490,142 @@ export const OPERATIONS: Record<string, Op> = {
     ok: { 200: { description: "Revoked.", schema: R.bootstrapTokenRevoked } },
     errors: { 403: ["FLEET_SCOPE_REQUIRED"] },
   },
+  "GET /api/v1/admin/embedding-spaces": {
+    operationId: "listEmbeddingSpaces",
+    summary: "Index spaces",
+    description:
+      "Every index space (provider, model, dimensions, chunker, rate, price), how many tenants search it, how many open migrations use it and whether its HNSW index is built. Never a key: a space names the environment variable that holds it.",
+    tags: ["spaces"],
+    ok: { 200: { description: "Spaces, live first.", schema: z.object({ items: z.array(S.spaceView) }) } },
+  },
+  "POST /api/v1/admin/embedding-spaces": {
+    operationId: "createEmbeddingSpace",
+    summary: "Register an index space",
+    description:
+      "One probe call first: a space whose key variable is not set (SPACE_KEY_MISSING), whose provider cannot be reached (SPACE_UNREACHABLE) or answers other dimensions (SPACE_DIMENSIONS_MISMATCH) is refused and nothing is stored. Audited as space.create. All-tenant admins only.",
+    tags: ["spaces"],
+    request: { body: body(S.newSpaceBody) },
+    json: true,
+    ok: { 201: { description: "Registered.", schema: S.spaceView } },
+    errors: {
+      409: ["SPACE_NAME_TAKEN"],
+      422: ["SPACE_KEY_MISSING", "SPACE_UNREACHABLE", "SPACE_DIMENSIONS_MISMATCH"],
+      403: ["FLEET_SCOPE_REQUIRED"],
+    },
+  },
+  "PATCH /api/v1/admin/embedding-spaces/[name]": {
+    operationId: "updateEmbeddingSpace",
+    summary: "Change a space's rate, price, base URL or key variable",
+    description:
+      "What a space embeds with (provider, model, dimensions, chunker) never changes: register another space and migrate.",
+    tags: ["spaces"],
+    request: { params: z.object({ name: S.spaceName }), body: body(S.spacePatchBody) },
+    json: true,
+    ok: { 200: { description: "Updated.", schema: S.spaceView } },
+    errors: { 404: ["NOT_FOUND"], 403: ["FLEET_SCOPE_REQUIRED"] },
+  },
+  "POST /api/v1/admin/embedding-spaces/[name]/retire": {
+    operationId: "retireEmbeddingSpace",
+    summary: "Retire a space no tenant searches",
+    tags: ["spaces"],
+    request: { params: z.object({ name: S.spaceName }), body: { required: false, ...json(optionalReasonBody) } },
+    json: true,
+    ok: { 200: { description: "Retired (or already retired).", schema: S.spaceView } },
+    errors: { 404: ["NOT_FOUND"], 409: ["SPACE_IN_USE"], 403: ["FLEET_SCOPE_REQUIRED"] },
+  },
+  "POST /api/v1/admin/migrations": {
+    operationId: "startFleetMigration",
+    summary: "Start a migration for every tenant on a space",
+    description:
+      "One migration per tenant whose active space is `from` (every tenant not on `space` when omitted); a tenant with a migration open is skipped with the reason.",
+    tags: ["spaces"],
+    request: { body: body(S.fleetMigrationBody) },
+    json: true,
+    ok: {
+      202: {
+        description: "Started.",
+        schema: z.object({
+          started: z.array(S.migrationView),
+          skipped: z.array(z.object({ tenant: z.string(), reason: z.string() })),
+        }),
+      },
+    },
+    errors: { 404: ["NOT_FOUND"], 403: ["FLEET_SCOPE_REQUIRED"] },
+  },
+  "GET /api/v1/tenants/[tenant]/migrations": {
+    operationId: "listMigrations",
+    summary: "A tenant's migrations, newest first",
+    tags: ["spaces"],
+    request: { params: z.object({ tenant: tenantParam }) },
+    ok: { 200: { description: "Up to 50.", schema: z.object({ items: z.array(S.migrationView) }) } },
+  },
+  "POST /api/v1/tenants/[tenant]/migrations": {
+    operationId: "startMigration",
+    summary: "Build the tenant's documents into another index space",
+    description:
+      "Queues one MIGRATE task per live document search serves; workers build them into the candidate space in slots publishes leave free, at the space's rate. Search keeps reading the active space until the switch. Audited as migration.start.",
+    tags: ["spaces"],
+    request: { params: z.object({ tenant: tenantParam }), body: body(S.newMigrationBody) },
+    json: true,
+    ok: { 202: { description: "Started (BUILDING).", schema: S.migrationView } },
+    errors: { 404: ["NOT_FOUND"], 409: ["MIGRATION_OPEN", "INVALID_STATE", "SPACE_RETIRED"] },
+  },
+  "GET /api/v1/tenants/[tenant]/migrations/[id]": {
+    operationId: "getMigration",
+    summary: "A migration's state and progress",
+    tags: ["spaces"],
+    request: { params: z.object({ tenant: tenantParam, id: S.migrationIdParam }) },
+    ok: {
+      200: {
+        description: "Progress is counted now: documents built / total, failures by code, texts, tokens, cost, ETA.",
+        schema: S.migrationView,
+      },
+    },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  ...Object.fromEntries(
+    (
+      [
+        [
+          "switch",
+          "switchMigration",
+          "Search reads the candidate from the next query on",
+          "Refused with MIGRATION_NOT_READY (and the counts) until every live document is built, verified and the candidate's HNSW index exists. One transaction.",
+        ],
+        [
+          "switch-back",
+          "switchBackMigration",
+          "Back to the previous space at once",
+          "Nothing is embedded: the previous space kept following every publish since the switch.",
+        ],
+        ["abort", "abortMigration", "Drop the candidate", "Search never read it; queued work is superseded."],
+        [
+          "finish",
+          "finishMigration",
+          "Stop keeping the previous space",
+          "No more second embeddings per publish, and no switch-back.",
+        ],
+      ] as const
+    ).map(([action, operationId, summary, description]) => [
+      `POST /api/v1/tenants/[tenant]/migrations/[id]/${action}`,
+      {
+        operationId,
+        summary,
+        description: `${description} Audited as migration.${action}.`,
+        tags: ["spaces"],
+        request: {
+          params: z.object({ tenant: tenantParam, id: S.migrationIdParam }),
+          body: { required: false, ...json(optionalReasonBody) },
+        },
+        json: true,
+        ok: { 200: { description: "Done.", schema: S.migrationView } },
+        errors: {
+          404: ["NOT_FOUND"],
+          409: ["INVALID_STATE", ...(action.startsWith("switch") ? ["MIGRATION_NOT_READY"] : [])],
+        },
+      } satisfies Op,
+    ]),
+  ),
   "GET /api/v1/admin/webhooks": {
     operationId: "listWebhookEndpoints",
     summary: "Webhook endpoints",

@@ -97,6 +97,21 @@ export const ROUTES: readonly RouteRule[] = Object.freeze([
   role("POST", "/api/v1/admin/bootstrap-token/rotate", "admin", "fleet"),
   role("DELETE", "/api/v1/admin/bootstrap-token", "admin", "fleet"),
   // Webhook endpoints belong to one tenant; a tenant-limited admin manages its tenants' only.
+  // Index spaces are fleet resources (a provider reached with the fleet's key): operators read them
+  // to choose a migration's target; creating, changing and retiring one is an all-tenant admin's.
+  role("GET", "/api/v1/admin/embedding-spaces", "operator", "none"),
+  role("POST", "/api/v1/admin/embedding-spaces", "admin", "fleet"),
+  role("PATCH", "/api/v1/admin/embedding-spaces/[name]", "admin", "fleet"),
+  role("POST", "/api/v1/admin/embedding-spaces/[name]/retire", "admin", "fleet"),
+  // One call that starts a migration for every tenant on a space: every tenant, so fleet-wide.
+  role("POST", "/api/v1/admin/migrations", "operator", "fleet"),
+  role("GET", "/api/v1/tenants/[tenant]/migrations", "viewer", "tenant-param"),
+  role("POST", "/api/v1/tenants/[tenant]/migrations", "operator", "tenant-param"),
+  role("GET", "/api/v1/tenants/[tenant]/migrations/[id]", "viewer", "tenant-param"),
+  role("POST", "/api/v1/tenants/[tenant]/migrations/[id]/switch", "operator", "tenant-param"),
+  role("POST", "/api/v1/tenants/[tenant]/migrations/[id]/switch-back", "operator", "tenant-param"),
+  role("POST", "/api/v1/tenants/[tenant]/migrations/[id]/abort", "operator", "tenant-param"),
+  role("POST", "/api/v1/tenants/[tenant]/migrations/[id]/finish", "operator", "tenant-param"),
   role("GET", "/api/v1/admin/webhooks", "admin", "own-tenants"),
   role("POST", "/api/v1/admin/webhooks", "admin", "own-tenants"),
   role("PATCH", "/api/v1/admin/webhooks/[id]", "admin", "own-tenants"),

@@ -7,7 +7,7 @@ import {
   execute,
   queryRows,
   iso,
-  outsideSpace,
+  pointersOutsideActiveSpace,
   Prisma,
   type Tx,
 } from "../db/repository";
@@ -30,7 +30,6 @@ import { writeAudit } from "../audit/repository";
 import { CANCELLABLE_STATUSES, REVIVABLE_STATUSES } from "../domain/constants";
 import { OUTCOMES, type Outcome } from "./range";
 import { OUTCOME_BUCKET_SECONDS } from "../queue/snapshots";
-import type { EmbeddingSpace } from "../embedding/types";
 
 // Tasks, the fleet overview and workers for the dashboard, the operator actions on tasks (retry,
 // bulk retry, force-done, cancel) and on the queue (pause, resume). Model queries where a read is
@@ -236,7 +235,13 @@ export type SnapshotRow = {
 };
 type OverviewRow = QueueRow &
   DriftRow &
-  LatencyRow & { other_space: number; errors: ErrorRow[]; workers: Json<WorkerRow>[]; history: Json<SnapshotRow>[] };
+  LatencyRow & {
+    other_space: number;
+    one_space: { model: string; dimensions: number } | null;
+    errors: ErrorRow[];
+    workers: Json<WorkerRow>[];
+    history: Json<SnapshotRow>[];
+  };
 
 /**
  * The overview for a principal: all-tenant principals see the fleet (workers, backlog history, the
@@ -247,10 +252,9 @@ type OverviewRow = QueueRow &
  */
 export async function overview(
   pool: pg.Pool,
-  opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null; space?: EmbeddingSpace },
+  opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null },
 ) {
   const db = prisma(pool);
-  const space = opts.space ?? null;
   const tenants = opts.tenants ?? null;
   const fleet = tenants === null;
   const scoped = (col: Prisma.Sql) => Prisma.sql`(${tenants}::text[] IS NULL OR ${col} = ANY(${tenants}::text[]))`;
@@ -258,19 +262,22 @@ export async function overview(
   const expiringSecs = opts.leaseSeconds / 3;
   // One statement for every figure but the reconciler's: as seven statements the client's work per
   // statement (and seven pooled connections per request) made most of the overview's cost. The
-  // lists (errors, workers, history) come back as JSON arrays.
+  // lists (errors, workers, history) come back as JSON arrays. Before it, the few rows that say
+  // where a document outside its tenant's active space can be (pointersOutsideActiveSpace).
   const [rows, reconciler] = await Promise.all([
-    db.$queryRaw<OverviewRow[]>`SELECT q.*, dr.*, l.*,
-       -- Live documents served by an index of another embedding space: search finds nothing of
-       -- them (they read NOT_INDEXED). Not counted where the space is not known.
-       ${
-         space
-           ? Prisma.sql`(SELECT count(*)::int FROM index_versions iv
-          JOIN search_pointers p ON p.index_version_id = iv.id
-          JOIN documents d ON d.id = p.document_id AND d.deleted_at IS NULL
-         WHERE ${scoped(Prisma.raw("p.tenant_id"))} AND ${outsideSpace(space)})`
-           : Prisma.sql`0`
-       } AS other_space,
+    pointersOutsideActiveSpace(db, tenants).then(
+      (outside) => db.$queryRaw<OverviewRow[]>`SELECT q.*, dr.*, l.*,
+       -- Live documents served by an index version outside their tenant's active space: search
+       -- finds nothing of them (they read NOT_INDEXED).
+       -- Each one's document looked up by key: they are normally none, and a join would be
+       -- planned for the estimate and read every document.
+       (SELECT count(*)::int FROM (${outside}) o
+         WHERE (SELECT d.deleted_at IS NULL FROM documents d WHERE d.id = o.document_id)) AS other_space,
+       -- The space the tenants in scope are on, when they are all on one (new tenants' default
+       -- when there are none): the model the dashboard names as the one search uses.
+       (SELECT json_build_object('model', s.model, 'dimensions', s.dimensions) FROM embedding_spaces s
+         WHERE s.id = (SELECT CASE WHEN count(DISTINCT t.active_space_id) <= 1 THEN coalesce(min(t.active_space_id), indexwright_default_space()) END
+                         FROM tenants t WHERE ${scoped(Prisma.raw("t.id"))})) AS one_space,
        (SELECT coalesce(json_agg(e ORDER BY e.n DESC), '[]'::json) FROM (
           SELECT error_code, status, count(*)::int AS n FROM index_tasks
            WHERE status IN ('DEAD', 'RETRY_WAIT') AND error_code IS NOT NULL AND ${tenantId}
@@ -292,8 +299,10 @@ export async function overview(
            : Prisma.sql`'[]'::json`
        } AS history
      FROM (SELECT
-       (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND ${tenantId}) AS due,
-       (SELECT extract(epoch FROM now() - min(next_attempt_at))::float FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND ${tenantId}) AS oldest_due_age,
+       -- Due work that publishes wait for: a migration's MIGRATE backlog yields to it by design and
+       -- is shown on its Migrations page, so it must not read as a queue falling behind.
+       (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND task_type <> 'MIGRATE' AND ${tenantId}) AS due,
+       (SELECT extract(epoch FROM now() - min(next_attempt_at))::float FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND task_type <> 'MIGRATE' AND ${tenantId}) AS oldest_due_age,
        (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at > now() AND ${tenantId}) AS waiting,
        (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND ${tenantId}) AS running,
        (SELECT count(*)::int FROM index_tasks WHERE status = 'RUNNING' AND lease_until > now() AND lease_until <= now() + make_interval(secs => ${expiringSecs}::double precision) AND ${tenantId}) AS leases_expiring,
@@ -321,6 +330,7 @@ export async function overview(
        FROM (SELECT extract(epoch FROM t.finished_at - t.created_at) AS s, t.chunks_total, t.chunks_reused, t.batches_sent
                FROM index_tasks t WHERE t.status = 'SUCCEEDED' AND t.task_type IN ('INDEX', 'REINDEX') AND ${scoped(Prisma.raw("t.tenant_id"))}
               ORDER BY t.status, t.task_id DESC LIMIT 1000) recent) l`,
+    ),
     // The newest reconciler pass: one row by primary key, whatever the history holds. Its
     // statement lives with the reconciler; it runs on this client's connections.
     fleet ? latestPass(asQueryable(db)) : null,
@@ -342,7 +352,11 @@ export async function overview(
     },
     errors: r.errors.map((e) => ({ errorCode: e.error_code, status: e.status, count: e.n })),
     drift: { count: r.drift, acknowledged: r.acknowledged, oldestAgeSeconds: r.oldest_drift_age },
-    otherEmbeddingSpace: { count: r.other_space, model: space?.model ?? null, dimensions: space?.dimensions ?? null },
+    otherEmbeddingSpace: {
+      count: r.other_space,
+      model: r.one_space?.model ?? null,
+      dimensions: r.one_space?.dimensions ?? null,
+    },
     publishToSearchableSeconds: { p50: r.p50, p95: r.p95, p99: r.p99, samples: r.samples },
     perTask: { chunks: r.chunks_per_task, embeddingBatches: r.batches_per_task },
     embeddingReuseRate: r.reuse_rate,

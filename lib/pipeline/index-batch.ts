@@ -17,6 +17,10 @@ import { movePointers } from "./pointer";
 import { stepDoneFor, timeEmbedding } from "./metrics";
 import { supersededBecause, type BatchMember, type MemberResult, type PipelineOptions } from "./member";
 import * as sql from "./sql";
+import * as spaceSql from "../spaces/sql";
+import { asSpaceEmbedders, type SpaceEmbedders } from "../spaces/embedders";
+import { chunkerOf, type Space } from "../spaces/types";
+import { tokenCounterFor } from "./tokens";
 
 // INDEX and REINDEX (docs/architecture.md, "Data flow of a publish") for one worker slot's batch
 // of documents; a single task is a batch of one. The phases: load and parse each member's immutable version; find which of its content
@@ -40,7 +44,18 @@ type LoadedVersion = {
   abstract: string | null;
   overview: string | null;
 };
-type Space = sql.ReuseSpace;
+/**
+ * Where a group of the batch is built: the tenant's active space (INDEX, REINDEX), whose builds
+ * move search_pointers, or its shadow space (MIGRATE), whose builds move space_pointers
+ * (docs/decisions/039-index-spaces.md).
+ */
+type Target = { space: Space; embedder: Embedder; shadow: boolean };
+const reuseSpace = (s: Space): sql.ReuseSpace => ({
+  id: s.id,
+  model: s.model,
+  dimensions: s.dimensions,
+  chunkerVersion: s.chunkerVersion,
+});
 
 /** One task of the batch through the phases: its place in the batch, its records and what it reuses. */
 type Member = BatchMember & {
@@ -56,7 +71,7 @@ const MAX_ROUNDS = 3;
 
 export async function runIndexBatch(
   pool: pg.Pool,
-  embedder: Embedder,
+  embedders: Embedder | SpaceEmbedders,
   members: BatchMember[],
   opts: PipelineOptions,
   round = 1,
@@ -68,21 +83,93 @@ export async function runIndexBatch(
   ) {
     throw new Error("a task batch holds each document once, all under one worker's leases");
   }
+  const spaces = asSpaceEmbedders(embedders);
+  const results: MemberResult[] = new Array(members.length);
+  const settle = (i: number, r: MemberResult) => {
+    results[i] = r;
+    members[i].settled?.(r);
+  };
+  // Each member's space as it stands now; its switch checks it again under the space lock.
+  const groups = new Map<string, { target: Target; indices: number[] }>();
+  const unbuilt: number[] = [];
+  try {
+    const where = new Map(
+      (
+        await runHot<spaceSql.TenantSpacesRow>(
+          pool,
+          spaceSql.tenantSpaces([...new Set(members.map((m) => m.lease.tenantId))]),
+        )
+      ).rows.map((r) => [r.tenant_id, r]),
+    );
+    for (const [i, m] of members.entries()) {
+      const shadow = m.lease.taskType === "MIGRATE";
+      const w = where.get(m.lease.tenantId)!;
+      const spaceId = shadow ? w.shadow_space_id : w.active_space_id;
+      if (spaceId === null) {
+        unbuilt.push(i);
+        continue;
+      }
+      try {
+        const space = await spaces.space(pool, spaceId);
+        const key = `${space.id}:${shadow}`;
+        let g = groups.get(key);
+        if (!g) groups.set(key, (g = { target: { space, embedder: spaces.embedderFor(space), shadow }, indices: [] }));
+        g.indices.push(i);
+      } catch (reason) {
+        settle(i, { status: "rejected", reason });
+      }
+    }
+  } catch (reason) {
+    for (const [i] of members.entries()) if (results[i] === undefined) settle(i, { status: "rejected", reason });
+    return results;
+  }
+  // A MIGRATE task of a tenant with no open migration (aborted, switched back, finished) ends as a no-op.
+  if (unbuilt.length > 0) {
+    const out = await supersedeNow(
+      pool,
+      unbuilt.map((i) => members[i]),
+      "no migration is open for the tenant",
+    );
+    unbuilt.forEach((i, k) => settle(i, out[k]));
+  }
+  for (const { target, indices } of groups.values()) {
+    const out = await runGroup(
+      pool,
+      spaces,
+      target,
+      indices.map((i) => ({ ...members[i], settled: undefined })),
+      opts,
+      round,
+    );
+    indices.forEach((i, k) => settle(i, out[k]));
+  }
+  return results;
+}
+
+/** Members of one batch built in one space, through the phases. */
+async function runGroup(
+  pool: pg.Pool,
+  spaces: SpaceEmbedders,
+  target: Target,
+  members: BatchMember[],
+  opts: PipelineOptions,
+  round: number,
+): Promise<MemberResult[]> {
   const out = new Outcomes(members);
   const steps = stepClock();
   try {
-    const parsed = await loadAndParse(pool, embedder, members, out, steps);
-    const space = { model: embedder.model, dimensions: embedder.dimensions, chunkerVersion: CHUNKER_VERSION };
+    const parsed = await loadAndParse(pool, target, members, out, steps);
+    const space = reuseSpace(target.space);
     if (parsed.length > 0) {
       await findReused(pool, parsed, space);
-      const vectors = await embed(pool, embedder, parsed, out, opts);
+      const vectors = await embed(pool, target, parsed, out, opts);
       const writers = parsed.filter((m) => out.open(m.index));
       steps.done(STEP.EMBED, writers.length);
       // A member sent round again out of a batch of several starts its own count of rounds, as it
       // did when it ran on its own; a lone member's rounds go on counting.
       if (writers.length > 0)
         await runAlone(
-          await writeAndSwitch(pool, embedder, writers, vectors, space, out, opts, round, steps),
+          await writeAndSwitch(pool, target, writers, vectors, space, out, opts, round, steps),
           members.length > 1 ? 1 : round + 1,
         );
     }
@@ -100,20 +187,72 @@ export async function runIndexBatch(
   /**
    * Runs these members as batches of one, one after another. Their place in the batch's switch (if
    * they had one) decided nothing, so all of them renew their leases from now, not from their turn.
+   * Each finds its space again: a tenant that switched meanwhile is built in its new space.
    */
   async function runAlone(indices: number[], nextRound: number): Promise<void> {
     for (const i of indices) members[i].hooks.switchUndone?.();
     for (const i of indices) {
       const { lease, hooks } = members[i];
-      out.settle(i, (await runIndexBatch(pool, embedder, [{ lease, hooks }], opts, nextRound))[0]);
+      out.settle(i, (await runIndexBatch(pool, spaces, [{ lease, hooks }], opts, nextRound))[0]);
     }
+  }
+}
+
+/** Held tasks that have nothing to build end SUPERSEDED with `reason`, under their documents' and their own fenced locks. */
+async function supersedeNow(pool: pg.Pool, members: BatchMember[], reason: string): Promise<MemberResult[]> {
+  const workerId = members[0].lease.workerId;
+  try {
+    const ended = await withTransaction(pool, async (tx) => {
+      const docs = new Map(
+        (
+          await runHot<{ id: string; business_version: number }>(
+            tx,
+            qsql.lockDocuments(members.map((m) => m.lease.documentId)),
+          )
+        ).rows.map((d) => [d.id, d]),
+      );
+      const held = new Set(
+        (
+          await runHot<{ task_id: string }>(
+            tx,
+            qsql.lockHeldTasks(
+              workerId,
+              members.map((m) => m.lease),
+            ),
+          )
+        ).rows.map((r) => r.task_id),
+      );
+      for (const m of members) if (held.has(m.lease.taskId)) m.hooks.beforeSwitch?.();
+      const mine = members.filter((m) => held.has(m.lease.taskId));
+      if (mine.length > 0)
+        await runHot(
+          tx,
+          qsql.supersedeHeldTasks(
+            workerId,
+            mine.map((m) => ({
+              ...m.lease,
+              reason,
+              businessVersion: docs.get(m.lease.documentId)?.business_version ?? 0,
+            })),
+          ),
+        );
+      return held;
+    });
+    return members.map((m): MemberResult => {
+      if (!ended.has(m.lease.taskId))
+        return { status: "rejected", reason: new LeaseLostError(m.lease.taskId, "supersede") };
+      m.hooks.superseded?.(reason);
+      return { status: "fulfilled", value: null };
+    });
+  } catch (reason) {
+    return members.map(() => ({ status: "rejected", reason }));
   }
 }
 
 /** Load and parse: the immutable versions in one statement, then each document parsed and chunked on its own (a bad document fails alone). */
 async function loadAndParse(
   pool: pg.Pool,
-  embedder: Embedder,
+  target: Target,
   members: BatchMember[],
   out: Outcomes,
   steps: StepClock,
@@ -136,7 +275,7 @@ async function loadAndParse(
         signal: m.hooks.signal,
       });
       parseMs += performance.now() - p0;
-      const chunks = recordsOf(m.lease, version, sections, embedder.model);
+      const chunks = recordsOf(m.lease, version, sections, target.space);
       parsed.push({ ...m, index, chunks, manifest: manifestOf(chunks), stored: new Set(), batches: 0 });
     } catch (err) {
       out.reject(index, err);
@@ -154,7 +293,7 @@ async function loadAndParse(
  * hashes are read; the vectors themselves are copied inside the database when the new version is
  * written.
  */
-async function findReused(pool: pg.Pool, members: Member[], space: Space): Promise<void> {
+async function findReused(pool: pg.Pool, members: Member[], space: sql.ReuseSpace): Promise<void> {
   const byDocument = new Map(members.map((m) => [m.lease.documentId, m]));
   const pairs = members.flatMap((m) =>
     [...new Set(m.chunks.map((c) => c.contentHash))].map((contentHash) => ({
@@ -176,11 +315,12 @@ async function findReused(pool: pg.Pool, members: Member[], space: Space): Promi
  */
 async function embed(
   pool: pg.Pool,
-  embedder: Embedder,
+  target: Target,
   members: Member[],
   out: Outcomes,
   opts: PipelineOptions,
 ): Promise<Map<string, string>> {
+  const { embedder } = target;
   const textOf = new Map<string, string>();
   const needers = new Map<string, Set<Member>>();
   for (const m of members) {
@@ -237,6 +377,8 @@ async function embed(
     }
     if (batch.length === 0) continue;
     const senders = members.filter((m) => isOpen(m) && batch.some((h) => needers.get(h)!.has(m)));
+    // Migration work is paced by its space's rate, fleet-wide, before the provider is called.
+    if (target.shadow) await paceMigration(pool, target.space, batch.length, senders);
     // The call is cut short only when every task it serves has stopped being ours.
     const shared = allOf(senders.map((m) => m.hooks.signal));
     const got = await timeEmbedding(shared.signal, () =>
@@ -256,11 +398,49 @@ async function embed(
       vectors.set(batch[j], toVectorLiteral(v));
     });
     for (const m of senders) m.batches++;
+    if (target.shadow) await countMigrationWork(pool, target.space, batch, textOf, needers);
     afterEmbeddingBatch(opts.faults);
     senders.forEach(progress);
   }
   for (const m of members) out.aborted(m.index);
   return vectors;
+}
+
+/** Waits out the space's migration rate for `texts` (no wait when the space has no rate). */
+async function paceMigration(pool: pg.Pool, space: Space, texts: number, senders: Member[]): Promise<void> {
+  if (space.textsPerMinute === null) return;
+  const r = await runHot<{ wait_ms: number }>(pool, spaceSql.takeRate(space.id, texts));
+  const wait = Math.min(60_000, Number(r.rows[0]?.wait_ms ?? 0));
+  if (wait <= 0) return;
+  const signal = allOf(senders.map((m) => m.hooks.signal));
+  try {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, wait);
+      signal.signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+    });
+  } finally {
+    signal.dispose();
+  }
+}
+
+/** Texts and tokens a migration's embedding call spent, on its tenants' open migrations (progress and cost). */
+async function countMigrationWork(
+  pool: pg.Pool,
+  space: Space,
+  batch: string[],
+  textOf: Map<string, string>,
+  needers: Map<string, Set<Member>>,
+): Promise<void> {
+  const counter = tokenCounterFor(space.model);
+  const byTenant = new Map<string, { texts: number; tokens: number }>();
+  for (const h of batch) {
+    const tenant = [...needers.get(h)!][0].lease.tenantId;
+    const w = byTenant.get(tenant) ?? { texts: 0, tokens: 0 };
+    w.texts++;
+    w.tokens += counter.count(textOf.get(h)!);
+    byTenant.set(tenant, w);
+  }
+  await runHot(pool, spaceSql.countMigrationWork([...byTenant].map(([tenantId, w]) => ({ tenantId, ...w }))));
 }
 
 /**
@@ -271,10 +451,10 @@ async function embed(
  */
 async function writeAndSwitch(
   pool: pg.Pool,
-  embedder: Embedder,
+  target: Target,
   writers: Member[],
   vectors: Map<string, string>,
-  space: Space,
+  space: sql.ReuseSpace,
   out: Outcomes,
   opts: PipelineOptions,
   round: number,
@@ -304,6 +484,26 @@ async function writeAndSwitch(
         )
       ).rows.map((r) => r.task_id),
     );
+    // The tenants' space locks, shared: no switch moves them until COMMIT, and the space each
+    // member was built in must still be the one it is for (docs/decisions/039-index-spaces.md).
+    const tenants = [...new Set(writers.map((m) => m.lease.tenantId))];
+    await runHot(tx, spaceSql.lockTenantSpacesShared(tenants));
+    const where = new Map(
+      (await runHot<spaceSql.TenantSpacesRow>(tx, spaceSql.tenantSpaces(tenants))).rows.map((r) => [r.tenant_id, r]),
+    );
+    const shadowOf = target.shadow
+      ? new Map(
+          (
+            await runHot<spaceSql.ShadowPointerRow>(
+              tx,
+              spaceSql.lockShadowPointers(
+                target.space.id,
+                writers.filter((m) => held.has(m.lease.taskId)).map((m) => m.lease.documentId),
+              ),
+            )
+          ).rows.map((r) => [r.document_id, r]),
+        )
+      : null;
     const superseding: { member: Member; reason: string; businessVersion: number }[] = [];
     const writing: Member[] = [];
     for (const m of writers) {
@@ -315,8 +515,15 @@ async function writeAndSwitch(
       // the lease lapse); from here the task row is ours and this transaction's fence decides for it.
       m.hooks.beforeSwitch?.();
       const doc = docs.get(m.lease.documentId);
-      const reason = supersededBecause(doc, m.lease);
+      const w = where.get(m.lease.tenantId)!;
+      const reason = target.shadow
+        ? shadowSupersededBecause(doc, w, shadowOf!.get(m.lease.documentId), m.lease)
+        : supersededBecause(doc, m.lease);
       if (reason) superseding.push({ member: m, reason, businessVersion: doc?.business_version ?? 0 });
+      // Embedded in a space the tenant no longer builds here (a switch committed meanwhile): nothing
+      // is written and the member runs again, finding its space anew; no attempt is spent.
+      else if ((target.shadow ? w.shadow_space_id : w.active_space_id) !== target.space.id)
+        restart.push({ member: m, missing: 0 });
       else writing.push(m);
     }
     if (superseding.length > 0) {
@@ -376,7 +583,7 @@ async function writeAndSwitch(
     const checked = await verifyIndexVersions(
       tx,
       whole.map((m) => ({ indexVersionId: ivOf.get(m)!, expected: m.manifest })),
-      embedder.dimensions,
+      target.space.dimensions,
     );
     const verified = whole.filter((m) => {
       const c = checked.get(ivOf.get(m)!)!;
@@ -401,31 +608,54 @@ async function writeAndSwitch(
               indexVersionId: ivOf.get(m)!,
               storedCount: (checked.get(ivOf.get(m)!) as { count: number }).count,
             })),
-            verified.map((m) => m.lease.documentId),
+            target.shadow ? [] : verified.map((m) => m.lease.documentId),
           ),
         )
       ).rows.map((p) => [p.document_id, p]),
     );
     steps.done(STEP.WRITE, verified.length);
-    // Forward only: never to a version older than the one shown, and never over an operator pin.
-    const moves = verified.flatMap((m) => {
-      const { lease } = m;
-      const ptr = pointers.get(lease.documentId);
-      const move = !ptr || (!ptr.pinned && ptr.version_number <= lease.versionNumber);
-      return move
-        ? [
-            {
-              documentId: lease.documentId,
-              tenantId: lease.tenantId,
+    if (target.shadow) {
+      // The shadow serves what the active pointer serves, with its pin (locked above).
+      await runHot(
+        tx,
+        spaceSql.moveShadowPointers(
+          target.space.id,
+          verified.map((m) => {
+            const p = shadowOf!.get(m.lease.documentId)!;
+            return {
+              documentId: m.lease.documentId,
+              tenantId: m.lease.tenantId,
               indexVersionId: ivOf.get(m)!,
-              versionNumber: lease.versionNumber,
-              previousIndexVersionId: ptr?.index_version_id ?? null,
-              pin: null,
-            },
-          ]
-        : [];
-    });
-    await movePointers(tx, moves);
+              versionNumber: m.lease.versionNumber,
+              previousIndexVersionId: p.shadow_index_version_id,
+              pinned: p.pinned ?? false,
+              pinnedBy: p.pinned_by,
+              pinnedReason: p.pinned_reason,
+            };
+          }),
+        ),
+      );
+    } else {
+      // Forward only: never to a version older than the one shown, and never over an operator pin.
+      const moves = verified.flatMap((m) => {
+        const { lease } = m;
+        const ptr = pointers.get(lease.documentId);
+        const move = !ptr || (!ptr.pinned && ptr.version_number <= lease.versionNumber);
+        return move
+          ? [
+              {
+                documentId: lease.documentId,
+                tenantId: lease.tenantId,
+                indexVersionId: ivOf.get(m)!,
+                versionNumber: lease.versionNumber,
+                previousIndexVersionId: ptr?.index_version_id ?? null,
+                pin: null,
+              },
+            ]
+          : [];
+      });
+      await movePointers(tx, moves);
+    }
     beforeIndexSwitch(opts.faults);
     const stats = new Map(
       verified.map((m) => [
@@ -468,9 +698,28 @@ async function writeAndSwitch(
   for (const { member, missing } of restart)
     log.warn(
       { taskId: member.lease.taskId, missing, round },
-      "reused embeddings were collected before the switch; starting over",
+      missing > 0
+        ? "reused embeddings were collected before the switch; starting over"
+        : "the tenant's index space changed during the build; building again in the space it searches now",
     );
   return restart.map((r) => r.member.index);
+}
+
+/**
+ * Why a held MIGRATE task ends SUPERSEDED instead of switching, or null: it is bound to the version
+ * the active space serves, so it is a no-op once that moved on (the move queued the new one), the
+ * document went, or the tenant's migration ended.
+ */
+function shadowSupersededBecause(
+  doc: { deleted_at: Date | null } | undefined,
+  w: spaceSql.TenantSpacesRow,
+  p: spaceSql.ShadowPointerRow | undefined,
+  lease: Lease,
+): string | null {
+  if (!doc || doc.deleted_at) return "document deleted";
+  if (w.migration_id === null) return "no migration is open for the tenant";
+  if (!p || p.active_version !== lease.versionNumber) return "the active space serves another version now";
+  return null;
 }
 
 /** Each member's outcome, decided once and told to the member at once. */
@@ -561,12 +810,12 @@ function recordsOf(
   lease: Lease,
   version: LoadedVersion,
   sections: Awaited<ReturnType<typeof parseDocumentAsync>>,
-  embeddingModel: string,
+  space: Space,
 ): Record_[] {
   const chunks: Record_[] = chunkSections(
     sections,
     { tenantId: lease.tenantId, documentId: lease.documentId, versionNumber: lease.versionNumber },
-    { embeddingModel },
+    { embeddingModel: space.model, ...chunkerOf(space) },
   ).map((c) => ({ ...c, level: 2 }));
   if (version.abstract?.trim()) chunks.push(levelRecord(lease, 0, version.abstract.trim(), chunks.length));
   if (version.overview?.trim()) chunks.push(levelRecord(lease, 1, version.overview.trim(), chunks.length));

@@ -2,21 +2,22 @@ import type pg from "pg";
 import { withTransaction } from "../db/pool";
 import type { Lease } from "../queue/engine";
 import type { Embedder } from "../embedding/types";
+import type { SpaceEmbedders } from "../spaces/embedders";
 import { TaskError } from "../queue/errors";
 import { runDeleteTask } from "./delete-task";
 import { runIndexBatch } from "./index-batch";
 import type { BatchMember, MemberResult, PipelineOptions } from "./member";
 
 /**
- * Run several held tasks (one worker slot's batch). INDEX and REINDEX tasks of distinct documents
- * run together (runIndexBatch); the rest (DELETE, a second task of a document already in the
+ * Run several held tasks (one worker slot's batch). INDEX, REINDEX and MIGRATE tasks of distinct
+ * documents run together (runIndexBatch, which builds each in its index space); the rest (DELETE, a second task of a document already in the
  * batch) run one at a time after them, an index task as a batch of one. Resolves with one settled
  * result per task, in order: each task's outcome is its own, and is handed to the member's
  * `settled` as soon as it is decided.
  */
 export async function executeTasks(
   pool: pg.Pool,
-  embedder: Embedder,
+  embedder: Embedder | SpaceEmbedders,
   members: BatchMember[],
   opts: PipelineOptions,
 ): Promise<MemberResult[]> {
@@ -60,13 +61,13 @@ export async function executeTasks(
 }
 
 function indexes(lease: Lease): boolean {
-  return lease.taskType === "INDEX" || lease.taskType === "REINDEX";
+  return lease.taskType === "INDEX" || lease.taskType === "REINDEX" || lease.taskType === "MIGRATE";
 }
 
 /**
  * Drop index versions past retention: RETIRED ones, and READY ones that never became active (a
  * build that finished while the document was pinned, or lost to a newer version). Never one a
- * pointer references (pinned or active). Documents are locked first with SKIP LOCKED, so the
+ * pointer references (pinned or active, in the active space or a migration's shadow). Documents are locked first with SKIP LOCKED, so the
  * sweep keeps the lock order and never waits on a switch, a rollback or an unpin; the DELETE is
  * a second statement so its snapshot sees everything committed before those locks were granted
  * (a rollback that re-activated a candidate in the meantime). The documents' vectors that no
@@ -88,7 +89,8 @@ export async function collectGarbage(pool: pg.Pool, retentionHours: number): Pro
     const r = await tx.query(
       `DELETE FROM index_versions iv
         WHERE iv.id = ANY($2::uuid[]) AND iv.status IN ('RETIRED', 'READY') AND ${age}
-          AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)`,
+          AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)
+          AND NOT EXISTS (SELECT 1 FROM space_pointers sp WHERE sp.index_version_id = iv.id)`,
       [retentionHours * 3600, candidates.rows.map((c) => c.id)],
     );
     // Vectors no record references any more (their versions just went), under the same document

@@ -4,16 +4,16 @@
 // lib/queue/sql.ts; these statements only read chunks or write the new index version's own rows.
 import type { Statement } from "../db/pool";
 
-/** Which embedding space a stored vector belongs to: reuse needs all three to match. */
-export type ReuseSpace = { model: string; dimensions: number; chunkerVersion: string };
+/** The index space a version is built in (embedding_spaces): vectors are reused only inside it. */
+export type ReuseSpace = { id: number; model: string; dimensions: number; chunkerVersion: string };
 
 // A vector is stored once per (document, content hash, embedding space) in chunk_vectors and
 // referenced by the records of every index version holding that content. Its space is part of
-// its key (model, dimensions, chunker version), so finding it is one probe of the unique index.
+// its key (docs/decisions/039-index-spaces.md), so finding it is one probe of the unique index.
 // A stored vector is reusable whether or not a record still references it: it is the embedding
 // of that text in that space either way (an unreferenced one is what a dropped build or garbage
 // collection between two statements leaves, and collection removes it with its document's next sweep).
-const SPACE = `v.embedding_model = $3 AND v.dims = $4 AND v.chunker_version = $5`;
+const SPACE = (n: number) => `v.space_id = $${n}`;
 
 export type IndexVersionRow = {
   id: string;
@@ -62,14 +62,8 @@ export function findReusableHashes(pairs: { documentId: string; contentHash: str
   return {
     text: `SELECT v.document_id::text, v.content_hash
   FROM unnest($1::uuid[], $2::text[]) AS u(document_id, content_hash)
-  JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE}`,
-    values: [
-      pairs.map((p) => p.documentId),
-      pairs.map((p) => p.contentHash),
-      space.model,
-      space.dimensions,
-      space.chunkerVersion,
-    ],
+  JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE(3)}`,
+    values: [pairs.map((p) => p.documentId), pairs.map((p) => p.contentHash), space.id],
   };
 }
 
@@ -94,8 +88,8 @@ export function findReusableHashes(pairs: { documentId: string; contentHash: str
 export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, rows: ChunkRow[]): Statement {
   return {
     text: `WITH created AS (
-  INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
-  SELECT v.id, v.tenant_id, v.document_id, v.version_number, v.task_id, 'BUILDING', $5, $3, $4, v.expected
+  INSERT INTO index_versions (id, tenant_id, document_id, version_number, task_id, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count, space_id)
+  SELECT v.id, v.tenant_id, v.document_id, v.version_number, v.task_id, 'BUILDING', $5, $3, $4, v.expected, $20
     FROM unnest($1::uuid[], $2::text[], $6::uuid[], $7::int[], $8::bigint[], $9::int[])
            AS v(id, tenant_id, document_id, version_number, task_id, expected)
   RETURNING id
@@ -103,18 +97,18 @@ export function insertIndexVersions(ivs: IndexVersionRow[], space: ReuseSpace, r
   SELECT * FROM unnest($10::uuid[], $11::uuid[], $12::text[], $13::int[], $14::text[], $15::smallint[], $16::text[], $17::text[], $18::text[], $19::text[])
            AS u(index_version_id, document_id, tenant_id, ordinal, chunk_id, level, section_path, text, content_hash, embedding)
 ), new_vectors AS (
-  INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text)
-  SELECT DISTINCT ON (u.document_id, u.content_hash) u.tenant_id, u.document_id, u.content_hash, $3, $4, $5, u.embedding::vector, u.text
+  INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text, space_id)
+  SELECT DISTINCT ON (u.document_id, u.content_hash) u.tenant_id, u.document_id, u.content_hash, $3, $4, $5, u.embedding::vector, u.text, $20
     FROM u
    WHERE u.embedding IS NOT NULL
    ORDER BY u.document_id, u.content_hash
-  ON CONFLICT (document_id, content_hash, embedding_model, dims, chunker_version) DO NOTHING
+  ON CONFLICT (document_id, content_hash, space_id) DO NOTHING
   RETURNING id, document_id, content_hash, text
 ), records AS (
   SELECT u.*, coalesce(nv.id, v.id) AS vector_id, coalesce(u.text, nv.text, v.text) AS stored_text
     FROM u
     LEFT JOIN new_vectors nv ON nv.document_id = u.document_id AND nv.content_hash = u.content_hash
-    LEFT JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE}
+    LEFT JOIN chunk_vectors v ON v.document_id = u.document_id AND v.content_hash = u.content_hash AND ${SPACE(20)}
 ), inserted AS (
   INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, level, section_path, text, content_hash, dims, vector_id)
   SELECT r.index_version_id, r.ordinal, r.chunk_id, r.tenant_id, r.document_id, r.level, r.section_path, r.stored_text, r.content_hash, $4, r.vector_id
@@ -146,6 +140,7 @@ SELECT v.id::text AS index_version_id,
       rows.map((r) => r.text),
       rows.map((r) => r.contentHash),
       rows.map((r) => r.embedding),
+      space.id,
     ],
   };
 }

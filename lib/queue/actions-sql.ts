@@ -15,10 +15,14 @@ const json = (detail: unknown) => (detail == null ? null : JSON.stringify(detail
 /**
  * A task (alias `t`, its document `d`) is obsolete when the document moved on without it: an
  * INDEX/REINDEX of a version that is no longer the business version (or of a deleted document), a
- * DELETE of a document that was published again. Reviving one would redo work nobody wants (or
- * undo a publish); force-closing an obsolete DELETE must not remove the newer version from search.
+ * DELETE of a document that was published again, a MIGRATE of a version search no longer serves (or
+ * of a tenant whose migration ended). Reviving one would redo work nobody wants (or undo a
+ * publish); force-closing an obsolete DELETE must not remove the newer version from search.
  */
 export const OBSOLETE = `(CASE WHEN t.task_type = 'DELETE' THEN d.deleted_at IS NULL OR t.version_number < d.business_version
+       WHEN t.task_type = 'MIGRATE' THEN d.deleted_at IS NOT NULL
+         OR NOT EXISTS (SELECT 1 FROM search_pointers p WHERE p.document_id = t.document_id AND p.version_number = t.version_number)
+         OR NOT EXISTS (SELECT 1 FROM space_migrations m WHERE m.tenant_id = t.tenant_id AND m.state IN ('BUILDING', 'READY', 'SWITCHED'))
        ELSE d.deleted_at IS NOT NULL OR t.version_number < d.business_version END)`;
 
 /**
@@ -289,5 +293,67 @@ SELECT task_id, tenant_id, 'LEASE_EXPIRED_DEAD', $4, attempts, 'LEASE_ATTEMPTS_E
   FROM dead
 RETURNING task_id::text`,
     values: [taskId, leaseAttempt, graceSeconds, actor],
+  };
+}
+
+/**
+ * A migration's work for a whole tenant (docs/decisions/039-index-spaces.md): one MIGRATE task per
+ * live document that search serves, for the version (and pin) it serves, unless the shadow space
+ * serves it already; a finished one for that version is started over (attempts kept, fresh budget),
+ * an unfinished one left as it is. The set form of the trigger function indexwright_queue_migrate,
+ * which queues the same task for a single pointer move. The caller holds the tenant's space lock
+ * exclusive, so no pointer moves while this reads them. Returns how many tasks were queued.
+ */
+export function queueMigrationTasks(
+  tenantId: string,
+  spaceId: number,
+  migrationId: string,
+  maxAttempts: number,
+  actor: string,
+): Statement {
+  return {
+    text: `WITH wanted AS (
+  SELECT sp.tenant_id, sp.document_id, sp.version_number
+    FROM search_pointers sp
+    JOIN documents d ON d.id = sp.document_id AND d.deleted_at IS NULL
+   WHERE sp.tenant_id = $1
+     AND NOT EXISTS (SELECT 1 FROM space_pointers s
+                      WHERE s.space_id = $2 AND s.document_id = sp.document_id AND s.version_number = sp.version_number)
+), task AS (
+  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts, space_id)
+  SELECT tenant_id, document_id, version_number, 'MIGRATE', $4::int, $2 FROM wanted
+  ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE
+    SET status = 'PENDING', next_attempt_at = now(), max_attempts = index_tasks.attempts + $4::int, space_id = EXCLUDED.space_id,
+        lease_owner = NULL, lease_until = NULL, error_code = NULL, error_message = NULL, progress_done = 0, progress_total = 0,
+        chunks_total = NULL, chunks_reused = NULL, batches_sent = NULL, started_at = NULL, finished_at = NULL,
+        created_at = now(), updated_at = now()
+    WHERE index_tasks.status NOT IN ${UNFINISHED}
+  RETURNING task_id, tenant_id
+), created AS (
+  INSERT INTO task_events (task_id, tenant_id, kind, actor, detail)
+  SELECT task_id, tenant_id, 'CREATED', $5, jsonb_build_object('migration', $3::bigint, 'spaceId', $2::int) FROM task
+)
+SELECT count(*)::int AS queued FROM task`,
+    values: [tenantId, spaceId, migrationId, maxAttempts, actor],
+  };
+}
+
+/**
+ * The tenant's queued MIGRATE work becomes SUPERSEDED when its migration ends (abort, switch-back,
+ * finish): the shadow it was for is gone. A RUNNING one is left to its holder, whose switch finds no
+ * migration open and ends it SUPERSEDED itself.
+ */
+export function supersedeMigrationTasks(tenantId: string, actor: string, reason: string): Statement {
+  return {
+    text: `WITH superseded AS (
+  UPDATE index_tasks
+     SET status = 'SUPERSEDED', lease_until = NULL, finished_at = now(), updated_at = now()
+   WHERE tenant_id = $1 AND task_type = 'MIGRATE' AND status IN ('PENDING', 'RETRY_WAIT')
+  RETURNING task_id, tenant_id, attempts
+)
+INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
+SELECT task_id, tenant_id, 'SUPERSEDED', $2, attempts, jsonb_build_object('reason', $3::text) FROM superseded
+RETURNING task_id::text`,
+    values: [tenantId, actor, reason],
   };
 }

@@ -52,9 +52,14 @@ export async function claim(
   workerId: string,
   leaseSeconds: number,
   limit: number,
-  opts: { takeOver?: boolean } = {},
+  opts: { takeOver?: boolean; migrate?: boolean } = {},
 ): Promise<Lease[]> {
-  const { rows } = await runHot<sql.ClaimedRow>(db, sql.claimTasks(workerId, leaseSeconds, limit, opts));
+  const { rows } = await runHot<sql.ClaimedRow>(
+    db,
+    opts.migrate
+      ? sql.claimMigrationTasks(workerId, leaseSeconds, limit)
+      : sql.claimTasks(workerId, leaseSeconds, limit, opts),
+  );
   return rows.map((r) => ({
     taskId: r.task_id,
     tenantId: r.tenant_id,

@@ -22,11 +22,16 @@ const NOT_PAUSED = `(NOT EXISTS (SELECT 1 FROM task_pauses)
           OR NOT (tenant_id = ANY (ARRAY(SELECT tenant_id FROM task_pauses WHERE tenant_id IS NOT NULL))
                   OR task_type = ANY (ARRAY(SELECT task_type FROM task_pauses WHERE task_type IS NOT NULL))))`;
 
-/** Due PENDING/RETRY_WAIT tasks, oldest first, locked with SKIP LOCKED: the scan both claims share. */
-function dueScan(n: string): string {
+/**
+ * Due PENDING/RETRY_WAIT tasks, oldest first, locked with SKIP LOCKED: the scan every claim shares.
+ * Migration work (MIGRATE) has a due index of its own and is claimed only by claimMigrationTasks,
+ * into slots the rest leaves free, so a migration's backlog is never ahead of a publish.
+ */
+function dueScan(n: string, migrate = false): string {
   return `  SELECT task_id, status, lease_owner, next_attempt_at, created_at
     FROM index_tasks
    WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()
+     AND task_type ${migrate ? "=" : "<>"} 'MIGRATE'
      -- Never claim past the budget: one such row (left by an older release) would otherwise fail
      -- every claim on the attempts <= max_attempts constraint and stall the whole queue.
      AND attempts < max_attempts
@@ -156,6 +161,21 @@ function claimDueTasks(workerId: string, leaseSeconds: number, limit: number): S
   return {
     text: `WITH due AS (
 ${dueScan(n)}${claimAndReturn("due")}`,
+    values: [workerId, leaseSeconds],
+  };
+}
+
+/**
+ * Due MIGRATE tasks only (docs/decisions/039-index-spaces.md): what a worker claims into the slots
+ * publishes left free after a claim that came back short. Expired MIGRATE leases are taken over by
+ * the full claim like any other.
+ */
+export function claimMigrationTasks(workerId: string, leaseSeconds: number, limit: number): Statement {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new RangeError(`claim limit must be an integer from 1 to 10000, got ${limit}`);
+  return {
+    text: `WITH due AS (
+${dueScan(String(limit), true)}${claimAndReturn("due")}`,
     values: [workerId, leaseSeconds],
   };
 }

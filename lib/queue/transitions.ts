@@ -8,8 +8,10 @@ import type { EventKind, TaskStatus } from "../domain/constants";
 /**
  * worker: a claim, or the holder of a lease (lib/queue/sql.ts). publisher: a publish, delete,
  * reindex or unpin of a document. operator: retry, force-done, cancel. reconciler: its repairs.
+ * migration: an index-space migration's start and end (MIGRATE tasks; the trigger on search_pointers
+ * queues the same way as queueMigrationTasks).
  */
-export type TransitionActor = "worker" | "publisher" | "operator" | "reconciler";
+export type TransitionActor = "worker" | "publisher" | "operator" | "reconciler" | "migration";
 
 export type Transition = {
   /** null: the task did not exist. */
@@ -57,4 +59,15 @@ export const TRANSITIONS: readonly Transition[] = Object.freeze([
   row("SUCCEEDED", "PENDING", "reconciler", "CREATED"),
   row("SUPERSEDED", "PENDING", "reconciler", "CREATED"),
   row("RUNNING", "DEAD", "reconciler", "LEASE_EXPIRED_DEAD"),
+
+  // MIGRATE work queued for a migration's shadow space, a finished one started over, and queued work
+  // superseded when the migration ends.
+  row(null, "PENDING", "migration", "CREATED"),
+  row("SUCCEEDED", "PENDING", "migration", "CREATED"),
+  row("DEAD", "PENDING", "migration", "CREATED"),
+  row("SUPERSEDED", "PENDING", "migration", "CREATED"),
+  row("RESOLVED", "PENDING", "migration", "CREATED"),
+  row("CANCELLED", "PENDING", "migration", "CREATED"),
+  row("PENDING", "SUPERSEDED", "migration", "SUPERSEDED"),
+  row("RETRY_WAIT", "SUPERSEDED", "migration", "SUPERSEDED"),
 ]);

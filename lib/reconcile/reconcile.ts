@@ -15,6 +15,8 @@ import { createTask, expireExhaustedLease, restartReindexTask } from "../queue/a
 import { loadReconcileConfig, type ReconcileConfig } from "../config";
 import { movePointer } from "../pipeline/pointer";
 import type { EmbeddingSpace } from "../embedding/types";
+import { activeSpaceOf, outsideActiveSpaceArm, SPACES_OFF_TENANTS_SQL, type SpaceOffTenants } from "../documents/state";
+import { SPACE_LOCK_NAMESPACE } from "../spaces/sql";
 
 /**
  * The reconciler: one pass finds state that no normal path will fix by itself (expired leases
@@ -46,8 +48,11 @@ export const RECONCILER_ACTOR = "reconciler";
 export type ReconcileOptions = {
   /** Who runs the pass (the worker id), recorded on the pass row. */
   actor: string;
-  /** The configured embedder: index versions outside its space cannot serve search. */
-  embedding: EmbeddingSpace;
+  /**
+   * Not read: what serves is judged by each tenant's active index space, not the process's
+   * embedder. Accepted while callers still pass it (worker/loop.ts).
+   */
+  embedding?: EmbeddingSpace;
   /** Attempt budget of tasks the reconciler enqueues (MAX_ATTEMPTS). */
   maxAttempts: number;
   /** Index version retention (RETENTION_HOURS): retired versions younger than this are not orphans yet. */
@@ -207,16 +212,13 @@ export async function reconcile(pool: pg.Pool, opts: ReconcileOptions): Promise<
 class Pass {
   readonly counts = emptyCounts();
   enqueued = 0;
-  private readonly space: EmbeddingSpace;
 
   constructor(
     private readonly tx: pg.PoolClient,
     private readonly passId: string,
     private readonly cfg: ReconcileConfig,
     private readonly opts: ReconcileOptions,
-  ) {
-    this.space = opts.embedding;
-  }
+  ) {}
 
   /**
    * Kinds run in this order so that the cheapest repair wins: a finished build is switched
@@ -466,12 +468,11 @@ class Pass {
   // ---------- UNSWITCHED_READY ----------
 
   /**
-   * A complete READY index version of the business version, in the configured embedding space,
+   * A complete READY index version of the business version, in the tenant's active index space,
    * while the (unpinned) pointer is missing, older, or at the same version in another space: the
    * build finished but the pointer never moved (e.g. a pin was lifted without switching).
    */
   private async unswitchedReady(): Promise<Finding[]> {
-    const { model, dimensions } = this.space;
     const { rows } = await this.tx.query<{
       document_id: string;
       tenant_id: string;
@@ -487,13 +488,13 @@ class Pass {
          LEFT JOIN search_pointers sp ON sp.document_id = d.id
          LEFT JOIN index_versions cur ON cur.id = sp.index_version_id
         WHERE iv.status = 'READY' AND iv.chunk_count = iv.expected_chunk_count
-          AND iv.embedding_model = $1 AND iv.embedding_dimensions = $2
+          AND iv.space_id = ${activeSpaceOf("d.tenant_id")}
           AND (sp.document_id IS NULL
                OR (NOT sp.pinned AND (sp.version_number < iv.version_number
-                    OR (sp.version_number = iv.version_number AND (cur.embedding_model <> $1 OR cur.embedding_dimensions <> $2)))))
+                    OR (sp.version_number = iv.version_number AND cur.space_id <> iv.space_id))))
         ORDER BY d.id, iv.created_at DESC
-        LIMIT $3`,
-      [model, dimensions, this.scan],
+        LIMIT $1`,
+      [this.scan],
     );
     return rows.map((r) => ({
       fingerprint: `iv:${r.index_version_id}`,
@@ -509,23 +510,36 @@ class Pass {
     }));
   }
 
-  /** The worker's switch, for a version that is already built: pointer forward, new ACTIVE, old RETIRED. */
+  /**
+   * The worker's switch, for a version that is already built: pointer forward, new ACTIVE, old
+   * RETIRED. Only into the tenant's active space, read under its space lock.
+   */
   private async switchTo(
     tx: pg.PoolClient,
     doc: LockedDocument,
     ivId: string,
   ): Promise<Record<string, unknown> | null> {
-    const { model, dimensions } = this.space;
     if (doc.deleted_at !== null || doc.pinned) return null;
+    // The tenant's space lock, shared, after the document and before the pointer
+    // (docs/decisions/039-index-spaces.md, "The space lock"): no switch moves the tenant until
+    // COMMIT. Its own statement, so the read of the active space that follows sees a switch it
+    // waited for (a statement reads the snapshot it started with).
+    await tx.query(`SELECT pg_advisory_xact_lock_shared(${SPACE_LOCK_NAMESPACE}, hashtext($1))`, [doc.tenant_id]);
+    const active = (
+      await tx.query<{ id: number; dimensions: number }>(
+        `SELECT s.id, s.dimensions FROM embedding_spaces s WHERE s.id = ${activeSpaceOf("$1")}`,
+        [doc.tenant_id],
+      )
+    ).rows[0];
+    if (!active) return null;
     const ptr = (
       await tx.query<{
         index_version_id: string;
         version_number: number;
         pinned: boolean;
-        model: string | null;
-        dims: number | null;
+        space_id: number | null;
       }>(
-        `SELECT sp.index_version_id::text, sp.version_number, sp.pinned, cur.embedding_model AS model, cur.embedding_dimensions AS dims
+        `SELECT sp.index_version_id::text, sp.version_number, sp.pinned, cur.space_id
            FROM search_pointers sp LEFT JOIN index_versions cur ON cur.id = sp.index_version_id
           WHERE sp.document_id = $1
             FOR UPDATE OF sp`,
@@ -538,35 +552,29 @@ class Pass {
         status: string;
         chunk_count: number;
         expected_chunk_count: number;
-        embedding_model: string;
-        embedding_dimensions: number;
+        space_id: number;
       }>(
-        `SELECT version_number, status, chunk_count, expected_chunk_count, embedding_model, embedding_dimensions FROM index_versions WHERE id = $1 AND document_id = $2 FOR UPDATE`,
+        `SELECT version_number, status, chunk_count, expected_chunk_count, space_id FROM index_versions WHERE id = $1 AND document_id = $2 FOR UPDATE`,
         [ivId, doc.id],
       )
     ).rows[0];
     if (!iv || iv.status !== "READY" || iv.version_number !== doc.business_version) return null;
-    if (
-      iv.embedding_model !== model ||
-      iv.embedding_dimensions !== dimensions ||
-      iv.chunk_count !== iv.expected_chunk_count
-    )
-      return null;
+    if (iv.space_id !== active.id || iv.chunk_count !== iv.expected_chunk_count) return null;
     const behind =
       !ptr ||
       (!ptr.pinned &&
         (ptr.version_number < iv.version_number ||
-          (ptr.version_number === iv.version_number && (ptr.model !== model || ptr.dims !== dimensions))));
+          (ptr.version_number === iv.version_number && ptr.space_id !== active.id)));
     if (!behind) return null;
     // Readers only ever see complete versions: count what is stored, not just the recorded count.
     const stored = (
       await tx.query<{ n: number; ordinals: number; bad: number }>(
         `SELECT count(*)::int AS n, count(DISTINCT c.ordinal)::int AS ordinals,
-                count(*) FILTER (WHERE c.dims <> $2 OR v.dims IS DISTINCT FROM $2
+                count(*) FILTER (WHERE c.dims <> $2 OR v.dims IS DISTINCT FROM $2 OR v.space_id IS DISTINCT FROM $3
                                     OR v.content_hash IS DISTINCT FROM c.content_hash OR v.document_id IS DISTINCT FROM c.document_id)::int AS bad
            FROM chunks c LEFT JOIN chunk_vectors v ON v.id = c.vector_id
           WHERE c.index_version_id = $1`,
-        [ivId, dimensions],
+        [ivId, active.dimensions, active.id],
       )
     ).rows[0];
     if (stored.n !== iv.expected_chunk_count || stored.ordinals !== stored.n || stored.bad !== 0) {
@@ -648,7 +656,6 @@ class Pass {
    * drift on purpose).
    */
   private async staleDrift(): Promise<Finding[]> {
-    const { model, dimensions } = this.space;
     const { rows } = await this.tx.query<{
       document_id: string;
       tenant_id: string;
@@ -668,10 +675,10 @@ class Pass {
           AND EXISTS (SELECT 1 FROM index_tasks t WHERE t.document_id = d.id AND t.version_number = d.business_version)
           AND NOT EXISTS (SELECT 1 FROM index_tasks t WHERE t.document_id = d.id AND t.version_number = d.business_version AND t.status IN ${BLOCKING})
           AND NOT EXISTS (SELECT 1 FROM index_versions iv WHERE iv.document_id = d.id AND iv.version_number = d.business_version AND iv.status = 'READY'
-                            AND iv.chunk_count = iv.expected_chunk_count AND iv.embedding_model = $2 AND iv.embedding_dimensions = $3)
+                            AND iv.chunk_count = iv.expected_chunk_count AND iv.space_id = ${activeSpaceOf("d.tenant_id")})
         ORDER BY dv.published_at, d.id
-        LIMIT $4`,
-      [this.cfg.RECONCILE_DRIFT_SECONDS, model, dimensions, this.scan],
+        LIMIT $2`,
+      [this.cfg.RECONCILE_DRIFT_SECONDS, this.scan],
     );
     return rows.map((r) => ({
       fingerprint: `doc:${r.document_id}:v${r.business_version}`,
@@ -697,13 +704,28 @@ class Pass {
   // ---------- STALE_MODEL ----------
 
   /**
-   * An ACTIVE index version built with another embedding model or dimension than the configured
-   * embedder's (a model change): search cannot use it, so the document is invisible until rebuilt.
-   * The conditions are ranges on the (model, dims) index, so with no model change this reads
-   * almost nothing. Pinned ones are reported only.
+   * A search pointer at an index version outside its tenant's active space (a tenant moved by
+   * hand, an index from before spaces): search reads only the active space, so the document is
+   * invisible until rebuilt there. Only search_pointers says what serves: a migration's shadow
+   * pointers keep their versions ACTIVE in another space, which is no finding. Looked up per space
+   * some tenant is not on, planned with its model, dimensions and tenants as values (as the
+   * overview's count), so with every tenant on one space this reads only the spaces and tenants.
+   * Pinned ones are reported only.
    */
   private async staleModel(): Promise<Finding[]> {
-    const { model, dimensions } = this.space;
+    const spaces = (await this.tx.query<SpaceOffTenants>(SPACES_OFF_TENANTS_SQL, [null])).rows.filter(
+      (s) => s.tenants.length > 0,
+    );
+    if (spaces.length === 0) return [];
+    const values: unknown[] = [];
+    const param = (v: unknown) => `$${values.push(v)}`;
+    const arms = spaces.map((space) =>
+      outsideActiveSpaceArm(
+        space,
+        `iv.id AS index_version_id, sp.tenant_id, sp.document_id, iv.version_number, iv.embedding_model, iv.embedding_dimensions, iv.space_id, sp.pinned`,
+        param,
+      ),
+    );
     const { rows } = await this.tx.query<{
       index_version_id: string;
       tenant_id: string;
@@ -711,23 +733,24 @@ class Pass {
       version_number: number;
       embedding_model: string;
       embedding_dimensions: number;
-      business_version: number;
+      space_id: number;
+      active_space_id: number;
+      active_model: string;
+      active_dimensions: number;
       pinned: boolean;
-      serving: boolean;
     }>(
-      `SELECT iv.id::text AS index_version_id, iv.tenant_id, iv.document_id::text, iv.version_number, iv.embedding_model, iv.embedding_dimensions,
-              d.business_version, coalesce(sp.pinned, false) AS pinned, coalesce(sp.index_version_id = iv.id, false) AS serving
-         FROM index_versions iv
-         JOIN documents d ON d.id = iv.document_id AND d.deleted_at IS NULL
-         LEFT JOIN search_pointers sp ON sp.document_id = iv.document_id
-        WHERE iv.status = 'ACTIVE'
-          AND (iv.embedding_model < $1 OR iv.embedding_model > $1
-               OR (iv.embedding_model = $1 AND (iv.embedding_dimensions < $2 OR iv.embedding_dimensions > $2)))
-        LIMIT $3`,
-      [model, dimensions, this.scan],
+      // Documents and tenants looked up by key for each finding (normally none): joins would be
+      // planned for the estimate and read every document.
+      `SELECT o.index_version_id::text, o.tenant_id, o.document_id::text, o.version_number, o.embedding_model, o.embedding_dimensions,
+              o.space_id, a.id AS active_space_id, a.model AS active_model, a.dimensions AS active_dimensions, o.pinned
+         FROM (${arms.join("\n UNION ALL\n ")}) o
+         JOIN embedding_spaces a ON a.id = (SELECT t.active_space_id FROM tenants t WHERE t.id = o.tenant_id)
+        WHERE (SELECT d.deleted_at IS NULL FROM documents d WHERE d.id = o.document_id)
+        LIMIT ${param(this.scan)}`,
+      values,
     );
     return rows.map((r) => ({
-      fingerprint: `iv:${r.index_version_id}:space:${model}/${dimensions}`,
+      fingerprint: `iv:${r.index_version_id}:space:${r.active_space_id}`,
       tenantId: r.tenant_id,
       documentId: r.document_id,
       taskId: null,
@@ -736,23 +759,27 @@ class Pass {
         versionNumber: r.version_number,
         model: r.embedding_model,
         dimensions: r.embedding_dimensions,
-        configuredModel: model,
-        configuredDimensions: dimensions,
+        spaceId: r.space_id,
+        activeSpaceId: r.active_space_id,
+        activeModel: r.active_model,
+        activeDimensions: r.active_dimensions,
         pinned: r.pinned,
       },
-      repair:
-        r.pinned || !r.serving
-          ? undefined
-          : async (tx, doc) => {
-              if (doc.deleted_at !== null || doc.pinned) return null;
-              const still = await tx.query(
-                `SELECT 1 FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id WHERE sp.document_id = $1 AND iv.id = $2 AND iv.status = 'ACTIVE'`,
-                [doc.id, r.index_version_id],
-              );
-              if (still.rows.length === 0) return null;
-              const t = await this.enqueue(doc, ANOMALY_KIND.STALE_MODEL);
-              return t ? { enqueued: t.taskType, taskId: t.taskId, versionNumber: doc.business_version } : null;
-            },
+      repair: r.pinned
+        ? undefined
+        : async (tx, doc) => {
+            if (doc.deleted_at !== null || doc.pinned) return null;
+            // A REINDEX builds in whichever space is active when it runs; it is only owed while the
+            // pointer still names this version and the tenant is still on another space.
+            const still = await tx.query(
+              `SELECT 1 FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id
+                WHERE sp.document_id = $1 AND iv.id = $2 AND iv.space_id <> ${activeSpaceOf("sp.tenant_id")}`,
+              [doc.id, r.index_version_id],
+            );
+            if (still.rows.length === 0) return null;
+            const t = await this.enqueue(doc, ANOMALY_KIND.STALE_MODEL);
+            return t ? { enqueued: t.taskType, taskId: t.taskId, versionNumber: doc.business_version } : null;
+          },
     }));
   }
 

@@ -3,7 +3,9 @@ import { namedStatementsOn, preparedSettingFromEnv, runNamed } from "../db/prepa
 import { setting } from "../config";
 import type { Embedder } from "../embedding/types";
 import { toVectorLiteral } from "../embedding/types";
-import { TENANT_LANGUAGE_SQL, tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
+import { asSpaceEmbedders, type SpaceEmbedders } from "../spaces/embedders";
+import type { Space } from "../spaces/types";
+import { TENANT_LANGUAGE_SQL, TENANT_SPACE_SQL, tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
 import { RRF_K, type SearchMode } from "./modes";
 
 export type SearchHit = {
@@ -44,6 +46,27 @@ const sessionSettings = new WeakMap<pg.ClientBase, string>();
 const SIZE_TTL_MS = 60_000;
 const sizeCache = new WeakMap<pg.Pool, Map<string, { exact: boolean; at: number }>>();
 const languageCache = new WeakMap<pg.Pool, Map<string, { language: string; at: number }>>();
+/**
+ * A tenant's active space is kept for a second: a search that used the old one after a switch
+ * finds none of its versions served and runs again in the new one (search()), so the cache can
+ * only cost that one extra statement, never a stale answer.
+ */
+const SPACE_TTL_MS = 1_000;
+const spaceCache = new WeakMap<pg.Pool, Map<string, { id: number; at: number }>>();
+
+/** The tenant's active space id; `fresh` reads it again. */
+async function tenantSpaceId(pool: pg.Pool, tenant: string, fresh = false): Promise<number> {
+  let cache = spaceCache.get(pool);
+  if (!cache) spaceCache.set(pool, (cache = new Map()));
+  const hit = cache.get(tenant);
+  if (!fresh && hit && Date.now() - hit.at < SPACE_TTL_MS) return hit.id;
+  const id = (await pool.query<{ space_id: number }>(TENANT_SPACE_SQL, [tenant])).rows[0].space_id;
+  cache.set(tenant, { id, at: Date.now() });
+  return id;
+}
+
+/** Where a search reads: the tenant's active space and the embedder of its queries. */
+export type SearchSpace = { space: Space; embedder: Embedder };
 
 /** A tenant's text search configuration, kept for a minute like its size class. */
 async function tenantLanguage(pool: pg.Pool, tenant: string): Promise<string> {
@@ -84,11 +107,57 @@ export type SearchQuery = {
 
 export type SearchPlan = { hits: SearchHit[]; strategy: "exact" | "hnsw" | "hnsw+exact" | "text" };
 
-export async function search(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
+/**
+ * Search the tenant's active index space (docs/decisions/039-index-spaces.md). The statement reads
+ * only versions of the space the query was embedded in, so a switch that committed between the
+ * embedding and the statement leaves it nothing to read: an answer shorter than asked is checked
+ * against the tenant's space once more, and run again in the new one if it moved.
+ */
+export async function search(
+  pool: pg.Pool,
+  embedders: Embedder | SpaceEmbedders,
+  q: SearchQuery,
+): Promise<SearchHit[]> {
+  return (await searchAnswer(pool, embedders, q)).hits;
+}
+
+/** search() with the space that answered. */
+export async function searchAnswer(
+  pool: pg.Pool,
+  embedders: Embedder | SpaceEmbedders,
+  q: SearchQuery,
+): Promise<{ hits: SearchHit[]; space: Space }> {
+  const spaces = asSpaceEmbedders(embedders);
+  const at = async (id: number): Promise<SearchSpace> => {
+    const space = await spaces.space(pool, id);
+    return { space, embedder: spaces.embedderFor(space) };
+  };
+  const first = await at(await tenantSpaceId(pool, q.tenant));
+  const hits = await searchIn(pool, first, q);
+  if (hits.length >= q.topK) return { hits, space: first.space };
+  const now = await tenantSpaceId(pool, q.tenant, true);
+  if (now === first.space.id) return { hits, space: first.space };
+  const again = await at(now);
+  return { hits: await searchIn(pool, again, q), space: again.space };
+}
+
+/** One search in one space, by mode. */
+export async function searchIn(pool: pg.Pool, where: SearchSpace, q: SearchQuery): Promise<SearchHit[]> {
   const mode = q.mode ?? "vector";
-  if (mode === "vector") return (await searchWithPlan(pool, embedder, q)).hits;
-  if (mode === "text") return textSearch(pool, embedder, q);
-  return hybridSearch(pool, embedder, q);
+  if (mode === "vector") return (await searchWithPlan(pool, where, q)).hits;
+  if (mode === "text") return textSearch(pool, where.space, q);
+  return hybridSearch(pool, where, q);
+}
+
+/** The active space of a tenant and its embedder (benchmarks and tests that call searchWithPlan). */
+export async function tenantSearchSpace(
+  pool: pg.Pool,
+  embedders: Embedder | SpaceEmbedders,
+  tenant: string,
+): Promise<SearchSpace> {
+  const spaces = asSpaceEmbedders(embedders);
+  const space = await spaces.space(pool, await tenantSpaceId(pool, tenant, true));
+  return { space, embedder: spaces.embedderFor(space) };
 }
 
 /** Candidates each list of a hybrid search contributes to the fusion. */
@@ -101,18 +170,14 @@ export function hybridDepth(topK: number): number {
  * embedding space), ranked by ts_rank_cd. Needs no embedding, so it answers while the provider is
  * down.
  */
-export async function textSearch(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
+export async function textSearch(pool: pg.Pool, space: Space, q: SearchQuery): Promise<SearchHit[]> {
   const language = await tenantLanguage(pool, q.tenant);
   // Unnamed on purpose: the query's words are a parameter, and how many chunks match them decides
   // the plan (the GIN index for a rare term); a generic plan cannot see that.
-  const { rows } = await pool.query<HitRow>(textSearchSql(embedder.dimensions, limitClass(q.topK)), [
-    q.tenant,
-    q.query,
-    q.level ?? null,
-    q.principals,
-    embedder.model,
-    language,
-  ]);
+  const { rows } = await pool.query<HitRow>(
+    textSearchSql({ id: space.id, dims: space.dimensions }, limitClass(q.topK)),
+    [q.tenant, q.query, q.level ?? null, q.principals, language],
+  );
   return rows.slice(0, q.topK).map((r) => toHit(r, Number(r.score)));
 }
 
@@ -123,12 +188,12 @@ export async function textSearch(pool: pg.Pool, embedder: Embedder, q: SearchQue
  * best topK are answered with that fused score. Ties keep the vector order. Ranks, not scores,
  * are fused: cosine similarity and ts_rank_cd are on unrelated scales.
  */
-export async function hybridSearch(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchHit[]> {
+export async function hybridSearch(pool: pg.Pool, where: SearchSpace, q: SearchQuery): Promise<SearchHit[]> {
   const depth = hybridDepth(q.topK);
   // The text list needs no embedding: it runs while the query is embedded.
   const [vector, text] = await Promise.all([
-    searchWithPlan(pool, embedder, { ...q, topK: depth }),
-    textSearch(pool, embedder, { ...q, topK: depth }),
+    searchWithPlan(pool, where, { ...q, topK: depth }),
+    textSearch(pool, where.space, { ...q, topK: depth }),
   ]);
   return fuse([vector.hits, text], q.topK);
 }
@@ -154,21 +219,22 @@ export function fuse(lists: SearchHit[][], topK: number): SearchHit[] {
 /**
  * Reads only chunks of the index version each document's search pointer names (so never a
  * half-built or a retained rollback version), in one tenant, visible to the caller's principals
- * (empty ACL = whole tenant), and built in the query's embedding space (same model and
- * dimensions): a vector from another model is not comparable even when the dimensions agree.
+ * (empty ACL = whole tenant), and built in the query's index space: a vector from another model is
+ * not comparable even when the dimensions agree.
  *
  * A tenant with at most `exactMaxChunks` chunks is ranked exactly (perfect recall, a few ms). A
  * larger one walks the HNSW index with the visibility test inside the walk (see
  * vectorCandidatesSql), so chunks the caller may not see never take a result slot. When the walk
  * stops short (the caller sees only a sliver of a large tenant), the exact ranking answers.
  */
-export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: SearchQuery): Promise<SearchPlan> {
+export async function searchWithPlan(pool: pg.Pool, where: SearchSpace, q: SearchQuery): Promise<SearchPlan> {
+  const { embedder } = where;
   const [[vec], named] = await Promise.all([
     embedder.embed([q.query], AbortSignal.timeout(30_000)),
     namedStatementsOn(pool, PREPARED_SETTING, q.prepared),
   ]);
-  const dims = embedder.dimensions;
-  const params = [q.tenant, toVectorLiteral(vec), q.level ?? null, q.principals, embedder.model];
+  const dims = { id: where.space.id, dims: where.space.dimensions };
+  const params = [q.tenant, toVectorLiteral(vec), q.level ?? null, q.principals];
   const client = await pool.connect();
   try {
     const ef = positiveInt(q.efSearch ?? HNSW_SEARCH.efSearch);
@@ -186,7 +252,7 @@ export async function searchWithPlan(pool: pg.Pool, embedder: Embedder, q: Searc
       await client.query(settings);
       sessionSettings.set(client, settings);
     }
-    if (await isExact(client, pool, q.tenant, dims, q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS, named)) {
+    if (await isExact(client, pool, q.tenant, dims.dims, q.exactMaxChunks ?? EXACT_SEARCH_MAX_CHUNKS, named)) {
       return { strategy: "exact", hits: await rank(client, dims, true, q.topK, params, named) };
     }
     // The walk, then the exact ranking where the walk stopped short of topK.
@@ -248,7 +314,7 @@ async function isExact(
 
 async function rank(
   client: pg.PoolClient,
-  dims: number,
+  dims: { id: number; dims: number },
   exact: boolean,
   limit: number,
   params: unknown[],

@@ -8,6 +8,14 @@ import { vectorCast } from "../db/vector-index";
  * hundreds of times the real one, and every call was planned again. One statement per limit
  * (topK is 1..100, hybrid depth up to 300) keeps that estimate exact.
  */
+/** The index space a statement reads: its id (written into the text) and dimensions. */
+export type SqlSpace = { id: number; dims: number };
+
+function checkSpace(id: number): number {
+  if (!Number.isInteger(id) || id < 1) throw new Error(`index space id must be a positive integer, got ${id}`);
+  return id;
+}
+
 function checkLimit(limit: number): void {
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
     throw new Error(`search limit must be an integer from 1 to 10000, got ${limit}`);
@@ -20,13 +28,18 @@ function checkLimit(limit: number): void {
  * names one of the caller's principals, and so does the ACL of the latest published (business)
  * version when another version serves: a re-publish that restricts a document applies to search
  * at its commit, not when its build switches (or never, if the build is cancelled, force-closed or
- * paused, or a rollback pins an older version). Parameters: $4 principals, $5 embedding model.
+ * paused, or a rollback pins an older version). Parameters: $4 principals; the tenant's active
+ * index space is written into the text (a literal, so the planner can match the space's partial
+ * HNSW index): a search embedded in one space never reads another's versions, even when a switch
+ * moved the pointers between its embedding and its statement (lib/search/search.ts runs it again).
  */
 const VISIBLE_FROM = `search_pointers sp
       JOIN index_versions iv ON iv.id = sp.index_version_id
       JOIN documents d ON d.id = sp.document_id
       JOIN document_versions dv ON dv.document_id = sp.document_id AND dv.version_number = sp.version_number`;
-const VISIBLE_WHERE = `iv.embedding_model = $5 AND d.deleted_at IS NULL AND (cardinality(dv.acl) = 0 OR dv.acl && $4::text[])
+const visibleWhere = (
+  space: number,
+) => `iv.space_id = ${space} AND d.deleted_at IS NULL AND (cardinality(dv.acl) = 0 OR dv.acl && $4::text[])
                     AND (d.business_version = sp.version_number OR EXISTS (
                           SELECT 1 FROM document_versions bv WHERE bv.document_id = d.id AND bv.version_number = d.business_version
                              AND (cardinality(bv.acl) = 0 OR bv.acl && $4::text[])))`;
@@ -54,11 +67,13 @@ const VISIBLE_WHERE = `iv.embedding_model = $5 AND d.deleted_at IS NULL AND (car
  *
  * An iterative scan in relaxed order may return a slightly farther vector before a nearer one, so
  * the caller sorts the candidates again.
- * Parameters: $1 tenant, $2 query vector, $3 level or null, $4 principals, $5 model. The limit is
- * written into the text (see checkLimit).
+ * Parameters: $1 tenant, $2 query vector, $3 level or null, $4 principals. The space and the limit
+ * are written into the text (see checkLimit).
  */
-export function vectorCandidatesSql(dims: number, exact: boolean, limit: number): string {
+export function vectorCandidatesSql(space: SqlSpace, exact: boolean, limit: number): string {
   checkLimit(limit);
+  const { dims } = space;
+  const VISIBLE_WHERE = visibleWhere(checkSpace(space.id));
   const cast = vectorCast(dims);
   const distance = `v.embedding${cast} <=> $2${cast}`;
   const level = `($3::int IS NULL OR c.level = $3::int)`;
@@ -76,7 +91,7 @@ export function vectorCandidatesSql(dims: number, exact: boolean, limit: number)
   return `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, nearest.distance
     FROM (SELECT v.id, v.document_id, ${distance} AS distance
             FROM chunk_vectors v
-           WHERE v.tenant_id = $1 AND v.dims = ${dims} AND v.embedding_model = $5
+           WHERE v.tenant_id = $1 AND v.space_id = ${space.id}
              AND EXISTS (
                  SELECT 1 FROM ${VISIBLE_FROM}
                    JOIN chunks c ON c.vector_id = v.id AND c.index_version_id = sp.index_version_id
@@ -103,8 +118,8 @@ SELECT d.key, sp.version_number, x.chunk_id, x.section_path, x.text, x.level, x.
 }
 
 /** Nearest visible chunks with their document key and version, nearest first (`score` = distance). */
-export function vectorSearchSql(dims: number, exact: boolean, limit: number): string {
-  return withKeys(vectorCandidatesSql(dims, exact, limit), "distance");
+export function vectorSearchSql(space: SqlSpace, exact: boolean, limit: number): string {
+  return withKeys(vectorCandidatesSql(space, exact, limit), "distance");
 }
 
 /**
@@ -117,20 +132,22 @@ export function vectorSearchSql(dims: number, exact: boolean, limit: number): st
  * generated with), passed as a value rather than looked up in the statement: only a constant
  * tsquery lets the planner estimate the match and take the GIN index (looked up inline, it started
  * from the visible documents and tested every chunk of the tenant: 450 ms against 0.3 ms at 20,000
- * chunks). Only content of the query's embedding space is answered (the same rule as the vector
- * side), so the two lists of a hybrid search rank the same chunks.
- * Parameters: $1 tenant, $2 query text, $3 level or null, $4 principals, $5 model, $6 text search
- * configuration; the limit is written into the text.
+ * chunks). It reads the versions the tenant's active space serves (the same rule as the vector
+ * side), so the two lists of a hybrid search rank the same chunks; the terms are the same in any
+ * space, so full-text answers do not change at a switch except where the chunking did.
+ * Parameters: $1 tenant, $2 query text, $3 level or null, $4 principals, $5 text search
+ * configuration; the space and the limit are written into the text.
  */
-export function textSearchSql(dims: number, limit: number): string {
+export function textSearchSql(space: SqlSpace, limit: number): string {
   checkLimit(limit);
+  const VISIBLE_WHERE = visibleWhere(checkSpace(space.id));
   const level = `($3::int IS NULL OR c.level = $3::int)`;
   return withKeys(
     `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, matched.rank
     FROM (SELECT v.id, v.document_id, ts_rank_cd(v.tsv, q.tsq) AS rank
-            FROM (SELECT websearch_to_tsquery($6::regconfig, $2) AS tsq) q,
+            FROM (SELECT websearch_to_tsquery($5::regconfig, $2) AS tsq) q,
                  chunk_vectors v
-           WHERE v.tsv @@ q.tsq AND v.tenant_id = $1 AND v.dims = ${dims} AND v.embedding_model = $5
+           WHERE v.tsv @@ q.tsq AND v.tenant_id = $1 AND v.space_id = ${space.id}
              AND EXISTS (
                  SELECT 1 FROM ${VISIBLE_FROM}
                    JOIN chunks c ON c.vector_id = v.id AND c.index_version_id = sp.index_version_id
@@ -146,6 +163,9 @@ export function textSearchSql(dims: number, limit: number): string {
     "rank",
   );
 }
+
+/** The tenant's active index space (the default one when the tenant has no row yet). */
+export const TENANT_SPACE_SQL = `SELECT coalesce((SELECT active_space_id FROM tenants WHERE id = $1), indexwright_default_space()) AS space_id`;
 
 /** The tenant's text search configuration (english when the tenant has no row yet). */
 export const TENANT_LANGUAGE_SQL = `SELECT coalesce((SELECT search_language::text FROM tenants WHERE id = $1), 'english') AS language`;

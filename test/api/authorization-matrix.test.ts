@@ -273,6 +273,27 @@ const EXPECTED_NON_2XX: Record<string, { status: number; code: string; why: stri
  */
 const KNOWN_BUG: { case: string; failure: string; bug: string }[] = [];
 
+/**
+ * A migration of `tenant` to the matrix's second space, started as the bootstrap admin (switched
+ * too when `switched`). The fixture tenants hold no built document, so a switch has nothing to
+ * wait for; the space's index is built in beforeAll.
+ */
+async function startMigrationAsBoot(tenant: string, switched = false): Promise<string> {
+  const m = await asBoot(R.migrations, "POST", { space: "matrix-b" }, { tenant });
+  if (switched) await asBoot(R.migrationSwitch, "POST", {}, { tenant, id: m.id });
+  return m.id as string;
+}
+
+/** Back to the default space with no migration open, for the next case. */
+async function resetMigrations(tenant: string): Promise<void> {
+  await t.pool.query(
+    `UPDATE space_migrations SET state = 'ABORTED', ended_at = now() WHERE tenant_id = $1 AND state IN ('BUILDING', 'READY', 'SWITCHED')`,
+    [tenant],
+  );
+  await t.pool.query(`DELETE FROM space_pointers WHERE tenant_id = $1`, [tenant]);
+  await t.pool.query(`UPDATE tenants SET active_space_id = indexwright_default_space() WHERE id = $1`, [tenant]);
+}
+
 /** Rows where the caller can aim at another tenant: its [tenant] segment, or an id of a resource that lives in one tenant. */
 const aimsAtTenant = (row: RouteRule) =>
   row.scope === "tenant-param" || (row.scope === "own-tenants" && /\[[^\]]+\]/.test(row.path));
@@ -810,6 +831,50 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     const tok = await asBoot(R.tokens, "POST", { name: `target-${n}`, role: "viewer", tenants: [target] });
     return { params: { id: tok.id } };
   },
+  "GET /api/v1/admin/embedding-spaces": async () => ({ params: {} }),
+  "POST /api/v1/admin/embedding-spaces": async ({ n }) => ({
+    params: {},
+    body: { name: `m-new-${n}`, provider: "local", dimensions: 8 },
+  }),
+  "PATCH /api/v1/admin/embedding-spaces/[name]": async () => ({
+    params: { name: "matrix-b" },
+    body: { textsPerMinute: 1000 },
+  }),
+  "POST /api/v1/admin/embedding-spaces/[name]/retire": async ({ n }) => {
+    const space = await asBoot(R.spaces, "POST", { name: `m-retire-${n}`, provider: "local", dimensions: 8 });
+    return { params: { name: space.name } };
+  },
+  // From a space no tenant searches: the call is judged, and nobody is migrated.
+  "POST /api/v1/admin/migrations": async () => ({
+    params: {},
+    body: { space: "matrix-b", from: "matrix-nobody" },
+  }),
+  "GET /api/v1/tenants/[tenant]/migrations": async ({ target }) => ({ params: { tenant: target } }),
+  "POST /api/v1/tenants/[tenant]/migrations": async ({ target }) => ({
+    params: { tenant: target },
+    body: { space: "matrix-b" },
+    undo: () => resetMigrations(target),
+  }),
+  "GET /api/v1/tenants/[tenant]/migrations/[id]": async ({ target }) => ({
+    params: { tenant: target, id: await startMigrationAsBoot(target) },
+    undo: () => resetMigrations(target),
+  }),
+  "POST /api/v1/tenants/[tenant]/migrations/[id]/switch": async ({ target }) => ({
+    params: { tenant: target, id: await startMigrationAsBoot(target) },
+    undo: () => resetMigrations(target),
+  }),
+  "POST /api/v1/tenants/[tenant]/migrations/[id]/switch-back": async ({ target }) => ({
+    params: { tenant: target, id: await startMigrationAsBoot(target, true) },
+    undo: () => resetMigrations(target),
+  }),
+  "POST /api/v1/tenants/[tenant]/migrations/[id]/abort": async ({ target }) => ({
+    params: { tenant: target, id: await startMigrationAsBoot(target) },
+    undo: () => resetMigrations(target),
+  }),
+  "POST /api/v1/tenants/[tenant]/migrations/[id]/finish": async ({ target }) => ({
+    params: { tenant: target, id: await startMigrationAsBoot(target, true) },
+    undo: () => resetMigrations(target),
+  }),
   "GET /api/v1/admin/webhooks": async ({ n }) => {
     const other = (await asBoot(R.webhooks, "POST", hookBody("other", `list-${n}`))).id;
     const own = (await asBoot(R.webhooks, "POST", hookBody("own", `list-${n}`))).id;
@@ -944,7 +1009,18 @@ describe("authorization matrix", () => {
       unpin: await import(`${base}/v1/tenants/[tenant]/documents/[key]/unpin/route`),
       forceDone: await import(`${base}/v1/tasks/[taskId]/force-done/route`),
       webhooks: await import(`${base}/v1/admin/webhooks/route`),
+      spaces: await import(`${base}/v1/admin/embedding-spaces/route`),
+      migrations: await import(`${base}/v1/tenants/[tenant]/migrations/route`),
+      migrationSwitch: await import(`${base}/v1/tenants/[tenant]/migrations/[id]/switch/route`),
     };
+    // A second index space with its HNSW index (migrations switch to it), and one no tenant searches.
+    await asBoot(R.spaces, "POST", { name: "matrix-b", provider: "local", dimensions: 8 });
+    await asBoot(R.spaces, "POST", { name: "matrix-nobody", provider: "local", dimensions: 16 });
+    const { spaceIndexSql } = await import("../../lib/spaces/indexes");
+    const { rows: made } = await t.pool.query<{ id: number }>(
+      `SELECT id FROM embedding_spaces WHERE name = 'matrix-b'`,
+    );
+    await t.pool.query(spaceIndexSql({ id: made[0].id, dimensions: 8 }, false));
     // Both tenants hold documents, tasks (a DEAD one each, one force-closed, so audited) and
     // accounts limited to them, so a leak across tenants would answer with real data.
     for (const tenant of ["own", "other"]) {

@@ -575,6 +575,84 @@ describe("every operation answers as the document says", () => {
     );
     await exercise({ method: "DELETE", pattern: "/api/v1/admin/webhooks/[id]", params: { id: hookId } }, 200);
 
+    // Index spaces, and acme migrated into a second one: built by the worker, switched, back, and
+    // again through abort and finish; then every tenant on it sent back in one call.
+    await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/admin/embedding-spaces",
+        body: { name: "contract-256", provider: "local", dimensions: 256, textsPerMinute: 1_000_000 },
+      },
+      201,
+    );
+    await exercise(
+      {
+        method: "POST",
+        pattern: "/api/v1/admin/embedding-spaces",
+        body: { name: "contract-unused", provider: "local", dimensions: 64 },
+      },
+      201,
+    );
+    await exercise({ method: "GET", pattern: "/api/v1/admin/embedding-spaces" }, 200);
+    await exercise(
+      {
+        method: "PATCH",
+        pattern: "/api/v1/admin/embedding-spaces/[name]",
+        params: { name: "contract-256" },
+        body: { pricePerMillionTokens: 0.02 },
+      },
+      200,
+    );
+    await exercise(
+      { method: "POST", pattern: "/api/v1/admin/embedding-spaces/[name]/retire", params: { name: "contract-unused" } },
+      200,
+    );
+    const MIG = "/api/v1/tenants/[tenant]/migrations";
+    const startMig = async () =>
+      (
+        (
+          await exercise(
+            { method: "POST", pattern: MIG, params: { tenant: "acme" }, body: { space: "contract-256" } },
+            202,
+          )
+        ).body as { id: string }
+      ).id;
+    const migId = await startMig();
+    await exercise({ method: "GET", pattern: MIG, params: { tenant: "acme" } }, 200);
+    await waitFor(async () => {
+      const m = (await call({ method: "GET", pattern: `${MIG}/[id]`, params: { tenant: "acme", id: migId } })).body as {
+        documents: { built: number; total: number };
+      };
+      return m.documents.built === m.documents.total;
+    }, 60_000);
+    const { advanceMigrations } = await import("../../lib/spaces/maintenance");
+    await advanceMigrations(t.pool, "contract", { indexMemoryMb: 64, parallelWorkers: 0 });
+    await exercise({ method: "GET", pattern: `${MIG}/[id]`, params: { tenant: "acme", id: migId } }, 200);
+    await exercise({ method: "POST", pattern: `${MIG}/[id]/switch`, params: { tenant: "acme", id: migId } }, 200);
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${MIG}/[id]/switch-back`,
+        params: { tenant: "acme", id: migId },
+        body: { reason: "contract" },
+      },
+      200,
+    );
+    const aborted = await startMig();
+    await exercise({ method: "POST", pattern: `${MIG}/[id]/abort`, params: { tenant: "acme", id: aborted } }, 200);
+    const finished = await startMig();
+    await waitFor(async () => {
+      const m = (await call({ method: "GET", pattern: `${MIG}/[id]`, params: { tenant: "acme", id: finished } }))
+        .body as { state: string; documents: { built: number; total: number } };
+      return m.documents.built === m.documents.total;
+    }, 60_000);
+    await exercise({ method: "POST", pattern: `${MIG}/[id]/switch`, params: { tenant: "acme", id: finished } }, 200);
+    await exercise({ method: "POST", pattern: `${MIG}/[id]/finish`, params: { tenant: "acme", id: finished } }, 200);
+    await exercise(
+      { method: "POST", pattern: "/api/v1/admin/migrations", body: { space: "local", from: "contract-256" } },
+      202,
+    );
+
     await exercise({ method: "POST", pattern: "/api/auth/signin", auth: null, body: { token: BOOT } }, 200);
     await exercise({ method: "POST", pattern: "/api/auth/signout", auth: null }, 200);
     await exercise({ method: "GET", pattern: "/api/auth/oidc/start", auth: null }, 404);

@@ -149,39 +149,112 @@ describe("overview", () => {
     expect(o.workers.map((w) => w.id)).toEqual(["live"]);
   });
 
-  it("counts the live documents served by an index of another embedding space, and none in the space search uses", async () => {
-    // Every seeded index version is model "m", 3 dimensions.
-    const served = `SELECT count(*)::int FROM search_pointers p JOIN documents d ON d.id = p.document_id AND d.deleted_at IS NULL`;
-    const expected = await one(served);
-    expect(expected).toBeGreaterThan(0);
-    expect(
-      (await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, space: { model: "m", dimensions: 3 } }))
-        .otherEmbeddingSpace,
-    ).toEqual({ count: 0, model: "m", dimensions: 3 });
-    for (const space of [
-      { model: "m2", dimensions: 3 },
-      { model: "m", dimensions: 4 },
-      { model: "a", dimensions: 3 },
-      { model: "m", dimensions: 2 },
-    ]) {
-      expect(
-        (await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, space })).otherEmbeddingSpace,
-        JSON.stringify(space),
-      ).toEqual({ count: expected, ...space });
-    }
-    // Scoped like every other figure.
-    expect(
+  it("counts the live documents served by an index version outside their tenant's active space, per tenant, scoped, and none in it", async () => {
+    const q = async (sql: string, args: unknown[] = []) => (await t.pool.query(sql, args)).rows;
+    const space = async (name: string, model: string, dimensions: number, chunker = "c"): Promise<number> =>
       (
-        await overview(t.pool, {
-          leaseSeconds: 60,
-          heartbeatSeconds: 20,
-          tenants: ["elsewhere"],
-          space: { model: "m2", dimensions: 3 },
-        })
-      ).otherEmbeddingSpace.count,
-    ).toBe(0);
-    // Not known: not counted.
-    expect((await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20 })).otherEmbeddingSpace.count).toBe(0);
+        await q(
+          `INSERT INTO embedding_spaces (name, provider, model, dimensions, chunker_version) VALUES ($1, 'openai', $2, $3, $4) RETURNING id`,
+          [name, model, dimensions, chunker],
+        )
+      )[0].id;
+    const onSpace = (tenant: string, id: number) =>
+      q(`UPDATE tenants SET active_space_id = $2 WHERE id = $1`, [tenant, id]);
+    // Ground truth: a live pointer whose index version's space is not its tenant's active one.
+    const truth = async (tenants: string[] | null) =>
+      (
+        await q(
+          `SELECT count(*)::int AS n FROM search_pointers p
+             JOIN documents d ON d.id = p.document_id AND d.deleted_at IS NULL
+             JOIN index_versions iv ON iv.id = p.index_version_id
+             JOIN tenants t ON t.id = p.tenant_id
+            WHERE iv.space_id <> t.active_space_id AND ($1::text[] IS NULL OR p.tenant_id = ANY($1::text[]))`,
+          [tenants],
+        )
+      )[0].n as number;
+    const other = async (tenants?: string[]) =>
+      (await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, tenants })).otherEmbeddingSpace;
+    const [defaultSpace] = await q(`SELECT id, model, dimensions FROM embedding_spaces WHERE is_default`);
+
+    // Every seeded index version is model "m", 3 dimensions: a space of its own, which ov is on.
+    const m3 = await space("m-3", "m", 3);
+    await q(`UPDATE index_versions SET space_id = $1 WHERE tenant_id = 'ov'`, [m3]);
+    await onSpace("ov", m3);
+    const served = (
+      await q(
+        `SELECT count(*)::int AS n FROM search_pointers p JOIN documents d ON d.id = p.document_id AND d.deleted_at IS NULL WHERE p.tenant_id = 'ov'`,
+      )
+    )[0].n as number;
+    expect(served).toBeGreaterThan(0);
+    expect(await other()).toEqual({ count: 0, model: "m", dimensions: 3 });
+    // The tenant on a neighbouring space (another model sorting before or after, other dimensions
+    // either side, the same model and dimensions chunked otherwise): everything it serves is outside.
+    for (const [name, model, dims, chunker] of [
+      ["m2-3", "m2", 3, "c"],
+      ["m-4", "m", 4, "c"],
+      ["a-3", "a", 3, "c"],
+      ["m-2", "m", 2, "c"],
+      ["m-3-rechunked", "m", 3, "c2"],
+    ] as const) {
+      await onSpace("ov", await space(name, model, dims, chunker));
+      expect(await other(), name).toEqual({ count: served, model, dimensions: dims });
+      expect(served, name).toBe(await truth(null));
+    }
+
+    // A second tenant on another space: each is judged by its own. ov is back on m-3, where a third
+    // of its served versions are rebuilt in the default space (an index version carries its space's
+    // model and dimensions); ov2 is on the default space and serves three documents, one from m-3.
+    await onSpace("ov", m3);
+    await q(
+      `UPDATE index_versions SET space_id = $1, embedding_model = $2, embedding_dimensions = $3
+        WHERE id IN (SELECT index_version_id FROM search_pointers WHERE tenant_id = 'ov' ORDER BY document_id LIMIT $4)`,
+      [defaultSpace.id, defaultSpace.model, defaultSpace.dimensions, Math.ceil(served / 3)],
+    );
+    await q(`INSERT INTO tenants (id, name, active_space_id) VALUES ('ov2', 'ov2', $1)`, [defaultSpace.id]);
+    for (const [i, inSpace] of [m3, defaultSpace.id, defaultSpace.id].entries()) {
+      const doc = randomUUID();
+      const iv = randomUUID();
+      const [model, dims] = inSpace === m3 ? ["m", 3] : [defaultSpace.model, defaultSpace.dimensions];
+      await q(`INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, 'ov2', $2, 'D', 1)`, [
+        doc,
+        `e${i}`,
+      ]);
+      await q(
+        `INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count, space_id)
+         VALUES ($1, 'ov2', $2, 1, 'ACTIVE', 'c', $3, $4, 0, $5)`,
+        [iv, doc, model, dims, inSpace],
+      );
+      await q(
+        `INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) VALUES ($1, 'ov2', $2, 1)`,
+        [doc, iv],
+      );
+    }
+    const ov = await truth(["ov"]);
+    expect(ov).toBeGreaterThan(0);
+    expect(ov).toBeLessThan(served);
+    expect(await truth(["ov2"])).toBe(1);
+    // The fleet: both tenants' counts, and no one space to name.
+    expect(await other()).toEqual({ count: ov + 1, model: null, dimensions: null });
+    expect(await other(["ov"])).toEqual({ count: ov, model: "m", dimensions: 3 });
+    expect(await other(["ov2"])).toEqual({
+      count: 1,
+      model: defaultSpace.model,
+      dimensions: defaultSpace.dimensions,
+    });
+    // Scoped like every other figure.
+    expect((await other(["elsewhere"])).count).toBe(0);
+
+    // The seed as it was, for the tests after this one.
+    await q(`DELETE FROM search_pointers WHERE tenant_id = 'ov2'`);
+    await q(`DELETE FROM index_versions WHERE tenant_id = 'ov2'`);
+    await q(`DELETE FROM documents WHERE tenant_id = 'ov2'`);
+    await q(`DELETE FROM tenants WHERE id = 'ov2'`);
+    expect(await other()).toEqual({ count: ov, model: "m", dimensions: 3 });
+    await q(
+      `UPDATE index_versions SET space_id = $1, embedding_model = 'm', embedding_dimensions = 3 WHERE tenant_id = 'ov'`,
+      [m3],
+    );
+    expect(await other()).toEqual({ count: 0, model: "m", dimensions: 3 });
   });
 
   it("serves Prometheus metrics with low-cardinality labels only", async () => {

@@ -106,7 +106,6 @@ const PRINCIPALS = ["group:eng", "group:ops", "group:legal"];
 // the reader embeds queries in the workers' embedding space (same model name and dimensions)
 // without going through the failing provider.
 const readerEmbedder = new LocalEmbedder(DIMS, MODEL);
-const space = { model: MODEL, dimensions: DIMS };
 
 const t0 = Date.now();
 const elapsed = () => (Date.now() - t0) / 1000;
@@ -472,7 +471,7 @@ async function execOp(pool: pg.Pool, op: Op): Promise<void> {
           if (c.rows.length) to = c.rows[Math.floor(op.r * c.rows.length)].v;
         }
         try {
-          const r = await rollback(pool, d.tenant, d.key, to, "chaos", ACTOR, S.retentionSeconds / 3600, space);
+          const r = await rollback(pool, d.tenant, d.key, to, "chaos", ACTOR, S.retentionSeconds / 3600);
           if (d.deleted) mismatch("rollback of a deleted document succeeded", d, { to });
           d.pinned = true;
           d.pinnedVersion = r.searchVersion;
@@ -486,7 +485,6 @@ async function execOp(pool: pg.Pool, op: Op): Promise<void> {
       case "unpin":
         try {
           await unpin(pool, d.tenant, d.key, ACTOR, {
-            space,
             retentionHours: S.retentionSeconds / 3600,
             maxAttempts: S.maxAttempts,
           });

@@ -111,11 +111,15 @@ describe("schema.prisma matches the migrations", () => {
         expectedChunkCount: 1,
       },
     });
-    // The vector column is Unsupported in Prisma, so the row is written in SQL and read back by Prisma.
+    // The vector column is Unsupported in Prisma, so the row is written in SQL and read back by Prisma,
+    // in a space of its three dimensions (the default space's HNSW index takes 384).
+    const space = await prisma.embeddingSpace.create({
+      data: { name: `drift-${tenant.id}`, provider: "openai", model: "m", dimensions: 3, chunkerVersion: "c" },
+    });
     const vectorId = (
       await t.pool.query(
-        `INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text) VALUES ($1, $2, 'h', 'm', 3, 'c', '[1,2,3]', 'text') RETURNING id`,
-        [tenant.id, docId],
+        `INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text, space_id) VALUES ($1, $2, 'h', 'm', 3, 'c', '[1,2,3]', 'text', $3) RETURNING id`,
+        [tenant.id, docId, space.id],
       )
     ).rows[0].id;
     await t.pool.query(

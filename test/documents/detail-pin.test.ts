@@ -17,7 +17,6 @@ afterAll(async () => t?.close());
 const TENANT = "pin";
 const actor = { subject: "test:operator" };
 const local = new LocalEmbedder(384);
-const space = { model: local.model, dimensions: local.dimensions };
 
 const pub = (content: string) =>
   publish(t.pool, {
@@ -61,7 +60,7 @@ describe("document detail: pinned, pinnedBy, pinnedReason", () => {
       pinnedReason: null,
     });
 
-    await rollback(t.pool, TENANT, "guide", 1, "beta has the wrong figures", actor, 24, space);
+    await rollback(t.pool, TENANT, "guide", 1, "beta has the wrong figures", actor, 24);
     expect(await getDocument(t.pool, TENANT, "guide")).toMatchObject({
       businessVersion: 2,
       searchVersion: 1,
@@ -73,7 +72,7 @@ describe("document detail: pinned, pinnedBy, pinnedReason", () => {
     const listed = (await listDocuments(t.pool, { tenants: null, tenant: TENANT, limit: 10 })).items[0];
     expect(Object.keys(listed)).not.toContain("pinned");
 
-    await unpin(t.pool, TENANT, "guide", actor, { space, retentionHours: 24, maxAttempts: 3 });
+    await unpin(t.pool, TENANT, "guide", actor, { retentionHours: 24, maxAttempts: 3 });
     expect(await getDocument(t.pool, TENANT, "guide")).toMatchObject({
       searchVersion: 2,
       pinned: false,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { listDocuments } from "../../lib/documents/repository";
-import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, pointerJoin } from "../../lib/documents/state";
+import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, POINTER_JOIN } from "../../lib/documents/state";
 import { DOCUMENT_STATE } from "../../lib/domain/constants";
 import { LOCAL_MODEL } from "../../lib/pipeline/local-embedder";
 
@@ -9,9 +9,10 @@ import { LOCAL_MODEL } from "../../lib/pipeline/local-embedder";
 // reads batches in list order (SEARCHABLE). Either way a page must hold exactly the documents the
 // state rule gives, in list order: checked here against the rule applied to every document,
 // page by page through the cursors, with pages small enough that SEARCHABLE needs several batches.
+// Each document is judged in its own tenant's active index space: ta and tb are on the default
+// (local) space, tc on the space of "zzz-older-model".
 
 let t: TestDb;
-const space = { model: LOCAL_MODEL, dimensions: 384 };
 
 /** Document n's situation, cycling through every way to reach each state. */
 const KINDS = [
@@ -26,6 +27,7 @@ const KINDS = [
   "older-model-below",
   "older-model-above",
   "same-model-other-dims",
+  "same-model-other-chunker",
   "resolved-drift",
   "first-version-pending",
 ] as const;
@@ -37,12 +39,33 @@ function kindOf(n: number): Kind {
   return KINDS[n % KINDS.length];
 }
 
+/** The space each kind's served version was built in: [name, model, dimensions, chunker version]. */
+const SPACES = {
+  "older-model-below": ["aaa-older", "aaa-older-model", 384, "c"],
+  "older-model-above": ["zzz-older", "zzz-older-model", 384, "c"],
+  "same-model-other-dims": ["local-768", LOCAL_MODEL, 768, "c"],
+  "same-model-other-chunker": ["local-rechunked", LOCAL_MODEL, 384, "c2"],
+} as const;
+const tenantOf = (n: number) => (n % 7 === 0 ? "tc" : n % 3 === 0 ? "tb" : "ta");
+
 async function seed(): Promise<void> {
   const q = (text: string, values: unknown[] = []) => t.pool.query(text, values);
+  const local = (await q(`SELECT id, model, dimensions FROM embedding_spaces WHERE is_default`)).rows[0];
+  const spaceOf = new Map<string, { id: number; model: string; dimensions: number }>();
+  for (const [kind, [name, model, dimensions, chunker]] of Object.entries(SPACES)) {
+    const { rows } = await q(
+      `INSERT INTO embedding_spaces (name, provider, model, dimensions, chunker_version) VALUES ($1, 'local', $2, $3, $4) RETURNING id`,
+      [name, model, dimensions, chunker],
+    );
+    spaceOf.set(kind, { id: rows[0].id, model, dimensions });
+  }
   await q(`INSERT INTO tenants (id, name) VALUES ('ta', 'A'), ('tb', 'B')`);
+  await q(`INSERT INTO tenants (id, name, active_space_id) VALUES ('tc', 'C', $1)`, [
+    spaceOf.get("older-model-above")!.id,
+  ]);
   for (let n = 0; n < 200; n++) {
     const kind = kindOf(n);
-    const tenant = n % 3 === 0 ? "tb" : "ta";
+    const tenant = tenantOf(n);
     const bv = kind === "unpublished" ? 0 : kind === "first-version-pending" ? 1 : 2;
     const { rows } = await q(
       `INSERT INTO documents (id, tenant_id, key, title, business_version, updated_at, deleted_at)
@@ -80,13 +103,11 @@ async function seed(): Promise<void> {
     if (kind === "never-indexed" || kind === "first-version-pending") continue;
     // The served version: the business version when its task succeeded, otherwise the one before.
     const served = status === "SUCCEEDED" ? bv : bv - 1;
-    const model =
-      kind === "older-model-below" ? "aaa-older-model" : kind === "older-model-above" ? "zzz-older-model" : LOCAL_MODEL;
-    const dims = kind === "same-model-other-dims" ? 768 : 384;
+    const built = spaceOf.get(kind) ?? local;
     const iv = await q(
-      `INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, chunk_count, expected_chunk_count)
-       VALUES (gen_random_uuid(), $1, $2, $3, 'ACTIVE', 'c', $4, $5, 1, 1) RETURNING id`,
-      [tenant, id, served, model, dims],
+      `INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, chunk_count, expected_chunk_count, space_id)
+       VALUES (gen_random_uuid(), $1, $2, $3, 'ACTIVE', 'c', $4, $5, 1, 1, $6) RETURNING id`,
+      [tenant, id, served, built.model, built.dimensions, built.id],
     );
     if (kind !== "deleted")
       await q(
@@ -98,24 +119,18 @@ async function seed(): Promise<void> {
 }
 
 /** The rule applied to every document, in list order: what each filtered list must show. */
-async function expected(state: string, opts: { tenant?: string; withSpace: boolean }): Promise<string[]> {
-  const join = opts.withSpace ? pointerJoin("$1", "$2") : pointerJoin();
+async function expected(state: string, opts: { tenant?: string } = {}): Promise<string[]> {
   const { rows } = await t.pool.query<{ key: string; tenant_id: string; state: string }>(
-    `SELECT d.key, d.tenant_id, ${DOCUMENT_STATE_SQL} AS state FROM documents d ${join} ${LATEST_TASK_JOIN} ORDER BY d.updated_at DESC, d.id DESC`,
-    opts.withSpace ? [space.model, space.dimensions] : [],
+    `SELECT d.key, d.tenant_id, ${DOCUMENT_STATE_SQL} AS state FROM documents d ${POINTER_JOIN} ${LATEST_TASK_JOIN} ORDER BY d.updated_at DESC, d.id DESC`,
   );
   return rows.filter((r) => r.state === state && (!opts.tenant || r.tenant_id === opts.tenant)).map((r) => r.key);
 }
 
-async function listed(state: string, opts: { tenant?: string; withSpace: boolean; limit: number }): Promise<string[]> {
+async function listed(state: string, opts: { tenant?: string; limit: number }): Promise<string[]> {
   const keys: string[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
-    const r = await listDocuments(
-      t.pool,
-      { tenants: null, tenant: opts.tenant, state, cursor, limit: opts.limit },
-      opts.withSpace ? space : undefined,
-    );
+    const r = await listDocuments(t.pool, { tenants: null, tenant: opts.tenant, state, cursor, limit: opts.limit });
     expect(r.items.length).toBeLessThanOrEqual(opts.limit);
     for (const d of r.items) expect(d.state).toBe(state);
     keys.push(...r.items.map((d) => d.key));
@@ -136,26 +151,19 @@ afterAll(async () => t?.close());
 describe("documents list, filtered by state: exactly the rule's documents, in list order, through every page", () => {
   for (const state of Object.values(DOCUMENT_STATE)) {
     it(state, async () => {
-      for (const withSpace of [true, false]) {
-        for (const tenant of [undefined, "tb"]) {
-          const want = await expected(state, { tenant, withSpace });
-          for (const limit of [1, 4, 50])
-            expect(
-              await listed(state, { tenant, withSpace, limit }),
-              `${state} tenant=${tenant} space=${withSpace} limit=${limit}`,
-            ).toEqual(want);
-        }
+      for (const tenant of [undefined, "tb", "tc"]) {
+        const want = await expected(state, { tenant });
+        for (const limit of [1, 4, 50])
+          expect(await listed(state, { tenant, limit }), `${state} tenant=${tenant} limit=${limit}`).toEqual(want);
       }
     });
   }
 
   it("the seed reaches every state, with SEARCHABLE documents sparse enough to need several batches for a page", async () => {
-    for (const state of Object.values(DOCUMENT_STATE))
-      expect((await expected(state, { withSpace: true })).length, state).toBeGreaterThan(2);
+    for (const state of Object.values(DOCUMENT_STATE)) expect((await expected(state)).length, state).toBeGreaterThan(2);
     // Between two SEARCHABLE documents in list order lie more documents than a first batch for a page of four reads.
     const { rows } = await t.pool.query<{ state: string }>(
-      `SELECT ${DOCUMENT_STATE_SQL} AS state FROM documents d ${pointerJoin("$1", "$2")} ${LATEST_TASK_JOIN} ORDER BY d.updated_at DESC, d.id DESC`,
-      [space.model, space.dimensions],
+      `SELECT ${DOCUMENT_STATE_SQL} AS state FROM documents d ${POINTER_JOIN} ${LATEST_TASK_JOIN} ORDER BY d.updated_at DESC, d.id DESC`,
     );
     let gap = 0;
     let widest = 0;
@@ -166,18 +174,29 @@ describe("documents list, filtered by state: exactly the rule's documents, in li
     expect(widest).toBeGreaterThan(2 * (4 + 1));
   });
 
-  it("documents in an older embedding space are NOT_INDEXED, whether its model sorts before or after the current one or only its dimensions differ", async () => {
-    const keys = await listed("NOT_INDEXED", { withSpace: true, limit: 200 });
+  it("documents served from a space other than their tenant's are NOT_INDEXED, whether its model sorts before or after, its dimensions differ or only its chunking; the same version counts as served in a tenant on that space", async () => {
+    const keys = await listed("NOT_INDEXED", { limit: 200 });
+    const searchable = await listed("SEARCHABLE", { limit: 200 });
+    const docs = (kind: Kind, where: (n: number) => boolean) =>
+      [...Array(200).keys()].filter((i) => kindOf(i) === kind && where(i));
+    const onLocal = (n: number) => tenantOf(n) !== "tc";
     for (const kind of [
       "older-model-below",
       "older-model-above",
       "same-model-other-dims",
+      "same-model-other-chunker",
       "never-indexed",
       "unpublished",
     ] as const) {
-      const n = [...Array(200).keys()].filter((i) => kindOf(i) === kind);
+      const n = docs(kind, onLocal);
       expect(n.length, kind).toBeGreaterThan(0);
       for (const i of n) expect(keys, `${kind} doc-${i}`).toContain(`doc-${i}`);
     }
+    // tc is on the space of "zzz-older-model": what the local space built serves nothing there.
+    const onTc = (n: number) => tenantOf(n) === "tc";
+    expect(docs("searchable", onTc).length).toBeGreaterThan(0);
+    for (const i of docs("searchable", onTc)) expect(keys, `tc doc-${i}`).toContain(`doc-${i}`);
+    expect(docs("older-model-above", onTc).length).toBeGreaterThan(0);
+    for (const i of docs("older-model-above", onTc)) expect(searchable, `tc doc-${i}`).toContain(`doc-${i}`);
   });
 });

@@ -14,7 +14,6 @@ import type pg from "pg";
 import { publish } from "../../lib/documents/publish";
 import { requestDelete, reindex, rename, rollback, unpin, getDocument } from "../../lib/documents/repository";
 import { bulkRetry, cancelTask, forceDone, pauseQueue, resumeQueue, retryTask } from "../../lib/operations/repository";
-import type { EmbeddingSpace } from "../../lib/embedding/types";
 import { claim, fail, release, renew, type Lease } from "../../lib/queue/engine";
 import { classify, LeaseLostError, TaskError } from "../../lib/queue/errors";
 import { collectGarbage, executeTasks } from "../../lib/pipeline/run";
@@ -22,6 +21,7 @@ import { executeTask } from "../helpers/pipeline";
 import { search, type SearchHit } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
 import { LOCAL_MODEL } from "../../lib/pipeline/local-embedder";
+import { CHUNKER_VERSION } from "../../lib/pipeline/chunker";
 import { ERROR_CODES, isErrorCode } from "../../lib/domain/constants";
 import { DomainError } from "../../lib/domain/errors";
 import { statusOf } from "../../lib/http/errors";
@@ -96,7 +96,7 @@ export class Model {
   byKey = new Map<string, string>();
   /** "from->to" → document id, for repeated renames. */
   renames = new Map<string, string>();
-  /** Index into MODELS of the configured embedder. */
+  /** Index into MODELS of the tenant's active index space (and the embedder the workers use). */
   space = 0;
   paused = 0;
   /** Operator pauses of the queue: "tenant" (the one tenant) or a task type, by pause id. */
@@ -293,8 +293,32 @@ export class Sut {
   embedder(m: Model): BurstEmbedder {
     return new BurstEmbedder(this.burst, MODELS[m.space]);
   }
-  space(m: Model): EmbeddingSpace {
-    return { model: MODELS[m.space], dimensions: 384 };
+  private readonly spaceIds = new Map<number, number>();
+  private defaultIndex = 0;
+  /**
+   * The index space of MODELS[i] becomes the default (where a new tenant starts) and the tenant,
+   * if it exists, is moved there by hand: what search reads and builds go to from then on, with
+   * nothing built there yet. MODELS[0] is the migrated database's default space.
+   */
+  async moveTenant(i: number): Promise<void> {
+    let id = this.spaceIds.get(i);
+    if (id === undefined) {
+      const { rows } = await this.pool.query<{ id: number }>(
+        i === 0
+          ? `SELECT id FROM embedding_spaces WHERE name = 'local'`
+          : `INSERT INTO embedding_spaces (name, provider, model, dimensions, chunker_version) VALUES ($1, 'local', $1, 384, $2)
+             ON CONFLICT (name) DO UPDATE SET model = EXCLUDED.model RETURNING id`,
+        i === 0 ? [] : [MODELS[i], CHUNKER_VERSION],
+      );
+      id = rows[0].id;
+      this.spaceIds.set(i, id);
+    }
+    if (this.defaultIndex !== i) {
+      await this.pool.query(`UPDATE embedding_spaces SET is_default = false WHERE is_default AND id <> $1`, [id]);
+      await this.pool.query(`UPDATE embedding_spaces SET is_default = true WHERE id = $1`, [id]);
+      this.defaultIndex = i;
+    }
+    await this.pool.query(`UPDATE tenants SET active_space_id = $2 WHERE id = $1`, [TENANT, id]);
   }
 
   /** How often each kind of event happened over the whole run (printed at the end: is the run exercising anything?). */
@@ -333,6 +357,8 @@ export class Sut {
        DELETE FROM document_versions; DELETE FROM documents; DELETE FROM tenants; DELETE FROM audit_log; DELETE FROM idempotency_keys;
        DELETE FROM task_pauses; SELECT setval(pg_get_serial_sequence('index_tasks', 'task_id'), 1, false);`,
     );
+    // A new model starts on MODELS[0].
+    await this.moveTenant(0);
     this.snap = await snapshot(this.pool);
     this.searchedAt = "";
     this.time("reset", t0);
@@ -762,7 +788,7 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
   }
   // What an operator sees: state, versions and, for drift, its reason.
   for (const d of m.docs.values()) {
-    const view = await getDocument(s.pool, TENANT, d.key, s.space(m));
+    const view = await getDocument(s.pool, TENANT, d.key);
     if (!view) violation(s, m, `${d.key}: the documents view does not find it`);
     const p = snap.ptrs.get(d.id);
     const latest = [...snap.tasks.values()]
@@ -1152,7 +1178,7 @@ class Rollback implements Cmd {
         ? candidates[this.pick % candidates.length]
         : 1 + (this.pick % d.business)
       : 1;
-    const r = await call(() => rollback(s.pool, TENANT, key, to, "model test", ACTOR, RETENTION_HOURS, s.space(m)));
+    const r = await call(() => rollback(s.pool, TENANT, key, to, "model test", ACTOR, RETENTION_HOURS));
     s.note(`${this} [${key}] → v${to}: ${"ok" in r ? "ok" : r.err.code}`, `rollback ${"ok" in r ? "ok" : r.err.code}`);
     if (!d) {
       expectErr(s, m, `${this} [${key}]`, r, 404, ["NOT_FOUND"]);
@@ -1193,7 +1219,6 @@ class Unpin implements Cmd {
     const d = m.doc(key);
     const r = await call(() =>
       unpin(s.pool, TENANT, key, ACTOR, {
-        space: s.space(m),
         retentionHours: RETENTION_HOURS,
         maxAttempts: MAX_ATTEMPTS,
       }),
@@ -1948,13 +1973,17 @@ class ProviderBurst implements Cmd {
   }
 }
 
-/** The operator switches the configured embedding model (same dimensions, another space). */
+/**
+ * The tenant moves to the other index space (same dimensions, another model) with nothing built
+ * there, as by hand: what it serves from the old one serves nothing until rebuilt.
+ */
 class SwitchModel implements Cmd {
   check() {
     return true;
   }
   async run(m: Model, s: Sut) {
     m.space = 1 - m.space;
+    await s.moveTenant(m.space);
     s.note(`${this} → ${MODELS[m.space]}`, "switch model");
     await checkStep(m, s);
   }
@@ -2090,14 +2119,13 @@ class Race implements Cmd {
             case "rollback": {
               const d = m.doc(key);
               const to = d ? 1 + (o.pick % d.business) : 1;
-              await rollback(s.pool, TENANT, key, to, "model race", ACTOR, RETENTION_HOURS, s.space(m));
+              await rollback(s.pool, TENANT, key, to, "model race", ACTOR, RETENTION_HOURS);
               bump("document.rollback");
               if (d) rolledBack.push(d.id);
               return `ok v${to}`;
             }
             case "unpin":
               await unpin(s.pool, TENANT, key, ACTOR, {
-                space: s.space(m),
                 retentionHours: RETENTION_HOURS,
                 maxAttempts: MAX_ATTEMPTS,
               });

@@ -4,7 +4,7 @@ import * as sql from "../../lib/pipeline/sql";
 // Every statement of the index write path rendered with fixed arguments: any SQL change is a
 // snapshot diff.
 describe("index write path SQL", () => {
-  const space = { model: "indexwright-local-hash-v1", dimensions: 384, chunkerVersion: "md-heading-v2" };
+  const space = { id: 1, model: "indexwright-local-hash-v1", dimensions: 384, chunkerVersion: "md-heading-v2" };
 
   it("renders every statement", () => {
     const rendered = {
@@ -64,13 +64,14 @@ describe("index write path SQL", () => {
   });
 
   it("reuses only vectors stored for the same document in the same space", () => {
-    for (const s of [
-      sql.findReusableHashes([{ documentId: "doc-id", contentHash: "h1" }], space),
-      sql.insertIndexVersions([], space, []),
-    ]) {
-      expect(s.text).toMatch(/v\.document_id = (\$1|u\.document_id)/);
-      expect(s.text).toContain("v.embedding_model = $3 AND v.dims = $4 AND v.chunker_version = $5");
-      expect(s.values.slice(2, 5)).toEqual([space.model, space.dimensions, space.chunkerVersion]);
-    }
+    const reuse = sql.findReusableHashes([{ documentId: "doc-id", contentHash: "h1" }], space);
+    expect(reuse.text).toContain(
+      "v.document_id = u.document_id AND v.content_hash = u.content_hash AND v.space_id = $3",
+    );
+    expect(reuse.values[2]).toBe(space.id);
+    const write = sql.insertIndexVersions([], space, []);
+    expect(write.text).toContain("v.content_hash = u.content_hash AND v.space_id = $20");
+    expect(write.text).toContain("ON CONFLICT (document_id, content_hash, space_id) DO NOTHING");
+    expect(write.values[19]).toBe(space.id);
   });
 });

@@ -81,10 +81,7 @@ async function pinV1OverV2(key: string, delta: string): Promise<void> {
   await waitFor(async () => (await taskOf(1, key))?.status === "SUCCEEDED");
   await pub([para("alpha"), para("beta"), para(delta)], key);
   await waitFor(async () => (await taskOf(2, key))?.status === "SUCCEEDED");
-  await rollback(t.pool, TENANT, key, 1, "test", { subject: "test" }, 24, {
-    model: "indexwright-local-hash-v1",
-    dimensions: 384,
-  });
+  await rollback(t.pool, TENANT, key, 1, "test", { subject: "test" }, 24);
 }
 
 /**

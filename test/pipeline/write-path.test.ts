@@ -163,10 +163,7 @@ describe("unchanged records of a re-publish", () => {
     await runNext(new LocalEmbedder(384));
     await pub([para("alpha"), para("beta"), para("delta")]);
     await runNext(new LocalEmbedder(384));
-    await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24, {
-      model: "indexwright-local-hash-v1",
-      dimensions: 384,
-    });
+    await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24);
     await pub([para("alpha"), para("beta"), para("delta"), para("epsilon")]);
 
     // Right before the switch transaction, v2 passes its retention and is collected.
@@ -260,10 +257,7 @@ describe("vectors stored once per document, content and embedding space", () => 
     const q = { tenant: TENANT, query: para("gamma"), topK: 1, principals: [] };
     expect((await search(t.pool, embedder, q))[0]).toMatchObject({ versionNumber: 2 });
     expect((await search(t.pool, embedder, q))[0].text).not.toContain("gamma");
-    await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24, {
-      model: "indexwright-local-hash-v1",
-      dimensions: 384,
-    });
+    await rollback(t.pool, TENANT, "guide", 1, "test", { subject: "test" }, 24);
     expect((await search(t.pool, embedder, q))[0]).toMatchObject({ versionNumber: 1 });
     expect((await search(t.pool, embedder, q))[0].text).toContain("gamma");
 

@@ -7,6 +7,8 @@ describe("task action SQL", () => {
     const dead = { errorCode: "PARSE_ERROR", tenant: "acme", type: "INDEX", tenants: ["acme"] };
     const rendered = {
       supersedeOlderTasks: sql.supersedeOlderTasks("doc-id", 5, "token:bootstrap", ["INDEX", "REINDEX", "DELETE"]),
+      queueMigrationTasks: sql.queueMigrationTasks("acme", 2, "7", 8, "user:ops"),
+      supersedeMigrationTasks: sql.supersedeMigrationTasks("acme", "user:ops", "migration 7 aborted"),
       createTask: sql.createTask("acme", "doc-id", 3, "DELETE", 8, "token:bootstrap", { versionNumber: 3 }),
       reopenReindexTask: sql.reopenReindexTask("acme", "doc-id", 3, 8, "token:bootstrap", "DEAD"),
       restartReindexTask: sql.restartReindexTask("acme", "doc-id", 3, 8, "reconciler", {

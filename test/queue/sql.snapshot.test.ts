@@ -9,6 +9,7 @@ describe("hot-path SQL", () => {
         takeOver: sql.claimTasks("worker-a", 60, 4),
         dueOnly: sql.claimTasks("worker-a", 60, 4, { takeOver: false }),
       },
+      claimMigrationTasks: sql.claimMigrationTasks("worker-a", 60, 8),
       renewLease: sql.renewLease("42", "worker-a", 3, 60, 5, 10),
       recordRenewLost: sql.recordRenewLost("42", "acme", "worker-a", 3),
       lockDocument: sql.lockDocument("doc-id"),

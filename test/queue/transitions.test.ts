@@ -45,6 +45,7 @@ const STATS = { chunksTotal: 2, chunksReused: 1, batchesSent: 1 };
 const CASES: Case[] = [
   { name: "claimTasks", actor: "worker", build: () => sql.claimTasks("w2", 60, 4) },
   { name: "claimTasks (due only)", actor: "worker", build: () => sql.claimTasks("w2", 60, 4, { takeOver: false }) },
+  { name: "claimMigrationTasks", actor: "worker", type: "MIGRATE", build: () => sql.claimMigrationTasks("w2", 60, 4) },
   {
     name: "supersedeHeldTasks",
     actor: "worker",
@@ -127,6 +128,20 @@ const CASES: Case[] = [
     actor: "reconciler",
     build: (t) => actions.expireExhaustedLease(t.taskId, t.attempts, 0, "reconciler"),
   },
+
+  {
+    name: "queueMigrationTasks",
+    actor: "migration",
+    type: "MIGRATE",
+    seeds: () => true,
+    build: () => actions.queueMigrationTasks(TENANT, 1, "1", 3, "system"),
+  },
+  {
+    name: "supersedeMigrationTasks",
+    actor: "migration",
+    type: "MIGRATE",
+    build: () => actions.supersedeMigrationTasks(TENANT, "op", "migration aborted"),
+  },
 ];
 
 /** Statements that write no task status: reads, locks, pointer and index-version writes, and an event that records no move. */
@@ -152,6 +167,14 @@ beforeAll(async () => {
   await t.pool.query(`INSERT INTO tenants (id, name) VALUES ($1, $1)`, [TENANT]);
   await t.pool.query(
     `INSERT INTO documents (id, tenant_id, key, title, business_version) VALUES ($1, $2, 'doc', 'doc', $3)`,
+    [DOC, TENANT, VERSION],
+  );
+  // Search serves VERSION, so a migration has work to queue for it.
+  await t.pool.query(
+    `WITH iv AS (
+       INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, expected_chunk_count)
+       VALUES (gen_random_uuid(), $2, $1, $3, 'ACTIVE', 'md-heading-v2', 'indexwright-local-hash-v1', 384, 0) RETURNING id)
+     INSERT INTO search_pointers (document_id, tenant_id, index_version_id, version_number) SELECT $1, $2, id, $3 FROM iv`,
     [DOC, TENANT, VERSION],
   );
 });

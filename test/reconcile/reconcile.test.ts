@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { publish } from "../../lib/documents/publish";
-import { requestDelete } from "../../lib/documents/repository";
+import { reindex, requestDelete } from "../../lib/documents/repository";
 import { overview } from "../../lib/operations/repository";
 import { claim } from "../../lib/queue/engine";
 import { executeTask } from "../helpers/pipeline";
@@ -13,6 +13,8 @@ import { overviewSchema } from "../../lib/ui/schemas";
 import { ANOMALY_KINDS } from "../../lib/domain/constants";
 import { reconcile, reconcileTick, RECONCILER_LOCK_KEY, type ReconcileOptions } from "../../lib/reconcile/reconcile";
 import type { ReconcileConfig } from "../../lib/config";
+import { CHUNKER_VERSION } from "../../lib/pipeline/chunker";
+import { SPACE_LOCK_NAMESPACE } from "../../lib/spaces/sql";
 
 // Every finding kind is seeded through the library (publish, claim, the real pipeline) plus the
 // SQL that produces the broken state; each pass's repair is checked in the database, the pointer
@@ -20,7 +22,6 @@ import type { ReconcileConfig } from "../../lib/config";
 let t: TestDb;
 const TOKEN = "reconcile-token-0123456789abcdef";
 const embedder = new LocalEmbedder(384);
-const SPACE = { model: embedder.model, dimensions: embedder.dimensions };
 const TENANT = "rc";
 
 beforeAll(async () => {
@@ -49,7 +50,6 @@ const CONFIG: Partial<ReconcileConfig> = {
 function pass(o: Partial<ReconcileOptions> & { config?: Partial<ReconcileConfig> } = {}) {
   return reconcile(t.pool, {
     actor: "test-worker",
-    embedding: SPACE,
     maxAttempts: 8,
     retentionHours: 1,
     force: true,
@@ -107,6 +107,27 @@ const tasksOf = (documentId: string) =>
   rows(
     `SELECT task_id::text, version_number, task_type, status, max_attempts FROM index_tasks WHERE document_id = $1 ORDER BY task_id`,
     [documentId],
+  );
+
+/**
+ * A local index space of another model (the worker makes its embedder from the row), so one
+ * drain builds every tenant in its own active space.
+ */
+async function localSpace(name: string, model: string): Promise<number> {
+  return (
+    await rows(
+      `INSERT INTO embedding_spaces (name, provider, model, dimensions, chunker_version) VALUES ($1, 'local', $2, 384, $3)
+       ON CONFLICT (name) DO UPDATE SET model = EXCLUDED.model RETURNING id`,
+      [name, model, CHUNKER_VERSION],
+    )
+  )[0].id;
+}
+const defaultSpace = async (): Promise<number> => (await rows(`SELECT indexwright_default_space() AS id`))[0].id;
+/** The tenant's active space set by hand (a migration would have built its documents there first). */
+const onSpace = (tenant: string, spaceId: number) =>
+  t.pool.query(
+    `INSERT INTO tenants (id, name, active_space_id) VALUES ($1, $1, $2) ON CONFLICT (id) DO UPDATE SET active_space_id = $2`,
+    [tenant, spaceId],
   );
 
 /** A published, indexed, searchable document. */
@@ -191,6 +212,85 @@ describe("findings and repairs", () => {
       1,
     );
     expect(await events("UNSWITCHED_READY", "REPAIRED")).toEqual([]);
+  });
+
+  it("UNSWITCHED_READY: a READY build in the tenant's active space over a pointer at that version in another space is switched; a READY build in another space never is", async () => {
+    const pin = (documentId: string, pinned: boolean) =>
+      t.pool.query(`UPDATE search_pointers SET pinned = $2 WHERE document_id = $1`, [documentId, pinned]);
+    await onSpace(TENANT, await localSpace("retired", "retired-model"));
+    const a = await indexed("a", "# A\n\nFirst text about herons.");
+    const b = await indexed("b", "# B\n\nThe only text about egrets.");
+    // a: v2 built in retired and held back by a pin (set after the publish, which clears pins).
+    await pub("a", "# A\n\nSecond text about herons.");
+    await pin(a.documentId, true);
+    await drain();
+    // The tenant on the default space; b's v1 rebuilt there, held back by a pin.
+    await onSpace(TENANT, await defaultSpace());
+    await pin(b.documentId, true);
+    await reindex(t.pool, TENANT, "b", { subject: "test" }, 8);
+    await drain();
+    const state = async (documentId: string) =>
+      rows(
+        `SELECT iv.version_number, iv.status, s.name AS space, sp.index_version_id = iv.id AS serving
+           FROM index_versions iv JOIN embedding_spaces s ON s.id = iv.space_id LEFT JOIN search_pointers sp ON sp.document_id = iv.document_id
+          WHERE iv.document_id = $1 ORDER BY iv.created_at`,
+        [documentId],
+      );
+    expect(await state(a.documentId)).toEqual([
+      { version_number: 1, status: "ACTIVE", space: "retired", serving: true },
+      { version_number: 2, status: "READY", space: "retired", serving: false },
+    ]);
+    expect(await state(b.documentId)).toEqual([
+      { version_number: 1, status: "ACTIVE", space: "retired", serving: true },
+      { version_number: 1, status: "READY", space: "local", serving: false },
+    ]);
+    await pin(a.documentId, false);
+    await pin(b.documentId, false);
+
+    const r = await ran();
+    expect(r.counts.UNSWITCHED_READY).toMatchObject({ found: 1, repaired: 1 });
+    expect((await events("UNSWITCHED_READY")).map((e) => [e.action, e.document_id])).toEqual([
+      ["REPORTED", b.documentId],
+      ["REPAIRED", b.documentId],
+    ]);
+    expect(await state(b.documentId)).toEqual([
+      { version_number: 1, status: "RETIRED", space: "retired", serving: false },
+      { version_number: 1, status: "ACTIVE", space: "local", serving: true },
+    ]);
+    // a's READY v2 is of a space search does not read: never switched to. What a serves is
+    // outside the tenant's space too, so STALE_MODEL queues the rebuild that will switch.
+    expect((await state(a.documentId)).map((v) => v.serving)).toEqual([true, false]);
+    expect(r.counts.STALE_MODEL).toMatchObject({ found: 1, repaired: 1 });
+    expect((await tasksOf(a.documentId)).map((x) => `${x.task_type}:v${x.version_number}:${x.status}`).sort()).toEqual([
+      "INDEX:v1:SUCCEEDED",
+      "INDEX:v2:SUCCEEDED",
+      "REINDEX:v2:PENDING",
+    ]);
+  });
+
+  it("UNSWITCHED_READY: the repair takes the tenant's space lock shared; while a switch holds it exclusive the repair waits (and gives up at lock_timeout), and the next pass makes it", async () => {
+    const v1 = await indexed("locked", "# Locked\n\nFirst text about cranes.");
+    await pub("locked", "# Locked\n\nSecond text about storks.");
+    await t.pool.query(`UPDATE search_pointers SET pinned = true WHERE document_id = $1`, [v1.documentId]);
+    await drain();
+    await t.pool.query(`UPDATE search_pointers SET pinned = false WHERE document_id = $1`, [v1.documentId]);
+    const switching = await t.pool.connect();
+    try {
+      await switching.query("BEGIN");
+      await switching.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [SPACE_LOCK_NAMESPACE, TENANT]);
+      const r = await ran();
+      expect(r.counts.UNSWITCHED_READY).toMatchObject({ found: 1, repaired: 0, deferred: 1 });
+      expect(
+        (await rows(`SELECT search_version FROM documents WHERE id = $1`, [v1.documentId]))[0].search_version,
+      ).toBe(1);
+    } finally {
+      await switching.query("ROLLBACK");
+      switching.release();
+    }
+    expect((await ran()).counts.UNSWITCHED_READY).toMatchObject({ found: 1, repaired: 1 });
+    expect((await rows(`SELECT search_version FROM documents WHERE id = $1`, [v1.documentId]))[0].search_version).toBe(
+      2,
+    );
   });
 
   it("EXPIRED_LEASE: reported when no claim took it over; with no attempts left it is made DEAD as a claim would", async () => {
@@ -323,13 +423,17 @@ describe("findings and repairs", () => {
     expect((await ran()).counts.STALE_DRIFT.found).toBe(0);
   });
 
-  it("STALE_MODEL: a serving index from another embedding model gets a REINDEX, and the rebuild serves search again", async () => {
-    const old = new LocalEmbedder(384, "retired-model");
+  it("STALE_MODEL: a serving index from another space than the tenant's active one gets a REINDEX, and the rebuild serves search again", async () => {
+    const retired = await localSpace("retired", "retired-model");
+    await onSpace(TENANT, retired);
     const a = await pub("model-a", "# A\n\nPenguins waddle across the ice shelf.");
     const b = await pub("model-b", "# B\n\nOstriches sprint across the savanna.");
-    await drain(old);
+    await drain();
+    // Both serve in the tenant's space: no finding.
+    expect((await ran()).counts.STALE_MODEL.found).toBe(0);
+    // The tenant back on the default space (by hand): what retired built serves nothing.
+    await onSpace(TENANT, await defaultSpace());
     await t.pool.query(`UPDATE search_pointers SET pinned = true WHERE document_id = $1`, [b.documentId]);
-    // Search in the configured space cannot use the old vectors.
     expect(await search(t.pool, embedder, { tenant: TENANT, query: "penguins ice", topK: 3, principals: [] })).toEqual(
       [],
     );
@@ -342,7 +446,7 @@ describe("findings and repairs", () => {
     ]);
     expect((await tasksOf(b.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:SUCCEEDED"]);
     expect((await events("STALE_MODEL", "REPORTED")).find((e) => e.document_id === b.documentId)!.detail).toMatchObject(
-      { pinned: true, model: "retired-model" },
+      { pinned: true, model: "retired-model", spaceId: retired, activeSpaceId: await defaultSpace() },
     );
 
     // While the REINDEX is queued nothing more is enqueued.
@@ -354,11 +458,90 @@ describe("findings and repairs", () => {
     expect((await ran()).counts.STALE_MODEL).toMatchObject({ found: 1, repaired: 0 });
   });
 
+  it("STALE_MODEL and the overview's otherEmbeddingSpace judge each document by its own tenant's active space (two tenants on different spaces)", async () => {
+    const retired = await localSpace("retired", "retired-model");
+    const local = await defaultSpace();
+    // rc2 built "old" in the default space, then moved to retired and built "new" there; rc is on
+    // the default space throughout. Every version is ACTIVE, and only rc2's "old" serves nothing.
+    await onSpace("rc2", local);
+    const old = await publish(t.pool, {
+      tenant: "rc2",
+      key: "old",
+      title: "old",
+      contentType: "text/markdown",
+      content: Buffer.from("# Old\n\nBuilt before the tenant moved."),
+      acl: [],
+      abstract: null,
+      overview: null,
+      actor: "test",
+      maxAttempts: 8,
+    });
+    await drain();
+    await onSpace("rc2", retired);
+    const fresh = await publish(t.pool, {
+      tenant: "rc2",
+      key: "new",
+      title: "new",
+      contentType: "text/markdown",
+      content: Buffer.from("# New\n\nBuilt after the tenant moved."),
+      acl: [],
+      abstract: null,
+      overview: null,
+      actor: "test",
+      maxAttempts: 8,
+    });
+    const mine = await indexed("mine", "# Mine\n\nBuilt in the default space, where rc is.");
+    await drain();
+    expect(
+      await rows(
+        `SELECT d.tenant_id, d.key, iv.status, iv.space_id FROM index_versions iv JOIN documents d ON d.id = iv.document_id ORDER BY d.tenant_id, d.key`,
+      ),
+    ).toEqual([
+      { tenant_id: "rc", key: "mine", status: "ACTIVE", space_id: local },
+      { tenant_id: "rc2", key: "new", status: "ACTIVE", space_id: retired },
+      { tenant_id: "rc2", key: "old", status: "ACTIVE", space_id: local },
+    ]);
+    const other = async (tenants?: string[]) =>
+      (await overview(t.pool, { leaseSeconds: 60, heartbeatSeconds: 20, tenants })).otherEmbeddingSpace;
+    expect(await other()).toEqual({ count: 1, model: null, dimensions: null });
+    expect(await other([TENANT])).toMatchObject({ count: 0, model: embedder.model, dimensions: 384 });
+    expect(await other(["rc2"])).toEqual({ count: 1, model: "retired-model", dimensions: 384 });
+
+    const r = await ran();
+    expect(r.counts.STALE_MODEL).toMatchObject({ found: 1, recorded: 1, repaired: 1 });
+    const [found] = await events("STALE_MODEL", "REPORTED");
+    expect(found).toMatchObject({ tenant_id: "rc2", document_id: old.documentId });
+    expect(found.detail).toMatchObject({
+      model: embedder.model,
+      spaceId: local,
+      activeSpaceId: retired,
+      activeModel: "retired-model",
+    });
+    expect((await tasksOf(old.documentId)).map((x) => `${x.task_type}:${x.status}`)).toEqual([
+      "INDEX:SUCCEEDED",
+      "REINDEX:PENDING",
+    ]);
+    for (const d of [fresh.documentId, mine.documentId])
+      expect((await tasksOf(d)).map((x) => `${x.task_type}:${x.status}`)).toEqual(["INDEX:SUCCEEDED"]);
+    // The rebuild goes to rc2's space; then nothing is outside anyone's.
+    await drain();
+    expect(await other()).toEqual({ count: 0, model: null, dimensions: null });
+    expect((await ran()).counts.STALE_MODEL.found).toBe(0);
+    expect(
+      (
+        await rows(
+          `SELECT iv.space_id FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id WHERE sp.document_id = $1`,
+          [old.documentId],
+        )
+      )[0].space_id,
+    ).toBe(retired);
+  });
+
   it("STALE_MODEL: an older build an operator's reindex replaced does not hold the rebuild back; a newest build that is DEAD does", async () => {
-    const old = new LocalEmbedder(384, "retired-model");
+    await onSpace(TENANT, await localSpace("retired", "retired-model"));
     const healed = await pub("healed", "# Healed\n\nPenguins waddle across the ice shelf.");
     const dead = await pub("dead", "# Dead\n\nOstriches sprint across the savanna.");
-    // healed: its INDEX was cancelled, then an operator's reindex built the version (old model).
+    // healed: its INDEX was cancelled, then an operator's reindex built the version (old space).
     await t.pool.query(
       `UPDATE index_tasks SET status = 'CANCELLED', error_code = 'OPERATOR_CANCELLED', finished_at = now() WHERE task_id = $1`,
       [healed.taskId],
@@ -367,7 +550,8 @@ describe("findings and repairs", () => {
       `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type) VALUES ($1, $2, 1, 'REINDEX')`,
       [TENANT, healed.documentId],
     );
-    await drain(old);
+    await drain();
+    await onSpace(TENANT, await defaultSpace());
     // dead: built, then a reindex of it died; the operator has it.
     await t.pool.query(
       `INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, status, error_code, finished_at) VALUES ($1, $2, 1, 'REINDEX', 'DEAD', 'PARSE_ERROR', now())`,
@@ -544,7 +728,7 @@ describe("caps, leadership, records", () => {
     expect(await pass({ force: false })).toEqual({ ran: false, reason: "not_due" });
     // The worker's tick waits one interval after it first sees a pool, then takes part.
     await t.pool.query(`DELETE FROM reconcile_passes`);
-    const tick = { actor: "w3", embedding: SPACE, maxAttempts: 8, retentionHours: 1 };
+    const tick = { actor: "w3", maxAttempts: 8, retentionHours: 1 };
     const prev = process.env.RECONCILE_INTERVAL_SECONDS;
     process.env.RECONCILE_INTERVAL_SECONDS = "0.5";
     try {

@@ -23,6 +23,8 @@ import { DomainError } from "../../lib/domain/errors";
 import { statusOf } from "../../lib/http/errors";
 import { LeaseLostError } from "../../lib/queue/errors";
 import type { Embedder } from "../../lib/embedding/types";
+import { spaceFor } from "../helpers/spaces";
+import { SPACE_LOCK_NAMESPACE } from "../../lib/spaces/sql";
 
 // Where two features meet. Each case here failed on the code before the fix it names.
 let t: TestDb;
@@ -38,7 +40,6 @@ beforeEach(async () => {
 const TENANT = "seam";
 const actor = { subject: "test:operator" };
 const local = new LocalEmbedder(384);
-const space = { model: local.model, dimensions: local.dimensions };
 const hooks = () => ({ signal: new AbortController().signal, progress: () => undefined });
 const opts = { batchSize: 4, batchMaxBytes: 1 << 20 };
 
@@ -210,7 +211,7 @@ describe("unpin returns search to the business version", () => {
   it("unpin without a pin changes nothing and is audited; a DEAD business-version task is left to the operator", async () => {
     await pub("notes", "# Notes\n\nfirst notes");
     await drain();
-    expect(await unpin(t.pool, TENANT, "notes", actor, { space, retentionHours: 24, maxAttempts: 3 })).toMatchObject({
+    expect(await unpin(t.pool, TENANT, "notes", actor, { retentionHours: 24, maxAttempts: 3 })).toMatchObject({
       pinned: false,
       searchVersion: 1,
       taskId: null,
@@ -218,8 +219,8 @@ describe("unpin returns search to the business version", () => {
     const v2 = await pub("notes", "# Notes\n\nsecond notes");
     const [l2] = await claim(t.pool, "w", 60, 1);
     await fail(t.pool, l2, "PARSE_ERROR", "bad", { baseSeconds: 0, maxSeconds: 0, jitter: 0 });
-    await rollback(t.pool, TENANT, "notes", 1, "pin while v2 is broken", actor, 24, space);
-    const r = await unpin(t.pool, TENANT, "notes", actor, { space, retentionHours: 24, maxAttempts: 3 });
+    await rollback(t.pool, TENANT, "notes", 1, "pin while v2 is broken", actor, 24);
+    const r = await unpin(t.pool, TENANT, "notes", actor, { retentionHours: 24, maxAttempts: 3 });
     expect(r).toMatchObject({ pinned: false, searchVersion: 1, taskId: v2.taskId });
     expect(
       (await t.pool.query(`SELECT count(*)::int AS n FROM index_tasks WHERE task_type = 'REINDEX'`)).rows[0].n,
@@ -235,11 +236,11 @@ describe("unpin returns search to the business version", () => {
     await drain();
     await pub("guide", "# Guide\n\nbeta edition text");
     await drain();
-    await rollback(t.pool, TENANT, "guide", 1, "bad edit", actor, 24, space);
+    await rollback(t.pool, TENANT, "guide", 1, "bad edit", actor, 24);
     await reindex(t.pool, TENANT, "guide", actor, 3);
     await drain();
     expect(await doc("guide")).toMatchObject({ search_version: 1, pinned: true });
-    const r = await unpin(t.pool, TENANT, "guide", actor, { space, retentionHours: 24, maxAttempts: 3 });
+    const r = await unpin(t.pool, TENANT, "guide", actor, { retentionHours: 24, maxAttempts: 3 });
     expect(r).toMatchObject({ pinned: false, searchVersion: 2, taskId: null });
     expect(await doc("guide")).toMatchObject({ search_version: 2, pinned: false });
     expect((await hitsFor("beta edition text"))[0]).toMatchObject({ documentKey: "guide", versionNumber: 2 });
@@ -254,11 +255,11 @@ describe("unpin returns search to the business version", () => {
     await drain();
     await pub("guide", "# Guide\n\nbeta edition text");
     await drain();
-    await rollback(t.pool, TENANT, "guide", 1, "bad edit", actor, 24, space);
+    await rollback(t.pool, TENANT, "guide", 1, "bad edit", actor, 24);
     // Retention passes: the v2 index version is collected.
     await t.pool.query(`UPDATE index_versions SET retired_at = now() - interval '2 hours' WHERE version_number = 2`);
     expect(await collectGarbage(t.pool, 1)).toBe(1);
-    const r = await unpin(t.pool, TENANT, "guide", actor, { space, retentionHours: 1, maxAttempts: 3 });
+    const r = await unpin(t.pool, TENANT, "guide", actor, { retentionHours: 1, maxAttempts: 3 });
     expect(r).toMatchObject({ pinned: false, searchVersion: 1 });
     expect(r.taskId).not.toBeNull();
     await drain();
@@ -388,7 +389,7 @@ describe("an ACL a re-publish restricts applies to search at once", () => {
     await retryTask(t.pool, v2.taskId!, actor, "build it", 3, null);
     await drain();
     expect(await keys(["group:hr"], "vector")).toEqual(new Set(["pay v2", "other v1"]));
-    await rollback(t.pool, TENANT, "pay", 1, "figures were wrong", actor, 24, space);
+    await rollback(t.pool, TENANT, "pay", 1, "figures were wrong", actor, 24);
     expect(await keys(["group:hr"], "vector")).toEqual(new Set(["pay v1", "other v1"]));
     expect(await keys([], "vector")).toEqual(new Set(["other v1"]));
     // Opening it again by a publish opens the served version too.
@@ -397,64 +398,57 @@ describe("an ACL a re-publish restricts applies to search at once", () => {
   });
 });
 
-describe("search and rollback bound to the embedding space", () => {
+describe("search, state and rollback bound to the tenant's active index space", () => {
   const other = new LocalEmbedder(384, "another-model");
+  /** The tenant moved by hand to a space of `other` (a migration would have built it there first). */
+  const moveTenant = (embedder: Embedder = other, o: { name?: string; chunkTargetChars?: number } = {}) =>
+    spaceFor(t.pool, embedder, { tenants: [TENANT], ...o });
 
-  it("search does not mix embedding spaces of equal dimension", async () => {
+  it("search does not mix embedding spaces of equal dimension: a tenant on another space finds nothing of the old one", async () => {
     await pub("memo", "# Memo\n\nquarterly numbers memo");
     await drain();
     expect((await hitsFor("quarterly numbers memo")).length).toBeGreaterThan(0);
+    await moveTenant();
     expect(await hitsFor("quarterly numbers memo", other)).toEqual([]);
   });
 
-  it("after a model change a document served by an old-model version does not read SEARCHABLE until it is rebuilt", async () => {
+  it("after the tenant moves to another space, a document served by a version of the old one does not read SEARCHABLE until it is rebuilt there", async () => {
     await pub("memo", "# Memo\n\nquarterly numbers memo");
     await drain();
-    const otherSpace = { model: other.model, dimensions: 384 };
-    expect(await getDocument(t.pool, TENANT, "memo", space)).toMatchObject({
+    expect(await getDocument(t.pool, TENANT, "memo")).toMatchObject({
       state: "SEARCHABLE",
       searchVersion: 1,
       searchVersionServed: true,
+      embeddingSpace: { name: "local", model: local.model, dimensions: 384 },
     });
-    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({
+    const id = await moveTenant();
+    expect(await getDocument(t.pool, TENANT, "memo")).toMatchObject({
       state: "NOT_INDEXED",
       searchVersion: 1,
       searchVersionServed: false,
+      embeddingSpace: { id, model: other.model, dimensions: 384 },
     });
     expect(
-      (
-        await listDocuments(t.pool, { tenants: null, tenant: TENANT, state: "NOT_INDEXED", limit: 10 }, otherSpace)
-      ).items.map((d) => d.key),
+      (await listDocuments(t.pool, { tenants: null, tenant: TENANT, state: "NOT_INDEXED", limit: 10 })).items.map(
+        (d) => d.key,
+      ),
     ).toEqual(["memo"]);
     await reindex(t.pool, TENANT, "memo", actor, 3);
-    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({ state: "INDEXING" });
+    expect(await getDocument(t.pool, TENANT, "memo")).toMatchObject({ state: "INDEXING" });
     await drain(other);
-    expect(await getDocument(t.pool, TENANT, "memo", otherSpace)).toMatchObject({
+    expect(await getDocument(t.pool, TENANT, "memo")).toMatchObject({
       state: "SEARCHABLE",
       searchVersionServed: true,
     });
     expect((await hitsFor("quarterly numbers memo", other))[0]).toMatchObject({ documentKey: "memo" });
   });
 
-  it("after a model change an unchanged publish answers with the state the documents view shows, not SEARCHABLE", async () => {
+  it("after the tenant moves to another space an unchanged publish answers with the state the documents view shows, not SEARCHABLE", async () => {
     const content = "# Memo\n\nquarterly numbers memo";
     await pub("memo", content);
     await drain();
-    const otherSpace = { model: other.model, dimensions: 384 };
-    const again = () =>
-      publish(t.pool, {
-        tenant: TENANT,
-        key: "memo",
-        title: "memo",
-        contentType: "text/markdown",
-        content: Buffer.from(content),
-        acl: [],
-        abstract: null,
-        overview: null,
-        actor: "test",
-        maxAttempts: 3,
-        space: otherSpace,
-      });
+    await moveTenant();
+    const again = () => pub("memo", content);
     expect(await again()).toMatchObject({
       created: false,
       versionNumber: 1,
@@ -462,7 +456,7 @@ describe("search and rollback bound to the embedding space", () => {
       searchVersion: 1,
       searchVersionServed: false,
     });
-    expect((await getDocument(t.pool, TENANT, "memo", otherSpace))!.state).toBe("NOT_INDEXED");
+    expect((await getDocument(t.pool, TENANT, "memo"))!.state).toBe("NOT_INDEXED");
     await reindex(t.pool, TENANT, "memo", actor, 3);
     expect(await again()).toMatchObject({ created: false, state: "INDEXING", searchVersionServed: false });
     await drain(other);
@@ -474,21 +468,102 @@ describe("search and rollback bound to the embedding space", () => {
     });
   });
 
-  it("rollback refuses an index version built with another model", async () => {
+  it("rollback refuses an index version built in a space other than the tenant's active one, even of the same model, and names the model it was built with", async () => {
+    await pub("memo", "# Memo\n\nfirst memo text");
+    await drain();
+    await moveTenant();
+    await pub("memo", "# Memo\n\nsecond memo text");
+    await drain(other);
+    const refused = (to: number) =>
+      rollback(t.pool, TENANT, "memo", to, "try", actor, 24).then(
+        () => null,
+        (e: unknown) => e as DomainError,
+      );
+    const err = await refused(1);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err!.code).toBe("ROLLBACK_INCOMPATIBLE");
+    expect(statusOf(err!)).toBe(409);
+    expect(err!.message).toContain(`v1 was indexed with ${local.model} (384 dimensions, index space local)`);
+    expect(err!.message).toContain(`now embeds with ${other.model}`);
+    expect(await doc("memo")).toMatchObject({ search_version: 2, pinned: false });
+
+    // A space of the same model and dimensions, chunked otherwise: still not the space search reads.
+    await moveTenant(local, { name: "local-rechunked", chunkTargetChars: 600 });
+    await pub("memo", "# Memo\n\nthird memo text");
+    await drain();
+    const versions = await t.pool.query<{ version_number: number; name: string }>(
+      `SELECT iv.version_number, s.name FROM index_versions iv JOIN embedding_spaces s ON s.id = iv.space_id ORDER BY iv.version_number`,
+    );
+    expect(versions.rows.map((r) => [r.version_number, r.name])).toEqual([
+      [1, "local"],
+      [2, expect.stringContaining("another-model")],
+      [3, "local-rechunked"],
+    ]);
+    for (const to of [1, 2]) expect((await refused(to))?.code, `v${to}`).toBe("ROLLBACK_INCOMPATIBLE");
+    expect(await doc("memo")).toMatchObject({ search_version: 3, pinned: false });
+
+    // Back on the space v2 was built in: v2 is a rollback target again, pinned there.
+    await moveTenant();
+    expect(await rollback(t.pool, TENANT, "memo", 2, "back", actor, 24)).toMatchObject({
+      searchVersion: 2,
+      pinned: true,
+    });
+    expect(await getDocument(t.pool, TENANT, "memo")).toMatchObject({
+      state: "SEARCHABLE",
+      searchVersion: 2,
+      searchVersionServed: true,
+      pinned: true,
+    });
+  });
+
+  it("rollback and unpin wait for a switch that holds the tenant's space lock, then judge by the space it left", async () => {
     await pub("memo", "# Memo\n\nfirst memo text");
     await drain();
     await pub("memo", "# Memo\n\nsecond memo text");
-    await drain(other);
-    const err = await rollback(t.pool, TENANT, "memo", 1, "try", actor, 24, {
-      model: other.model,
-      dimensions: 384,
-    }).then(
-      () => null,
-      (e: unknown) => e,
+    await drain();
+    await rollback(t.pool, TENANT, "memo", 1, "pin", actor, 24);
+    const otherId = await spaceFor(t.pool, other);
+    const localId = (await t.pool.query(`SELECT active_space_id FROM tenants WHERE id = $1`, [TENANT])).rows[0]
+      .active_space_id as number;
+    /** `action` started while a switch holds the space lock exclusive and moves the tenant to `to`. */
+    const duringSwitch = async <T>(to: number, action: () => Promise<T>): Promise<T> => {
+      const switching = await t.pool.connect();
+      try {
+        await switching.query("BEGIN");
+        await switching.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [SPACE_LOCK_NAMESPACE, TENANT]);
+        const done = action().then(
+          (v) => ({ v }),
+          (e: unknown) => ({ e }),
+        );
+        for (let i = 0; ; i++) {
+          const waiting = await t.pool.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+          if (waiting.rows.length > 0) break;
+          if (i > 100) throw new Error("the action never waited for the space lock");
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await switching.query(`UPDATE tenants SET active_space_id = $2 WHERE id = $1`, [TENANT, to]);
+        await switching.query("COMMIT");
+        const r = await done;
+        if ("e" in r) throw r.e;
+        return r.v;
+      } finally {
+        switching.release();
+      }
+    };
+    // The unpin began on the local space, where v2 is built; the switch left the tenant on
+    // another, where nothing is: the pin is released and a REINDEX builds v2 there.
+    const u = await duringSwitch(otherId, () =>
+      unpin(t.pool, TENANT, "memo", actor, { retentionHours: 24, maxAttempts: 3 }),
     );
-    expect(err).toBeInstanceOf(DomainError);
-    expect((err as DomainError).code).toBe("ROLLBACK_INCOMPATIBLE");
-    expect(await doc("memo")).toMatchObject({ search_version: 2, pinned: false });
+    expect(u).toMatchObject({ pinned: false, searchVersion: 1 });
+    expect(u.taskId).not.toBeNull();
+    expect(await doc("memo")).toMatchObject({ search_version: 1, pinned: false });
+    // The rollback began with the tenant on the other space, where v2 could not be served; the
+    // switch moved it back, where it can.
+    expect(
+      await duringSwitch(localId, () => rollback(t.pool, TENANT, "memo", 2, "back to v2", actor, 24)),
+    ).toMatchObject({ searchVersion: 2, pinned: true });
+    expect(await doc("memo")).toMatchObject({ search_version: 2, pinned: true });
   });
 });
 
@@ -531,7 +606,7 @@ describe("garbage collection", () => {
     await drain();
     await pub("faq", "# FAQ\n\nsecond answer");
     await drain();
-    await rollback(t.pool, TENANT, "faq", 1, "pin", actor, 24, space);
+    await rollback(t.pool, TENANT, "faq", 1, "pin", actor, 24);
     await reindex(t.pool, TENANT, "faq", actor, 3);
     await drain();
     const before = await t.pool.query(`SELECT version_number, status FROM index_versions ORDER BY created_at`);

@@ -3,9 +3,11 @@ import pg from "pg";
 import { createTestDb, type TestDb, extraPool } from "../helpers/db";
 import { longDocument, testWorker, waitFor } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
-import { searchWithPlan } from "../../lib/search/search";
+import { searchWithPlan, tenantSearchSpace } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
-import { ensureVectorIndex, indexedVector, vectorCast } from "../../lib/db/vector-index";
+import { indexedVector, vectorCast } from "../../lib/db/vector-index";
+import { spaceFor } from "../helpers/spaces";
+import { spaceIndexName, spaceIndexSql } from "../../lib/spaces/indexes";
 import { toVectorLiteral } from "../../lib/embedding/types";
 
 // 3,072 dimensions (OpenAI's text-embedding-3-large) is past pgvector's 2,000-dimension HNSW limit
@@ -13,11 +15,12 @@ import { toVectorLiteral } from "../../lib/embedding/types";
 const DIMS = 3072;
 const TENANT = "wide";
 let t: TestDb;
+let spaceId = 0;
 const embedder = new LocalEmbedder(DIMS);
 
 beforeAll(async () => {
   t = await createTestDb();
-  await ensureVectorIndex(t.pool, DIMS);
+  spaceId = await spaceFor(t.pool, embedder, { tenants: [TENANT] });
   const w = testWorker(t, "halfvec", {}, 2, embedder);
   await w.start();
   const docs = [
@@ -83,7 +86,7 @@ async function capturedSearch(exactMaxChunks: number, query: string) {
     };
   });
   try {
-    const result = await searchWithPlan(pool, embedder, {
+    const result = await searchWithPlan(pool, await tenantSearchSpace(pool, embedder, TENANT), {
       tenant: TENANT,
       query,
       topK: 3,
@@ -102,13 +105,15 @@ describe("embeddings above 2,000 dimensions", () => {
     expect(indexedVector(2001).type).toBe("halfvec");
     expect(vectorCast(DIMS)).toBe("::halfvec(3072)");
     const { rows } = await t.pool.query(`SELECT indexdef FROM pg_indexes WHERE indexname = $1`, [
-      `chunk_vectors_embedding_${DIMS}_hnsw`,
+      spaceIndexName(spaceId),
     ]);
     expect(rows).toHaveLength(1);
     expect(rows[0].indexdef).toMatch(
-      /USING hnsw \(\(\(embedding\)::halfvec\(3072\)\) halfvec_cosine_ops\) WHERE \(dims = 3072\)/,
+      new RegExp(
+        `USING hnsw \\(\\(\\(embedding\\)::halfvec\\(3072\\)\\) halfvec_cosine_ops\\) WHERE \\(space_id = ${spaceId}\\)`,
+      ),
     );
-    await expect(ensureVectorIndex(t.pool, 4001)).rejects.toThrow(/at most 4000 dimensions/);
+    expect(() => spaceIndexSql({ id: spaceId, dimensions: 4001 }, false)).toThrow(/at most 4000 dimensions/);
     const chunks = (
       await t.pool.query(
         `SELECT count(*)::int AS n, min(dims) AS lo, max(dims) AS hi FROM chunks WHERE tenant_id = $1`,
@@ -134,7 +139,7 @@ describe("embeddings above 2,000 dimensions", () => {
       const plan = (await client.query(`EXPLAIN ${candidateSql.text}`, candidateSql.values)).rows
         .map((r) => r["QUERY PLAN"])
         .join("\n");
-      expect(plan).toMatch(new RegExp(`Index Scan using chunk_vectors_embedding_${DIMS}_hnsw on chunk_vectors v`));
+      expect(plan).toMatch(new RegExp(`Index Scan using ${spaceIndexName(spaceId)} on chunk_vectors v`));
       // Control: the full-precision cast the search used before has no index to use.
       const asVector = candidateSql.text.replaceAll("::halfvec(3072)", "::vector(3072)");
       const controlPlan = (await client.query(`EXPLAIN ${asVector}`, candidateSql.values)).rows

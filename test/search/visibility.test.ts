@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { spaceFor } from "../helpers/spaces";
 import { createTestDb, onRealPostgres, type TestDb, extraPool } from "../helpers/db";
-import { searchWithPlan } from "../../lib/search/search";
+import { searchWithPlan, tenantSearchSpace } from "../../lib/search/search";
 import { vectorSearchSql } from "../../lib/search/sql";
 import { LocalEmbedder } from "../../lib/embedding";
 import { embedLocal } from "../../lib/pipeline/local-embedder";
@@ -17,6 +18,8 @@ const QUERY = "quarterly revenue forecast for the northern region";
 const embedder = new LocalEmbedder(384);
 let t: TestDb;
 let q: number[];
+
+let otherSpace = 0;
 
 /** A document with one version per entry; the last listed `active` one gets the search pointer. */
 async function seedDocument(
@@ -37,17 +40,26 @@ async function seedDocument(
        VALUES ($1, $2, $3, $4, 'd', 'text/plain', '\\x00', 1, 'x', $5, 't')`,
       [randomUUID(), TENANT, docId, n, v.acl],
     );
+    // Another model is another index space (docs/decisions/039-index-spaces.md).
+    const space = v.model && v.model !== embedder.model ? otherSpace : 1;
     await t.pool.query(
-      `INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, chunk_count, expected_chunk_count)
-       VALUES ($1, $2, $3, $4, $5, 'c', $6, 384, $7, $7)`,
-      [ivId, TENANT, docId, n, v.status, v.model ?? embedder.model, v.chunks],
+      `INSERT INTO index_versions (id, tenant_id, document_id, version_number, status, chunker_version, embedding_model, embedding_dimensions, chunk_count, expected_chunk_count, space_id)
+       VALUES ($1, $2, $3, $4, $5, 'c', $6, 384, $7, $7, $8)`,
+      [ivId, TENANT, docId, n, v.status, v.model ?? embedder.model, v.chunks, space],
     );
     const texts = Array.from({ length: v.chunks }, (_, o) => (v.near ? `${QUERY} ${o}` : `revenue notes ${o} ${key}`));
     await t.pool.query(
-      `INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text)
-       SELECT DISTINCT ON (md5(t)) $1, $2::uuid, md5(t), $3, 384, 'c', e::vector, t FROM unnest($4::text[], $5::text[]) AS u(t, e)
-       ON CONFLICT (document_id, content_hash, embedding_model, dims, chunker_version) DO NOTHING`,
-      [TENANT, docId, v.model ?? embedder.model, texts, texts.map((x) => toVectorLiteral(embedLocal([x], 384)[0]))],
+      `INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text, space_id)
+       SELECT DISTINCT ON (md5(t)) $1, $2::uuid, md5(t), $3, 384, 'c', e::vector, t, $6 FROM unnest($4::text[], $5::text[]) AS u(t, e)
+       ON CONFLICT (document_id, content_hash, space_id) DO NOTHING`,
+      [
+        TENANT,
+        docId,
+        v.model ?? embedder.model,
+        texts,
+        texts.map((x) => toVectorLiteral(embedLocal([x], 384)[0])),
+        space,
+      ],
     );
     await t.pool.query(
       `INSERT INTO chunks (index_version_id, ordinal, chunk_id, tenant_id, document_id, text, content_hash, dims, vector_id)
@@ -70,6 +82,7 @@ beforeAll(async () => {
   t = await createTestDb();
   [q] = embedLocal([QUERY], 384);
   await t.pool.query(`INSERT INTO tenants (id, name) VALUES ($1, $1)`, [TENANT]);
+  otherSpace = await spaceFor(t.pool, { model: "other-model", dimensions: 384 });
   // 2,400 invisible chunks that repeat the query's words, 12 visible ones that share only some.
   await seedDocument("rolled-back", [
     { acl: [], status: "RETIRED", chunks: 800, near: true },
@@ -92,7 +105,7 @@ describe("chunks the caller may not see take no result slots", () => {
     ["exact", 1_000_000],
   ])("%s: ten visible hits past 2,400 nearer invisible chunks", async (strategy, exactMaxChunks) => {
     // ef_search 10: the walk must go on well past its first candidate list to find them.
-    const r = await searchWithPlan(t.pool, embedder, {
+    const r = await searchWithPlan(t.pool, await tenantSearchSpace(t.pool, embedder, TENANT), {
       tenant: TENANT,
       query: QUERY,
       topK: 10,
@@ -115,14 +128,14 @@ describe("chunks the caller may not see take no result slots", () => {
   });
 
   it("hits are the exact ranking of the visible chunks", async () => {
-    const hnsw = await searchWithPlan(t.pool, embedder, {
+    const hnsw = await searchWithPlan(t.pool, await tenantSearchSpace(t.pool, embedder, TENANT), {
       tenant: TENANT,
       query: QUERY,
       topK: 6,
       principals: ["group:staff"],
       exactMaxChunks: 0,
     });
-    const exact = await searchWithPlan(t.pool, embedder, {
+    const exact = await searchWithPlan(t.pool, await tenantSearchSpace(t.pool, embedder, TENANT), {
       tenant: TENANT,
       query: QUERY,
       topK: 6,
@@ -135,7 +148,7 @@ describe("chunks the caller may not see take no result slots", () => {
   });
 
   it("without the group, the staff document is not answered and the others fill the slots", async () => {
-    const r = await searchWithPlan(t.pool, embedder, {
+    const r = await searchWithPlan(t.pool, await tenantSearchSpace(t.pool, embedder, TENANT), {
       tenant: TENANT,
       query: QUERY,
       topK: 10,
@@ -149,7 +162,7 @@ describe("chunks the caller may not see take no result slots", () => {
   });
 
   it("a walk cut short by max_scan_tuples falls back to the exact ranking", async () => {
-    const r = await searchWithPlan(t.pool, embedder, {
+    const r = await searchWithPlan(t.pool, await tenantSearchSpace(t.pool, embedder, TENANT), {
       tenant: TENANT,
       query: QUERY,
       topK: 5,
@@ -173,18 +186,15 @@ describe("chunks the caller may not see take no result slots", () => {
       await c.query("SET LOCAL enable_bitmapscan = off");
       await c.query("SET LOCAL enable_sort = off");
       const plan = (
-        await c.query(`EXPLAIN (COSTS OFF) ${vectorSearchSql(384, false, 10)}`, [
+        await c.query(`EXPLAIN (COSTS OFF) ${vectorSearchSql({ id: 1, dims: 384 }, false, 10)}`, [
           TENANT,
           toVectorLiteral(q),
           null,
           ["group:staff"],
-          embedder.model,
         ])
       ).rows.map((r) => String(r["QUERY PLAN"]));
       await c.query("ROLLBACK");
-      const scan = plan.findIndex((l) =>
-        /Index Scan using chunk_vectors_embedding_384_hnsw on chunk_vectors v/.test(l),
-      );
+      const scan = plan.findIndex((l) => /Index Scan using chunk_vectors_space_1_hnsw on chunk_vectors v/.test(l));
       expect(scan, plan.join("\n")).toBeGreaterThan(0);
       expect(plan[scan - 1]).toMatch(/Limit/);
       expect(plan.slice(scan + 1).find((l) => l.trim().startsWith("Filter:"))).toMatch(/SubPlan/);
@@ -209,8 +219,8 @@ describe("search statements and the session they run in", () => {
   }
   const setting = async (pool: pg.Pool, name: string) =>
     (await pool.query(`SELECT current_setting($1, true) AS v`, [name])).rows[0].v as string | null;
-  const search = (pool: pg.Pool, opts: { efSearch?: number } = {}) =>
-    searchWithPlan(pool, embedder, {
+  const search = async (pool: pg.Pool, opts: { efSearch?: number } = {}) =>
+    searchWithPlan(pool, await tenantSearchSpace(pool, embedder, TENANT), {
       tenant: TENANT,
       query: QUERY,
       topK: 6,
@@ -221,7 +231,7 @@ describe("search statements and the session they run in", () => {
 
   it("keeps each search's own settings, whatever the connection ran before", async () => {
     await onOneConnection(async (pool) => {
-      const exact = await searchWithPlan(pool, embedder, {
+      const exact = await searchWithPlan(pool, await tenantSearchSpace(pool, embedder, TENANT), {
         tenant: TENANT,
         query: QUERY,
         topK: 6,
@@ -260,13 +270,11 @@ describe("search statements and the session they run in", () => {
       // ones did. It may only when that plan is the walk under the limit: with the limit bound
       // as a parameter the planner assumed a tenth of the table was wanted and never switched.
       await pool.query("SET plan_cache_mode = force_generic_plan");
-      const lit = `'${TENANT}', '${toVectorLiteral(q)}', NULL, ARRAY['group:staff'], '${embedder.model}'`;
+      const lit = `'${TENANT}', '${toVectorLiteral(q)}', NULL, ARRAY['group:staff']`;
       const plan = (await pool.query(`EXPLAIN EXECUTE ${rows[0].name}(${lit})`)).rows.map((r) =>
         String(r["QUERY PLAN"]),
       );
-      const scan = plan.findIndex((l) =>
-        /Index Scan using chunk_vectors_embedding_384_hnsw on chunk_vectors v/.test(l),
-      );
+      const scan = plan.findIndex((l) => /Index Scan using chunk_vectors_space_1_hnsw on chunk_vectors v/.test(l));
       expect(scan, plan.join("\n")).toBeGreaterThan(0);
       expect(plan[scan - 1]).toMatch(/Limit .*rows=(\d+) /);
       expect(Number(/rows=(\d+)/.exec(plan[scan - 1])![1])).toBeLessThanOrEqual(10);

@@ -3,12 +3,13 @@ import { unpinForecast } from "../../lib/ui/pin";
 import { rollbackCandidates } from "../../components/documents/DocumentActions";
 import { documentDetailSchema, type DocumentDetail } from "../../lib/ui/schemas";
 
-const iv = (versionNumber: number, status: string, model = "m-1", dims = 384) => ({
-  id: `${versionNumber}-${status}-${model}`,
+const iv = (versionNumber: number, status: string, model = "m-1", dims = 384, spaceId?: number) => ({
+  id: `${versionNumber}-${status}-${model}-${spaceId}`,
   versionNumber,
   status,
   embeddingModel: model,
   embeddingDimensions: dims,
+  spaceId,
   chunkCount: 3,
   createdAt: "2026-11-30T10:00:00.000Z",
 });
@@ -27,7 +28,7 @@ const task = (taskId: string, versionNumber: number, status: string, taskType = 
 function pinnedDoc(
   indexVersions: unknown[],
   tasks: unknown[] = [],
-  embeddingSpace?: { model: string; dimensions: number },
+  embeddingSpace?: { id?: number; name?: string; model: string; dimensions: number },
 ): DocumentDetail {
   return documentDetailSchema.parse({
     tenant: "t",
@@ -75,11 +76,34 @@ describe("unpin forecast", () => {
     // Nor is it offered for a rollback: the server would refuse it (ROLLBACK_INCOMPATIBLE).
     expect(rollbackCandidates(doc)).toEqual([]);
     expect(
-      rollbackCandidates({ ...doc, embeddingSpace: { model: "m-1", dimensions: 384 } }).map((c) => c.versionNumber),
+      rollbackCandidates({ ...doc, embeddingSpace: { id: null, name: null, model: "m-1", dimensions: 384 } }).map(
+        (c) => c.versionNumber,
+      ),
     ).toEqual([2]);
     expect(
       unpinForecast(pinnedDoc([iv(2, "READY", "m-2"), iv(1, "ACTIVE")], [], { model: "m-2", dimensions: 384 })),
     ).toEqual({ kind: "returns", version: 2 });
+  });
+
+  it("judges by the space's id where the API names it: a version of the same model and dimensions in another space (chunked otherwise) is no target", () => {
+    const space = { id: 7, name: "m-1-rechunked", model: "m-1", dimensions: 384 };
+    const doc = pinnedDoc(
+      [iv(3, "RETIRED", "m-1", 384, 6), iv(2, "READY", "m-1", 384, 6), iv(1, "ACTIVE", "m-1", 384, 7)],
+      [],
+      space,
+    );
+    expect(unpinForecast(doc)).toMatchObject({ kind: "waits", version: 2 });
+    expect(rollbackCandidates(doc)).toEqual([]);
+    const built = pinnedDoc(
+      [iv(2, "READY", "m-1", 384, 7), iv(2, "RETIRED", "m-1", 384, 6), iv(1, "ACTIVE", "m-1", 384, 7)],
+      [],
+      space,
+    );
+    expect(unpinForecast(built)).toEqual({ kind: "returns", version: 2 });
+    // Of the two complete v2 indexes, only the active space's is offered.
+    expect(rollbackCandidates({ ...built, searchVersion: 3 }).map((c) => [c.versionNumber, c.iv.spaceId])).toEqual([
+      [2, 7],
+    ]);
   });
 
   it("waits for the task that builds the latest version when it has no usable complete index", () => {

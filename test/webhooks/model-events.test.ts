@@ -156,7 +156,9 @@ describe("webhook events under the model-based test's random sequences", () => {
       );
       console.log(`[webhook model] events seen: ${[...seen].map(([k, n]) => `${k} ${n}`).join(", ")}`);
       // The sequences did reach every kind of event (otherwise the checks above proved little).
-      for (const type of WEBHOOK_EVENT_TYPES) expect(seen.get(type) ?? 0, type).toBeGreaterThan(0);
+      // Migration events are the migration test's (test/spaces/migration.test.ts): these sequences run none.
+      for (const type of WEBHOOK_EVENT_TYPES.filter((t) => !t.startsWith("migration.")))
+        expect(seen.get(type) ?? 0, type).toBeGreaterThan(0);
     },
   );
 });

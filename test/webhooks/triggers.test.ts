@@ -157,9 +157,9 @@ describe("outbox triggers", () => {
 
     // Rolling back serves an older version: not the business version, no event. Unpinning
     // returns to v2, which starts serving again: reported again.
-    await rollback(t.pool, "wh", "life", 1, "bad edit", actor, 24, space);
+    await rollback(t.pool, "wh", "life", 1, "bad edit", actor, 24);
     expect(await brief()).toHaveLength(2);
-    await unpin(t.pool, "wh", "life", actor, { space, retentionHours: 24, maxAttempts: 3 });
+    await unpin(t.pool, "wh", "life", actor, { retentionHours: 24, maxAttempts: 3 });
     expect(await brief()).toEqual([
       "document.searchable:life:1",
       "document.searchable:life:2",

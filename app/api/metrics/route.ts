@@ -1,6 +1,6 @@
 import { handler } from "@/lib/http/handler";
 import { renderMetrics } from "@/lib/metrics";
-import { db, embeddingSpace, serverConfig } from "@/lib/server";
+import { db, serverConfig } from "@/lib/server";
 import { singleFlight } from "@/lib/http/single-flight";
 
 export const dynamic = "force-dynamic";
@@ -13,7 +13,6 @@ export const GET = handler("GET /api/metrics", async () => {
     renderMetrics(db(), {
       leaseSeconds: cfg.LEASE_SECONDS,
       heartbeatSeconds: cfg.heartbeatSeconds,
-      space: embeddingSpace(),
     }),
   );
   return new Response(m.body, { status: 200, headers: { "content-type": m.contentType, "cache-control": "no-store" } });

@@ -1,6 +1,6 @@
 import { handler, json } from "@/lib/http/handler";
 import { overview } from "@/lib/operations/repository";
-import { db, embeddingSpace, serverConfig } from "@/lib/server";
+import { db, serverConfig } from "@/lib/server";
 import { singleFlight } from "@/lib/http/single-flight";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +15,6 @@ export const GET = handler("GET /api/v1/overview", async (req, params, p) => {
         leaseSeconds: cfg.LEASE_SECONDS,
         heartbeatSeconds: cfg.heartbeatSeconds,
         tenants: p.tenants,
-        space: embeddingSpace(),
       }),
     ),
   );

@@ -3,7 +3,7 @@ import { documentExportQuery } from "@/lib/exports/schemas";
 import { DOCUMENT_COLUMNS } from "@/lib/exports/columns";
 import { exportResponse } from "@/lib/exports/stream";
 import { listDocuments } from "@/lib/documents/repository";
-import { db, embeddingSpace } from "@/lib/server";
+import { db } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -17,11 +17,7 @@ export const GET = handler("GET /api/v1/documents/export", async (req, params, p
     filters,
     columns: DOCUMENT_COLUMNS,
     page: (cursor) =>
-      listDocuments(
-        db(),
-        { ...filters, tenants: principal.tenants, cursor: cursor ?? undefined, limit: 200 },
-        embeddingSpace(),
-      ),
+      listDocuments(db(), { ...filters, tenants: principal.tenants, cursor: cursor ?? undefined, limit: 200 }),
   });
 });
 

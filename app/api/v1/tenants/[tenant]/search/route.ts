@@ -1,9 +1,9 @@
 import { handler, json, readJson } from "@/lib/http/handler";
 import { auditSearchAs, searchPrincipals } from "@/lib/auth/search-principals";
 import { searchBody, tenantParam } from "@/lib/documents/schemas";
-import { search } from "@/lib/search/search";
+import { searchAnswer } from "@/lib/search/search";
 import { DEFAULT_SEARCH_MODE } from "@/lib/search/modes";
-import { db, serverEmbedder } from "@/lib/server";
+import { db, serverSpaces } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -14,7 +14,7 @@ export const POST = handler<{ tenant: string }>("POST /api/v1/tenants/[tenant]/s
   const topK = body.topK ?? 10;
   // Recorded before the answer is read: a search that fails half way still showed intent.
   if (as.audited) await auditSearchAs(db(), p, tenant, as, topK);
-  const hits = await search(db(), serverEmbedder(), {
+  const { hits, space } = await searchAnswer(db(), serverSpaces(), {
     tenant,
     query: body.query,
     topK,
@@ -22,7 +22,7 @@ export const POST = handler<{ tenant: string }>("POST /api/v1/tenants/[tenant]/s
     level: body.level,
     mode: body.mode ?? DEFAULT_SEARCH_MODE,
   });
-  return json({ hits, searchedAs: as.principals });
+  return json({ hits, searchedAs: as.principals, space: space.name });
 });
 
 export * from "@/lib/http/method-fallback";

@@ -2,7 +2,7 @@ import { handler, json, readJson } from "@/lib/http/handler";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { rollbackBody } from "@/lib/operations/schemas";
 import { rollback } from "@/lib/documents/repository";
-import { db, embeddingSpace, serverConfig } from "@/lib/server";
+import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -12,18 +12,7 @@ export const POST = handler<{ tenant: string; key: string }>(
     const tenant = tenantParam.parse(params.tenant);
     const key = keyParam.parse(params.key);
     const body = rollbackBody.parse(await readJson(req, 10_000));
-    return json(
-      await rollback(
-        db(),
-        tenant,
-        key,
-        body.toVersion,
-        body.reason,
-        p,
-        serverConfig().RETENTION_HOURS,
-        embeddingSpace(),
-      ),
-    );
+    return json(await rollback(db(), tenant, key, body.toVersion, body.reason, p, serverConfig().RETENTION_HOURS));
   },
 );
 

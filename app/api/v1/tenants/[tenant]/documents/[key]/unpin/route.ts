@@ -1,7 +1,7 @@
 import { handler, json } from "@/lib/http/handler";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { unpin } from "@/lib/documents/repository";
-import { db, embeddingSpace, serverConfig } from "@/lib/server";
+import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -13,7 +13,6 @@ export const POST = handler<{ tenant: string; key: string }>(
     const cfg = serverConfig();
     return json(
       await unpin(db(), tenant, key, p, {
-        space: embeddingSpace(),
         retentionHours: cfg.RETENTION_HOURS,
         maxAttempts: cfg.MAX_ATTEMPTS,
       }),

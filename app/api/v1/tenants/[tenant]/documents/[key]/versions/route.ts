@@ -2,7 +2,8 @@ import { handler, json, readBody, readJson } from "@/lib/http/handler";
 import { DomainError } from "@/lib/domain/errors";
 import { publishBody, tenantParam, keyParam } from "@/lib/documents/schemas";
 import { checkPublish, idempotencyKeyOf, publish, type PublishRequest } from "@/lib/documents/publish";
-import { db, embeddingSpace, serverConfig, serverEmbedder } from "@/lib/server";
+import { db, serverConfig } from "@/lib/server";
+import { activeEmbeddingModel } from "@/lib/documents/repository";
 import { afterPublishCommit } from "@/lib/faults";
 
 export const dynamic = "force-dynamic";
@@ -71,12 +72,13 @@ export const POST = handler<{ tenant: string; key: string }>(
     const sent = multipart
       ? await readMultipart(req, cfg.MAX_CONTENT_BYTES, limit)
       : readJsonBody(await readJson(req, limit));
-    const input = checkPublish(
+    // The tenant's active index space embeds its builds, so its model's input limit is the one that counts.
+    const input = await checkPublish(
       { tenant, key, actor: principal.subject, idempotencyKey, ...sent },
       cfg.MAX_CONTENT_BYTES,
-      () => serverEmbedder().model,
+      () => activeEmbeddingModel(db(), tenant),
     );
-    const r = await publish(db(), { ...input, maxAttempts: cfg.MAX_ATTEMPTS, space: embeddingSpace() });
+    const r = await publish(db(), { ...input, maxAttempts: cfg.MAX_ATTEMPTS });
     if (!r.replayed) afterPublishCommit(cfg);
     return json(
       {

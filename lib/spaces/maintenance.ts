@@ -1,0 +1,110 @@
+// The worker's part of index-space migrations: a BUILDING migration whose shadow space serves
+// every document gets its space's HNSW index (one bulk build) and turns READY; one started with
+// autoSwitch then switches. Run from the worker's maintenance loop on every worker; a session
+// advisory lock per migration makes one of them do it.
+import type pg from "pg";
+import type { Config } from "../config";
+import { withTransaction } from "../db/pool";
+import { poolIsEmbedded } from "../db/prepared";
+import { log } from "../log";
+import { DomainError } from "../domain/errors";
+import * as m from "./actions-sql";
+import { coverageOf, shadowOf, switchIn, type Db, type MigrationRow } from "./migrations";
+import { buildSpaceIndex, hasSpaceIndex } from "./indexes";
+import { SPACE_LOCK_NAMESPACE } from "./sql";
+
+export type MigrationSettings = { indexMemoryMb: number; parallelWorkers: number };
+
+export const migrationSettings = (cfg: Config): MigrationSettings => ({
+  indexMemoryMb: cfg.MIGRATION_INDEX_MEMORY_MB,
+  parallelWorkers: cfg.MIGRATION_INDEX_PARALLEL_WORKERS,
+});
+
+/** A pg connection (or transaction) as the migration procedures' Db. */
+export function pgDb(c: pg.Pool | pg.PoolClient): Db {
+  return {
+    rows: async <T>(s: { text: string; values: unknown[] }) => (await c.query(s.text, s.values)).rows as T[],
+    exec: async (s) => void (await c.query(s.text, s.values)),
+  };
+}
+
+/** Key of the session lock one worker holds while it advances a migration (namespace + 1, migration id). */
+const ADVANCE_LOCK = SPACE_LOCK_NAMESPACE + 1;
+
+export async function advanceMigrations(
+  pool: pg.Pool,
+  actor: string,
+  settings: MigrationSettings,
+): Promise<{ ready: string[]; switched: string[] }> {
+  const out = { ready: [] as string[], switched: [] as string[] };
+  const rows = await pgDb(pool).rows<MigrationRow>(m.buildingMigrations());
+  for (const row of rows) {
+    const client = await pool.connect();
+    try {
+      const got = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1, $2::int) AS ok`, [
+        ADVANCE_LOCK,
+        Number(row.id) % 2_147_483_647,
+      ]);
+      if (!got.rows[0].ok) continue;
+      try {
+        if (await advanceOne(pool, client, row, actor, settings, out)) continue;
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock($1, $2::int)`, [ADVANCE_LOCK, Number(row.id) % 2_147_483_647]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+  return out;
+}
+
+async function advanceOne(
+  pool: pg.Pool,
+  client: pg.PoolClient,
+  row: MigrationRow,
+  actor: string,
+  settings: MigrationSettings,
+  out: { ready: string[]; switched: string[] },
+): Promise<boolean> {
+  if (row.state === "BUILDING") {
+    const c = await coverageOf(pgDb(client), row.tenant_id, shadowOf(row));
+    if (c.built < c.total || c.unverified > 0) return false;
+    if (!(await hasSpaceIndex(client, row.to_space_id))) {
+      const [space] = (
+        await client.query<{ id: number; dimensions: number }>(
+          `SELECT id, dimensions FROM embedding_spaces WHERE id = $1`,
+          [row.to_space_id],
+        )
+      ).rows;
+      const { ms } = await buildSpaceIndex(pool, space, {
+        concurrently: !(await poolIsEmbedded(pool)),
+        memoryMb: settings.indexMemoryMb,
+        parallelWorkers: settings.parallelWorkers,
+      });
+      log.info({ migration: row.id, spaceId: space.id, ms: Math.round(ms) }, "built the candidate space's HNSW index");
+    }
+    const moved = await withTransaction(pool, async (tx) => {
+      const [cur] = await pgDb(tx).rows<MigrationRow>(m.lockMigration(row.tenant_id, row.id));
+      if (cur?.state !== "BUILDING") return false;
+      await pgDb(tx).exec(m.setMigrationState(row.id, "READY", { ready: true }));
+      return true;
+    });
+    if (moved) out.ready.push(row.id);
+  }
+  if (!row.auto_switch) return true;
+  try {
+    await withTransaction(pool, (tx) =>
+      switchIn(pgDb(tx), {
+        tenant: row.tenant_id,
+        id: row.id,
+        actor: `${actor} (autoSwitch)`,
+        indexReady: (id) => hasSpaceIndex(tx, id),
+      }),
+    );
+    out.switched.push(row.id);
+  } catch (err) {
+    // Not ready again (a publish since coverage was reached): the next pass tries again.
+    if (!(err instanceof DomainError && err.code === "MIGRATION_NOT_READY")) throw err;
+  }
+  return true;
+}
