@@ -62,6 +62,28 @@ const reconcileActions = new Counter({
   registers: [registry],
 });
 
+const migrations = g(
+  "indexwright_migrations_open",
+  "Index-space migrations open, by state (BUILDING, READY, SWITCHED)",
+  ["state"],
+);
+const migrationRemaining = g(
+  "indexwright_migration_documents_remaining",
+  "Live documents the shadow spaces of open migrations do not serve yet at the version search serves, summed over tenants",
+);
+const migrationDue = g(
+  "indexwright_migration_tasks_due",
+  "MIGRATE tasks due now (they yield to the work counted in indexwright_tasks_due)",
+);
+const migrationDead = g(
+  "indexwright_migration_tasks_dead",
+  "MIGRATE tasks DEAD (also counted in indexwright_tasks_dead)",
+);
+const migrationTokens = g(
+  "indexwright_migration_tokens_embedded",
+  "Tokens embedded by the open migrations so far, summed (cost = tokens × the space's price per million)",
+);
+
 // Scrapes that overlap take turns here, so none can put back an older sample and count a task twice.
 let latencyTurn: Promise<void> = Promise.resolve();
 function observeLatency(db: pg.Pool): Promise<void> {
@@ -78,6 +100,36 @@ async function observeNewLatencies(db: pg.Pool): Promise<void> {
   );
   for (const r of rows) if (!observedTasks.has(r.task_id)) latency.observe(Math.max(0, r.s));
   observedTasks = new Set(rows.map((r) => r.task_id));
+}
+
+/**
+ * Open migrations and their remaining work. Coverage is counted per open migration (a few at a
+ * time in practice) with the index probes the Migrations page uses; the task counts read the
+ * MIGRATE due index and the DEAD index.
+ */
+async function observeMigrations(db: pg.Pool): Promise<void> {
+  const { rows } = await db.query<{ state: string; n: number; remaining: number; tokens: number }>(
+    `SELECT m.state, count(*)::int AS n, coalesce(sum(tokens_embedded), 0)::float8 AS tokens,
+            coalesce(sum((SELECT count(*) FROM search_pointers sp JOIN documents d ON d.id = sp.document_id AND d.deleted_at IS NULL
+                           WHERE sp.tenant_id = m.tenant_id
+                             AND NOT EXISTS (SELECT 1 FROM space_pointers s
+                                              WHERE s.space_id = CASE WHEN m.state = 'SWITCHED' THEN m.from_space_id ELSE m.to_space_id END
+                                                AND s.document_id = sp.document_id AND s.version_number = sp.version_number AND s.pinned = sp.pinned))), 0)::int AS remaining
+       FROM space_migrations m WHERE m.state IN ('BUILDING', 'READY', 'SWITCHED') GROUP BY m.state`,
+  );
+  migrations.reset();
+  for (const st of ["BUILDING", "READY", "SWITCHED"])
+    migrations.set({ state: st }, rows.find((r) => r.state === st)?.n ?? 0);
+  migrationRemaining.set(rows.reduce((a, r) => a + r.remaining, 0));
+  migrationTokens.set(rows.reduce((a, r) => a + r.tokens, 0));
+  const {
+    rows: [t],
+  } = await db.query<{ due: number; dead: number }>(
+    `SELECT (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND task_type = 'MIGRATE') AS due,
+            (SELECT count(*)::int FROM index_tasks WHERE status = 'DEAD' AND task_type = 'MIGRATE') AS dead`,
+  );
+  migrationDue.set(t.due);
+  migrationDead.set(t.dead);
 }
 
 export async function renderMetrics(
@@ -109,6 +161,7 @@ export async function renderMetrics(
   );
   webhooksDue.set(wh.due);
   webhooksOldestDue.set(Math.max(0, wh.age));
+  await observeMigrations(db);
   // Metrics are rendered for the fleet only (the route refuses tenant-limited callers).
   const rec = o.reconciler!;
   for (const k of rec.kinds) reconcileFindings.set({ kind: k.kind }, k.found);

@@ -59,4 +59,12 @@ export const KNOWN_AUDIT_ACTIONS = [
   "webhook.delete",
   "webhook.rotate_secret",
   "webhook.redeliver",
+  "space.create",
+  "space.update",
+  "space.retire",
+  "migration.start",
+  "migration.switch",
+  "migration.switch_back",
+  "migration.abort",
+  "migration.finish",
 ] as const;

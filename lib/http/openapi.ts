@@ -611,7 +611,7 @@ export const OPERATIONS: Record<string, Op> = {
       {
         operationId,
         summary,
-        description: `${description} Audited as migration.${action}.`,
+        description: `${description} Audited as migration.${action.replace("-", "_")}.`,
         tags: ["spaces"],
         request: {
           params: z.object({ tenant: tenantParam, id: S.migrationIdParam }),

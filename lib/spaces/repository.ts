@@ -404,7 +404,7 @@ export async function actOnMigration(
             : await finishIn(db, input);
     await writeAudit(tx, {
       actor: actor.subject,
-      action: `migration.${action}`,
+      action: `migration.${action.replace("-", "_")}`,
       tenant,
       targetType: "migration",
       targetId: id,

@@ -90,12 +90,16 @@ describe(".env files", () => {
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
     try {
-      // On start the worker makes the HNSW index for its embedder's dimension: 1024 from .env, not
-      // the local embedder's 384.
+      // On start the worker registers its settings as the default index space, with its HNSW index:
+      // openai at 1024 dimensions from .env, not the local embedder's 384.
       await waitFor(
         async () =>
-          (await t.pool.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'chunk_vectors_embedding_1024_hnsw'`))
-            .rowCount === 1,
+          (
+            await t.pool.query(
+              `SELECT 1 FROM embedding_spaces s JOIN pg_indexes i ON i.indexname = 'chunk_vectors_space_' || s.id || '_hnsw'
+                WHERE s.is_default AND s.provider = 'openai' AND s.dimensions = 1024 AND s.api_key_env = 'OPENAI_API_KEY'`,
+            )
+          ).rowCount === 1,
         30_000,
         100,
       ).catch((err) => {

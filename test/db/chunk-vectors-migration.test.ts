@@ -84,15 +84,23 @@ describe("chunk vectors migration", () => {
       { version_number: 3, ordinal: 0, content_hash: "h-same", embedding_model: "other" },
       { version_number: 3, ordinal: 1, content_hash: "h-new", embedding_model: "other" },
     ]);
+    // Every HNSW index left chunks; since the index spaces migration (20261202000000) there is one
+    // per space: the two models found here and the built-in local one.
     const indexes = (
       await db.t.pool.query(
-        `SELECT tablename, indexname FROM pg_indexes WHERE indexname LIKE '%hnsw' ORDER BY indexname`,
+        `SELECT i.tablename, s.model, s.dimensions FROM pg_indexes i
+           JOIN embedding_spaces s ON i.indexname = 'chunk_vectors_space_' || s.id || '_hnsw'
+          WHERE i.indexname LIKE '%hnsw' ORDER BY s.model`,
       )
     ).rows;
     expect(indexes).toEqual([
-      { tablename: "chunk_vectors", indexname: "chunk_vectors_embedding_384_hnsw" },
-      { tablename: "chunk_vectors", indexname: "chunk_vectors_embedding_3_hnsw" },
+      { tablename: "chunk_vectors", model: "indexwright-local-hash-v1", dimensions: 384 },
+      { tablename: "chunk_vectors", model: "m", dimensions: 3 },
+      { tablename: "chunk_vectors", model: "other", dimensions: 3 },
     ]);
+    expect(
+      (await db.t.pool.query(`SELECT count(*)::int AS n FROM pg_indexes WHERE indexname LIKE '%hnsw'`)).rows[0].n,
+    ).toBe(3);
     const cols = (
       await db.t.pool.query(
         `SELECT column_name FROM information_schema.columns WHERE table_name = 'chunks' AND column_name IN ('embedding', 'vector_id', 'tsv', 'search_language')`,

@@ -100,14 +100,14 @@ describe("migration runner", () => {
     expect((await migrationStatus(t.url)).upToDate).toBe(true);
   });
 
-  it("creates pgvector and the HNSW index for the default dimension", async () => {
+  it("creates pgvector, the default index space and its HNSW index", async () => {
     const ext = await t.pool.query(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`);
     expect(ext.rows).toHaveLength(1);
-    const idx = await t.pool.query(
-      `SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_vectors_embedding_384_hnsw'`,
-    );
-    expect(idx.rows[0].indexdef).toMatch(/USING hnsw/);
-    expect(idx.rows[0].indexdef).toMatch(/WHERE \(dims = 384\)/);
+    const space = await t.pool.query(`SELECT id, name, dimensions FROM embedding_spaces WHERE is_default`);
+    expect(space.rows).toEqual([{ id: 1, name: "local", dimensions: 384 }]);
+    const idx = await t.pool.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_vectors_space_1_hnsw'`);
+    expect(idx.rows[0].indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(384\)\) vector_cosine_ops\)/);
+    expect(idx.rows[0].indexdef).toMatch(/WHERE \(space_id = 1\)/);
   });
 });
 

@@ -4,6 +4,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, onRealPostgres, type TestDb } from "../helpers/db";
 import { resetContent } from "../helpers/seed";
+import { spaceFor } from "../helpers/spaces";
 import { spawnWorker } from "../helpers/process";
 import { waitFor, longDocument } from "../helpers/worker";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider";
@@ -55,6 +56,9 @@ afterAll(async () => {
 beforeEach(async () => {
   fake.reset();
   await resetContent(t.pool);
+  // The fake provider's index space is every tenant's and the default, as a worker started with
+  // providerEnv() registers it; its start then finds it and changes nothing.
+  await spaceFor(t.pool, { model: MODEL, dimensions: DIMS }, { asDefault: true, allTenants: true });
 });
 afterEach(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");

@@ -11,7 +11,14 @@ import { spaceIndexSql } from "../../lib/spaces/indexes";
 export async function spaceFor(
   pool: pg.Pool,
   embedder: Pick<Embedder, "model" | "dimensions">,
-  opts: { tenants?: string[]; asDefault?: boolean; name?: string; chunkTargetChars?: number | null } = {},
+  opts: {
+    tenants?: string[];
+    /** Every tenant there is, and (asDefault) every one created later. */
+    allTenants?: boolean;
+    asDefault?: boolean;
+    name?: string;
+    chunkTargetChars?: number | null;
+  } = {},
 ): Promise<number> {
   const provider = embedder.model === LOCAL_MODEL ? "local" : "openai";
   const name =
@@ -41,6 +48,7 @@ export async function spaceFor(
     await pool.query(`UPDATE embedding_spaces SET is_default = false WHERE is_default AND id <> $1`, [id]);
     await pool.query(`UPDATE embedding_spaces SET is_default = true WHERE id = $1`, [id]);
   }
+  if (opts.allTenants) await pool.query(`UPDATE tenants SET active_space_id = $1`, [id]);
   for (const t of opts.tenants ?? [])
     await pool.query(
       `INSERT INTO tenants (id, name, active_space_id) VALUES ($1, $1, $2) ON CONFLICT (id) DO UPDATE SET active_space_id = $2`,

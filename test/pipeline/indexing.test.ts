@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetContent } from "../helpers/seed";
+import { spaceFor } from "../helpers/spaces";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { waitFor } from "../helpers/worker";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider";
@@ -28,6 +29,8 @@ afterAll(async () => {
 beforeEach(async () => {
   fake.reset();
   await resetContent(t.pool);
+  // The fake provider's index space is every tenant's, as the worker's registration makes it at start.
+  await spaceFor(t.pool, embedder(), { asDefault: true, allTenants: true });
 });
 
 const providerEnv = () => ({

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetContent } from "../helpers/seed";
+import { spaceFor } from "../helpers/spaces";
+import { actOnMigration, getMigration, startMigration } from "../../lib/spaces/repository";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { testWorker, waitFor } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
@@ -22,8 +24,10 @@ const doc =
 const status = async (id: string | null) =>
   (await t.pool.query(`SELECT status FROM index_tasks WHERE task_id = $1`, [id])).rows[0].status;
 
-describe("REINDEX after a model change", () => {
-  it("builds a new index version with the new model, switched only when complete; nothing is reused across models", async () => {
+// A model change is a migration (docs/index-spaces.md): the document is built in the new model's
+// space aside, with nothing reused from the old one, and search moves only at the switch.
+describe("a model change", () => {
+  it("builds a new index version with the new model aside, switched only when complete; nothing is reused across models", async () => {
     const w1 = testWorker(t, "old-model", {}, 1, new LocalEmbedder(384));
     await w1.start();
     const p = await publish(t.pool, {
@@ -52,16 +56,30 @@ describe("REINDEX after a model change", () => {
       }
     }
     const next = new NewModel();
-    const r = await reindex(t.pool, "rx", "atlas", { subject: "ops" }, 8);
-    const w2 = testWorker(t, "new-model", {}, 1, next);
+    await spaceFor(t.pool, next, { name: "local-v2" });
+    const m = await startMigration(t.pool, { subject: "ops" }, "rx", { space: "local-v2" }, 8);
+    const w2 = testWorker(t, "new-model", {}, 2, next);
     await w2.start();
-    await waitFor(async () => (await status(r.taskId)) === "SUCCEEDED");
+    await waitFor(async () => {
+      const v = await getMigration(t.pool, "rx", m.id);
+      return v.documents.built === v.documents.total;
+    });
     await w2.stop(2000);
+    const served = async () =>
+      (
+        await t.pool.query(
+          `SELECT iv.embedding_model FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id WHERE sp.tenant_id = 'rx'`,
+        )
+      ).rows.map((r) => r.embedding_model);
+    expect(await served()).toEqual(["indexwright-local-hash-v1"]);
+    await actOnMigration(t.pool, { subject: "ops" }, "rx", m.id, "switch", null);
+    expect(await served()).toEqual(["indexwright-local-hash-v2"]);
     const ivs = await t.pool.query(
       `SELECT embedding_model, status, chunk_count, expected_chunk_count FROM index_versions ORDER BY created_at`,
     );
+    // The old model's version stays ACTIVE as the previous space's, for a switch-back.
     expect(ivs.rows.map((x) => [x.embedding_model, x.status])).toEqual([
-      ["indexwright-local-hash-v1", "RETIRED"],
+      ["indexwright-local-hash-v1", "ACTIVE"],
       ["indexwright-local-hash-v2", "ACTIVE"],
     ]);
     expect(next.texts).toBe(ivs.rows[1].chunk_count);

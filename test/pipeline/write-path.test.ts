@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type pg from "pg";
 import { resetContent } from "../helpers/seed";
+import { spaceFor } from "../helpers/spaces";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { publish } from "../../lib/documents/publish";
 import { rollback } from "../../lib/documents/repository";
@@ -146,10 +147,14 @@ describe("unchanged records of a re-publish", () => {
     expect(hits[0]).toMatchObject({ documentKey: "guide", versionNumber: 2 });
   });
 
-  it("are copied only from the same embedding space: after a model change every record is embedded again", async () => {
+  it("are copied only from the same index space: a version built in another space reuses nothing", async () => {
     const names = ["refund", "travel", "badge"];
+    const other = new LocalEmbedder(384, "another-model");
+    await spaceFor(t.pool, other, { tenants: [TENANT] });
     await pub(names.map(para));
-    await runNext(new LocalEmbedder(384, "another-model"));
+    await runNext(other);
+    // The tenant searches the local space from here on (what a migration's switch does).
+    await t.pool.query(`UPDATE tenants SET active_space_id = indexwright_default_space() WHERE id = $1`, [TENANT]);
     await pub([...names.map(para), para("parking")]);
     const embedder = new CountingEmbedder();
     const stats = await runNext(embedder);

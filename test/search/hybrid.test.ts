@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spaceFor } from "../helpers/spaces";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { testWorker, waitFor } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
 import { requestDelete } from "../../lib/documents/repository";
-import { fuse, search, type SearchHit } from "../../lib/search/search";
+import { fuse, search, tenantSearchSpace, textSearch, type SearchHit } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
 
 // Full-text and hybrid search through the real write path: chunks written by a worker get their
@@ -122,12 +123,16 @@ describe("text and hybrid search", () => {
     expect(await search(t.pool, e, { ...q, tenant: "cjk", query: "XQ-7731-B", principals: [] })).toEqual([]);
   });
 
-  it("text hits come only from the query's embedding space", async () => {
-    const other = new LocalEmbedder(384);
-    Object.defineProperty(other, "model", { value: "another-model" });
-    expect(
-      await search(t.pool, other, { tenant: T, query: "XQ-7731-B", topK: 3, principals: [], mode: "text" }),
-    ).toEqual([]);
+  it("text hits come from the versions the tenant's active space serves, whoever embeds the query", async () => {
+    const q = { tenant: T, query: "XQ-7731-B", topK: 3, principals: [], mode: "text" as const };
+    const mine = keys(await search(t.pool, e, q));
+    expect(mine.length).toBeGreaterThan(0);
+    // The caller's embedder does not choose the space: the tenant's does.
+    expect(keys(await search(t.pool, new LocalEmbedder(384, "another-model"), q))).toEqual(mine);
+    // Read against a space the tenant does not search, nothing is served.
+    const otherId = await spaceFor(t.pool, { model: "another-model", dimensions: 384 });
+    const { space } = await tenantSearchSpace(t.pool, e, T);
+    expect(await textSearch(t.pool, { ...space, id: otherId }, q)).toEqual([]);
   });
 
   it("each tenant's chunks are indexed with its text search configuration", async () => {

@@ -11,6 +11,7 @@ import type { Space } from "../../lib/spaces/types";
 import { actOnMigration, getMigration, startMigration } from "../../lib/spaces/repository";
 import { advanceMigrations } from "../../lib/spaces/maintenance";
 import { hasSpaceIndex } from "../../lib/spaces/indexes";
+import { renderMetrics } from "../../lib/metrics";
 import { Worker } from "../../worker/loop";
 
 // A tenant moves from one index space to another while a reader searches every 200 ms with queries
@@ -22,6 +23,9 @@ const TENANT = "mig";
 const N = 200;
 const SETTINGS = { indexMemoryMb: 64, parallelWorkers: 0 };
 const op = { subject: "user:ops@example.com" };
+
+/** What the scrape says is still to build. */
+const startedMetric = (body: string) => Number(/indexwright_migration_documents_remaining (\d+)/.exec(body)?.[1] ?? -1);
 
 /** Counts texts embedded per space. */
 class CountingSpaces extends SpaceEmbedders {
@@ -146,6 +150,10 @@ describe("an index-space migration", () => {
     let publishToSearchable = 0;
     try {
       const started = await startMigration(t.pool, op, TENANT, { space: "local-256" }, 8);
+      const scrape = (await renderMetrics(t.pool, { leaseSeconds: 10, heartbeatSeconds: 3 })).body;
+      expect(scrape).toMatch(/indexwright_migrations_open\{state="BUILDING"\} 1/);
+      expect(scrape).toMatch(/indexwright_migration_documents_remaining \d+/);
+      expect(startedMetric(scrape)).toBeGreaterThan(0);
       expect(started).toMatchObject({ state: "BUILDING", active: "local", shadow: "local-256" });
       expect(started.documents).toMatchObject({ total: N });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spaceFor } from "../helpers/spaces";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { waitFor, longDocument } from "../helpers/worker";
 import { spawnWorker } from "../helpers/process";
@@ -78,6 +79,8 @@ describe("worker crash", () => {
     };
     try {
       await t.pool.query(`UPDATE index_tasks SET status = 'SUCCEEDED' WHERE status IN ('PENDING', 'RETRY_WAIT')`);
+      // The fake provider's index space is the tenants' (the workers' start then finds it as it is).
+      await spaceFor(t.pool, { model: "fake-embed", dimensions: 384 }, { asDefault: true, allTenants: true });
       fake.mode("slow", { delayMs: 60_000 });
       const r = await publish(t.pool, {
         tenant: "proc",
