@@ -5,7 +5,6 @@ import { actOnMigration, getMigration, startMigration } from "../../lib/spaces/r
 import { createTestDb, type TestDb } from "../helpers/db";
 import { testWorker, waitFor } from "../helpers/worker";
 import { publish } from "../../lib/documents/publish";
-import { reindex } from "../../lib/documents/repository";
 import { search } from "../../lib/search/search";
 import { collectGarbage } from "../../lib/pipeline/run";
 import { LocalEmbedder } from "../../lib/embedding";
