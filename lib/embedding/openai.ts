@@ -166,10 +166,13 @@ export class OpenAIEmbedder implements Embedder {
     if (this.openUntil === 0) return false;
     const now = Date.now();
     if (now < this.openUntil) {
+      // The retry is due when the circuit lets a trial through, not before: a task that came back
+      // sooner (its own backoff is shorter) would only fail fast again and spend another attempt.
+      const trialIn = Math.ceil((this.openUntil - now) / 1000);
       throw this.fail(
         "EMBEDDING_PROVIDER_UNAVAILABLE",
-        `embedding provider circuit open after ${this.consecutiveFailures} consecutive failures; ` +
-          `next trial in ${Math.ceil((this.openUntil - now) / 1000)}s`,
+        `embedding provider circuit open after ${this.consecutiveFailures} consecutive failures; next trial in ${trialIn}s`,
+        { retryAfterSeconds: trialIn },
       );
     }
     if (this.trialInFlight) {

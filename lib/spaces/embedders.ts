@@ -16,7 +16,11 @@ const SPACES_TTL_MS = 10_000;
  * made; a space whose variable is unset cannot embed, and says so with a retryable code (setting
  * the variable and restarting fixes it; the documents are not at fault).
  */
-export function embedderForSpace(space: Space, timeoutMs: number): Embedder {
+export function embedderForSpace(
+  space: Space,
+  timeoutMs: number,
+  circuit?: { failures?: number; openMs?: number },
+): Embedder {
   if (space.provider === "local") return new LocalEmbedder(space.dimensions, space.model);
   const apiKey = space.apiKeyEnv ? secretFromEnv(space.apiKeyEnv) : undefined;
   if (!apiKey)
@@ -30,6 +34,7 @@ export function embedderForSpace(space: Space, timeoutMs: number): Embedder {
     model: space.model,
     dimensions: space.dimensions,
     timeoutMs,
+    circuit,
   });
 }
 
@@ -44,7 +49,14 @@ export class SpaceEmbedders {
   private loadedAt = 0;
   private loading: Promise<void> | null = null;
 
-  constructor(private readonly opts: { timeoutMs: number; preset?: Embedder | null } = { timeoutMs: 30_000 }) {}
+  constructor(
+    private readonly opts: {
+      timeoutMs: number;
+      preset?: Embedder | null;
+      /** The circuit breaker of each OpenAI-compatible space's embedder (lib/embedding/openai.ts). */
+      circuit?: { failures?: number; openMs?: number };
+    } = { timeoutMs: 30_000 },
+  ) {}
 
   get preset(): Embedder | null {
     return this.opts.preset ?? null;
@@ -78,7 +90,7 @@ export class SpaceEmbedders {
     if (p && p.model === space.model && p.dimensions === space.dimensions) return p;
     let e = this.embedders.get(space.id);
     if (!e) {
-      e = embedderForSpace(space, this.opts.timeoutMs);
+      e = embedderForSpace(space, this.opts.timeoutMs, this.opts.circuit);
       this.embedders.set(space.id, e);
     }
     return e;
