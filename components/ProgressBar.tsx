@@ -5,10 +5,25 @@ import { etaSeconds } from "@/lib/ui/eta";
 import { formatDuration, percent } from "@/lib/ui/format";
 import { useNow } from "@/lib/ui/hooks";
 
-type Props = { done: number; total: number; label?: string; size?: "sm" | "lg"; unit?: string };
+type Props = {
+  done: number;
+  total: number;
+  label?: string;
+  size?: "sm" | "lg";
+  unit?: string;
+  /** Seconds left as the server estimates them (null: not known yet); without it the large bar estimates its own. */
+  etaSeconds?: number | null;
+};
 
 /** Determinate progress bar with its numbers in text (not only the bar); the large one also estimates time left. */
-export function ProgressBar({ done, total, label = "Indexing progress", size = "sm", unit = "chunks" }: Props) {
+export function ProgressBar({
+  done,
+  total,
+  label = "Indexing progress",
+  size = "sm",
+  unit = "chunks",
+  etaSeconds,
+}: Props) {
   const pct = percent(done, total);
   const text = total > 0 ? `${done} / ${total} ${unit}` : `${done} ${unit}`;
   return (
@@ -27,7 +42,13 @@ export function ProgressBar({ done, total, label = "Indexing progress", size = "
       <span className="progress__text">
         {text}
         {total > 0 && size === "lg" ? <span className="progress__pct"> · {pct}%</span> : null}
-        {total > 0 && size === "lg" ? <TimeLeft done={done} total={total} /> : null}
+        {total > 0 && size === "lg" && etaSeconds === undefined ? <TimeLeft done={done} total={total} /> : null}
+        {total > 0 && size === "lg" && etaSeconds !== undefined && etaSeconds !== null && done < total ? (
+          <span className="progress__eta" data-testid="progress-eta">
+            {" "}
+            · about {formatDuration(Math.max(1, etaSeconds))} left
+          </span>
+        ) : null}
       </span>
     </div>
   );

@@ -151,6 +151,9 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
   await visit("tasks", "/tasks", "Tasks");
   await visit("task-detail", `/tasks/${taskId}`, `Task #${taskId}`);
   await visit("workers", "/workers", "Workers");
+  await visit("tenants", "/tenants", "Tenants");
+  await visit("tenant-migrations", `/tenants/${TENANT}/migrations`, "Index space migrations");
+  await visit("index-spaces", "/spaces", "Index spaces");
 
   await test.step("search (with a query)", async () => {
     await page.goto(`/search?tenant=${TENANT}&q=${encodeURIComponent(sentence)}`);

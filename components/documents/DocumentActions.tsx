@@ -6,7 +6,7 @@ import { taskHref } from "@/lib/ui/api";
 import { formatDateTime, formatVersion } from "@/lib/ui/format";
 import { useDeleteDocument, useReindex, useRollback, useUnpin } from "@/lib/ui/hooks";
 import { REQUIRED_ROLE } from "@/lib/ui/roles";
-import { UNFINISHED_TASK, unpinForecast } from "@/lib/ui/pin";
+import { UNFINISHED_TASK, builtIn, unpinForecast } from "@/lib/ui/pin";
 import type { DocumentDetail, IndexVersion } from "@/lib/ui/schemas";
 import { ActionForm, ReasonField, useDialogClose, useReason } from "../ActionForm";
 import { Dialog } from "../Dialog";
@@ -17,7 +17,7 @@ type Which = "reindex" | "delete" | "rollback" | "unpin" | null;
 
 /**
  * Index versions search could be pointed back at: complete (READY/RETIRED), not the one serving
- * now, and built in the embedding space search uses (the server refuses any other with
+ * now, and built in the tenant's active index space (the server refuses any other with
  * ROLLBACK_INCOMPATIBLE: it would serve nothing).
  */
 export function rollbackCandidates(doc: DocumentDetail): { versionNumber: number; iv: IndexVersion }[] {
@@ -26,7 +26,7 @@ export function rollbackCandidates(doc: DocumentDetail): { versionNumber: number
   for (const iv of doc.indexVersions) {
     if (iv.status !== "READY" && iv.status !== "RETIRED") continue;
     if (iv.versionNumber === doc.searchVersion) continue;
-    if (space && (iv.embeddingModel !== space.model || iv.embeddingDimensions !== space.dimensions)) continue;
+    if (space && !builtIn(iv, space)) continue;
     if (!seen.has(iv.versionNumber)) seen.set(iv.versionNumber, iv); // newest first from the API
   }
   return [...seen.entries()].sort((a, b) => b[0] - a[0]).map(([versionNumber, iv]) => ({ versionNumber, iv }));

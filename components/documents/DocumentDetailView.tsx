@@ -7,6 +7,8 @@ import { parseLimitOf } from "@/lib/pipeline/parsers/limits";
 import { isApiError, taskHref } from "@/lib/ui/api";
 import { formatBytes, formatDateTime, formatVersion } from "@/lib/ui/format";
 import { DETAIL_BUSY_POLL_MS, DETAIL_IDLE_POLL_MS, useDocument, useTask } from "@/lib/ui/hooks";
+import { builtIn } from "@/lib/ui/pin";
+import { describeSpace, migrationsHref } from "@/lib/ui/spaces";
 import {
   isBusy,
   type DocumentDetail,
@@ -22,6 +24,7 @@ import { BlockSkeleton, EmptyState, QueryErrorState, StaleDataBanner, TableSkele
 import { TableHead } from "../TableHead";
 import { icons } from "../shell/icons";
 import { DeadTaskActions } from "../tasks/DeadTaskActions";
+import { TaskTypeLabel } from "../tasks/TaskType";
 import { ChunkBrowser } from "./ChunkBrowser";
 import { DocumentActions } from "./DocumentActions";
 
@@ -148,6 +151,12 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
           </dd>
         </div>
         <div className="stat">
+          <dt>Index space</dt>
+          <dd className="stat__text" data-testid="doc-space">
+            <SpaceName doc={doc} />
+          </dd>
+        </div>
+        <div className="stat">
           <dt>Last change</dt>
           <dd>
             <RelativeTime iso={doc.updatedAt ?? doc.versions[0]?.publishedAt ?? null} />
@@ -239,7 +248,7 @@ function DetailBody({ doc, fetching }: { doc: DocumentDetail; fetching: boolean 
         {doc.indexVersions.length === 0 ? (
           <p className="card__empty muted">No index has been built for this document yet.</p>
         ) : (
-          <IndexVersionsTable items={doc.indexVersions} searchVersion={doc.searchVersion} />
+          <IndexVersionsTable items={doc.indexVersions} searchVersion={doc.searchVersion} space={doc.embeddingSpace} />
         )}
       </section>
 
@@ -355,7 +364,9 @@ function TasksTable({ tasks }: { tasks: DocumentTask[] }) {
                 </Link>
               </td>
               <td className="mono">{formatVersion(t.versionNumber)}</td>
-              <td className="mono">{t.taskType}</td>
+              <td>
+                <TaskTypeLabel type={t.taskType} />
+              </td>
               <td>
                 <TaskStatusBadge status={t.status} />
               </td>
@@ -463,10 +474,34 @@ function DriftNotes({ doc }: { doc: DocumentDetail }) {
   return null;
 }
 
-/** After an embedding-model change the version on record is invisible to search until it is rebuilt. */
+/**
+ * The tenant's active index space (the one search reads), by name where the API gives it, else by
+ * model and dimensions; it links to the tenant's migrations.
+ */
+function SpaceName({ doc }: { doc: DocumentDetail }) {
+  const space = doc.embeddingSpace;
+  if (!space) return <span className="muted">not known</span>;
+  return (
+    <Link
+      href={migrationsHref(doc.tenant)}
+      className="mono"
+      title={`${space.model}, ${space.dimensions} dimensions: the space search reads in ${doc.tenant}. Open its migrations.`}
+    >
+      {space.name ?? describeSpace(space)}
+    </Link>
+  );
+}
+
+/** A search version built outside the tenant's active index space is invisible to search until it is rebuilt. */
 function StaleModelNote({ doc }: { doc: DocumentDetail }) {
   if (doc.searchVersionServed || doc.searchVersion === null || doc.state === DOCUMENT_STATE.DELETED) return null;
-  const serving = doc.indexVersions.find((iv) => iv.status === "ACTIVE");
+  // A migration's shadow space keeps versions ACTIVE too: the one on record is the search
+  // version's, outside the active space.
+  const space = doc.embeddingSpace;
+  const serving =
+    doc.indexVersions.find(
+      (iv) => iv.status === "ACTIVE" && iv.versionNumber === doc.searchVersion && (!space || !builtIn(iv, space)),
+    ) ?? doc.indexVersions.find((iv) => iv.status === "ACTIVE");
   return (
     <div className="note note--amber" role="note" data-testid="stale-model-note">
       <span className="note__icon" aria-hidden="true">
@@ -525,7 +560,16 @@ const INDEX_STATUS_HINT: Record<string, string> = {
   RETIRED: "Served before; kept for rollback until retention ends.",
 };
 
-function IndexVersionsTable({ items, searchVersion }: { items: IndexVersion[]; searchVersion: number | null }) {
+function IndexVersionsTable({
+  items,
+  searchVersion,
+  space,
+}: {
+  items: IndexVersion[];
+  searchVersion: number | null;
+  /** The tenant's active space: an ACTIVE version outside it is a migration's shadow, not what search reads. */
+  space: DocumentDetail["embeddingSpace"];
+}) {
   return (
     <div className="table-wrap">
       <table className="table">
@@ -548,8 +592,16 @@ function IndexVersionsTable({ items, searchVersion }: { items: IndexVersion[]; s
             <tr key={iv.id} data-testid="index-version-row" data-version={iv.versionNumber} data-status={iv.status}>
               <td className="nowrap">
                 <span className="mono">{formatVersion(iv.versionNumber)}</span>
-                {iv.status === "ACTIVE" && iv.versionNumber === searchVersion ? (
+                {iv.status === "ACTIVE" && iv.versionNumber === searchVersion && (!space || builtIn(iv, space)) ? (
                   <span className="pill pill--ok pill--tag">serving</span>
+                ) : iv.status === "ACTIVE" && space && !builtIn(iv, space) ? (
+                  <span
+                    className="pill pill--neutral pill--tag"
+                    title="Built in another index space than the one search reads in this tenant (a migration's, kept in step for a switch or a switch back, or one left from before a change of space): search does not read it."
+                    data-testid="index-version-other-space"
+                  >
+                    other space
+                  </span>
                 ) : null}
               </td>
               <td>

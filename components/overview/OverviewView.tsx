@@ -15,6 +15,7 @@ import { BacklogChart, DriftChart, ErrorBreakdownChart, LatencyChart, OldestDueC
 import { RangePicker, ThroughputChart } from "./ActivityCharts";
 import { ReconcilerCard } from "./ReconcilerCard";
 import { PausePanel } from "../operations/PausePanel";
+import { OpenMigrationsCard } from "../migrations/TenantsView";
 import "../access.css";
 
 /** Thresholds for the warning colours (seconds). */
@@ -356,6 +357,8 @@ function OverviewBody({
           />
         ) : null}
       </dl>
+
+      <OpenMigrationsCard />
 
       {fleet ? (
         <div className="charts">

@@ -6,6 +6,7 @@ import { useId, useMemo, useRef, useState, type FormEvent } from "react";
 import { TENANT_PATTERN } from "@/lib/domain/constants";
 import { documentHref, isApiError, splitList, type Tenant } from "@/lib/ui/api";
 import { useSearch, useSlashToFocus, useTenants } from "@/lib/ui/hooks";
+import { migrationsHref } from "@/lib/ui/spaces";
 import type { SearchInput } from "@/lib/ui/schemas";
 import type { SearchHit } from "@/lib/ui/trust";
 import { mayNamePrincipals, principalProblem, searchIsAudited } from "@/lib/ui/trust";
@@ -411,6 +412,7 @@ function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
       ) : (
         <>
           <SearchedAs searchedAs={search.data.searchedAs} audited={searchIsAudited(viewer, input.principals)} />
+          <AnsweredBy space={search.data.space} tenant={input.tenant} />
           {hits.length === 0 ? (
             <div className="card">
               <EmptyState icon={icons.search} title={`No results for “${input.query}”`}>
@@ -453,6 +455,19 @@ function Results({ input, search, viewer, withoutPrincipals }: ResultsProps) {
         </>
       )}
     </section>
+  );
+}
+
+/** The index space that answered: the tenant's active one when the search statement ran. */
+function AnsweredBy({ space, tenant }: { space: string | null; tenant: string }) {
+  if (!space) return null;
+  return (
+    <p className="searched-as" data-testid="search-space" data-space={space}>
+      <span>Answered from index space</span> <span className="chip">{space}</span>
+      <Link href={migrationsHref(tenant)} className="muted">
+        Migrations of {tenant}
+      </Link>
+    </p>
   );
 }
 

@@ -23,6 +23,8 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/overview", label: "Overview", icon: icons.overview },
   { href: "/documents", label: "Documents", icon: icons.documents },
   { href: "/tasks", label: "Tasks", icon: icons.tasks },
+  { href: "/tenants", label: "Tenants", icon: icons.tenants },
+  { href: "/spaces", label: "Index spaces", icon: icons.spaces, requires: "viewSpaces" },
   { href: "/workers", label: "Workers", icon: icons.workers, fleet: true },
   { href: "/search", label: "Search", icon: icons.search },
   { href: "/audit", label: "Audit", icon: icons.audit, requires: "viewAudit" },

@@ -68,6 +68,26 @@ export const icons = {
       <path d="M8 3.5H4.5v13H8M13 6.5l3.5 3.5-3.5 3.5M16.5 10H8" />
     </Icon>
   ),
+  /** Index spaces: two stacked layers. */
+  spaces: (
+    <Icon>
+      <path d="M10 3l7 3.5-7 3.5-7-3.5z" />
+      <path d="M3 10l7 3.5 7-3.5M3 13.5L10 17l7-3.5" />
+    </Icon>
+  ),
+  /** Tenants: three buildings of a campus. */
+  tenants: (
+    <Icon>
+      <path d="M3 17V7l5-3v13M8 17V9l5-2v10M13 17v-6l4 1.5V17M2 17h16" />
+    </Icon>
+  ),
+  /** Large index-spaces mark for empty states. */
+  spacesLarge: (
+    <Icon width="28" height="28">
+      <path d="M10 3l7 3.5-7 3.5-7-3.5z" />
+      <path d="M3 10l7 3.5 7-3.5M3 13.5L10 17l7-3.5" />
+    </Icon>
+  ),
   plus: (
     <Icon>
       <path d="M10 4v12M4 10h12" />

@@ -6,6 +6,7 @@ import { documentHref, isApiError, type TaskDetail } from "@/lib/ui/api";
 import { formatDateTime, formatRatio, formatVersion } from "@/lib/ui/format";
 import { TASK_DETAIL_POLL_MS, useNow, useTask } from "@/lib/ui/hooks";
 import { isTerminalStatus } from "@/lib/ui/schemas";
+import { migrationsHref } from "@/lib/ui/spaces";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { TaskStatusBadge } from "../StateBadge";
@@ -15,6 +16,7 @@ import { DeadTaskActions } from "./DeadTaskActions";
 import { CancelTaskAction } from "./CancelTaskDialog";
 import { PausedNote } from "./PausedNote";
 import { TaskTimeline } from "./TaskTimeline";
+import { TASK_TYPE_HINT } from "./TaskType";
 
 export function TaskDetailView({ taskId }: { taskId: string }) {
   const query = useTask(taskId);
@@ -84,8 +86,13 @@ function forceCloseReason(task: TaskDetail): { actor: string | null; reason: str
 
 function explain(task: TaskDetail): string {
   const v = formatVersion(task.versionNumber);
+  const migrate = task.taskType === "MIGRATE";
   const what =
-    task.taskType === "DELETE" ? `removing ${task.documentKey} from search` : `indexing ${v} of ${task.documentKey}`;
+    task.taskType === "DELETE"
+      ? `removing ${task.documentKey} from search`
+      : migrate
+        ? `building ${v} of ${task.documentKey} into the tenant's other index space (a migration build)`
+        : `indexing ${v} of ${task.documentKey}`;
   switch (task.status) {
     case "PENDING":
       return `Waiting for a worker: ${what}.`;
@@ -96,11 +103,15 @@ function explain(task: TaskDetail): string {
     case "SUCCEEDED":
       return task.taskType === "DELETE"
         ? `Done: ${task.documentKey} was removed from search.`
-        : `Done: ${v} of ${task.documentKey} is indexed.`;
+        : migrate
+          ? `Done: ${v} of ${task.documentKey} is built in the migration's index space; search reads it there once the tenant switches.`
+          : `Done: ${v} of ${task.documentKey} is indexed.`;
     case "DEAD":
       return `Gave up after ${task.attempts} attempt${task.attempts === 1 ? "" : "s"}${task.errorCode ? ` with ${task.errorCode}` : ""}. Nothing more happens until an operator retries or force-closes it.`;
     case "SUPERSEDED":
-      return `Superseded: a newer version was published before this one finished, so ${v} was skipped.`;
+      return migrate
+        ? `Superseded: the migration ended, or search moved ${task.documentKey} to another version (which was queued instead), before this build finished.`
+        : `Superseded: a newer version was published before this one finished, so ${v} was skipped.`;
     case "CANCELLED":
       return `Cancelled before it ran (who and why: below). ${v} was not indexed; retry it to run it after all.`;
     case "RESOLVED": {
@@ -130,9 +141,14 @@ function TaskBody({ task, fetching }: { task: TaskDetail; fetching: boolean }) {
         <div className="doc-header__main">
           <h1 className="page__title doc-header__title">Task #{task.taskId}</h1>
           <p className="doc-header__meta">
-            <span className="pill pill--neutral mono" data-testid="task-type">
+            <span className="pill pill--neutral mono" data-testid="task-type" title={TASK_TYPE_HINT[task.taskType]}>
               {task.taskType}
             </span>
+            {task.taskType === "MIGRATE" ? (
+              <Link href={migrationsHref(task.tenant)} data-testid="task-migration-link">
+                Migration build
+              </Link>
+            ) : null}
             <span className="tenant-chip">{task.tenant}</span>
             <Link href={documentHref(task.tenant, task.documentKey)} className="mono" data-testid="task-document-link">
               {task.documentKey}

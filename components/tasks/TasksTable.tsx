@@ -11,6 +11,7 @@ import { CancelTaskAction } from "./CancelTaskDialog";
 import { PausedNote } from "./PausedNote";
 import { SelectTask } from "./TaskSelection";
 import { TableHead } from "../TableHead";
+import { TaskTypeLabel } from "./TaskType";
 
 export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed?: boolean }) {
   const now = useNow(5_000);
@@ -70,7 +71,9 @@ export function TasksTable({ items, dimmed = false }: { items: OpsTask[]; dimmed
                     </span>
                   </span>
                 </td>
-                <td className="mono">{t.taskType}</td>
+                <td>
+                  <TaskTypeLabel type={t.taskType} />
+                </td>
                 <td className="cell-state">
                   <TaskStatusBadge status={t.status} /> <PausedNote paused={t.paused} />{" "}
                   <CancelTaskAction

@@ -959,7 +959,7 @@ export type paths = {
         put?: never;
         /**
          * Back to the previous space at once
-         * @description Nothing is embedded: the previous space kept following every publish since the switch. Audited as migration.switch-back.
+         * @description Nothing is embedded: the previous space kept following every publish since the switch. Audited as migration.switch_back.
          *
          *     Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
          */
@@ -1343,6 +1343,11 @@ export type components = {
         Tenant: {
             id: string;
             name: string;
+            /** @description The index space the tenant's search reads (its active space). */
+            space: {
+                id: number;
+                name: string;
+            };
         };
         DocumentPage: {
             items: components["schemas"]["DocumentSummary"][];

@@ -387,7 +387,19 @@ export const overview = z
   .meta({ id: "Overview" });
 
 export const tenantList = z
-  .strictObject({ items: z.array(z.strictObject({ id: z.string(), name: z.string() }).meta({ id: "Tenant" })) })
+  .strictObject({
+    items: z.array(
+      z
+        .strictObject({
+          id: z.string(),
+          name: z.string(),
+          space: z
+            .strictObject({ id: z.number().int(), name: z.string() })
+            .meta({ description: "The index space the tenant's search reads (its active space)." }),
+        })
+        .meta({ id: "Tenant" }),
+    ),
+  })
   .meta({ id: "TenantList" });
 
 export const auditPage = z

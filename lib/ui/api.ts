@@ -19,13 +19,22 @@ export class ApiError extends Error {
   readonly code: string;
   /** Per-field messages when the backend names the offending fields (keys are field names). */
   readonly fieldErrors: Record<string, string>;
+  /** The error's `details` as the API sent them (e.g. the counts a MIGRATION_NOT_READY carries). */
+  readonly details: unknown;
 
-  constructor(status: number, code: string, message: string, fieldErrors: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    fieldErrors: Record<string, string> = {},
+    details: unknown = undefined,
+  ) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.fieldErrors = fieldErrors;
+    this.details = details;
   }
 
   get isNotFound(): boolean {
@@ -89,7 +98,7 @@ export async function errorFrom(res: Response): Promise<ApiError> {
     const prefixed = message ? /^([A-Za-z_][\w.]*): (.+)$/s.exec(message) : null;
     if (Object.keys(fieldErrors).length === 0 && prefixed && res.status >= 400 && res.status < 500)
       fieldErrors[prefixed[1]] = prefixed[2];
-    return new ApiError(res.status, code, message || defaultMessage(res.status), fieldErrors);
+    return new ApiError(res.status, code, message || defaultMessage(res.status), fieldErrors, details);
   }
   return new ApiError(res.status, `HTTP_${res.status}`, defaultMessage(res.status));
 }

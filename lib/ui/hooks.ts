@@ -82,11 +82,12 @@ export function useDocuments(filters: DocumentFilters) {
   });
 }
 
-export function useTenants() {
+/** The caller's tenants; `fresh` (the Tenants page, where the list is the content) reads them again on every visit. */
+export function useTenants({ fresh = false }: { fresh?: boolean } = {}) {
   return useQuery({
     queryKey: queryKeys.tenants,
     queryFn: ({ signal }) => fetchTenants(signal),
-    staleTime: 30_000,
+    staleTime: fresh ? 0 : 30_000,
   });
 }
 
@@ -270,7 +271,7 @@ export function useSearch(input: SearchInput | null) {
   return useQuery({
     queryKey: input ? queryKeys.search(input) : ["search", "idle"],
     queryFn: ({ signal }): Promise<SearchAnswer> =>
-      input ? searchWithPrincipals(input, signal) : Promise.resolve({ hits: [], searchedAs: null }),
+      input ? searchWithPrincipals(input, signal) : Promise.resolve({ hits: [], searchedAs: null, space: null }),
     enabled: input !== null,
     staleTime: 10_000,
     refetchOnWindowFocus: false,

@@ -18,6 +18,11 @@ export const REQUIRED_ROLE = {
   forceDone: "operator",
   bulkRetry: "operator",
   viewAudit: "operator",
+  /** Index spaces: operators read them (to choose a migration's target); admins create, change and retire them. */
+  viewSpaces: "operator",
+  manageSpaces: "admin",
+  /** Start, switch, switch back, abort and finish a tenant's index-space migration. */
+  migrate: "operator",
   manageAccess: "admin",
 } as const satisfies Record<string, Role>;
 

@@ -142,6 +142,10 @@ export const indexVersionSchema = z.object({
   chunkerVersion: nullableStr,
   embeddingModel: nullableStr,
   embeddingDimensions: nullableNum,
+  spaceId: z
+    .number()
+    .nullish()
+    .transform((v) => v ?? null),
   chunkCount: nullableNum,
   createdAt: z.string(),
   activatedAt: nullableStr,
@@ -173,9 +177,17 @@ export const documentDetailSchema = documentSummarySchema.omit({ updatedAt: true
     .array(indexVersionSchema)
     .nullish()
     .transform((v) => v ?? []),
-  /** The space search queries in now (null: not known). */
+  /** The tenant's active index space, the one search reads (null: not known). */
   embeddingSpace: z
-    .object({ model: z.string(), dimensions: num })
+    .object({
+      id: z
+        .number()
+        .nullish()
+        .transform((v) => v ?? null),
+      name: nullableStr,
+      model: z.string(),
+      dimensions: num,
+    })
     .nullish()
     .transform((v) => v ?? null),
 });

@@ -151,8 +151,8 @@ export function principalProblem(list: readonly string[]): string | null {
 }
 
 export type SearchHit = Schemas["SearchHit"];
-/** searchedAs is null before any search ran. */
-export type SearchAnswer = { hits: SearchHit[]; searchedAs: string[] | null };
+/** searchedAs and space are null before any search ran; space is the index space that answered. */
+export type SearchAnswer = { hits: SearchHit[]; searchedAs: string[] | null; space: string | null };
 
 /** One search, and the ACL principals the server actually searched as. */
 export async function searchWithPrincipals(input: SearchInput, signal?: AbortSignal): Promise<SearchAnswer> {
