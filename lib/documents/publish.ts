@@ -13,7 +13,10 @@ import { isBinaryContentType } from "../pipeline/parsers/content-types";
 import { PipelineError } from "../pipeline/parsers/common";
 import { tokenCounterFor } from "../pipeline/tokens";
 import { SUPPORTED_TYPES, type PublishBody } from "./schemas";
-import { TASK_TYPES, type DocumentState } from "../domain/constants";
+import { TASK_TYPE, type DocumentState } from "../domain/constants";
+
+/** What a publish supersedes: every older task bound to the business version (MIGRATE is not). */
+const PUBLISH_SUPERSEDES = [TASK_TYPE.INDEX, TASK_TYPE.REINDEX, TASK_TYPE.DELETE] as const;
 
 export type PublishInput = {
   tenant: string;
@@ -361,8 +364,10 @@ async function publishInTx(
     // version must not become visible again while the new one is being indexed.
     await removeFromSearch(tx, doc.id);
   }
-  // A re-publish wins over everything older, a pending DELETE included.
-  const supersede = supersedeOlderTasks(doc.id, versionNumber, input.actor, TASK_TYPES);
+  // A re-publish wins over everything older, a pending DELETE included; not over MIGRATE work,
+  // which is bound to the version search serves, not to the business version (a new version's
+  // build may fail, and search then still serves the old one, which the shadow space must have).
+  const supersede = supersedeOlderTasks(doc.id, versionNumber, input.actor, PUBLISH_SUPERSEDES);
   await q(supersede.text, supersede.values);
   await q(
     `UPDATE search_pointers SET pinned = false, pinned_by = NULL, pinned_reason = NULL WHERE document_id = $1 AND pinned`,

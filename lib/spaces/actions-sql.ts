@@ -7,7 +7,7 @@ import { OPEN_MIGRATION_STATES } from "./types";
 
 const OPEN = sqlList(OPEN_MIGRATION_STATES);
 
-export const MIGRATION_COLUMNS = `m.id::text, m.tenant_id, m.from_space_id, m.to_space_id, m.state, m.auto_switch, m.documents_total,
+export const MIGRATION_COLUMNS = `m.id::text, m.tenant_id, m.from_space_id, m.to_space_id, m.state, m.auto_switch, m.documents_total, m.max_attempts,
        m.texts_embedded::text, m.tokens_embedded::text, m.created_by, m.reason, m.created_at, m.ready_at, m.switched_at,
        m.switched_by, m.ended_at, m.ended_by, m.gate`;
 
@@ -34,13 +34,14 @@ export function insertMigration(
   autoSwitch: boolean,
   actor: string,
   reason: string | null,
+  maxAttempts: number,
 ): Statement {
   return {
-    text: `INSERT INTO space_migrations (tenant_id, from_space_id, to_space_id, auto_switch, created_by, reason, documents_total)
-VALUES ($1, $2, $3, $4, $5, $6,
+    text: `INSERT INTO space_migrations (tenant_id, from_space_id, to_space_id, auto_switch, created_by, reason, max_attempts, documents_total)
+VALUES ($1, $2, $3, $4, $5, $6, $7,
         (SELECT count(*)::int FROM search_pointers sp JOIN documents d ON d.id = sp.document_id AND d.deleted_at IS NULL WHERE sp.tenant_id = $1))
 RETURNING id::text`,
-    values: [tenantId, fromSpaceId, toSpaceId, autoSwitch, actor, reason],
+    values: [tenantId, fromSpaceId, toSpaceId, autoSwitch, actor, reason, maxAttempts],
   };
 }
 
@@ -102,7 +103,9 @@ export function migrationTasks(tenantId: string, since: Date): Statement {
  * (takeShadowPointers then makes the other space's active), in one transaction, with the tenant's active space set. indexwright.space_swap tells the pointer
  * triggers that this is a swap, not a move (nothing to queue, no webhook for each document).
  * The caller holds the tenant's space lock exclusive and every pointer of the tenant, and has
- * checked coverage: every active pointer has a shadow at the same version.
+ * checked coverage: every active pointer has a shadow at the same version. An active pointer whose
+ * version is not in `fromSpaceId` (data from before index spaces) is not kept: the previous space
+ * then lacks that document, and the migration's work queued after the swap builds it there.
  */
 export function swapPointers(tenantId: string, fromSpaceId: number): Statement {
   return {
@@ -111,7 +114,8 @@ export function swapPointers(tenantId: string, fromSpaceId: number): Statement {
 ), saved AS (
   INSERT INTO space_pointers (space_id, document_id, tenant_id, index_version_id, version_number, pinned, pinned_by, pinned_reason, updated_at)
   SELECT $2, sp.document_id, sp.tenant_id, sp.index_version_id, sp.version_number, sp.pinned, sp.pinned_by, sp.pinned_reason, now()
-    FROM search_pointers sp, flag WHERE sp.tenant_id = $1
+    FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id AND iv.space_id = $2, flag
+   WHERE sp.tenant_id = $1
   ON CONFLICT (space_id, document_id) DO UPDATE
      SET index_version_id = EXCLUDED.index_version_id, version_number = EXCLUDED.version_number, pinned = EXCLUDED.pinned,
          pinned_by = EXCLUDED.pinned_by, pinned_reason = EXCLUDED.pinned_reason, updated_at = now()
@@ -119,6 +123,25 @@ export function swapPointers(tenantId: string, fromSpaceId: number): Statement {
 )
 SELECT (SELECT count(*) FROM saved)::int AS saved, (SELECT count(*) FROM flag)::int AS flagged`,
     values: [tenantId, fromSpaceId],
+  };
+}
+
+/**
+ * Before a swap: the pointers of documents that are deleted but whose DELETE has not run yet go,
+ * as that DELETE would do (search already hides them; the trigger drops their shadow pointers
+ * too). Coverage counts live documents only, so such a pointer would otherwise stay behind in the
+ * old space.
+ */
+export function dropDeletedPointers(tenantId: string): Statement {
+  return {
+    text: `WITH gone AS (
+  DELETE FROM search_pointers sp USING documents d
+   WHERE d.id = sp.document_id AND sp.tenant_id = $1 AND d.deleted_at IS NOT NULL
+  RETURNING sp.index_version_id
+)
+UPDATE index_versions iv SET status = 'RETIRED', retired_at = now()
+  FROM gone WHERE iv.id = gone.index_version_id AND iv.status = 'ACTIVE'`,
+    values: [tenantId],
   };
 }
 

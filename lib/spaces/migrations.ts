@@ -24,6 +24,7 @@ export type MigrationRow = {
   state: MigrationState;
   auto_switch: boolean;
   documents_total: number;
+  max_attempts: number;
   texts_embedded: string;
   tokens_embedded: string;
   created_by: string;
@@ -107,7 +108,15 @@ export async function startMigrationIn(
       { migrationId: open.id, state: open.state },
     );
   const [{ id }] = await db.rows<{ id: string }>(
-    m.insertMigration(input.tenant, tenant.active_space_id, input.to.id, input.autoSwitch, input.actor, input.reason),
+    m.insertMigration(
+      input.tenant,
+      tenant.active_space_id,
+      input.to.id,
+      input.autoSwitch,
+      input.actor,
+      input.reason,
+      input.maxAttempts,
+    ),
   );
   await db.rows(queueMigrationTasks(input.tenant, input.to.id, id, input.maxAttempts, input.actor));
   await db.exec(notifyTasks());
@@ -130,10 +139,14 @@ export async function switchIn(
     );
   await db.rows(m.lockActivePointers(input.tenant));
   await db.rows(m.lockShadowSpacePointers(input.tenant, row.to_space_id));
+  await db.exec(m.dropDeletedPointers(input.tenant));
   const gate = await mayServe(db, input.tenant, row.to_space_id, "the candidate space");
   await db.rows(m.swapPointers(input.tenant, row.from_space_id));
   await db.rows(m.takeShadowPointers(input.tenant, row.to_space_id));
   await db.rows(m.endSwap());
+  // The previous space now follows; whatever it lacks (a pointer it never held) is queued for it.
+  await db.rows(queueMigrationTasks(input.tenant, row.from_space_id, row.id, row.max_attempts, input.actor));
+  await db.exec(notifyTasks());
   await db.exec(
     m.setMigrationState(row.id, "SWITCHED", {
       switchedBy: input.actor,
@@ -154,6 +167,7 @@ export async function switchBackIn(
   expectState(row, ["SWITCHED"], "a switch-back");
   await db.rows(m.lockActivePointers(input.tenant));
   await db.rows(m.lockShadowSpacePointers(input.tenant, row.from_space_id));
+  await db.exec(m.dropDeletedPointers(input.tenant));
   await mayServe(db, input.tenant, row.from_space_id, "the previous space");
   await db.rows(m.swapPointers(input.tenant, row.to_space_id));
   await db.rows(m.takeShadowPointers(input.tenant, row.from_space_id));

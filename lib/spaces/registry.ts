@@ -119,16 +119,17 @@ export async function registerEnvironmentSpace(pool: pg.Pool, cfg: Config): Prom
         }
       }
     }
+    // A space some tenant searches needs its index now; one a migration is loading gets it in one
+    // bulk build when the migration reaches coverage (lib/spaces/maintenance.ts). Made here, under
+    // the registration lock: IF NOT EXISTS does not hold against a concurrent CREATE INDEX, and
+    // workers started together with new settings would race on it.
+    const loading = await tx.query(
+      `SELECT 1 FROM space_migrations WHERE to_space_id = $1 AND state = 'BUILDING' LIMIT 1`,
+      [space.id],
+    );
+    if (loading.rows.length === 0 && !(await hasSpaceIndex(tx, space.id))) await tx.query(spaceIndexSql(space, false));
     return { space, created, becameDefault: previous?.id !== space.id, migrationsStarted };
   });
-  // A space some tenant searches needs its index now; one a migration is loading gets it in one
-  // bulk build when the migration reaches coverage (lib/spaces/maintenance.ts).
-  const loading = await pool.query(
-    `SELECT 1 FROM space_migrations WHERE to_space_id = $1 AND state = 'BUILDING' LIMIT 1`,
-    [result.space.id],
-  );
-  if (loading.rows.length === 0 && !(await hasSpaceIndex(pool, result.space.id)))
-    await pool.query(spaceIndexSql(result.space, false));
   if (result.created || result.becameDefault)
     log.info(
       {

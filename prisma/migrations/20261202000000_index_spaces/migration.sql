@@ -100,6 +100,9 @@ ALTER TABLE "tenants" ALTER COLUMN "active_space_id" SET NOT NULL;
 -- shadow space (the candidate of an open migration, or the previous space after its switch).
 ALTER TABLE "index_tasks" DROP CONSTRAINT "index_tasks_type_check";
 ALTER TABLE "index_tasks" ADD CONSTRAINT "index_tasks_type_check" CHECK ("task_type" IN ('INDEX','REINDEX','DELETE','MIGRATE'));
+-- Pausing the MIGRATE type holds every migration's work (docs/index-spaces.md).
+ALTER TABLE "task_pauses" DROP CONSTRAINT "task_pauses_type_check";
+ALTER TABLE "task_pauses" ADD CONSTRAINT "task_pauses_type_check" CHECK ("task_type" IN ('INDEX','REINDEX','DELETE','MIGRATE'));
 -- The space a MIGRATE task was last queued for (shown on the task); the worker builds into the
 -- tenant's shadow space as it stands when the task runs.
 ALTER TABLE "index_tasks" ADD COLUMN "space_id" INTEGER REFERENCES "embedding_spaces"("id");
@@ -121,6 +124,9 @@ CREATE TABLE "space_migrations" (
     "documents_total" INTEGER NOT NULL DEFAULT 0,
     "texts_embedded"  BIGINT NOT NULL DEFAULT 0,
     "tokens_embedded" BIGINT NOT NULL DEFAULT 0,
+    -- The attempt budget of its MIGRATE tasks (the configured MAX_ATTEMPTS when it started): the
+    -- pointer trigger queues tasks with it, since a trigger cannot read the configuration.
+    "max_attempts"    INTEGER NOT NULL DEFAULT 8,
     "created_by"      TEXT NOT NULL,
     "reason"          TEXT,
     "created_at"      TIMESTAMPTZ(3) NOT NULL DEFAULT now(),
@@ -173,7 +179,7 @@ BEGIN
     DELETE FROM "space_pointers" WHERE "document_id" = OLD."document_id";
     RETURN NULL;
   END IF;
-  SELECT "id", CASE WHEN "state" = 'SWITCHED' THEN "from_space_id" ELSE "to_space_id" END AS "shadow" INTO m
+  SELECT "id", "max_attempts", CASE WHEN "state" = 'SWITCHED' THEN "from_space_id" ELSE "to_space_id" END AS "shadow" INTO m
     FROM "space_migrations" WHERE "tenant_id" = NEW."tenant_id" AND "state" IN ('BUILDING','READY','SWITCHED');
   IF NOT FOUND THEN
     RETURN NULL;
@@ -185,7 +191,7 @@ BEGIN
        AND ("pinned", "pinned_by", "pinned_reason") IS DISTINCT FROM (NEW."pinned", NEW."pinned_by", NEW."pinned_reason");
     RETURN NULL;
   END IF;
-  PERFORM "indexwright_queue_migrate"(NEW."tenant_id", NEW."document_id", NEW."version_number", m.shadow, m.id);
+  PERFORM "indexwright_queue_migrate"(NEW."tenant_id", NEW."document_id", NEW."version_number", m.shadow, m.id, m.max_attempts);
   RETURN NULL;
 END $$;
 
@@ -193,12 +199,12 @@ END $$;
 -- it builds into the shadow space as it stands when it runs. A revived one keeps its attempts (the
 -- fencing token only grows) and gets a fresh budget on top, as a restarted REINDEX does. The same
 -- statement for a whole tenant is lib/queue/actions-sql.ts queueMigrationTasks.
-CREATE FUNCTION "indexwright_queue_migrate"(p_tenant TEXT, p_document UUID, p_version INTEGER, p_space INTEGER, p_migration BIGINT) RETURNS VOID LANGUAGE plpgsql AS $$
+CREATE FUNCTION "indexwright_queue_migrate"(p_tenant TEXT, p_document UUID, p_version INTEGER, p_space INTEGER, p_migration BIGINT, p_max_attempts INTEGER) RETURNS VOID LANGUAGE plpgsql AS $$
 DECLARE
   t RECORD;
 BEGIN
-  INSERT INTO "index_tasks" ("tenant_id", "document_id", "version_number", "task_type", "space_id")
-  VALUES (p_tenant, p_document, p_version, 'MIGRATE', p_space)
+  INSERT INTO "index_tasks" ("tenant_id", "document_id", "version_number", "task_type", "space_id", "max_attempts")
+  VALUES (p_tenant, p_document, p_version, 'MIGRATE', p_space, p_max_attempts)
   ON CONFLICT ("document_id", "version_number", "tenant_id", "task_type") DO UPDATE
      SET "status" = 'PENDING', "max_attempts" = "index_tasks"."attempts" + EXCLUDED."max_attempts", "space_id" = EXCLUDED."space_id",
          "next_attempt_at" = now(), "error_code" = NULL, "error_message" = NULL, "lease_owner" = NULL, "lease_until" = NULL,
