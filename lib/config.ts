@@ -330,12 +330,25 @@ export function settings<N extends RawSetting>(...names: N[]): Partial<Record<N,
 }
 
 /**
+ * The names an index space may give for its key: `…_API_KEY`, and never one of this product's own
+ * variables. A space sends the value to its base URL as a bearer token, so a free choice would let
+ * an admin send any server secret (DATABASE_URL, INDEXWRIGHT_SESSION_SECRET, OIDC_CLIENT_SECRET) to
+ * a host of their choosing.
+ */
+export function isProviderKeyVariable(name: string): boolean {
+  if (name === "OPENAI_API_KEY") return true;
+  return (
+    /^[A-Z][A-Z0-9_]{0,119}_API_KEY$/.test(name) && !name.startsWith("INDEXWRIGHT_") && !CONFIG_VARIABLES.includes(name)
+  );
+}
+
+/**
  * The value of the environment variable an index space names for its key (embedding_spaces.api_key_env):
  * the database holds the variable's name, never the key. Only upper-case names of letters, digits
  * and underscores are read.
  */
 export function secretFromEnv(name: string): string | undefined {
-  if (!/^[A-Z][A-Z0-9_]{0,127}$/.test(name)) return undefined;
+  if (!isProviderKeyVariable(name)) return undefined;
   const v = process.env[name];
   return v === undefined || v === "" ? undefined : v;
 }

@@ -280,7 +280,7 @@ async function lockForPublish(q: Q, input: PublishInput): Promise<LockedDocument
     // The row lock serialises concurrent publishes of one document, so version numbers are dense.
     const doc = (
       await q<LockedDocument>(
-        `SELECT d.id, d.business_version, d.deleted_at FROM documents d WHERE d.tenant_id = $1 AND d.key = $2 FOR UPDATE OF d`,
+        `SELECT d.id, d.business_version, d.deleted_at FROM documents d WHERE d.tenant_id = $1 AND d.key = $2 FOR NO KEY UPDATE OF d`,
         [input.tenant, input.key],
       )
     ).rows[0];

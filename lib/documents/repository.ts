@@ -411,7 +411,7 @@ type LockedDocument = { id: string; business_version: number; deleted_at: Date |
 async function lockDocumentByKey(tx: Tx, tenant: string, key: string): Promise<LockedDocument | null> {
   const [d] = await tx.$queryRaw<
     LockedDocument[]
-  >`SELECT id, business_version, deleted_at FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR UPDATE`;
+  >`SELECT id, business_version, deleted_at FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR NO KEY UPDATE`;
   return d ?? null;
 }
 
@@ -688,7 +688,7 @@ export async function rename(pool: pg.Pool, tenant: string, key: string, newKey:
   return transaction(pool, async (tx) => {
     const [d] = await tx.$queryRaw<
       { id: string }[]
-    >`SELECT id FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR UPDATE`;
+    >`SELECT id FROM documents WHERE tenant_id = ${tenant} AND key = ${key} FOR NO KEY UPDATE`;
     if (!d) {
       // Repeating a finished rename is harmless, but only that exact rename: the document now at
       // newKey must be the one the audit log says was renamed from key. Anything else is a 404.

@@ -127,8 +127,11 @@ export async function runIndexBatch(
   if (unbuilt.length > 0) {
     const out = await supersedeNow(
       pool,
+      spaces,
       unbuilt.map((i) => members[i]),
       "no migration is open for the tenant",
+      opts,
+      round,
     );
     unbuilt.forEach((i, k) => settle(i, out[k]));
   }
@@ -199,8 +202,16 @@ async function runGroup(
 }
 
 /** Held tasks that have nothing to build end SUPERSEDED with `reason`, under their documents' and their own fenced locks. */
-async function supersedeNow(pool: pg.Pool, members: BatchMember[], reason: string): Promise<MemberResult[]> {
+async function supersedeNow(
+  pool: pg.Pool,
+  spaces: SpaceEmbedders,
+  members: BatchMember[],
+  reason: string,
+  opts: PipelineOptions,
+  round: number,
+): Promise<MemberResult[]> {
   const workerId = members[0].lease.workerId;
+  const rerun: BatchMember[] = [];
   try {
     const ended = await withTransaction(pool, async (tx) => {
       const docs = new Map(
@@ -222,8 +233,18 @@ async function supersedeNow(pool: pg.Pool, members: BatchMember[], reason: strin
           )
         ).rows.map((r) => r.task_id),
       );
+      // Under the tenants' space locks, as every switch: a migration started since the look outside
+      // the transaction makes the task live again, and it runs instead of ending.
+      const tenants = [...new Set(members.map((m) => m.lease.tenantId))];
+      await runHot(tx, spaceSql.lockTenantSpacesShared(tenants));
+      const open = new Set(
+        (await runHot<spaceSql.TenantSpacesRow>(tx, spaceSql.tenantSpaces(tenants))).rows
+          .filter((r) => r.migration_id !== null)
+          .map((r) => r.tenant_id),
+      );
       for (const m of members) if (held.has(m.lease.taskId)) m.hooks.beforeSwitch?.();
-      const mine = members.filter((m) => held.has(m.lease.taskId));
+      const mine = members.filter((m) => held.has(m.lease.taskId) && !open.has(m.lease.tenantId));
+      for (const m of members) if (open.has(m.lease.tenantId)) rerun.push(m);
       if (mine.length > 0)
         await runHot(
           tx,
@@ -238,12 +259,19 @@ async function supersedeNow(pool: pg.Pool, members: BatchMember[], reason: strin
         );
       return held;
     });
-    return members.map((m): MemberResult => {
-      if (!ended.has(m.lease.taskId))
-        return { status: "rejected", reason: new LeaseLostError(m.lease.taskId, "supersede") };
-      m.hooks.superseded?.(reason);
-      return { status: "fulfilled", value: null };
-    });
+    const out: MemberResult[] = [];
+    for (const m of members) {
+      if (rerun.includes(m)) {
+        m.hooks.switchUndone?.();
+        out.push((await runIndexBatch(pool, spaces, [{ lease: m.lease, hooks: m.hooks }], opts, round + 1))[0]);
+      } else if (!ended.has(m.lease.taskId))
+        out.push({ status: "rejected", reason: new LeaseLostError(m.lease.taskId, "supersede") });
+      else {
+        m.hooks.superseded?.(reason);
+        out.push({ status: "fulfilled", value: null });
+      }
+    }
+    return out;
   } catch (reason) {
     return members.map(() => ({ status: "rejected", reason }));
   }
@@ -410,7 +438,9 @@ async function embed(
 async function paceMigration(pool: pg.Pool, space: Space, texts: number, senders: Member[]): Promise<void> {
   if (space.textsPerMinute === null) return;
   const r = await runHot<{ wait_ms: number }>(pool, spaceSql.takeRate(space.id, texts));
-  const wait = Math.min(60_000, Number(r.rows[0]?.wait_ms ?? 0));
+  // Waited out in full, however long: a cap would let concurrent callers exceed the rate (the
+  // task's heartbeats go on meanwhile, and an abort ends the wait).
+  const wait = Number(r.rows[0]?.wait_ms ?? 0);
   if (wait <= 0) return;
   const signal = allOf(senders.map((m) => m.hooks.signal));
   try {

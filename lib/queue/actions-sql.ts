@@ -189,7 +189,7 @@ const deadValues = (f: DeadFilter) => [f.errorCode, f.tenant, f.tenants, f.type]
 /** Lock order for a bulk retry: every document with a matching DEAD task, in id order, before any task row. */
 export function lockDeadTaskDocuments(filter: DeadFilter): Statement {
   return {
-    text: `SELECT id::text FROM documents WHERE id IN (SELECT t.document_id FROM index_tasks t WHERE ${DEAD_MATCH}) ORDER BY id FOR UPDATE`,
+    text: `SELECT id::text FROM documents WHERE id IN (SELECT t.document_id FROM index_tasks t WHERE ${DEAD_MATCH}) ORDER BY id FOR NO KEY UPDATE`,
     values: deadValues(filter),
   };
 }

@@ -218,7 +218,7 @@ export function lockDocument(documentId: string): Statement {
     text: `SELECT id::text, business_version, deleted_at
   FROM documents
  WHERE id = $1
-   FOR UPDATE`,
+   FOR NO KEY UPDATE`,
     values: [documentId],
   };
 }
@@ -332,7 +332,7 @@ export function lockDocuments(documentIds: string[]): Statement {
   FROM documents
  WHERE id = ANY($1::uuid[])
  ORDER BY id
-   FOR UPDATE`,
+   FOR NO KEY UPDATE`,
     values: [documentIds],
   };
 }

@@ -332,7 +332,7 @@ class Pass {
     try {
       const doc = (
         await tx.query<Omit<LockedDocument, "pinned">>(
-          `SELECT id::text, tenant_id, business_version, deleted_at FROM documents WHERE id = $1 FOR UPDATE SKIP LOCKED`,
+          `SELECT id::text, tenant_id, business_version, deleted_at FROM documents WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED`,
           [f.documentId],
         )
       ).rows[0];

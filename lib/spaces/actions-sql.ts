@@ -175,6 +175,21 @@ export function endSwap(): Statement {
   return { text: `SELECT set_config('indexwright.space_swap', 'off', true) AS flag`, values: [] };
 }
 
+/**
+ * After a swap: ACTIVE versions of the tenant that no pointer serves any more (an active pointer
+ * that named a version outside the previous space, which the swap did not keep) are retired, so
+ * garbage collection takes them after retention.
+ */
+export function retireUnservedVersions(tenantId: string): Statement {
+  return {
+    text: `UPDATE index_versions iv SET status = 'RETIRED', retired_at = now()
+ WHERE iv.tenant_id = $1 AND iv.status = 'ACTIVE'
+   AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)
+   AND NOT EXISTS (SELECT 1 FROM space_pointers s WHERE s.index_version_id = iv.id)`,
+    values: [tenantId],
+  };
+}
+
 /** The shadow space's pointers of the tenant go (an abort, a switch-back, a finish); its versions age out under retention. */
 export function dropShadowPointers(tenantId: string, spaceId: number): Statement {
   return {

@@ -14,10 +14,16 @@ export function spaceIndexSql(space: Pick<Space, "id" | "dimensions">, concurren
   return `CREATE INDEX ${concurrently ? "CONCURRENTLY " : ""}IF NOT EXISTS ${spaceIndexName(space.id)} ON chunk_vectors USING hnsw ((embedding${vectorCast(space.dimensions)}) ${ops}) WHERE space_id = ${space.id}`;
 }
 
+/** $1 names a valid index of this schema. */
+export const VALID_INDEX_SQL = `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+  WHERE c.relname = $1 AND c.relnamespace = current_schema()::regnamespace AND i.indisvalid`;
+
+/**
+ * Whether the space's HNSW index exists and is valid: an interrupted CREATE INDEX CONCURRENTLY
+ * leaves an invalid one behind, which pg_indexes still lists but no search can use.
+ */
 export async function hasSpaceIndex(db: pg.Pool | pg.PoolClient, spaceId: number): Promise<boolean> {
-  const { rows } = await db.query(`SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`, [
-    spaceIndexName(spaceId),
-  ]);
+  const { rows } = await db.query(VALID_INDEX_SQL, [spaceIndexName(spaceId)]);
   return rows.length > 0;
 }
 

@@ -28,7 +28,10 @@ export function pgDb(c: pg.Pool | pg.PoolClient): Db {
   };
 }
 
-/** Key of the session lock one worker holds while it advances a migration (namespace + 1, migration id). */
+/**
+ * Key of the session lock one worker holds while it advances a migration: per target space (namespace
+ * + 1, space id), so two migrations into one space never build its index at once.
+ */
 const ADVANCE_LOCK = SPACE_LOCK_NAMESPACE + 1;
 
 export async function advanceMigrations(
@@ -43,13 +46,13 @@ export async function advanceMigrations(
     try {
       const got = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1, $2::int) AS ok`, [
         ADVANCE_LOCK,
-        Number(row.id) % 2_147_483_647,
+        row.to_space_id,
       ]);
       if (!got.rows[0].ok) continue;
       try {
         if (await advanceOne(pool, client, row, actor, settings, out)) continue;
       } finally {
-        await client.query(`SELECT pg_advisory_unlock($1, $2::int)`, [ADVANCE_LOCK, Number(row.id) % 2_147_483_647]);
+        await client.query(`SELECT pg_advisory_unlock($1, $2::int)`, [ADVANCE_LOCK, row.to_space_id]);
       }
     } finally {
       client.release();

@@ -144,6 +144,7 @@ export async function switchIn(
   await db.rows(m.swapPointers(input.tenant, row.from_space_id));
   await db.rows(m.takeShadowPointers(input.tenant, row.to_space_id));
   await db.rows(m.endSwap());
+  await db.exec(m.retireUnservedVersions(input.tenant));
   // The previous space now follows; whatever it lacks (a pointer it never held) is queued for it.
   await db.rows(queueMigrationTasks(input.tenant, row.from_space_id, row.id, row.max_attempts, input.actor));
   await db.exec(notifyTasks());

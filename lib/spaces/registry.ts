@@ -7,6 +7,7 @@ import type { Config } from "../config";
 import { withTransaction } from "../db/pool";
 import { OPENAI_DEFAULT_DIMENSIONS, OPENAI_DEFAULT_MODEL } from "../embedding";
 import { log } from "../log";
+import { DomainError } from "../domain/errors";
 import { CHUNKER_VERSION } from "../pipeline/chunker";
 import { LOCAL_DEFAULT_DIMS, LOCAL_MODEL } from "../pipeline/local-embedder";
 import { hasSpaceIndex, spaceIndexSql } from "./indexes";
@@ -107,15 +108,24 @@ export async function registerEnvironmentSpace(pool: pg.Pool, cfg: Config): Prom
           [previous.id],
         );
         for (const t of tenants.rows) {
-          const row = await startMigrationIn(pgDb(tx), {
-            tenant: t.id,
-            to: space,
-            autoSwitch: false,
-            actor: "system",
-            reason: `the embedding settings changed at start (${previous.name} → ${space.name})`,
-            maxAttempts: cfg.MAX_ATTEMPTS,
-          });
-          migrationsStarted.push(row.id);
+          // One tenant an operator started a migration for meanwhile is skipped, not the start.
+          await tx.query("SAVEPOINT tenant_migration");
+          try {
+            const row = await startMigrationIn(pgDb(tx), {
+              tenant: t.id,
+              to: space,
+              autoSwitch: false,
+              actor: "system",
+              reason: `the embedding settings changed at start (${previous.name} → ${space.name})`,
+              maxAttempts: cfg.MAX_ATTEMPTS,
+            });
+            migrationsStarted.push(row.id);
+            await tx.query("RELEASE SAVEPOINT tenant_migration");
+          } catch (err) {
+            if (!(err instanceof DomainError)) throw err;
+            await tx.query("ROLLBACK TO SAVEPOINT tenant_migration");
+            log.warn({ tenant: t.id, code: err.code }, "no migration started for a tenant at start");
+          }
         }
       }
     }

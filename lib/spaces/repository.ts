@@ -8,7 +8,7 @@ import { LOCAL_MODEL } from "../pipeline/local-embedder";
 import { CHUNKER_VERSION } from "../pipeline/chunker";
 import type { Statement } from "../db/pool";
 import { embedderForSpace } from "./embedders";
-import { hasSpaceIndex } from "./indexes";
+import { hasSpaceIndex, spaceIndexName, VALID_INDEX_SQL } from "./indexes";
 import {
   abortIn,
   finishIn,
@@ -61,7 +61,8 @@ export async function listSpaces(pool: pg.Pool): Promise<SpaceView[]> {
               (SELECT count(*)::int FROM tenants t WHERE t.active_space_id = s.id) AS tenants_active,
               (SELECT count(*)::int FROM space_migrations m
                 WHERE (m.from_space_id = s.id OR m.to_space_id = s.id) AND m.state IN ('BUILDING', 'READY', 'SWITCHED')) AS open_migrations,
-              EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'chunk_vectors_space_' || s.id || '_hnsw') AS indexed
+              EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                       WHERE c.relname = 'chunk_vectors_space_' || s.id || '_hnsw' AND c.relnamespace = current_schema()::regnamespace AND i.indisvalid) AS indexed
          FROM embedding_spaces s ORDER BY s.retired_at NULLS FIRST, s.id`,
     );
     return rows.map((r) => toSpaceView(spaceOfRow(r), r));
@@ -192,7 +193,8 @@ async function viewOf(tx: Tx, id: number): Promise<SpaceView | null> {
             (SELECT count(*)::int FROM tenants t WHERE t.active_space_id = s.id) AS tenants_active,
             (SELECT count(*)::int FROM space_migrations m
               WHERE (m.from_space_id = s.id OR m.to_space_id = s.id) AND m.state IN ('BUILDING', 'READY', 'SWITCHED')) AS open_migrations,
-            EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'chunk_vectors_space_' || s.id || '_hnsw') AS indexed
+            EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                       WHERE c.relname = 'chunk_vectors_space_' || s.id || '_hnsw' AND c.relnamespace = current_schema()::regnamespace AND i.indisvalid) AS indexed
        FROM embedding_spaces s WHERE s.id = $1`,
     id,
   );
@@ -294,9 +296,7 @@ async function migrationView(tx: Tx, row: MigrationRow): Promise<MigrationView> 
 }
 
 async function hasSpaceIndexTx(tx: Tx, spaceId: number): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ ok: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ${`chunk_vectors_space_${spaceId}_hnsw`}) AS ok`;
-  return rows[0].ok;
+  return (await tx.$queryRawUnsafe<unknown[]>(VALID_INDEX_SQL, spaceIndexName(spaceId))).length > 0;
 }
 
 export async function listMigrations(pool: pg.Pool, tenant: string): Promise<MigrationView[]> {

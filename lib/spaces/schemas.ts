@@ -2,6 +2,7 @@
 // document is drawn from them (lib/http/openapi-schemas.ts), the dashboard's hooks read them.
 import { z } from "zod";
 import { HNSW_MAX_DIMENSIONS } from "../db/vector-index";
+import { isProviderKeyVariable } from "../config";
 import { MIGRATION_STATES, SPACE_PROVIDERS } from "./types";
 
 export const spaceName = z
@@ -13,7 +14,19 @@ export const spaceName = z
 
 const apiKeyEnv = z
   .string()
-  .regex(/^[A-Z][A-Z0-9_]{0,127}$/, "apiKeyEnv is the NAME of an environment variable (A-Z, 0-9, _), never the key");
+  .refine(
+    isProviderKeyVariable,
+    "apiKeyEnv is the NAME of an environment variable ending in _API_KEY (never the key, never one of Indexwright's own settings)",
+  );
+
+/** A provider's base URL: http(s), no credentials in it (they would be shown to every reader of the space). */
+const baseUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .refine((u) => {
+    const p = new URL(u);
+    return p.username === "" && p.password === "";
+  }, "baseUrl must not carry credentials: put the key in the variable apiKeyEnv names");
 
 export const newSpaceBody = z
   .object({
@@ -22,10 +35,7 @@ export const newSpaceBody = z
     /** For `local`, the local embedder's one model; omit it. */
     model: z.string().min(1).max(200).optional(),
     dimensions: z.number().int().min(1).max(HNSW_MAX_DIMENSIONS),
-    baseUrl: z
-      .url({ protocol: /^https?$/ })
-      .max(2000)
-      .optional(),
+    baseUrl: baseUrl.optional(),
     apiKeyEnv: apiKeyEnv.optional(),
     chunker: z
       .object({ targetChars: z.number().int().min(200).max(20_000).optional() })
@@ -39,11 +49,7 @@ export type NewSpaceBody = z.infer<typeof newSpaceBody>;
 
 export const spacePatchBody = z
   .object({
-    baseUrl: z
-      .url({ protocol: /^https?$/ })
-      .max(2000)
-      .nullable()
-      .optional(),
+    baseUrl: baseUrl.nullable().optional(),
     apiKeyEnv: apiKeyEnv.nullable().optional(),
     textsPerMinute: z.number().int().min(1).max(10_000_000).nullable().optional(),
     pricePerMillionTokens: z.number().min(0).max(1_000_000).nullable().optional(),

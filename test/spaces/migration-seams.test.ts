@@ -64,6 +64,17 @@ const pointers = async () =>
       [TENANT],
     )
   ).rows;
+/** ACTIVE index versions of the tenant that neither a search pointer nor a shadow pointer names. */
+const activeWithoutPointer = async () =>
+  (
+    await t.pool.query<{ version: number; space: string }>(
+      `SELECT iv.version_number AS version, s.name AS space FROM index_versions iv JOIN embedding_spaces s ON s.id = iv.space_id
+        WHERE iv.tenant_id = $1 AND iv.status = 'ACTIVE'
+          AND NOT EXISTS (SELECT 1 FROM search_pointers p WHERE p.index_version_id = iv.id)
+          AND NOT EXISTS (SELECT 1 FROM space_pointers p WHERE p.index_version_id = iv.id)`,
+      [TENANT],
+    )
+  ).rows;
 const activeSpace = async () =>
   (
     await t.pool.query<{ name: string }>(
@@ -133,23 +144,35 @@ describe("index-space migrations meet the rest of the system", () => {
   // while the deleted document's DELETE has not run yet. Its search pointer stays on the old
   // space's version (decision 039 §2: search_pointers holds the active space's pointers only),
   // copied as the previous space's shadow pointer; a switch-back then retires that version with
-  // the candidate's shadow, while the search pointer still names it.
-  it("a switch while a delete is pending leaves no search pointer in the old space", async () => {
+  // the candidate's shadow, while the search pointer still names it. And, against the working
+  // tree's fix that drops such pointers before the swap (model test: publish(k1),
+  // startMigration, settle, delete(k1), advanceMigrations, switch): dropping the search pointer
+  // drops the shadow pointer too (the trigger), but the shadow's index version stays ACTIVE with
+  // no pointer naming it (until the DELETE runs; for good if it is DEAD).
+  it.each([
+    ["before the document was built in the candidate", false],
+    ["after the document was built in the candidate", true],
+  ])("a switch while a delete is pending (%s) leaves nothing behind", async (_, withShadow) => {
     await publishDoc("k1", "# Handbook\n\nApple rule: returns are accepted within thirty days.");
     expect(await runOne()).toEqual({ type: "INDEX", status: "fulfilled" });
     const m = await startMigration(t.pool, op, TENANT, { space: "local-256" }, MAX_ATTEMPTS);
+    if (withShadow) expect(await runOne(true)).toEqual({ type: "MIGRATE", status: "fulfilled" });
     await requestDelete(t.pool, TENANT, "k1", op.subject, MAX_ATTEMPTS);
     expect((await advanceMigrations(t.pool, "test", { indexMemoryMb: 64, parallelWorkers: 0 })).ready).toEqual([m.id]);
     await actOnMigration(t.pool, op, TENANT, m.id, "switch", null);
     expect(await activeSpace()).toBe("local-256");
     const afterSwitch = await pointers();
+    const orphansAfterSwitch = await activeWithoutPointer();
     await actOnMigration(t.pool, op, TENANT, m.id, "switch-back", null);
     const afterBack = await pointers();
-    expect({ afterSwitch, afterBack }).toEqual({
+    expect({ afterSwitch, afterBack, orphansAfterSwitch, orphansAfterBack: await activeWithoutPointer() }).toEqual({
       // Whatever else it keeps, no search pointer outside the tenant's active space...
       afterSwitch: afterSwitch.filter((p) => !(p.kind === "search" && p.iv_space !== "local-256")),
-      // ...and none naming a RETIRED index version.
+      // ...none naming a RETIRED index version...
       afterBack: afterBack.filter((p) => !(p.kind === "search" && p.iv_status !== "ACTIVE")),
+      // ...and no ACTIVE index version that no pointer names (ACTIVE means served, in some space).
+      orphansAfterSwitch: [],
+      orphansAfterBack: [],
     });
   });
 
@@ -174,6 +197,9 @@ describe("index-space migrations meet the rest of the system", () => {
     await actOnMigration(t.pool, op, TENANT, m.id, "switch", null);
     const afterSwitch = await pointers();
     expect(afterSwitch.filter((p) => p.kind === "shadow in local-256" && p.iv_space !== "local-256")).toEqual([]);
+    // The version the pointer named before (of the candidate space, not kept as the previous
+    // space's) is no longer served by anything: it must not stay ACTIVE, which nothing collects.
+    expect(await activeWithoutPointer()).toEqual([]);
     // The switch queued what the previous space lacked; once built there, it serves it again.
     while (await runOne(true));
     const back = await actOnMigration(t.pool, op, TENANT, m.id, "switch-back", null).catch((e: Error) => e);

@@ -8,6 +8,7 @@ import { searchAnswer } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
 import { bulkRetry } from "../../lib/operations/repository";
 import { SpaceEmbedders } from "../../lib/spaces/embedders";
+import { newSpaceBody } from "../../lib/spaces/schemas";
 import {
   actOnMigration,
   createSpace,
@@ -26,7 +27,7 @@ import { Worker } from "../../worker/loop";
 
 const TENANT = "adm";
 const admin = { subject: "user:admin@example.com" };
-const KEY_VAR = "IW_SPACES_TEST_KEY";
+const KEY_VAR = "IW_SPACES_TEST_API_KEY";
 let t: TestDb;
 let fake: FakeProvider;
 let worker: Worker;
@@ -94,10 +95,10 @@ describe("registering an index space", () => {
       createSpace(
         t.pool,
         admin,
-        { ...base, name: "no-key", baseUrl: fake.url, apiKeyEnv: "IW_SPACES_UNSET_KEY" },
+        { ...base, name: "no-key", baseUrl: fake.url, apiKeyEnv: "IW_SPACES_UNSET_API_KEY" },
         2_000,
       ),
-    ).rejects.toMatchObject({ code: "SPACE_KEY_MISSING", message: expect.stringContaining("IW_SPACES_UNSET_KEY") });
+    ).rejects.toMatchObject({ code: "SPACE_KEY_MISSING", message: expect.stringContaining("IW_SPACES_UNSET_API_KEY") });
     await expect(
       createSpace(
         t.pool,
@@ -111,7 +112,26 @@ describe("registering an index space", () => {
       createSpace(t.pool, admin, { ...base, name: "wrong-dims", baseUrl: fake.url, apiKeyEnv: KEY_VAR }, 2_000),
     ).rejects.toMatchObject({ code: "SPACE_DIMENSIONS_MISMATCH" });
     fake.mode("ok");
-    for (const n of ["no-key", "unreachable", "wrong-dims"]) expect(await stored(n)).toBe(0);
+    // A key variable must be a provider key's (…_API_KEY), never one of the server's own secrets:
+    // the space would send it to its base URL.
+    setEnv("INDEXWRIGHT_SESSION_SECRET" as never, "s3cr3t-signing-key");
+    const before = fake.requests;
+    await expect(
+      createSpace(
+        t.pool,
+        admin,
+        { ...base, name: "exfil", baseUrl: fake.url, apiKeyEnv: "INDEXWRIGHT_SESSION_SECRET" },
+        2_000,
+      ),
+    ).rejects.toMatchObject({ code: "SPACE_KEY_MISSING" });
+    expect(fake.requests).toBe(before);
+    for (const bad of ["DATABASE_URL", "INDEXWRIGHT_SESSION_SECRET", "OIDC_CLIENT_SECRET", "INDEXWRIGHT_X_API_KEY"])
+      expect(newSpaceBody.safeParse({ ...base, name: "x", apiKeyEnv: bad }).success, bad).toBe(false);
+    expect(newSpaceBody.safeParse({ ...base, name: "x", apiKeyEnv: "MISTRAL_API_KEY" }).success).toBe(true);
+    expect(newSpaceBody.safeParse({ ...base, name: "x", baseUrl: "https://user:pw@example.com/v1" }).success).toBe(
+      false,
+    );
+    for (const n of ["no-key", "unreachable", "wrong-dims", "exfil"]) expect(await stored(n)).toBe(0);
     await expect(
       createSpace(t.pool, admin, { name: "local", provider: "local", dimensions: 8 }, 2_000),
     ).rejects.toMatchObject({ code: "SPACE_NAME_TAKEN" });

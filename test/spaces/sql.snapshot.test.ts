@@ -38,7 +38,8 @@ describe("index space SQL", () => {
     const rendered = {
       lockOpenMigration: actions.lockOpenMigration("acme"),
       lockMigration: actions.lockMigration("acme", "7"),
-      insertMigration: actions.insertMigration("acme", 1, 2, false, "user:ops", "new model"),
+      insertMigration: actions.insertMigration("acme", 1, 2, false, "user:ops", "new model", 8),
+      dropDeletedPointers: actions.dropDeletedPointers("acme"),
       lockTenant: actions.lockTenant("acme"),
       lockActivePointers: actions.lockActivePointers("acme"),
       lockShadowSpacePointers: actions.lockShadowSpacePointers("acme", 2),
@@ -48,6 +49,7 @@ describe("index space SQL", () => {
       takeShadowPointers: actions.takeShadowPointers("acme", 2),
       dropShadowPointers: actions.dropShadowPointers("acme", 2),
       endSwap: actions.endSwap(),
+      retireUnservedVersions: actions.retireUnservedVersions("acme"),
       setMigrationState: actions.setMigrationState("7", "SWITCHED", { switchedBy: "user:ops", gate: { built: 3 } }),
       buildingMigrations: actions.buildingMigrations(),
     };

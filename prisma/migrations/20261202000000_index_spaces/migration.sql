@@ -176,7 +176,11 @@ BEGIN
     RETURN NULL;
   END IF;
   IF TG_OP = 'DELETE' THEN
-    DELETE FROM "space_pointers" WHERE "document_id" = OLD."document_id";
+    -- The document left search: its shadow pointers go too, and the versions they served are
+    -- retired (ACTIVE means served, and garbage collection takes only RETIRED and READY ones).
+    WITH gone AS (DELETE FROM "space_pointers" WHERE "document_id" = OLD."document_id" RETURNING "index_version_id")
+    UPDATE "index_versions" iv SET "status" = 'RETIRED', "retired_at" = now()
+      FROM gone WHERE iv."id" = gone."index_version_id" AND iv."status" = 'ACTIVE';
     RETURN NULL;
   END IF;
   SELECT "id", "max_attempts", CASE WHEN "state" = 'SWITCHED' THEN "from_space_id" ELSE "to_space_id" END AS "shadow" INTO m

@@ -5,7 +5,13 @@ import { db, serverConfig } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handler("GET /api/v1/admin/embedding-spaces", async () => json({ items: await listSpaces(db()) }));
+// Operators read spaces to choose a migration's target; where a provider lives (a base URL's path
+// and query may name internal routes) is an admin's to see, so others get its origin only.
+export const GET = handler("GET /api/v1/admin/embedding-spaces", async (req, params, p) => {
+  const items = await listSpaces(db());
+  if (p.role === "admin") return json({ items });
+  return json({ items: items.map((s) => ({ ...s, baseUrl: s.baseUrl === null ? null : new URL(s.baseUrl).origin })) });
+});
 
 export const POST = handler("POST /api/v1/admin/embedding-spaces", async (req, params, p) => {
   const body = newSpaceBody.parse(await readJson(req, 10_000));
