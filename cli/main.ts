@@ -37,6 +37,11 @@ Against a running server (--url URL or INDEXWRIGHT_URL; --token TOKEN or INDEXWR
                                           build the tenant's documents into space S; search keeps its space until the switch
   migration start --all-tenants --space S [--from F]   one migration per tenant on F (every tenant not on S)
   migration status|switch|switch-back|abort|finish --tenant T [--id N]   the tenant's open (or latest) migration
+  eval-set push FILE --tenant T          the tenant's golden query set, a new version (JSON, or JSONL: one query a line)
+  eval-set show --tenant T
+  eval run --tenant T [--space S] [--mode M] [--top-k N] [--wait]   evaluate the set (default: active space, hybrid)
+  eval list|show [ID] --tenant T          runs with recall@10, MRR@10, nDCG@10; one run's misses, each diagnosed
+  why --tenant T --key K [--mode M] [--principal P]... QUESTION   why a document is not in the question's results
   token rotate-bootstrap [--print]        a new bootstrap token (all-tenant admins); replaces the data directory's
                                           bootstrap-token file when start keeps one there; the old token and its sessions stop
   token revoke-bootstrap                  no bootstrap token signs in any more, until a rotation by another admin token
@@ -73,10 +78,14 @@ async function main(): Promise<void> {
     case "rollback":
     case "spaces":
     case "migration":
+    case "eval-set":
+    case "eval":
+    case "why":
     case "token": {
       const remote = await import("./remote");
       const { tokenCmd } = await import("./token");
       const { spacesCmd, migrationCmd } = await import("./spaces");
+      const { evalSetCmd, evalCmd, whyCmd } = await import("./evaluation");
       const run = {
         publish: remote.publishCmd,
         sync: remote.syncCmd,
@@ -88,6 +97,9 @@ async function main(): Promise<void> {
         rollback: remote.rollbackCmd,
         spaces: spacesCmd,
         migration: migrationCmd,
+        "eval-set": evalSetCmd,
+        eval: evalCmd,
+        why: whyCmd,
         token: tokenCmd,
       }[cmd];
       try {

@@ -30,6 +30,11 @@ const schema = z.object({
   MIGRATION_SLOTS: z.coerce.number().int().min(0).optional(),
   MIGRATION_INDEX_MEMORY_MB: int(1024, 64),
   MIGRATION_INDEX_PARALLEL_WORKERS: int(2, 0),
+  // The quality gate of a switch (docs/evaluation.md): how much lower the candidate's nDCG@10 on the
+  // tenant's evaluation set may be before the switch is refused with EVALUATION_REGRESSED.
+  EVALUATION_TOLERANCE: z.coerce.number().min(0).max(1).default(0.02),
+  // The search mode the gate compares the two spaces in (vector: the one a change of space changes most).
+  EVALUATION_GATE_MODE: z.enum(["vector", "text", "hybrid"]).default("vector"),
   // Claim and complete as named statements (lib/queue/engine.ts): "auto" is on for an external
   // PostgreSQL and off on the embedded database, whose connections share one session.
   WORKER_PREPARED_STATEMENTS: z.enum(["auto", "true", "false"]).default("auto"),

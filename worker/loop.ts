@@ -20,6 +20,7 @@ import type { CompleteStats } from "../lib/queue/sql";
 import type { Embedder } from "../lib/embedding/types";
 import { asSpaceEmbedders, type SpaceEmbedders } from "../lib/spaces/embedders";
 import { advanceMigrations, migrationSettings } from "../lib/spaces/maintenance";
+import { runPendingEvaluations } from "../lib/evaluation/runner";
 import { rollUpTaskOutcomes, takeBacklogSnapshot } from "../lib/queue/snapshots";
 import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
@@ -473,8 +474,14 @@ export class Worker {
       }
       // One pass per interval across the fleet; the pass itself decides whether this worker leads.
       // Migrations that reached coverage get their space's HNSW index and turn READY (or switch).
-      await advanceMigrations(this.o.pool, this.o.workerId, migrationSettings(this.o.cfg)).catch((err: Error) =>
-        log.warn({ err: err.message }, "migration maintenance failed"),
+      await advanceMigrations(this.o.pool, this.o.workerId, migrationSettings(this.o.cfg), {
+        spaces: this.spaces,
+        tolerance: this.o.cfg.EVALUATION_TOLERANCE,
+        mode: this.o.cfg.EVALUATION_GATE_MODE,
+      }).catch((err: Error) => log.warn({ err: err.message }, "migration maintenance failed"));
+      // Evaluation runs asked for through the API (docs/evaluation.md), claimed with SKIP LOCKED.
+      await runPendingEvaluations(this.o.pool, this.spaces, this.o.workerId).catch((err: Error) =>
+        log.warn({ err: err.message }, "evaluation runs failed"),
       );
       await reconcileTick(this.o.pool, {
         actor: this.o.workerId,

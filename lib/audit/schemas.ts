@@ -67,4 +67,7 @@ export const KNOWN_AUDIT_ACTIONS = [
   "migration.switch_back",
   "migration.abort",
   "migration.finish",
+  "migration.force_switch",
+  "evaluation_set.update",
+  "evaluation.run",
 ] as const;

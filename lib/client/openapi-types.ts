@@ -937,7 +937,7 @@ export type paths = {
         put?: never;
         /**
          * Search reads the candidate from the next query on
-         * @description Refused with MIGRATION_NOT_READY (and the counts) until every live document is built, verified and the candidate's HNSW index exists. One transaction. Audited as migration.switch.
+         * @description Refused with MIGRATION_NOT_READY (and the counts) until every live document is built, verified and the candidate's HNSW index exists; with EVALUATION_REGRESSED (both nDCG@10 and the per-query losses in details) when the tenant's evaluation set scores lower on the candidate by more than EVALUATION_TOLERANCE, unless {force: true, reason} (audited as migration.force_switch). One transaction. Audited as migration.switch.
          *
          *     Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
          */
@@ -1008,6 +1008,110 @@ export type paths = {
          *     Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
          */
         post: operations["finishMigration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/evaluation-set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's golden query set
+         * @description The newest version with its queries, and every version (who changed the set, when).
+         *
+         *     Role maintainer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        get: operations["getEvaluationSet"];
+        /**
+         * Replace the tenant's golden query set (a new version)
+         * @description Each query lists the keys of the documents a good answer names, optionally graded 0–3 and searched as named principals. Every problem the shape cannot express is reported at once with its own code in details.problems (DUPLICATE_RELEVANT, GRADE_NOT_RELEVANT, NO_RELEVANT, DUPLICATE_QUERY) and nothing is written. Naming principals other than one's own needs what searching as them needs. Audited as evaluation_set.update.
+         *
+         *     Role maintainer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        put: operations["putEvaluationSet"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's evaluation runs, newest first
+         * @description Figures only (recall@10, MRR@10, nDCG@10 per run): the history.
+         *
+         *     Role viewer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        get: operations["listEvaluations"];
+        put?: never;
+        /**
+         * Evaluate the tenant's set against an index space and search mode
+         * @description A run of the newest set version, executed by a worker in the background (PENDING, RUNNING with progress, DONE or FAILED). The space is the tenant's active one by default, or its open migration's shadow (INVALID_STATE otherwise). Audited as evaluation.run, with the principals named beyond the caller's own.
+         *
+         *     Role maintainer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        post: operations["startEvaluation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/evaluations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One run: figures, settings, and per query the ranks of its relevant documents and a diagnosis of each miss
+         * @description A query that searched as principals the reader may not search as is shown as {index, hidden: true}.
+         *
+         *     Role maintainer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        get: operations["getEvaluation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/documents/{key}/why": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a document is not in the results of a query
+         * @description The first stage that explains it: UNKNOWN, DELETED, NOT_SEARCHABLE (state and newest build), NOT_BUILT, ACL_EXCLUDED, NO_SHARED_TERMS (the closest chunk), RANKED_LOW (its rank and score, and the 10th document's). Searched as the caller, or as named principals where searching as them is allowed (audited as search.as_principals).
+         *
+         *     Role viewer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        get: operations["whyNotFound"];
+        put?: never;
+        /**
+         * Why a document is not in the results of a query (JSON body)
+         * @description Role viewer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        post: operations["whyNotFoundPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1966,6 +2070,174 @@ export type components = {
             revoked: true;
             sessionsEnded: number;
         };
+        EvaluationSet: {
+            tenant: string;
+            version: number;
+            queries: {
+                query: string;
+                relevant: string[];
+                grades?: {
+                    [key: string]: number;
+                };
+                principals?: string[];
+            }[];
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            versions: {
+                version: number;
+                queryCount: number;
+                createdBy: string;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+        };
+        EvaluationSetBody: {
+            queries: {
+                query: string;
+                relevant: string[];
+                grades?: {
+                    [key: string]: number;
+                };
+                principals?: string[];
+            }[];
+        };
+        EvaluationRunSummary: {
+            id: string;
+            tenant: string;
+            /** @enum {string} */
+            state: "PENDING" | "RUNNING" | "DONE" | "FAILED";
+            /** @enum {string} */
+            trigger: "api" | "gate";
+            migrationId: string | null;
+            setVersion: number;
+            space: string;
+            /** @enum {string} */
+            mode: "vector" | "text" | "hybrid";
+            topK: number;
+            progress: {
+                done: number;
+                total: number;
+            };
+            figures: {
+                recallAt10: number;
+                mrrAt10: number;
+                ndcgAt10: number;
+            } | null;
+            error: string | null;
+            requestedBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+        };
+        EvaluationRun: {
+            id: string;
+            tenant: string;
+            /** @enum {string} */
+            state: "PENDING" | "RUNNING" | "DONE" | "FAILED";
+            /** @enum {string} */
+            trigger: "api" | "gate";
+            migrationId: string | null;
+            setVersion: number;
+            space: string;
+            /** @enum {string} */
+            mode: "vector" | "text" | "hybrid";
+            topK: number;
+            progress: {
+                done: number;
+                total: number;
+            };
+            figures: {
+                recallAt10: number;
+                mrrAt10: number;
+                ndcgAt10: number;
+            } | null;
+            error: string | null;
+            requestedBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            settings: {
+                [key: string]: unknown;
+            };
+            queries: (components["schemas"]["EvaluationQueryResult"] | {
+                index: number;
+                /** @enum {boolean} */
+                hidden: true;
+            })[] | null;
+        };
+        EvaluationQueryResult: {
+            index: number;
+            query: string;
+            principals: string[];
+            graded: boolean;
+            relevant: {
+                key: string;
+                grade: number;
+                rank: number | null;
+                score: number | null;
+                diagnosis: components["schemas"]["EvaluationDiagnosis"];
+            }[];
+            answer: {
+                key: string;
+                score: number;
+            }[];
+            recall: number;
+            reciprocalRank: number;
+            ndcg: number;
+        };
+        EvaluationDiagnosis: {
+            /** @enum {string} */
+            stage: "UNKNOWN" | "DELETED" | "NOT_SEARCHABLE" | "NOT_BUILT" | "ACL_EXCLUDED" | "NO_SHARED_TERMS" | "RANKED_LOW";
+            message: string;
+            state?: string;
+            task?: {
+                taskId: string;
+                type: string;
+                status: string;
+                errorCode: string | null;
+                errorMessage: string | null;
+            } | null;
+            space?: string;
+            principals?: string[];
+            acl?: {
+                served: string[];
+                latest: string[];
+            };
+            closestChunk?: {
+                chunkId: string;
+                sectionPath: string;
+                text: string;
+                similarity: number;
+            } | null;
+            rank?: number | null;
+            score?: number | null;
+            kthScore?: number | null;
+            depth?: number;
+        } | null;
+        WhyResult: {
+            tenant: string;
+            key: string;
+            query: string;
+            searchedAs: string[];
+            space: string;
+            /** @enum {string} */
+            mode: "vector" | "text" | "hybrid";
+            topK: number;
+            rank: number | null;
+            found: boolean;
+            diagnosis: components["schemas"]["EvaluationDiagnosis"];
+            answer: {
+                key: string;
+                score: number;
+            }[];
+        };
         WebhookEndpointList: {
             items: components["schemas"]["WebhookEndpoint"][];
         };
@@ -2164,6 +2436,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2179,6 +2454,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2194,6 +2472,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2209,6 +2490,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2224,6 +2508,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2239,6 +2526,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "TOO_MANY_ATTEMPTS";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2254,6 +2544,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "HASHING_BUSY";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2292,6 +2585,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2330,6 +2626,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2345,6 +2644,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2383,6 +2685,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2398,6 +2703,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2433,6 +2741,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2448,6 +2759,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2483,6 +2797,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2498,6 +2815,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2535,6 +2855,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2550,6 +2873,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2565,6 +2891,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2600,6 +2929,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2615,6 +2947,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2650,6 +2985,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2665,6 +3003,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2706,6 +3047,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_CURSOR" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2721,6 +3065,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2736,6 +3083,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2778,6 +3128,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2793,6 +3146,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2808,6 +3164,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2849,6 +3208,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2864,6 +3226,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2879,6 +3244,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2921,6 +3289,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2936,6 +3307,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2951,6 +3325,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2988,6 +3365,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3003,6 +3383,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3018,6 +3401,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3033,6 +3419,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3076,6 +3465,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3091,6 +3483,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3106,6 +3501,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3121,6 +3519,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3136,6 +3537,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_STATE" | "TASK_SUPERSEDED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3151,6 +3555,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3166,6 +3573,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3209,6 +3619,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3224,6 +3637,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3239,6 +3655,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3254,6 +3673,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3269,6 +3691,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_STATE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3284,6 +3709,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3299,6 +3727,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3347,6 +3778,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3362,6 +3796,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3377,6 +3814,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3392,6 +3832,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3407,6 +3850,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3450,6 +3896,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3465,6 +3914,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3480,6 +3932,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3495,6 +3950,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3510,6 +3968,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "TASK_NOT_CANCELLABLE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3525,6 +3986,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3540,6 +4004,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3575,6 +4042,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3590,6 +4060,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3634,6 +4107,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3649,6 +4125,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3664,6 +4143,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3679,6 +4161,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3694,6 +4179,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "ALREADY_PAUSED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3709,6 +4197,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3724,6 +4215,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3767,6 +4261,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3782,6 +4279,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3797,6 +4297,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3812,6 +4315,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3827,6 +4333,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3842,6 +4351,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3885,6 +4397,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3900,6 +4415,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3915,6 +4433,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3953,6 +4474,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3968,6 +4492,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3983,6 +4510,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -3998,6 +4528,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4036,6 +4569,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4051,6 +4587,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4066,6 +4605,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4081,6 +4623,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4124,6 +4669,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4139,6 +4687,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4154,6 +4705,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4169,6 +4723,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4233,6 +4790,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "EMPTY_DOCUMENT" | "INVALID_CONTENT" | "INVALID_ENCODING" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_JSON" | "INVALID_MULTIPART" | "TEXT_TOO_LONG_FOR_MODEL" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4248,6 +4808,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4263,6 +4826,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4278,6 +4844,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "IDEMPOTENCY_KEY_REUSED" | "KEY_CHANGED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4293,6 +4862,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "CONTENT_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4308,6 +4880,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_DOCUMENT" | "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4346,6 +4921,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4361,6 +4939,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4376,6 +4957,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4391,6 +4975,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4406,6 +4993,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_STATE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4450,6 +5040,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4465,6 +5058,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4480,6 +5076,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4495,6 +5094,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4510,6 +5112,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "KEY_TAKEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4525,6 +5130,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4540,6 +5148,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4585,6 +5196,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4600,6 +5214,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4615,6 +5232,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4630,6 +5250,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4645,6 +5268,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_STATE" | "ROLLBACK_INCOMPATIBLE" | "ROLLBACK_UNAVAILABLE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4660,6 +5286,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4675,6 +5304,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4713,6 +5345,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4728,6 +5363,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4743,6 +5381,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4758,6 +5399,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4773,6 +5417,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_STATE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4824,6 +5471,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4839,6 +5489,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4854,6 +5507,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH" | "PRINCIPALS_NOT_ALLOWED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4869,6 +5525,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4884,6 +5543,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4919,6 +5581,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4934,6 +5599,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4981,6 +5649,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "PASSWORD_REQUIRED" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -4996,6 +5667,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5011,6 +5685,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "GRANT_EXCEEDS_OWN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5026,6 +5703,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "EMAIL_TAKEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5041,6 +5721,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5056,6 +5739,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5071,6 +5757,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "HASHING_BUSY";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5121,6 +5810,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5136,6 +5828,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5151,6 +5846,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "GRANT_EXCEEDS_OWN" | "ORIGIN_MISMATCH" | "SELF_GRANT";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5166,6 +5864,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5181,6 +5882,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5196,6 +5900,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5211,6 +5918,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "HASHING_BUSY";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5246,6 +5956,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5261,6 +5974,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5313,6 +6029,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "CAPABILITY_NOT_ALLOWED" | "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5328,6 +6047,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5343,6 +6065,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "GRANT_EXCEEDS_OWN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5358,6 +6083,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5373,6 +6101,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "USER_DISABLED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5388,6 +6119,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5403,6 +6137,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5440,6 +6177,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5455,6 +6195,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5470,6 +6213,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5485,6 +6231,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5520,6 +6269,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5535,6 +6287,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5570,6 +6325,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5585,6 +6343,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5646,6 +6407,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5661,6 +6425,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5738,6 +6505,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5753,6 +6523,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5768,6 +6541,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5783,6 +6559,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "SPACE_NAME_TAKEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5798,6 +6577,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5813,6 +6595,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5828,6 +6613,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "SPACE_DIMENSIONS_MISMATCH" | "SPACE_KEY_MISSING" | "SPACE_UNREACHABLE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5899,6 +6687,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5914,6 +6705,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5929,6 +6723,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5944,6 +6741,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5959,6 +6759,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -5974,6 +6777,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6041,6 +6847,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6056,6 +6865,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6071,6 +6883,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6086,6 +6901,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6101,6 +6919,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "SPACE_IN_USE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6116,6 +6937,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6131,6 +6955,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6231,6 +7058,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6246,6 +7076,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6261,6 +7094,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FLEET_SCOPE_REQUIRED" | "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6276,6 +7112,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6291,6 +7130,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6306,6 +7148,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6395,6 +7240,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6410,6 +7258,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6425,6 +7276,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6520,6 +7374,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6535,6 +7392,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6550,6 +7410,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6565,6 +7428,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6580,6 +7446,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_STATE" | "MIGRATION_OPEN" | "SPACE_RETIRED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6595,6 +7464,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6610,6 +7482,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6698,6 +7573,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6713,6 +7591,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6728,6 +7609,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6743,6 +7627,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6763,6 +7650,7 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string;
+                    force?: boolean;
                 };
             };
         };
@@ -6837,6 +7725,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6852,6 +7743,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6867,6 +7761,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6882,11 +7779,14 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
             };
-            /** @description INVALID_STATE, MIGRATION_NOT_READY */
+            /** @description EVALUATION_REGRESSED, INVALID_STATE, MIGRATION_NOT_READY */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6895,8 +7795,11 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "INVALID_STATE" | "MIGRATION_NOT_READY";
+                            code: "EVALUATION_REGRESSED" | "INVALID_STATE" | "MIGRATION_NOT_READY";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6912,6 +7815,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -6927,6 +7833,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7021,6 +7930,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7036,6 +7948,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7051,6 +7966,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7066,6 +7984,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7081,6 +8002,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_STATE" | "MIGRATION_NOT_READY";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7096,6 +8020,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7111,6 +8038,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7205,6 +8135,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7220,6 +8153,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7235,6 +8171,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7250,6 +8189,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7265,6 +8207,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_STATE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7280,6 +8225,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7295,6 +8243,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7389,6 +8340,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7404,6 +8358,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7419,6 +8376,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7434,6 +8394,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7449,6 +8412,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_STATE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7464,6 +8430,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7479,6 +8448,780 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getEvaluationSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationSet"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putEvaluationSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvaluationSetBody"];
+            };
+        };
+        responses: {
+            /** @description The new version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationSet"];
+                };
+            };
+            /** @description EVALUATION_SET_INVALID, INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "EVALUATION_SET_INVALID" | "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH, PRINCIPALS_NOT_ALLOWED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH" | "PRINCIPALS_NOT_ALLOWED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listEvaluations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to 100. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["EvaluationRunSummary"][];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    startEvaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    space?: string;
+                    /**
+                     * @description vector: nearest chunks by embedding (score = cosine similarity); text: full-text match with the tenant's text search configuration (score = ts_rank_cd); hybrid (default): both, fused by reciprocal rank fusion with k = 60 (score = the fused score).
+                     * @enum {string}
+                     */
+                    mode?: "vector" | "text" | "hybrid";
+                    topK?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationRunSummary"];
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH, PRINCIPALS_NOT_ALLOWED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH" | "PRINCIPALS_NOT_ALLOWED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_STATE";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getEvaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationRun"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    whyNotFound: {
+        parameters: {
+            query: {
+                query: string;
+                /** @description Comma-separated principals whose view is searched (as in search's principals). */
+                principals?: string;
+                /** @description vector: nearest chunks by embedding (score = cosine similarity); text: full-text match with the tenant's text search configuration (score = ts_rank_cd); hybrid (default): both, fused by reciprocal rank fusion with k = 60 (score = the fused score). */
+                mode?: "vector" | "text" | "hybrid";
+                topK?: number;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The diagnosis (null when the document is in the first 10). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhyResult"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, PRINCIPALS_NOT_ALLOWED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "PRINCIPALS_NOT_ALLOWED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    whyNotFoundPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query: string;
+                    principals?: string[];
+                    /**
+                     * @description vector: nearest chunks by embedding (score = cosine similarity); text: full-text match with the tenant's text search configuration (score = ts_rank_cd); hybrid (default): both, fused by reciprocal rank fusion with k = 60 (score = the fused score).
+                     * @enum {string}
+                     */
+                    mode?: "vector" | "text" | "hybrid";
+                    topK?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The diagnosis (null when the document is in the first 10). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhyResult"];
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH, PRINCIPALS_NOT_ALLOWED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH" | "PRINCIPALS_NOT_ALLOWED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7514,6 +9257,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7529,6 +9275,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7576,6 +9325,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_PRIVATE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7591,6 +9343,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7606,6 +9361,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7621,6 +9379,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7636,6 +9397,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7673,6 +9437,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7688,6 +9455,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7703,6 +9473,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7718,6 +9491,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7764,6 +9540,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_PRIVATE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7779,6 +9558,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7794,6 +9576,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7809,6 +9594,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7824,6 +9612,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7839,6 +9630,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7876,6 +9670,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7891,6 +9688,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7906,6 +9706,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7921,6 +9724,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7961,6 +9767,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7976,6 +9785,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -7991,6 +9803,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -8006,6 +9821,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -8050,6 +9868,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "INVALID_ENCODING" | "INVALID_JSON" | "VALIDATION_FAILED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -8065,6 +9886,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -8080,6 +9904,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "FORBIDDEN" | "ORIGIN_MISMATCH";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -8095,6 +9922,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "NOT_FOUND";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -8110,6 +9940,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "DELIVERY_IN_FLIGHT";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -8125,6 +9958,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "PAYLOAD_TOO_LARGE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -8140,6 +9976,9 @@ export interface operations {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };

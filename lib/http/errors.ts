@@ -4,6 +4,7 @@ import { DomainError, type ErrorCode } from "../domain/errors";
 const STATUS: Record<ErrorCode, number> = {
   CAPABILITY_NOT_ALLOWED: 400,
   EMPTY_DOCUMENT: 400,
+  EVALUATION_SET_INVALID: 400,
   INVALID_CONTENT: 400,
   INVALID_CURSOR: 400,
   INVALID_ENCODING: 400,
@@ -32,6 +33,8 @@ const STATUS: Record<ErrorCode, number> = {
   KEY_TAKEN: 409,
   MIGRATION_NOT_READY: 409,
   MIGRATION_OPEN: 409,
+  // The candidate answers the tenant's evaluation set worse than the active space (docs/evaluation.md).
+  EVALUATION_REGRESSED: 409,
   SPACE_IN_USE: 409,
   SPACE_NAME_TAKEN: 409,
   SPACE_RETIRED: 409,

@@ -18,6 +18,7 @@ import { newTokenBody, newUserBody, patchUserBody } from "../admin/accounts";
 import { signInBody } from "../auth/schemas";
 import * as W from "../webhooks/schemas";
 import * as S from "../spaces/schemas";
+import * as E from "../evaluation/schemas";
 import { auditListQuery } from "../audit/schemas";
 import { chunkListQuery } from "../documents/chunk-schemas";
 import { documentExportQuery, taskExportQuery } from "../exports/schemas";
@@ -590,7 +591,7 @@ export const OPERATIONS: Record<string, Op> = {
           "switch",
           "switchMigration",
           "Search reads the candidate from the next query on",
-          "Refused with MIGRATION_NOT_READY (and the counts) until every live document is built, verified and the candidate's HNSW index exists. One transaction.",
+          "Refused with MIGRATION_NOT_READY (and the counts) until every live document is built, verified and the candidate's HNSW index exists; with EVALUATION_REGRESSED (both nDCG@10 and the per-query losses in details) when the tenant's evaluation set scores lower on the candidate by more than EVALUATION_TOLERANCE, unless {force: true, reason} (audited as migration.force_switch). One transaction.",
         ],
         [
           "switch-back",
@@ -615,17 +616,90 @@ export const OPERATIONS: Record<string, Op> = {
         tags: ["spaces"],
         request: {
           params: z.object({ tenant: tenantParam, id: S.migrationIdParam }),
-          body: { required: false, ...json(optionalReasonBody) },
+          body: { required: false, ...json(action === "switch" ? E.switchBody : optionalReasonBody) },
         },
         json: true,
         ok: { 200: { description: "Done.", schema: S.migrationView } },
         errors: {
           404: ["NOT_FOUND"],
-          409: ["INVALID_STATE", ...(action.startsWith("switch") ? ["MIGRATION_NOT_READY"] : [])],
+          409: [
+            "INVALID_STATE",
+            ...(action.startsWith("switch") ? ["MIGRATION_NOT_READY"] : []),
+            // The quality gate (docs/evaluation.md#the-gate); {force: true, reason} overrides it.
+            ...(action === "switch" ? ["EVALUATION_REGRESSED"] : []),
+          ],
         },
       } satisfies Op,
     ]),
   ),
+  "GET /api/v1/tenants/[tenant]/evaluation-set": {
+    operationId: "getEvaluationSet",
+    summary: "The tenant's golden query set",
+    description: "The newest version with its queries, and every version (who changed the set, when).",
+    tags: ["evaluation"],
+    request: { params: z.object({ tenant: tenantParam }) },
+    ok: { 200: { description: "The newest version.", schema: E.evaluationSetView } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  "PUT /api/v1/tenants/[tenant]/evaluation-set": {
+    operationId: "putEvaluationSet",
+    summary: "Replace the tenant's golden query set (a new version)",
+    description:
+      "Each query lists the keys of the documents a good answer names, optionally graded 0–3 and searched as named principals. Every problem the shape cannot express is reported at once with its own code in details.problems (DUPLICATE_RELEVANT, GRADE_NOT_RELEVANT, NO_RELEVANT, DUPLICATE_QUERY) and nothing is written. Naming principals other than one's own needs what searching as them needs. Audited as evaluation_set.update.",
+    tags: ["evaluation"],
+    request: { params: z.object({ tenant: tenantParam }), body: body(E.evaluationSetBody) },
+    json: true,
+    ok: { 200: { description: "The new version.", schema: E.evaluationSetView } },
+    errors: { 400: ["EVALUATION_SET_INVALID"], 403: ["PRINCIPALS_NOT_ALLOWED"], 404: ["NOT_FOUND"] },
+  },
+  "GET /api/v1/tenants/[tenant]/evaluations": {
+    operationId: "listEvaluations",
+    summary: "The tenant's evaluation runs, newest first",
+    description: "Figures only (recall@10, MRR@10, nDCG@10 per run): the history.",
+    tags: ["evaluation"],
+    request: { params: z.object({ tenant: tenantParam }) },
+    ok: { 200: { description: "Up to 100.", schema: z.object({ items: z.array(E.runSummary) }) } },
+  },
+  "POST /api/v1/tenants/[tenant]/evaluations": {
+    operationId: "startEvaluation",
+    summary: "Evaluate the tenant's set against an index space and search mode",
+    description:
+      "A run of the newest set version, executed by a worker in the background (PENDING, RUNNING with progress, DONE or FAILED). The space is the tenant's active one by default, or its open migration's shadow (INVALID_STATE otherwise). Audited as evaluation.run, with the principals named beyond the caller's own.",
+    tags: ["evaluation"],
+    request: { params: z.object({ tenant: tenantParam }), body: { required: false, ...json(E.newRunBody) } },
+    json: true,
+    ok: { 202: { description: "Queued.", schema: E.runSummary } },
+    errors: { 403: ["PRINCIPALS_NOT_ALLOWED"], 404: ["NOT_FOUND"], 409: ["INVALID_STATE"] },
+  },
+  "GET /api/v1/tenants/[tenant]/evaluations/[id]": {
+    operationId: "getEvaluation",
+    summary:
+      "One run: figures, settings, and per query the ranks of its relevant documents and a diagnosis of each miss",
+    description: "A query that searched as principals the reader may not search as is shown as {index, hidden: true}.",
+    tags: ["evaluation"],
+    request: { params: z.object({ tenant: tenantParam, id: E.runIdParam }) },
+    ok: { 200: { description: "The run.", schema: E.runView } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  [`GET ${DOC}/why`]: {
+    operationId: "whyNotFound",
+    summary: "Why a document is not in the results of a query",
+    description:
+      "The first stage that explains it: UNKNOWN, DELETED, NOT_SEARCHABLE (state and newest build), NOT_BUILT, ACL_EXCLUDED, NO_SHARED_TERMS (the closest chunk), RANKED_LOW (its rank and score, and the 10th document's). Searched as the caller, or as named principals where searching as them is allowed (audited as search.as_principals).",
+    tags: ["evaluation"],
+    request: { params: docParams, query: E.whyQuery },
+    ok: { 200: { description: "The diagnosis (null when the document is in the first 10).", schema: E.whyResult } },
+    errors: { 403: ["PRINCIPALS_NOT_ALLOWED"] },
+  },
+  [`POST ${DOC}/why`]: {
+    operationId: "whyNotFoundPost",
+    summary: "Why a document is not in the results of a query (JSON body)",
+    tags: ["evaluation"],
+    request: { params: docParams, body: body(E.whyBody) },
+    json: true,
+    ok: { 200: { description: "The diagnosis (null when the document is in the first 10).", schema: E.whyResult } },
+    errors: { 403: ["PRINCIPALS_NOT_ALLOWED"] },
+  },
   "GET /api/v1/admin/webhooks": {
     operationId: "listWebhookEndpoints",
     summary: "Webhook endpoints",
@@ -739,7 +813,12 @@ function access(row: RouteRule): string {
 
 function errorSchema(codes: string[]) {
   return z.strictObject({
-    error: z.strictObject({ code: z.enum(codes as [string, ...string[]]), message: z.string() }),
+    error: z.strictObject({
+      code: z.enum(codes as [string, ...string[]]),
+      message: z.string(),
+      /** Facts a client acts on, where the code has them (MIGRATION_NOT_READY's counts, EVALUATION_REGRESSED's losses). */
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
   });
 }
 
@@ -815,6 +894,7 @@ export function openApiDocument() {
       { name: "admin", description: "Accounts and API tokens." },
       { name: "auth", description: "Sessions and single sign-on." },
       { name: "system", description: "Health, metrics and this document." },
+      { name: "evaluation", description: "Golden query sets, evaluation runs and why a document is not found." },
     ],
   });
   return cached;

@@ -112,6 +112,18 @@ export const ROUTES: readonly RouteRule[] = Object.freeze([
   role("POST", "/api/v1/tenants/[tenant]/migrations/[id]/switch-back", "operator", "tenant-param"),
   role("POST", "/api/v1/tenants/[tenant]/migrations/[id]/abort", "operator", "tenant-param"),
   role("POST", "/api/v1/tenants/[tenant]/migrations/[id]/finish", "operator", "tenant-param"),
+  // Retrieval evaluation (docs/evaluation.md#trust): the golden set is content curation (maintainers);
+  // the history's figures are for every reader of the tenant; a run's per-query results are for
+  // maintainers, each query shown only to a reader who may search as its principals. Naming other
+  // principals in a set, a run or a why needs what searching as them needs (operator, audited).
+  role("GET", "/api/v1/tenants/[tenant]/evaluation-set", "maintainer", "tenant-param"),
+  role("PUT", "/api/v1/tenants/[tenant]/evaluation-set", "maintainer", "tenant-param"),
+  role("GET", "/api/v1/tenants/[tenant]/evaluations", "viewer", "tenant-param"),
+  role("POST", "/api/v1/tenants/[tenant]/evaluations", "maintainer", "tenant-param"),
+  role("GET", "/api/v1/tenants/[tenant]/evaluations/[id]", "maintainer", "tenant-param"),
+  // "Why isn't this document in my results?": a search, diagnosed; as search, for every reader.
+  role("GET", `${DOC}/why`, "viewer", "tenant-param"),
+  role("POST", `${DOC}/why`, "viewer", "tenant-param"),
   role("GET", "/api/v1/admin/webhooks", "admin", "own-tenants"),
   role("POST", "/api/v1/admin/webhooks", "admin", "own-tenants"),
   role("PATCH", "/api/v1/admin/webhooks/[id]", "admin", "own-tenants"),

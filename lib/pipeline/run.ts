@@ -82,7 +82,7 @@ export async function collectGarbage(pool: pg.Pool, retentionHours: number): Pro
          JOIN documents d ON d.id = iv.document_id
         WHERE iv.status IN ('RETIRED', 'READY') AND ${age}
         LIMIT 500
-          FOR UPDATE OF d SKIP LOCKED`,
+          FOR NO KEY UPDATE OF d SKIP LOCKED`,
       [retentionHours * 3600],
     );
     if (candidates.rows.length === 0) return 0;

@@ -5,7 +5,14 @@ import type { Embedder } from "../embedding/types";
 import { toVectorLiteral } from "../embedding/types";
 import { asSpaceEmbedders, type SpaceEmbedders } from "../spaces/embedders";
 import type { Space } from "../spaces/types";
-import { TENANT_LANGUAGE_SQL, TENANT_SPACE_SQL, tenantSizeSql, textSearchSql, vectorSearchSql } from "./sql";
+import {
+  TENANT_LANGUAGE_SQL,
+  TENANT_SPACE_SQL,
+  tenantSizeSql,
+  textSearchSql,
+  vectorSearchSql,
+  type SqlSpace,
+} from "./sql";
 import { RRF_K, type SearchMode } from "./modes";
 
 export type SearchHit = {
@@ -65,8 +72,12 @@ async function tenantSpaceId(pool: pg.Pool, tenant: string, fresh = false): Prom
   return id;
 }
 
-/** Where a search reads: the tenant's active space and the embedder of its queries. */
-export type SearchSpace = { space: Space; embedder: Embedder };
+/**
+ * Where a search reads: the tenant's active space and the embedder of its queries. `shadow`: the
+ * space is the tenant's shadow space (a migration's candidate, or the previous space after its
+ * switch), read through its `space_pointers` (evaluations and the gate of a switch; search never).
+ */
+export type SearchSpace = { space: Space; embedder: Embedder; shadow?: boolean };
 
 /** A tenant's text search configuration, kept for a minute like its size class. */
 async function tenantLanguage(pool: pg.Pool, tenant: string): Promise<string> {
@@ -145,7 +156,7 @@ export async function searchAnswer(
 export async function searchIn(pool: pg.Pool, where: SearchSpace, q: SearchQuery): Promise<SearchHit[]> {
   const mode = q.mode ?? "vector";
   if (mode === "vector") return (await searchWithPlan(pool, where, q)).hits;
-  if (mode === "text") return textSearch(pool, where.space, q);
+  if (mode === "text") return textSearch(pool, where.space, q, where.shadow);
   return hybridSearch(pool, where, q);
 }
 
@@ -170,14 +181,17 @@ export function hybridDepth(topK: number): number {
  * embedding space), ranked by ts_rank_cd. Needs no embedding, so it answers while the provider is
  * down.
  */
-export async function textSearch(pool: pg.Pool, space: Space, q: SearchQuery): Promise<SearchHit[]> {
+export async function textSearch(pool: pg.Pool, space: Space, q: SearchQuery, shadow = false): Promise<SearchHit[]> {
   const language = await tenantLanguage(pool, q.tenant);
   // Unnamed on purpose: the query's words are a parameter, and how many chunks match them decides
   // the plan (the GIN index for a rare term); a generic plan cannot see that.
-  const { rows } = await pool.query<HitRow>(
-    textSearchSql({ id: space.id, dims: space.dimensions }, limitClass(q.topK)),
-    [q.tenant, q.query, q.level ?? null, q.principals, language],
-  );
+  const { rows } = await pool.query<HitRow>(textSearchSql(sqlSpace(space, shadow), limitClass(q.topK)), [
+    q.tenant,
+    q.query,
+    q.level ?? null,
+    q.principals,
+    language,
+  ]);
   return rows.slice(0, q.topK).map((r) => toHit(r, Number(r.score)));
 }
 
@@ -193,7 +207,7 @@ export async function hybridSearch(pool: pg.Pool, where: SearchSpace, q: SearchQ
   // The text list needs no embedding: it runs while the query is embedded.
   const [vector, text] = await Promise.all([
     searchWithPlan(pool, where, { ...q, topK: depth }),
-    textSearch(pool, where.space, { ...q, topK: depth }),
+    textSearch(pool, where.space, { ...q, topK: depth }, where.shadow),
   ]);
   return fuse([vector.hits, text], q.topK);
 }
@@ -233,7 +247,7 @@ export async function searchWithPlan(pool: pg.Pool, where: SearchSpace, q: Searc
     embedder.embed([q.query], AbortSignal.timeout(30_000)),
     namedStatementsOn(pool, PREPARED_SETTING, q.prepared),
   ]);
-  const dims = { id: where.space.id, dims: where.space.dimensions };
+  const dims = sqlSpace(where.space, where.shadow);
   const params = [q.tenant, toVectorLiteral(vec), q.level ?? null, q.principals];
   const client = await pool.connect();
   try {
@@ -280,6 +294,11 @@ export async function searchWithPlan(pool: pg.Pool, where: SearchSpace, q: Searc
   }
 }
 
+/** The space as the statements take it; `shadow` only when set, so the active space's object is as before. */
+function sqlSpace(space: Space, shadow?: boolean): SqlSpace {
+  return shadow ? { id: space.id, dims: space.dimensions, shadow: true } : { id: space.id, dims: space.dimensions };
+}
+
 function positiveInt(n: number): number {
   if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got ${n}`);
   return n;
@@ -314,7 +333,7 @@ async function isExact(
 
 async function rank(
   client: pg.PoolClient,
-  dims: { id: number; dims: number },
+  dims: SqlSpace,
   exact: boolean,
   limit: number,
   params: unknown[],

@@ -8,8 +8,19 @@ import { vectorCast } from "../db/vector-index";
  * hundreds of times the real one, and every call was planned again. One statement per limit
  * (topK is 1..100, hybrid depth up to 300) keeps that estimate exact.
  */
-/** The index space a statement reads: its id (written into the text) and dimensions. */
-export type SqlSpace = { id: number; dims: number };
+/**
+ * The index space a statement reads: its id (written into the text) and dimensions. `shadow`: the
+ * space is not the tenant's active one but a migration's candidate (or the previous space after a
+ * switch), whose pointers are `space_pointers` rows of that space instead of `search_pointers`;
+ * evaluations and the gate of a switch read it (docs/evaluation.md). Search itself never does,
+ * and its statements are the same text as before shadow reads existed
+ * (test/search/sql.snapshot.test.ts).
+ */
+export type SqlSpace = { id: number; dims: number; shadow?: boolean };
+
+/** The pointer relation as `sp`, and the condition that keeps a join to it in the space. */
+const pointersOf = (space: SqlSpace) => (space.shadow ? "space_pointers sp" : "search_pointers sp");
+const inPointerSpace = (space: SqlSpace) => (space.shadow ? ` AND sp.space_id = ${checkSpace(space.id)}` : "");
 
 function checkSpace(id: number): number {
   if (!Number.isInteger(id) || id < 1) throw new Error(`index space id must be a positive integer, got ${id}`);
@@ -33,13 +44,14 @@ function checkLimit(limit: number): void {
  * HNSW index): a search embedded in one space never reads another's versions, even when a switch
  * moved the pointers between its embedding and its statement (lib/search/search.ts runs it again).
  */
-const VISIBLE_FROM = `search_pointers sp
+const visibleFrom = (space: SqlSpace) => `${pointersOf(space)}
       JOIN index_versions iv ON iv.id = sp.index_version_id
       JOIN documents d ON d.id = sp.document_id
       JOIN document_versions dv ON dv.document_id = sp.document_id AND dv.version_number = sp.version_number`;
 const visibleWhere = (
   space: number,
-) => `iv.space_id = ${space} AND d.deleted_at IS NULL AND (cardinality(dv.acl) = 0 OR dv.acl && $4::text[])
+  shadow = false,
+) => `${shadow ? `sp.space_id = ${space} AND ` : ""}iv.space_id = ${space} AND d.deleted_at IS NULL AND (cardinality(dv.acl) = 0 OR dv.acl && $4::text[])
                     AND (d.business_version = sp.version_number OR EXISTS (
                           SELECT 1 FROM document_versions bv WHERE bv.document_id = d.id AND bv.version_number = d.business_version
                              AND (cardinality(bv.acl) = 0 OR bv.acl && $4::text[])))`;
@@ -73,7 +85,8 @@ const visibleWhere = (
 export function vectorCandidatesSql(space: SqlSpace, exact: boolean, limit: number): string {
   checkLimit(limit);
   const { dims } = space;
-  const VISIBLE_WHERE = visibleWhere(checkSpace(space.id));
+  const VISIBLE_FROM = visibleFrom(space);
+  const VISIBLE_WHERE = visibleWhere(checkSpace(space.id), space.shadow);
   const cast = vectorCast(dims);
   const distance = `v.embedding${cast} <=> $2${cast}`;
   const level = `($3::int IS NULL OR c.level = $3::int)`;
@@ -99,7 +112,7 @@ export function vectorCandidatesSql(space: SqlSpace, exact: boolean, limit: numb
                  OFFSET 0)
            ORDER BY ${distance}
            LIMIT ${limit}) nearest
-    JOIN search_pointers sp ON sp.document_id = nearest.document_id
+    JOIN ${pointersOf(space)} ON sp.document_id = nearest.document_id${inPointerSpace(space)}
     JOIN chunks c ON c.vector_id = nearest.id AND c.index_version_id = sp.index_version_id
    WHERE ${level}
    ORDER BY nearest.distance, c.chunk_id
@@ -107,19 +120,19 @@ export function vectorCandidatesSql(space: SqlSpace, exact: boolean, limit: numb
 }
 
 /** Candidates with their document key and version, best first by `score` (a column of them). */
-function withKeys(candidates: string, score: "distance" | "rank"): string {
+function withKeys(space: SqlSpace, candidates: string, score: "distance" | "rank"): string {
   return `WITH candidates AS MATERIALIZED (
   ${candidates})
 SELECT d.key, sp.version_number, x.chunk_id, x.section_path, x.text, x.level, x.${score} AS score
   FROM candidates x
   JOIN documents d ON d.id = x.document_id
-  JOIN search_pointers sp ON sp.document_id = x.document_id
+  JOIN ${pointersOf(space)} ON sp.document_id = x.document_id${inPointerSpace(space)}
  ORDER BY x.${score} ${score === "rank" ? "DESC" : "ASC"}, x.chunk_id`;
 }
 
 /** Nearest visible chunks with their document key and version, nearest first (`score` = distance). */
 export function vectorSearchSql(space: SqlSpace, exact: boolean, limit: number): string {
-  return withKeys(vectorCandidatesSql(space, exact, limit), "distance");
+  return withKeys(space, vectorCandidatesSql(space, exact, limit), "distance");
 }
 
 /**
@@ -140,9 +153,11 @@ export function vectorSearchSql(space: SqlSpace, exact: boolean, limit: number):
  */
 export function textSearchSql(space: SqlSpace, limit: number): string {
   checkLimit(limit);
-  const VISIBLE_WHERE = visibleWhere(checkSpace(space.id));
+  const VISIBLE_FROM = visibleFrom(space);
+  const VISIBLE_WHERE = visibleWhere(checkSpace(space.id), space.shadow);
   const level = `($3::int IS NULL OR c.level = $3::int)`;
   return withKeys(
+    space,
     `SELECT c.document_id, c.chunk_id, c.section_path, c.text, c.level, matched.rank
     FROM (SELECT v.id, v.document_id, ts_rank_cd(v.tsv, q.tsq) AS rank
             FROM (SELECT websearch_to_tsquery($5::regconfig, $2) AS tsq) q,
@@ -155,7 +170,7 @@ export function textSearchSql(space: SqlSpace, limit: number): string {
                  OFFSET 0)
            ORDER BY rank DESC, v.id
            LIMIT ${limit}) matched
-    JOIN search_pointers sp ON sp.document_id = matched.document_id
+    JOIN ${pointersOf(space)} ON sp.document_id = matched.document_id${inPointerSpace(space)}
     JOIN chunks c ON c.vector_id = matched.id AND c.index_version_id = sp.index_version_id
    WHERE ${level}
    ORDER BY matched.rank DESC, c.chunk_id

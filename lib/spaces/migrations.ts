@@ -9,6 +9,7 @@ import { queueMigrationTasks, supersedeMigrationTasks } from "../queue/actions-s
 import { lockTenantSpaceExclusive } from "./sql";
 import * as m from "./actions-sql";
 import type { MigrationState, Space } from "./types";
+import type { GateVerdict } from "../evaluation/runner";
 
 export type Db = {
   rows<T>(s: Statement): Promise<T[]>;
@@ -61,11 +62,25 @@ function unverified(tenantId: string, spaceId: number): Statement {
 }
 
 /**
- * Whether the shadow space may serve the tenant: the one question a switch asks
- * (docs/decisions/039-index-spaces.md §6). Coverage and integrity; the evaluation gate plugs in
- * here. Refuses with MIGRATION_NOT_READY and the counts.
+ * What a switch's quality gate judged (lib/evaluation/runner.ts gateForSwitch): null when it could
+ * not judge yet (the candidate was not ready when it looked), with the caller's override.
  */
-export async function mayServe(db: Db, tenantId: string, shadowSpaceId: number, what: string): Promise<Coverage> {
+export type SwitchGate = { verdict: GateVerdict | null; force?: boolean; reason?: string | null };
+
+/**
+ * Whether the shadow space may serve the tenant: the one question a switch asks
+ * (docs/decisions/039-index-spaces.md §6). Coverage and integrity, then the evaluation gate when one
+ * is given (docs/evaluation.md#the-gate): refused with EVALUATION_REGRESSED when the candidate's
+ * nDCG@10 on the tenant's set is lower than the active space's by more than the tolerance, unless
+ * forced. Refuses with MIGRATION_NOT_READY and the counts.
+ */
+export async function mayServe(
+  db: Db,
+  tenantId: string,
+  shadowSpaceId: number,
+  what: string,
+  gate?: SwitchGate,
+): Promise<Coverage> {
   const c = await coverageOf(db, tenantId, shadowSpaceId);
   if (c.built < c.total || c.unverified > 0)
     throw new DomainError(
@@ -73,7 +88,38 @@ export async function mayServe(db: Db, tenantId: string, shadowSpaceId: number, 
       `${what} serves ${c.built} of ${c.total} documents at the version search serves${c.unverified ? `, ${c.unverified} not verified` : ""}; the rest are still building`,
       { ...c },
     );
+  if (gate && gate.verdict === null)
+    throw new DomainError(
+      "MIGRATION_NOT_READY",
+      `${what} became ready while the switch was being judged; switch again to evaluate it`,
+      { ...c },
+    );
+  const v = gate?.verdict;
+  if (v?.evaluated && v.regressed && !gate?.force)
+    throw new DomainError(
+      "EVALUATION_REGRESSED",
+      `${what} answers the tenant's evaluation set worse: nDCG@10 ${v.candidate.ndcgAt10.toFixed(3)} against ${v.active.ndcgAt10.toFixed(3)} (more than ${v.tolerance} lower, ${v.losses.length} queries lost); switch with force and a reason to override`,
+      {
+        activeNdcgAt10: v.active.ndcgAt10,
+        candidateNdcgAt10: v.candidate.ndcgAt10,
+        tolerance: v.tolerance,
+        activeRunId: v.active.runId,
+        candidateRunId: v.candidate.runId,
+        losses: v.losses,
+      },
+    );
   return c;
+}
+
+/** The migration's `gate` record of what the switch was judged on. */
+function gateRecord(gate: SwitchGate | undefined): Record<string, unknown> {
+  const v = gate?.verdict;
+  if (!v) return { evaluated: false, reason: "NOT_GATED" };
+  if (!v.evaluated) return { ...v };
+  return {
+    ...v,
+    ...(v.regressed && gate?.force ? { forced: true, forceReason: gate.reason ?? null } : { forced: false }),
+  };
 }
 
 async function lockOrThrow(db: Db, tenantId: string, id: string): Promise<MigrationRow> {
@@ -127,7 +173,14 @@ export async function startMigrationIn(
 /** Search reads the candidate from the next statement on (coverage checked under every pointer lock). */
 export async function switchIn(
   db: Db,
-  input: { tenant: string; id: string; actor: string; indexReady: (spaceId: number) => Promise<boolean> },
+  input: {
+    tenant: string;
+    id: string;
+    actor: string;
+    indexReady: (spaceId: number) => Promise<boolean>;
+    /** The quality gate's verdict; absent, the switch records that it was not gated. */
+    gate?: SwitchGate;
+  },
 ): Promise<MigrationRow> {
   await db.exec(lockTenantSpaceExclusive(input.tenant));
   const row = await lockOrThrow(db, input.tenant, input.id);
@@ -140,7 +193,7 @@ export async function switchIn(
   await db.rows(m.lockActivePointers(input.tenant));
   await db.rows(m.lockShadowSpacePointers(input.tenant, row.to_space_id));
   await db.exec(m.dropDeletedPointers(input.tenant));
-  const gate = await mayServe(db, input.tenant, row.to_space_id, "the candidate space");
+  const gate = await mayServe(db, input.tenant, row.to_space_id, "the candidate space", input.gate);
   await db.rows(m.swapPointers(input.tenant, row.from_space_id));
   await db.rows(m.takeShadowPointers(input.tenant, row.to_space_id));
   await db.rows(m.endSwap());
@@ -152,7 +205,7 @@ export async function switchIn(
     m.setMigrationState(row.id, "SWITCHED", {
       switchedBy: input.actor,
       ready: row.state === "BUILDING",
-      gate: { ...gate, at: new Date().toISOString(), evaluated: false },
+      gate: { ...gate, at: new Date().toISOString(), ...gateRecord(input.gate) },
     }),
   );
   return lockOrThrow(db, input.tenant, row.id);

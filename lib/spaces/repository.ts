@@ -7,7 +7,10 @@ import { TaskError } from "../queue/errors";
 import { LOCAL_MODEL } from "../pipeline/local-embedder";
 import { CHUNKER_VERSION } from "../pipeline/chunker";
 import type { Statement } from "../db/pool";
-import { embedderForSpace } from "./embedders";
+import { embedderForSpace, SpaceEmbedders } from "./embedders";
+import { gateForSwitch } from "../evaluation/runner";
+import { DEFAULT_EVALUATION_TOLERANCE } from "../evaluation/settings";
+import type { SearchMode } from "../search/modes";
 import { hasSpaceIndex, spaceIndexName, VALID_INDEX_SQL } from "./indexes";
 import {
   abortIn,
@@ -383,28 +386,53 @@ export async function startFleetMigration(
 
 export type MigrationAction = "switch" | "switch-back" | "abort" | "finish";
 
+/** A migration action's body: a reason, and for a switch `force` over a regressed evaluation (reason required). */
+export type MigrationActionBody = { reason?: string | null; force?: boolean };
+
 export async function actOnMigration(
   pool: pg.Pool,
   actor: Actor,
   tenant: string,
   id: string,
   action: MigrationAction,
-  reason: string | null,
+  body: string | null | MigrationActionBody,
+  /** The switch's quality gate (docs/evaluation.md#the-gate): the embedders it searches with and its tolerance. */
+  gateOptions: { spaces?: SpaceEmbedders; tolerance?: number; mode?: SearchMode } = {},
 ): Promise<MigrationView> {
+  const { reason = null, force = false } = typeof body === "object" && body !== null ? body : { reason: body };
+  if (force && !reason) throw new DomainError("VALIDATION_FAILED", "reason: a forced switch needs a reason");
+  // The gate searches both spaces before the switch's transaction, which holds the tenant's
+  // space lock and every pointer: no search (nor query embedding) runs under those locks.
+  const gate =
+    action === "switch"
+      ? {
+          verdict: await gateForSwitch(pool, gateOptions.spaces ?? new SpaceEmbedders({ timeoutMs: 30_000 }), {
+            tenant,
+            migrationId: id,
+            actor: actor.subject,
+            tolerance: gateOptions.tolerance ?? DEFAULT_EVALUATION_TOLERANCE,
+            mode: gateOptions.mode,
+          }),
+          force,
+          reason,
+        }
+      : undefined;
   return transaction(pool, async (tx) => {
     const db = txDb(tx);
     const input = { tenant, id, actor: actor.subject };
     const row =
       action === "switch"
-        ? await switchIn(db, { ...input, indexReady: (spaceId) => hasSpaceIndexTx(tx, spaceId) })
+        ? await switchIn(db, { ...input, indexReady: (spaceId) => hasSpaceIndexTx(tx, spaceId), gate })
         : action === "switch-back"
           ? await switchBackIn(db, input)
           : action === "abort"
             ? await abortIn(db, input)
             : await finishIn(db, input);
+    const forced = action === "switch" && (row.gate as { forced?: boolean } | null)?.forced === true;
     await writeAudit(tx, {
       actor: actor.subject,
-      action: `migration.${action.replace("-", "_")}`,
+      // A switch over a regressed evaluation is its own action: the override is what an auditor looks for.
+      action: forced ? "migration.force_switch" : `migration.${action.replace("-", "_")}`,
       tenant,
       targetType: "migration",
       targetId: id,

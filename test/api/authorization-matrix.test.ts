@@ -294,6 +294,20 @@ async function resetMigrations(tenant: string): Promise<void> {
   await t.pool.query(`UPDATE tenants SET active_space_id = indexwright_default_space() WHERE id = $1`, [tenant]);
 }
 
+/** The tenant's evaluation set, made (as the bootstrap admin) when it has none. */
+async function evaluationSetOf(tenant: string): Promise<void> {
+  if ((await setVersions(tenant)) > 0) return;
+  await asBoot(R.evaluationSet, "PUT", { queries: [{ query: "hello matrix", relevant: ["seed"] }] }, { tenant });
+}
+const setVersions = async (tenant: string) =>
+  (await t.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM evaluation_sets WHERE tenant_id = $1`, [tenant]))
+    .rows[0].n;
+/** A fresh (PENDING) evaluation run of the tenant's set; its id. */
+async function evaluationRunOf(tenant: string): Promise<string> {
+  await evaluationSetOf(tenant);
+  return (await asBoot(R.evaluations, "POST", { mode: "text" }, { tenant })).id as string;
+}
+
 /** Rows where the caller can aim at another tenant: its [tenant] segment, or an id of a resource that lives in one tenant. */
 const aimsAtTenant = (row: RouteRule) =>
   row.scope === "tenant-param" || (row.scope === "own-tenants" && /\[[^\]]+\]/.test(row.path));
@@ -323,6 +337,8 @@ type Prepared = {
   checkRefused?: boolean;
   /** Undoes what the call changed for every later case (rotating the bootstrap token ends every caller using it). */
   undo?: () => Promise<void>;
+  /** A query string, for GET rows that read one. */
+  query?: Record<string, string>;
 };
 type FixtureCtx = { target: string; n: number; caller: Caller };
 
@@ -875,6 +891,57 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
     params: { tenant: target, id: await startMigrationAsBoot(target, true) },
     undo: () => resetMigrations(target),
   }),
+  // Evaluation (docs/evaluation.md#trust): a set in each tenant so that a leak would read real data;
+  // no worker runs here, so a run stays PENDING.
+  "GET /api/v1/tenants/[tenant]/evaluation-set": async ({ target }) => (
+    await evaluationSetOf(target),
+    {
+      params: { tenant: target },
+      check: async ({ body }) =>
+        (body as { tenant?: string }).tenant === target ? [] : [`the set of ${(body as { tenant?: string }).tenant}`],
+    }
+  ),
+  "PUT /api/v1/tenants/[tenant]/evaluation-set": async ({ target }) => {
+    const before = await setVersions(target);
+    return {
+      params: { tenant: target },
+      body: { queries: [{ query: "hello matrix", relevant: ["seed"] }] },
+      checkRefused: true,
+      check: async ({ succeeded }) => {
+        const after = await setVersions(target);
+        return after === before + (succeeded ? 1 : 0)
+          ? []
+          : [`tenant ${target}'s set has ${after} versions after the call, ${before} before`];
+      },
+    };
+  },
+  "GET /api/v1/tenants/[tenant]/evaluations": async ({ target }) => {
+    const id = await evaluationRunOf(target);
+    return {
+      params: { tenant: target },
+      check: async ({ body }) => {
+        const items = (body as { items: { id: string; tenant: string }[] }).items;
+        const problems = items.some((i) => i.tenant !== target) ? [`lists runs of other tenants`] : [];
+        if (!items.some((i) => i.id === id)) problems.push(`lacks tenant ${target}'s newest run`);
+        return problems;
+      },
+    };
+  },
+  "POST /api/v1/tenants/[tenant]/evaluations": async ({ target }) => (
+    await evaluationSetOf(target),
+    { params: { tenant: target }, body: { mode: "text" } }
+  ),
+  "GET /api/v1/tenants/[tenant]/evaluations/[id]": async ({ target }) => ({
+    params: { tenant: target, id: await evaluationRunOf(target) },
+  }),
+  [`GET ${DOC}/why`]: async ({ target }) => ({
+    params: { tenant: target, key: "seed" },
+    query: { query: "hello matrix", mode: "text" },
+  }),
+  [`POST ${DOC}/why`]: async ({ target }) => ({
+    params: { tenant: target, key: "seed" },
+    body: { query: "hello matrix", mode: "text" },
+  }),
   "GET /api/v1/admin/webhooks": async ({ n }) => {
     const other = (await asBoot(R.webhooks, "POST", hookBody("other", `list-${n}`))).id;
     const own = (await asBoot(R.webhooks, "POST", hookBody("own", `list-${n}`))).id;
@@ -1012,6 +1079,8 @@ describe("authorization matrix", () => {
       spaces: await import(`${base}/v1/admin/embedding-spaces/route`),
       migrations: await import(`${base}/v1/tenants/[tenant]/migrations/route`),
       migrationSwitch: await import(`${base}/v1/tenants/[tenant]/migrations/[id]/switch/route`),
+      evaluationSet: await import(`${base}/v1/tenants/[tenant]/evaluation-set/route`),
+      evaluations: await import(`${base}/v1/tenants/[tenant]/evaluations/route`),
     };
     // A second index space with its HNSW index (migrations switch to it), and one no tenant searches.
     await asBoot(R.spaces, "POST", { name: "matrix-b", provider: "local", dimensions: 8 });
@@ -1286,7 +1355,7 @@ describe("authorization matrix", () => {
         else if (!origin) headers.origin = `http://${HOST}`;
       }
       if (prepared.body !== undefined) headers["content-type"] = "application/json";
-      const url = `http://${HOST}${fill(row.path, prepared.params)}`;
+      const url = `http://${HOST}${fill(row.path, prepared.params)}${prepared.query ? `?${new URLSearchParams(prepared.query)}` : ""}`;
 
       const send = async (method: string) => {
         const res = await call(

@@ -653,6 +653,76 @@ describe("every operation answers as the document says", () => {
       202,
     );
 
+    // Evaluation (docs/evaluation.md): a set in two versions, a run executed as a worker's
+    // maintenance does, its history and detail; why a document is (not) found, both ways.
+    const SET = "/api/v1/tenants/[tenant]/evaluation-set";
+    const EVALS = "/api/v1/tenants/[tenant]/evaluations";
+    await exercise(
+      {
+        method: "PUT",
+        pattern: SET,
+        params: { tenant: "acme" },
+        body: { queries: [{ query: "harbours", relevant: ["guide"] }] },
+      },
+      200,
+    );
+    await exercise(
+      {
+        method: "PUT",
+        pattern: SET,
+        params: { tenant: "acme" },
+        body: {
+          queries: [
+            { query: "harbours", relevant: ["guide"], grades: { guide: 2 }, principals: ["group:staff"] },
+            { query: "lighthouses", relevant: ["guide", "nowhere"] },
+          ],
+        },
+      },
+      200,
+    );
+    await exercise(
+      {
+        method: "PUT",
+        pattern: SET,
+        params: { tenant: "acme" },
+        body: { queries: [{ query: "x", relevant: ["a", "a"] }] },
+      },
+      400,
+    );
+    await exercise({ method: "GET", pattern: SET, params: { tenant: "acme" } }, 200);
+    const evalRun = await exercise(
+      { method: "POST", pattern: EVALS, params: { tenant: "acme" }, body: { mode: "vector", topK: 5 } },
+      202,
+    );
+    const { runPendingEvaluations } = await import("../../lib/evaluation/runner");
+    const { SpaceEmbedders } = await import("../../lib/spaces/embedders");
+    const { LocalEmbedder } = await import("../../lib/embedding");
+    await runPendingEvaluations(
+      t.pool,
+      new SpaceEmbedders({ timeoutMs: 5_000, preset: new LocalEmbedder(384) }),
+      "contract",
+    );
+    await exercise({ method: "GET", pattern: EVALS, params: { tenant: "acme" } }, 200);
+    const evalDone = await exercise(
+      { method: "GET", pattern: `${EVALS}/[id]`, params: { tenant: "acme", id: (evalRun.body as { id: string }).id } },
+      200,
+    );
+    expect((evalDone.body as { state: string }).state).toBe("DONE");
+    await exercise({ method: "GET", pattern: `${EVALS}/[id]`, params: { tenant: "acme", id: "999999" } }, 404);
+    await exercise(
+      { method: "GET", pattern: `${DOC}/why`, params: { tenant: "acme", key: "guide" }, query: { query: "harbours" } },
+      200,
+    );
+    await exercise(
+      {
+        method: "POST",
+        pattern: `${DOC}/why`,
+        params: { tenant: "acme", key: "guide" },
+        body: { query: "harbours", principals: ["group:staff"], mode: "text" },
+      },
+      200,
+    );
+
     await exercise({ method: "POST", pattern: "/api/auth/signin", auth: null, body: { token: BOOT } }, 200);
     await exercise({ method: "POST", pattern: "/api/auth/signout", auth: null }, 200);
     await exercise({ method: "GET", pattern: "/api/auth/oidc/start", auth: null }, 404);

@@ -141,6 +141,7 @@ describe("layering", () => {
       "admin",
       "webhooks",
       "search",
+      "evaluation",
       "queue",
       "pipeline",
       "reconcile",

@@ -1,16 +1,17 @@
 import { handler, json, readOptionalJson } from "@/lib/http/handler";
 import { tenantParam } from "@/lib/documents/schemas";
-import { optionalReasonBody } from "@/lib/operations/schemas";
+import { switchBody } from "@/lib/evaluation/schemas";
 import { migrationIdParam } from "@/lib/spaces/schemas";
 import { actOnMigration } from "@/lib/spaces/repository";
-import { db } from "@/lib/server";
+import { db, serverConfig, serverSpaces } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
 export const POST = handler<{ tenant: string; id: string }>(
   "POST /api/v1/tenants/[tenant]/migrations/[id]/switch",
   async (req, params, p) => {
-    const body = optionalReasonBody.parse(await readOptionalJson(req, 10_000));
+    // {reason?, force?}: force switches over a regressed evaluation (docs/evaluation.md#the-gate).
+    const body = switchBody.parse(await readOptionalJson(req, 10_000));
     return json(
       await actOnMigration(
         db(),
@@ -18,7 +19,12 @@ export const POST = handler<{ tenant: string; id: string }>(
         tenantParam.parse(params.tenant),
         migrationIdParam.parse(params.id),
         "switch",
-        body.reason ?? null,
+        { reason: body.reason ?? null, force: body.force ?? false },
+        {
+          spaces: serverSpaces(),
+          tolerance: serverConfig().EVALUATION_TOLERANCE,
+          mode: serverConfig().EVALUATION_GATE_MODE,
+        },
       ),
     );
   },
