@@ -52,7 +52,7 @@ describe.runIf(onRealPostgres)("identical publishes racing on one document", () 
       await holder.query("BEGIN");
       await holder.query(`SELECT 1 FROM documents WHERE id = $1 FOR UPDATE`, [v1.documentId]);
       const racing = [publish(t.pool, input("# Policy\n\nSecond.")), publish(t.pool, input("# Policy\n\nSecond."))];
-      await lockWaiters("%FOR UPDATE OF d%", 2);
+      await lockWaiters("%FOR NO KEY UPDATE OF d%", 2);
       await holder.query("COMMIT");
       const results = await Promise.all(racing);
       expect(results.map((r) => [r.created, r.versionNumber]).sort()).toEqual([
@@ -91,7 +91,7 @@ describe.runIf(onRealPostgres)("a publish racing a rename of its document", () =
       await renamer.query("BEGIN");
       await renamer.query(`SELECT 1 FROM documents WHERE id = $1 FOR UPDATE`, [first.documentId]);
       const racing = publish(t.pool, { ...input("# Handbook\n\nNew."), key: "handbook" });
-      await lockWaiters("%FOR UPDATE OF d%", 1);
+      await lockWaiters("%FOR NO KEY UPDATE OF d%", 1);
       await renamer.query(`UPDATE documents SET key = 'handbook-2019' WHERE id = $1`, [first.documentId]);
       await renamer.query("COMMIT");
       const r = await racing;

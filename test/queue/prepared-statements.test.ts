@@ -110,7 +110,7 @@ describe.runIf(onRealPostgres)("the index pipeline and publish as named statemen
         await publisher.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements`)
       ).rows.map((r) => r.statement);
       expect(publishStatements.some((s) => s.includes("INSERT INTO document_versions"))).toBe(true);
-      expect(publishStatements.some((s) => s.includes("FOR UPDATE OF d"))).toBe(true);
+      expect(publishStatements.some((s) => s.includes("FOR NO KEY UPDATE OF d"))).toBe(true);
 
       await worker.start();
       await waitFor(async () => {
