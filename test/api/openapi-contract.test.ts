@@ -626,7 +626,14 @@ describe("every operation answers as the document says", () => {
       return m.documents.built === m.documents.total;
     }, 60_000);
     const { advanceMigrations } = await import("../../lib/spaces/maintenance");
-    await advanceMigrations(t.pool, "contract", { indexMemoryMb: 64, parallelWorkers: 0 });
+    // The worker's maintenance may be building it at the same moment: wait until it is READY.
+    await waitFor(async () => {
+      await advanceMigrations(t.pool, "contract", { indexMemoryMb: 64, parallelWorkers: 0 });
+      const m = (await call({ method: "GET", pattern: `${MIG}/[id]`, params: { tenant: "acme", id: migId } })).body as {
+        state: string;
+      };
+      return m.state === "READY";
+    }, 60_000);
     await exercise({ method: "GET", pattern: `${MIG}/[id]`, params: { tenant: "acme", id: migId } }, 200);
     await exercise({ method: "POST", pattern: `${MIG}/[id]/switch`, params: { tenant: "acme", id: migId } }, 200);
     await exercise(
