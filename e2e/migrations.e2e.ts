@@ -282,10 +282,10 @@ test("migrate a tenant to a second index space, switch, search in it, switch bac
       await dialog.getByTestId("space-provider").selectOption("openai");
       await dialog.getByTestId("space-model").fill("text-embedding-3-small");
       await dialog.getByTestId("space-dimensions").fill("384");
-      await dialog.getByTestId("space-api-key-env").fill("E2E_NO_SUCH_KEY_VARIABLE");
+      await dialog.getByTestId("space-api-key-env").fill("E2E_NO_SUCH_API_KEY");
       await dialog.getByTestId("space-create-submit").click();
       await expect(dialog.getByTestId("action-error")).toContainText("SPACE_KEY_MISSING");
-      await expect(dialog.getByTestId("space-api-key-env-error")).toContainText("E2E_NO_SUCH_KEY_VARIABLE");
+      await expect(dialog.getByTestId("space-api-key-env-error")).toContainText("E2E_NO_SUCH_API_KEY");
       await expect(dialog.getByTestId("space-api-key-env")).toHaveAttribute("aria-invalid", "true");
       await expectAccessible(page, "register-space dialog, refused");
       await shot("m9-space-key-missing.png");
