@@ -90,7 +90,7 @@ export class Worker {
   /** When this worker last claimed with the look for expired leases; whether its last claim came back short. */
   private lastTakeOverAt = 0;
   private lastClaimShort = true;
-  /** Slots running a group of MIGRATE tasks (at most migrationSlots, never the last free one). */
+  /** Slots running a group of MIGRATE tasks (at most MIGRATION_SLOTS: the rest serve publishes only). */
   private migrationSlots = 0;
   private readonly spaces: SpaceEmbedders;
   /** Slots running a claimed group of tasks; a slot is free again once each of its tasks has an outcome. */
@@ -237,8 +237,8 @@ export class Worker {
       );
       for (const group of groups) this.startSlot(group);
       if (leases.length === free * this.perSlot) continue; // more may be due: claim again at once
-      // What publishes left free goes to migration work, but never the last free slot, so a
-      // publish arriving now still finds one (docs/decisions/039-index-spaces.md §4).
+      // What publishes left free goes to migration work, up to MIGRATION_SLOTS slots, so at least
+      // one slot only ever runs publishes (docs/decisions/039-index-spaces.md §4).
       if (await this.claimMigrationWork(free - groups.length)) continue;
       // A short due-only claim is followed at once by a full one (lastClaimShort), not by a sleep:
       // an expired lease must not wait out an idle back-off because the backlog just drained.
@@ -257,7 +257,10 @@ export class Worker {
   private async claimMigrationWork(free: number): Promise<boolean> {
     const { cfg, concurrency } = this.o;
     const cap = Math.min(cfg.MIGRATION_SLOTS ?? Math.max(1, concurrency - 1), concurrency);
-    const room = Math.min(free - (concurrency > 1 ? 1 : 0), cap - this.migrationSlots);
+    // Capped by the slots migration work holds, not by how many are free after this claim: keeping
+    // the last free slot empty starved a migration for as long as anyone published (a slot running
+    // INDEX left only "the last" one), while the capped slots already leave publishes their own.
+    const room = Math.min(free, cap - this.migrationSlots);
     if (room <= 0) return false;
     let leases: Lease[];
     try {
