@@ -17,14 +17,22 @@ import { bulkRetry, cancelTask, forceDone, pauseQueue, resumeQueue, retryTask } 
 import { claim, fail, release, renew, type Lease } from "../../lib/queue/engine";
 import { classify, LeaseLostError, TaskError } from "../../lib/queue/errors";
 import { collectGarbage, executeTasks } from "../../lib/pipeline/run";
-import { executeTask } from "../helpers/pipeline";
 import { search, type SearchHit } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
+import type { Embedder } from "../../lib/embedding/types";
 import { LOCAL_MODEL } from "../../lib/pipeline/local-embedder";
 import { CHUNKER_VERSION } from "../../lib/pipeline/chunker";
 import { ERROR_CODES, isErrorCode } from "../../lib/domain/constants";
 import { DomainError } from "../../lib/domain/errors";
 import { statusOf } from "../../lib/http/errors";
+import { loadConfig } from "../../lib/config";
+import { log } from "../../lib/log";
+import { SpaceEmbedders } from "../../lib/spaces/embedders";
+import type { MigrationState, Space } from "../../lib/spaces/types";
+import { actOnMigration, getMigration, startMigration, type MigrationAction } from "../../lib/spaces/repository";
+import { advanceMigrations } from "../../lib/spaces/maintenance";
+import { registerEnvironmentSpace } from "../../lib/spaces/registry";
+import { spaceIndexName } from "../../lib/spaces/indexes";
 
 // ---------------------------------------------------------------------------------------------
 // Configuration of the system under test: short budgets so DEAD happens within a sequence.
@@ -39,8 +47,21 @@ const POLICY = { baseSeconds: 0, maxSeconds: 0, jitter: 0.2 };
 const PIPELINE = { batchSize: 2, batchMaxBytes: 1 << 20 };
 const ACTOR = { subject: "model-operator" };
 const PUBLISHER = "model-publisher";
-/** The two embedding spaces an operator can switch between: same dimensions, different model. */
-export const MODELS = [LOCAL_MODEL, "indexwright-local-hash-alt"] as const;
+/**
+ * The two index spaces (docs/index-spaces.md): the migrated database's default and a second local
+ * space of other dimensions, so a vector of one can never pass for the other's. The second is
+ * registered as the environment would register it (lib/spaces/registry.ts), so a "restart with
+ * other settings" finds it.
+ */
+export const SPACES = [
+  { name: "local", model: LOCAL_MODEL, dims: 384 },
+  { name: "local-256", model: LOCAL_MODEL, dims: 256 },
+] as const;
+const spaceLabel = (i: number) => `${SPACES[i].name} (${SPACES[i].dims})`;
+/** Off with MODEL_MIGRATIONS=0: the sequences of before index-space migrations. */
+const MIGRATIONS = process.env.MODEL_MIGRATIONS !== "0";
+/** Settings of a maintenance pass (the bulk HNSW build of a candidate space). */
+const MIGRATION_SETTINGS = { indexMemoryMb: 64, parallelWorkers: 0 };
 /** Principals that see every ACL used below. */
 const ALL_PRINCIPALS = ["group:a", "group:b"];
 
@@ -91,13 +112,38 @@ type DocModel = {
   lastPointer: number | null;
 };
 
+type MigrationModel = { id: string; from: number; to: number; state: MigrationState; autoSwitch: boolean };
+const OPEN_STATES: readonly MigrationState[] = ["BUILDING", "READY", "SWITCHED"];
+
 export class Model {
   docs = new Map<string, DocModel>();
   byKey = new Map<string, string>();
   /** "from->to" → document id, for repeated renames. */
   renames = new Map<string, string>();
-  /** Index into MODELS of the tenant's active index space (and the embedder the workers use). */
+  /** Index into SPACES of the tenant's active index space (before the tenant exists: the default). */
   space = 0;
+  /** Index into SPACES of the default space, where a new tenant starts. */
+  defaultSpace = 0;
+  /** Whether each space has its HNSW index (dropped at every reset; built by a migration's maintenance or a start). */
+  indexed = [false, false];
+  /** The tenant's latest migration (open or ended), or none. */
+  migration: MigrationModel | null = null;
+  /**
+   * Pointers a move by hand left in the previous space (document id → index version id): search
+   * serves none of them; each stays until the pointer moves.
+   */
+  legacy = new Map<string, string>();
+  /** ACTIVE index versions no pointer names, with the flag they were found under (while relaxed). */
+  orphans = new Map<string, string>();
+  /** Whether the tenant's migration is open: its shadow space is kept in step. */
+  get open(): boolean {
+    return !!this.migration && OPEN_STATES.includes(this.migration.state);
+  }
+  /** The shadow space of the open migration: the candidate before its switch, the previous space after. */
+  get shadow(): number | null {
+    if (!this.open) return null;
+    return this.migration!.state === "SWITCHED" ? this.migration!.from : this.migration!.to;
+  }
   paused = 0;
   /** Operator pauses of the queue: "tenant" (the one tenant) or a task type, by pause id. */
   holds = new Map<string, string>();
@@ -139,11 +185,21 @@ type IvRow = {
   expected_chunk_count: number;
   embedding_model: string;
   embedding_dimensions: number;
+  space_id: number;
   n: number;
   n_ids: number;
   n_bad_vectors: number;
 };
 type PtrRow = { document_id: string; index_version_id: string; version_number: number; pinned: boolean };
+type SpacePtrRow = PtrRow & { space_id: number; tenant_id: string };
+type MigrationRowSnap = {
+  id: string;
+  tenant_id: string;
+  state: MigrationState;
+  from_space_id: number;
+  to_space_id: number;
+  auto_switch: boolean;
+};
 type DocRow = { id: string; key: string; business_version: number; deleted: boolean; search_version: number | null };
 type VersionRow = {
   document_id: string;
@@ -163,6 +219,14 @@ export type Snapshot = {
   chunkVersions: Map<string, Set<number>>;
   versions: VersionRow[];
   audit: Map<string, number>;
+  /** Shadow pointers by "space id|document id". */
+  spacePtrs: Map<string, SpacePtrRow>;
+  migrations: MigrationRowSnap[];
+  /** The tenant's active space id (null: no tenant row yet). */
+  tenantSpace: number | null;
+  defaultSpace: number | null;
+  /** Spaces whose HNSW index exists. */
+  indexed: Set<number>;
 };
 
 const SNAPSHOT_SQL = `
@@ -174,20 +238,26 @@ SELECT task_id::text, document_id::text, version_number, task_type, status, atte
        error_code, error_message
   FROM index_tasks t ORDER BY t.task_id; -- qualified: the bare name would sort the ::text column ('10' < '9')
 SELECT iv.id::text, iv.document_id::text, iv.version_number, iv.task_id::text, iv.status, iv.chunk_count, iv.expected_chunk_count,
-       iv.embedding_model, iv.embedding_dimensions,
+       iv.embedding_model, iv.embedding_dimensions, iv.space_id,
        (SELECT count(*)::int FROM chunks c WHERE c.index_version_id = iv.id) AS n,
        (SELECT count(DISTINCT c.chunk_id)::int FROM chunks c WHERE c.index_version_id = iv.id) AS n_ids,
        -- Records whose vector is not the one stored for their own document, content and the version's space.
        (SELECT count(*)::int FROM chunks c LEFT JOIN chunk_vectors v ON v.id = c.vector_id
          WHERE c.index_version_id = iv.id
            AND (v.id IS NULL OR v.document_id <> c.document_id OR v.content_hash <> c.content_hash
-                OR v.embedding_model <> iv.embedding_model OR v.dims <> iv.embedding_dimensions OR v.chunker_version <> iv.chunker_version)) AS n_bad_vectors
+                OR v.embedding_model <> iv.embedding_model OR v.dims <> iv.embedding_dimensions OR v.chunker_version <> iv.chunker_version
+                OR v.space_id <> iv.space_id)) AS n_bad_vectors
   FROM index_versions iv ORDER BY iv.created_at, iv.id;
 SELECT document_id::text, index_version_id::text, version_number, pinned FROM search_pointers;
 SELECT id::text, key, business_version, deleted_at IS NOT NULL AS deleted, search_version FROM documents;
 SELECT DISTINCT c.document_id::text, c.chunk_id, iv.version_number FROM chunks c JOIN index_versions iv ON iv.id = c.index_version_id;
 SELECT document_id::text, version_number, acl, convert_from(content, 'UTF8') AS content, abstract, overview FROM document_versions;
-SELECT action, count(*)::int AS n FROM audit_log GROUP BY action;`;
+SELECT action, count(*)::int AS n FROM audit_log GROUP BY action;
+SELECT space_id, document_id::text, tenant_id, index_version_id::text, version_number, pinned FROM space_pointers;
+SELECT m.id::text, m.tenant_id, m.state, m.from_space_id, m.to_space_id, m.auto_switch FROM space_migrations m ORDER BY m.id; -- the bigint, not the text
+SELECT (SELECT active_space_id FROM tenants WHERE id = '${TENANT}') AS tenant_space,
+       (SELECT id FROM embedding_spaces WHERE is_default) AS default_space;
+SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'chunk_vectors_space_%_hnsw';`;
 
 async function snapshot(pool: pg.Pool): Promise<Snapshot> {
   const r = (await pool.query(SNAPSHOT_SQL)) as unknown as pg.QueryResult[];
@@ -205,6 +275,13 @@ async function snapshot(pool: pg.Pool): Promise<Snapshot> {
     chunkVersions,
     versions: r[5].rows,
     audit: new Map(r[6].rows.map((a: { action: string; n: number }) => [a.action, a.n])),
+    spacePtrs: new Map(r[7].rows.map((p: SpacePtrRow) => [`${p.space_id}|${p.document_id}`, p])),
+    migrations: r[8].rows,
+    tenantSpace: r[9].rows[0].tenant_space,
+    defaultSpace: r[9].rows[0].default_space,
+    indexed: new Set(
+      r[10].rows.map((x: { indexname: string }) => Number(/^chunk_vectors_space_(\d+)_hnsw$/.exec(x.indexname)?.[1])),
+    ),
   };
 }
 
@@ -216,8 +293,9 @@ class BurstEmbedder extends LocalEmbedder {
   constructor(
     private readonly burst: { left: number; thrown: number },
     model: string,
+    dims: number,
   ) {
-    super(384, model);
+    super(dims, model);
   }
   override async embed(texts: string[], signal: AbortSignal): Promise<number[][]> {
     if (this.burst.left > 0) {
@@ -226,6 +304,22 @@ class BurstEmbedder extends LocalEmbedder {
       throw new TaskError("EMBEDDING_PROVIDER_UNAVAILABLE", "provider answered 503 (model test burst)");
     }
     return super.embed(texts, signal);
+  }
+}
+
+/**
+ * The workers' embedders: every space's goes through the same failing provider, so a burst fails
+ * an INDEX in the active space and a MIGRATE in the shadow space alike.
+ */
+class BurstSpaces extends SpaceEmbedders {
+  private readonly made = new Map<number, Embedder>();
+  constructor(private readonly burst: { left: number; thrown: number }) {
+    super({ timeoutMs: 30_000, preset: null });
+  }
+  override embedderFor(space: Space): Embedder {
+    let e = this.made.get(space.id);
+    if (!e) this.made.set(space.id, (e = new BurstEmbedder(this.burst, space.model, space.dimensions)));
+    return e;
   }
 }
 
@@ -290,35 +384,50 @@ export class Sut {
 
   constructor(readonly pool: pg.Pool) {}
 
-  embedder(m: Model): BurstEmbedder {
-    return new BurstEmbedder(this.burst, MODELS[m.space]);
+  /** What the workers embed with: each space's own embedder, all behind the failing provider. */
+  readonly spaces = new BurstSpaces(this.burst);
+  /** What the checks search with: each space's embedder, never failing. */
+  readonly readers = new SpaceEmbedders({ timeoutMs: 30_000, preset: null });
+  private readonly ids: number[] = [];
+  /** The database id of SPACES[i]. */
+  spaceId(i: number): number {
+    return this.ids[i];
   }
-  private readonly spaceIds = new Map<number, number>();
-  private defaultIndex = 0;
+  /** The index into SPACES of a space id (-1: not one of them). */
+  spaceIndex(id: number): number {
+    return this.ids.indexOf(id);
+  }
+  /** Both spaces exist (the second registered once, as the registry would have). */
+  private async ensureSpaces(): Promise<void> {
+    if (this.ids.length === SPACES.length) return;
+    for (const [i, sp] of SPACES.entries()) {
+      const { rows } = await this.pool.query<{ id: number }>(
+        `WITH ins AS (
+           INSERT INTO embedding_spaces (name, provider, model, dimensions, chunker_version)
+           VALUES ($1, 'local', $2, $3, $4) ON CONFLICT (name) DO NOTHING RETURNING id)
+         SELECT id FROM ins UNION ALL SELECT id FROM embedding_spaces WHERE name = $1`,
+        [sp.name, sp.model, sp.dims, CHUNKER_VERSION],
+      );
+      this.ids[i] = rows[0].id;
+    }
+  }
+  /** SPACES[i] becomes the default space (where a new tenant starts). */
+  async makeDefault(i: number): Promise<void> {
+    await this.pool.query(`UPDATE embedding_spaces SET is_default = false WHERE is_default AND id <> $1`, [
+      this.spaceId(i),
+    ]);
+    await this.pool.query(`UPDATE embedding_spaces SET is_default = true WHERE id = $1 AND NOT is_default`, [
+      this.spaceId(i),
+    ]);
+  }
   /**
-   * The index space of MODELS[i] becomes the default (where a new tenant starts) and the tenant,
-   * if it exists, is moved there by hand: what search reads and builds go to from then on, with
-   * nothing built there yet. MODELS[0] is the migrated database's default space.
+   * SPACES[i] becomes the default (where a new tenant starts) and the tenant, if it exists, is
+   * moved there by hand, as an operator with SQL would (no migration, no space lock): what
+   * search reads and builds go to from then on, with nothing built there yet.
    */
   async moveTenant(i: number): Promise<void> {
-    let id = this.spaceIds.get(i);
-    if (id === undefined) {
-      const { rows } = await this.pool.query<{ id: number }>(
-        i === 0
-          ? `SELECT id FROM embedding_spaces WHERE name = 'local'`
-          : `INSERT INTO embedding_spaces (name, provider, model, dimensions, chunker_version) VALUES ($1, 'local', $1, 384, $2)
-             ON CONFLICT (name) DO UPDATE SET model = EXCLUDED.model RETURNING id`,
-        i === 0 ? [] : [MODELS[i], CHUNKER_VERSION],
-      );
-      id = rows[0].id;
-      this.spaceIds.set(i, id);
-    }
-    if (this.defaultIndex !== i) {
-      await this.pool.query(`UPDATE embedding_spaces SET is_default = false WHERE is_default AND id <> $1`, [id]);
-      await this.pool.query(`UPDATE embedding_spaces SET is_default = true WHERE id = $1`, [id]);
-      this.defaultIndex = i;
-    }
-    await this.pool.query(`UPDATE tenants SET active_space_id = $2 WHERE id = $1`, [TENANT, id]);
+    await this.makeDefault(i);
+    await this.pool.query(`UPDATE tenants SET active_space_id = $2 WHERE id = $1`, [TENANT, this.spaceId(i)]);
   }
 
   /** How often each kind of event happened over the whole run (printed at the end: is the run exercising anything?). */
@@ -349,16 +458,21 @@ export class Sut {
     // reset truncates, so dead rows (and HNSW entries) do not pile up over thousands of sequences.
     if (this.resets++ % 25 === 0) {
       await this.pool.query(
-        `TRUNCATE chunks, search_pointers, index_versions, task_events, index_tasks, document_versions, documents, tenants, audit_log, idempotency_keys CASCADE`,
+        `TRUNCATE chunks, space_pointers, search_pointers, index_versions, task_events, index_tasks, document_versions, documents,
+                  space_migrations, tenants, audit_log, idempotency_keys CASCADE`,
       );
     }
     await this.pool.query(
-      `DELETE FROM chunks; DELETE FROM chunk_vectors; DELETE FROM search_pointers; DELETE FROM index_versions; DELETE FROM task_events; DELETE FROM index_tasks;
-       DELETE FROM document_versions; DELETE FROM documents; DELETE FROM tenants; DELETE FROM audit_log; DELETE FROM idempotency_keys;
+      `DELETE FROM chunks; DELETE FROM chunk_vectors; DELETE FROM space_pointers; DELETE FROM search_pointers; DELETE FROM index_versions;
+       DELETE FROM task_events; DELETE FROM index_tasks; DELETE FROM document_versions; DELETE FROM documents; DELETE FROM space_migrations;
+       DELETE FROM tenants; DELETE FROM audit_log; DELETE FROM idempotency_keys;
        DELETE FROM task_pauses; SELECT setval(pg_get_serial_sequence('index_tasks', 'task_id'), 1, false);`,
     );
-    // A new model starts on MODELS[0].
-    await this.moveTenant(0);
+    // A new model starts on SPACES[0], and no space has its HNSW index: a migration's maintenance
+    // builds its candidate's in one bulk build, and a switch waits for it.
+    await this.ensureSpaces();
+    await this.makeDefault(0);
+    for (const id of this.ids) await this.pool.query(`DROP INDEX IF EXISTS ${spaceIndexName(id)}`);
     this.snap = await snapshot(this.pool);
     this.searchedAt = "";
     this.time("reset", t0);
@@ -373,15 +487,16 @@ export class Sut {
   }
 
   /** Runs a claimed task the way worker/loop.ts does: classify failures, record them fenced. */
-  async execute(lease: Lease, embedder: BurstEmbedder, pool: pg.Pool = this.pool): Promise<Outcome> {
+  async execute(lease: Lease, embedder: SpaceEmbedders, pool: pg.Pool = this.pool): Promise<Outcome> {
     try {
-      await executeTask(
+      // executeTask (test/helpers/pipeline.ts) over the spaces' embedders: a slot of one.
+      const [r] = await executeTasks(
         pool,
         embedder,
-        lease,
-        { signal: new AbortController().signal, progress: () => undefined },
+        [{ lease, hooks: { signal: new AbortController().signal, progress: () => undefined } }],
         PIPELINE,
       );
+      if (r.status === "rejected") throw r.reason;
       return { kind: "completed" };
     } catch (err) {
       return this.outcomeOf(lease, err);
@@ -406,7 +521,6 @@ export class Sut {
   /** Starts a claimed task and stops it at its switch: stalled (kept) or crashed (dropped). */
   async startStalled(
     lease: Lease,
-    m: Model,
     mode: "pause" | "crash",
   ): Promise<{ stalled: Paused | null; outcome: Outcome | null; thrown: number }> {
     let open!: () => void;
@@ -420,8 +534,9 @@ export class Sut {
     let reached!: () => void;
     const atGate = new Promise<"stalled">((r) => (reached = () => r("stalled")));
     const before = this.burst.thrown;
-    // The worker keeps the embedder it started with, even if the configured model changes meanwhile.
-    const done = this.execute(lease, this.embedder(m), stallingPool(this.pool, reached, gate));
+    // Each task builds in the space its tenant's pointers are in when it runs (and again, if a
+    // switch moved them before its write): the embedder is the space's.
+    const done = this.execute(lease, this.spaces, stallingPool(this.pool, reached, gate));
     const first = await Promise.race([atGate, done]);
     const thrown = this.burst.thrown - before;
     if (first === "stalled" && mode === "pause") {
@@ -483,20 +598,31 @@ function violation(s: Sut, m: Model, what: string, detail: unknown = undefined):
   );
   const ivs = [...s.snap.ivs.values()].map(
     (iv) =>
-      `${iv.id.slice(0, 8)} ${iv.document_id.slice(0, 8)} v${iv.version_number} task#${iv.task_id} ${iv.status} ${iv.n}/${iv.expected_chunk_count} ${iv.embedding_model}`,
+      `${iv.id.slice(0, 8)} ${iv.document_id.slice(0, 8)} v${iv.version_number} task#${iv.task_id} ${iv.status} ${iv.n}/${iv.expected_chunk_count} space ${iv.space_id}`,
   );
   const ptrs = [...s.snap.ptrs.values()].map(
     (p) =>
       `${p.document_id.slice(0, 8)} → v${p.version_number} iv ${p.index_version_id.slice(0, 8)}${p.pinned ? " pinned" : ""}`,
   );
+  const shadow = [...s.snap.spacePtrs.values()].map(
+    (p) =>
+      `space ${p.space_id}: ${p.document_id.slice(0, 8)} → v${p.version_number} iv ${p.index_version_id.slice(0, 8)}${p.pinned ? " pinned" : ""}`,
+  );
+  const spaces = SPACES.map((x, i) => `${i}=${x.name}#${s.spaceId(i)}`).join(" ");
+  const mig = m.migration
+    ? `#${m.migration.id} ${m.migration.state} ${m.migration.from}→${m.migration.to}${m.migration.autoSwitch ? " autoSwitch" : ""}`
+    : "none";
   throw new Violation(
     [
       `INVARIANT VIOLATED: ${what}`,
       detail === undefined ? "" : `detail: ${JSON.stringify(detail)}`,
-      `model: ${JSON.stringify(docs)} space=${MODELS[m.space]}`,
+      `model: ${JSON.stringify(docs)}`,
+      `spaces: ${spaces}; active ${m.space}, default ${m.defaultSpace}, indexed [${m.indexed}]; migration ${mig}; legacy pointers ${m.legacy.size}`,
       `tasks (last snapshot):\n  ${tasks.join("\n  ")}`,
       `index versions:\n  ${ivs.join("\n  ")}`,
       `pointers:\n  ${ptrs.join("\n  ")}`,
+      `shadow pointers:\n  ${shadow.join("\n  ")}`,
+      `migrations (db): ${JSON.stringify(s.snap.migrations)}`,
       `trace:\n  ${s.trace.slice(-40).join("\n  ")}`,
     ]
       .filter(Boolean)
@@ -525,12 +651,47 @@ const EVENT_EFFECT: Record<string, string | null> = {
   OPERATOR_CANCEL: "CANCELLED",
 };
 
-/** Per the target semantics: the document moved on without this task. */
-function obsolete(t: { task_type: string; version_number: number }, d: DocModel): boolean {
+/**
+ * Per the target semantics: the document moved on without this task. A MIGRATE is bound to the
+ * version search serves (its shadow must serve the same), so it is obsolete once search serves
+ * another, the document is deleted, or the migration it was for ended.
+ */
+function obsolete(t: { task_type: string; version_number: number }, d: DocModel, m: Model, snap: Snapshot): boolean {
+  if (t.task_type === "MIGRATE")
+    return d.deleted || !m.open || snap.ptrs.get(d.id)?.version_number !== t.version_number;
   return t.task_type === "DELETE"
     ? !d.deleted || t.version_number < d.business
     : d.deleted || t.version_number < d.business;
 }
+
+/** Tasks that build what search serves (a MIGRATE builds the shadow space only). */
+const BUILDS_ACTIVE = (t: { task_type: string }) => t.task_type === "INDEX" || t.task_type === "REINDEX";
+
+type Coverage = { total: number; built: number; unverified: number; missing: string[] };
+
+/**
+ * How far the shadow space `spaceId` is from serving what search serves, from one snapshot
+ * (docs/index-spaces.md, "The switch"): every live document with a search pointer needs a shadow
+ * pointer at the same version and pin, each naming a complete ACTIVE index version of that space.
+ */
+function coverageIn(snap: Snapshot, m: Model, spaceId: number): Coverage {
+  const c: Coverage = { total: 0, built: 0, unverified: 0, missing: [] };
+  for (const p of snap.ptrs.values()) {
+    if (snap.docs.get(p.document_id)?.deleted) continue;
+    c.total++;
+    const sp = snap.spacePtrs.get(`${spaceId}|${p.document_id}`);
+    if (sp && sp.version_number === p.version_number && sp.pinned === p.pinned) c.built++;
+    else c.missing.push(p.document_id);
+  }
+  for (const sp of snap.spacePtrs.values()) {
+    if (sp.space_id !== spaceId) continue;
+    const iv = snap.ivs.get(sp.index_version_id);
+    if (!iv || iv.status !== "ACTIVE" || iv.chunk_count !== iv.expected_chunk_count || iv.space_id !== spaceId)
+      c.unverified++;
+  }
+  return c;
+}
+const covered = (c: Coverage) => c.built === c.total && c.unverified === 0;
 
 function completeIv(iv: IvRow): boolean {
   return (
@@ -547,7 +708,7 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
   const snap = await snapshot(s.pool);
   s.time("snapshot", t0);
   s.snap = snap;
-  const space = MODELS[m.space];
+  const active = s.spaceId(m.space);
 
   // Documents: the database agrees with the model on what exists, under which key, at which version.
   if (snap.docs.size !== m.docs.size)
@@ -598,6 +759,20 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
       violation(s, m, `task #${t.task_id} is for v${t.version_number}, beyond the business version`);
   }
 
+  // Every task queued in this step (new, or a finished one started over) has the configured
+  // budget: MAX_ATTEMPTS for new work, RETRY_BUDGET for an operator's retry (both 3 here).
+  for (const t of snap.tasks.values()) {
+    const was = pre.tasks.get(t.task_id);
+    if (t.status !== "PENDING" || (was && UNFINISHED.has(was.status))) continue;
+    if (t.max_attempts - t.attempts !== MAX_ATTEMPTS)
+      flag(
+        s,
+        m,
+        `${t.task_type} task #${t.task_id} queued with ${t.max_attempts - t.attempts} attempts left; the configured budget is ${MAX_ATTEMPTS}`,
+        t,
+      );
+  }
+
   // Index versions: never a half-built one committed; complete ones hold exactly their chunks, ids unique.
   for (const iv of snap.ivs.values()) {
     if (iv.status === "BUILDING") violation(s, m, `index version ${iv.id} committed in BUILDING`);
@@ -611,8 +786,9 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
         `index version ${iv.id} has ${iv.n_bad_vectors} records referencing another content's or space's vector`,
         iv,
       );
-    if (iv.embedding_dimensions !== 384 || !(MODELS as readonly string[]).includes(iv.embedding_model))
-      violation(s, m, `index version ${iv.id} in an unknown embedding space`, iv);
+    const sp = SPACES[s.spaceIndex(iv.space_id)];
+    if (!sp || iv.embedding_dimensions !== sp.dims || iv.embedding_model !== sp.model)
+      violation(s, m, `index version ${iv.id} in an unknown embedding space, or not the one its space_id names`, iv);
     const t = iv.task_id ? snap.tasks.get(iv.task_id) : undefined;
     if (!t || t.document_id !== iv.document_id || t.version_number !== iv.version_number)
       violation(s, m, `index version ${iv.id} does not match its task`, { iv, t });
@@ -627,13 +803,35 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
     const iv = snap.ivs.get(p.index_version_id);
     if (!iv || iv.document_id !== p.document_id || iv.version_number !== p.version_number)
       violation(s, m, `pointer of ${p.document_id} names the wrong index version`, { p, iv });
-    if (iv.status !== "ACTIVE")
+    if (iv.status !== "ACTIVE" && m.docs.get(p.document_id)?.deleted && iv.status === "RETIRED")
+      flag(
+        s,
+        m,
+        `search pointer of a deleted document names a RETIRED index version (a switch-back retired it with the shadow)`,
+        { p, iv },
+      );
+    else if (iv.status !== "ACTIVE")
       violation(s, m, `pointer of ${p.document_id} names an index version in ${iv.status}`, { p, iv });
   }
+  // ACTIVE = named by a pointer: search's, or a migration's shadow pointer.
+  const named = new Set([...snap.ptrs.values(), ...snap.spacePtrs.values()].map((p) => p.index_version_id));
   for (const iv of snap.ivs.values()) {
-    if (iv.status === "ACTIVE" && snap.ptrs.get(iv.document_id)?.index_version_id !== iv.id)
-      violation(s, m, `index version ${iv.id} is ACTIVE but no pointer names it`, iv);
+    if (iv.status !== "ACTIVE" || named.has(iv.id)) continue;
+    // Two known ways to leave one (test/spaces/migration-seams.test.ts), flagged where they happen and
+    // for as long as the version stays so.
+    const wasOffSpace =
+      pre.ptrs.get(iv.document_id)?.index_version_id === iv.id && pre.ivs.get(iv.id)?.space_id !== pre.tenantSpace;
+    const known = m.orphans.get(iv.id);
+    if (known) flag(s, m, known, iv);
+    else if (m.docs.get(iv.document_id)?.deleted || wasOffSpace) {
+      const what = wasOffSpace
+        ? `a version search named outside the active space is left ACTIVE with no pointer naming it`
+        : `an index version of a deleted document is left ACTIVE with no pointer naming it`;
+      m.orphans.set(iv.id, what);
+      flag(s, m, what, iv);
+    } else violation(s, m, `index version ${iv.id} is ACTIVE but no pointer names it`, iv);
   }
+  checkSpaces(m, s, snap);
 
   for (const d of m.docs.values()) {
     const p = snap.ptrs.get(d.id);
@@ -663,14 +861,14 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
 
   // search() is a pure function of these rows: when none changed, the last step's check stands.
   const fingerprint = JSON.stringify([
-    space,
+    active,
     [...snap.ptrs.values()],
     [...snap.docs.values()].map((d) => [d.id, d.key, d.deleted]),
     [...snap.ivs.values()].map((iv) => [iv.id, iv.status]),
   ]);
   if (fingerprint !== s.searchedAt) {
     t0 = performance.now();
-    await checkSearch(m, s, snap, ALL_PRINCIPALS, space);
+    await checkSearch(m, s, snap, ALL_PRINCIPALS);
     s.time("search", t0);
     s.searchedAt = fingerprint;
   }
@@ -678,12 +876,106 @@ export async function checkStep(m: Model, s: Sut, expect: StepExpect = {}): Prom
 }
 
 /**
+ * Index spaces and migrations (docs/index-spaces.md), after every step: the tenant searches the
+ * space the model says, every search pointer is in it (but those a move by hand left behind), the
+ * migrations are the model's, and every shadow pointer belongs to the open migration's shadow
+ * space and names a complete ACTIVE build of its version there, with the active pointer's pin when
+ * both serve the same version.
+ */
+function checkSpaces(m: Model, s: Sut, snap: Snapshot): void {
+  const active = s.spaceId(m.space);
+  if (m.docs.size > 0 && snap.tenantSpace !== active)
+    violation(s, m, `the tenant searches space ${snap.tenantSpace}, the model says ${spaceLabel(m.space)}`);
+  if (m.docs.size === 0 && m.space !== m.defaultSpace)
+    violation(s, m, `harness: no tenant yet, but its space ${m.space} is not the default ${m.defaultSpace}`);
+  if (snap.defaultSpace !== s.spaceId(m.defaultSpace))
+    violation(s, m, `the default space is ${snap.defaultSpace}, the model says ${spaceLabel(m.defaultSpace)}`);
+  for (const [i] of SPACES.entries())
+    if (snap.indexed.has(s.spaceId(i)) !== m.indexed[i])
+      violation(s, m, `space ${spaceLabel(i)} ${m.indexed[i] ? "lost" : "got"} its HNSW index unexpectedly`);
+
+  // Migrations: at most one open, and the latest is the model's.
+  const open = snap.migrations.filter((r) => OPEN_STATES.includes(r.state));
+  if (open.length > 1) violation(s, m, `${open.length} migrations open at once`, open);
+  const last = snap.migrations.at(-1) ?? null;
+  const want = m.migration;
+  if (
+    (last === null) !== (want === null) ||
+    (last &&
+      want &&
+      (last.id !== want.id ||
+        last.state !== want.state ||
+        last.from_space_id !== s.spaceId(want.from) ||
+        last.to_space_id !== s.spaceId(want.to) ||
+        last.auto_switch !== want.autoSwitch))
+  )
+    violation(s, m, `the tenant's latest migration differs from the model`, { db: last, model: want });
+
+  // Search pointers: in the active space, but those a move by hand left behind (until they move).
+  for (const [doc, iv] of m.legacy) if (snap.ptrs.get(doc)?.index_version_id !== iv) m.legacy.delete(doc);
+  for (const p of snap.ptrs.values()) {
+    const iv = snap.ivs.get(p.index_version_id)!;
+    if (iv.space_id !== active && m.legacy.get(p.document_id) !== iv.id && m.docs.get(p.document_id)?.deleted)
+      flag(
+        s,
+        m,
+        `search pointer of a deleted document (its DELETE not run yet, or DEAD) left in space ${iv.space_id} by a switch; the tenant searches ${active}`,
+        { p, iv },
+      );
+    else if (iv.space_id !== active && m.legacy.get(p.document_id) !== iv.id)
+      violation(
+        s,
+        m,
+        `search pointer of ${p.document_id} names an index version of space ${iv.space_id}; the tenant searches ${active}`,
+        { p, iv },
+      );
+  }
+
+  // Shadow pointers: only the open migration's shadow space, each a complete ACTIVE build of its version there.
+  const shadow = m.shadow === null ? null : s.spaceId(m.shadow);
+  for (const sp of snap.spacePtrs.values()) {
+    if (sp.space_id !== shadow || sp.tenant_id !== TENANT)
+      violation(
+        s,
+        m,
+        `shadow pointer of ${sp.document_id} in space ${sp.space_id}; the shadow space is ${shadow ?? "none (no migration open)"}`,
+        sp,
+      );
+    const iv = snap.ivs.get(sp.index_version_id);
+    if (!iv || iv.document_id !== sp.document_id || iv.version_number !== sp.version_number)
+      violation(s, m, `shadow pointer of ${sp.document_id} names the wrong index version`, { sp, iv });
+    if (iv.space_id !== sp.space_id)
+      flag(
+        s,
+        m,
+        `shadow pointer of ${sp.document_id} in space ${sp.space_id} names an index version of another space (${iv.space_id})`,
+        { sp, iv },
+      );
+    if (iv.status !== "ACTIVE" || !completeIv(iv))
+      violation(s, m, `shadow pointer of ${sp.document_id} names an index version in ${iv.status}`, { sp, iv });
+    const p = snap.ptrs.get(sp.document_id);
+    if (!p) violation(s, m, `shadow pointer of ${sp.document_id}, which search does not serve`, sp);
+    if (p.version_number === sp.version_number && p.pinned !== sp.pinned)
+      violation(
+        s,
+        m,
+        `shadow pointer of ${sp.document_id} at v${sp.version_number}: pinned ${sp.pinned}, search ${p.pinned}`,
+        {
+          sp,
+          p,
+        },
+      );
+  }
+}
+
+/**
  * A real search that can see every chunk of the tenant: hits come from at most one version per
  * document, that version is the pointer's, deleted documents give none, each visible search
  * version is complete, and only the configured embedding space is served.
  */
-async function checkSearch(m: Model, s: Sut, snap: Snapshot, principals: string[], space: string): Promise<void> {
-  const hits: SearchHit[] = await search(s.pool, new LocalEmbedder(384, space), {
+async function checkSearch(m: Model, s: Sut, snap: Snapshot, principals: string[]): Promise<void> {
+  const active = s.spaceId(m.space);
+  const hits: SearchHit[] = await search(s.pool, s.readers, {
     tenant: TENANT,
     query: "handbook rule clause",
     topK: 500,
@@ -704,13 +996,14 @@ async function checkSearch(m: Model, s: Sut, snap: Snapshot, principals: string[
     const admits = (acl: readonly string[]) => acl.length === 0 || acl.some((a) => principals.includes(a));
     const acl = p ? (d.versions[p.version_number - 1]?.acl ?? []) : [];
     const latestAcl = d.versions[d.business - 1]?.acl ?? [];
-    const visible = !d.deleted && !!p && !!iv && iv.embedding_model === space && admits(acl) && admits(latestAcl);
+    // Search reads the tenant's active space only: a version built elsewhere serves nothing.
+    const visible = !d.deleted && !!p && !!iv && iv.space_id === active && admits(acl) && admits(latestAcl);
     if (!visible) {
       if (got.length > 0) {
         violation(
           s,
           m,
-          `${d.key}: ${got.length} search hits though it should be invisible (${d.deleted ? "deleted" : !p ? "no search version" : iv?.embedding_model !== space ? "other embedding space" : "ACL"})`,
+          `${d.key}: ${got.length} search hits though it should be invisible (${d.deleted ? "deleted" : !p ? "no search version" : iv?.space_id !== active ? "other embedding space" : "ACL"})`,
           got.map((h) => [h.versionNumber, h.text]),
         );
       }
@@ -757,7 +1050,7 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
       s.count("at rest: pinned");
       continue; // checked after every step: the pointer is the pin
     }
-    const latest = tasksOf.filter((t) => t.task_type !== "DELETE").at(-1);
+    const latest = tasksOf.filter(BUILDS_ACTIVE).at(-1);
     if (!latest) violation(s, m, `${d.key}: no INDEX/REINDEX task for the business version v${d.business}`);
     const at = p?.version_number ?? null;
     s.count(at === d.business ? "at rest: at business version" : `at rest: drift, task ${latest.status}`);
@@ -792,7 +1085,7 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
     if (!view) violation(s, m, `${d.key}: the documents view does not find it`);
     const p = snap.ptrs.get(d.id);
     const latest = [...snap.tasks.values()]
-      .filter((t) => t.document_id === d.id && t.version_number === d.business && t.task_type !== "DELETE")
+      .filter((t) => t.document_id === d.id && t.version_number === d.business && BUILDS_ACTIVE(t))
       .at(-1);
     if (view.businessVersion !== d.business || view.searchVersion !== (p?.version_number ?? null))
       violation(
@@ -803,7 +1096,7 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
       );
     // A version indexed in another embedding space (before a model switch) is not served: the
     // document must not read SEARCHABLE while search cannot find it.
-    const served = !!p && snap.ivs.get(p.index_version_id)?.embedding_model === MODELS[m.space];
+    const served = !!p && snap.ivs.get(p.index_version_id)?.space_id === s.spaceId(m.space);
     // A cancelled build of the business version is FAILED too, never SEARCHABLE on an older version.
     const want = d.deleted
       ? "DELETED"
@@ -857,8 +1150,45 @@ export async function checkAtRest(m: Model, s: Sut): Promise<void> {
   }
 
   // ACLs: a reader without groups sees only open documents; one group sees open + its own.
-  await checkSearch(m, s, snap, [], MODELS[m.space]);
-  await checkSearch(m, s, snap, ["user:someone@example.com", "group:a"], MODELS[m.space]);
+  await checkSearch(m, s, snap, []);
+  await checkSearch(m, s, snap, ["user:someone@example.com", "group:a"]);
+
+  // An open migration has caught up: its shadow serves every live document at the version and pin
+  // search serves, unless that version's MIGRATE task says why not (DEAD, CANCELLED, RESOLVED).
+  if (m.shadow !== null) {
+    const shadow = s.spaceId(m.shadow);
+    const c = coverageIn(snap, m, shadow);
+    s.count(`at rest: migration ${m.migration!.state}, ${covered(c) ? "covered" : "not covered"}`);
+    for (const id of c.missing) {
+      const d = m.docs.get(id)!;
+      const p = snap.ptrs.get(id)!;
+      const mt = [...snap.tasks.values()]
+        .filter((t) => t.document_id === id && t.task_type === "MIGRATE" && t.version_number === p.version_number)
+        .at(-1);
+      s.count(`at rest: shadow lacks a document, its MIGRATE ${mt?.status ?? "missing"}`);
+      if (mt?.status === "SUPERSEDED")
+        flag(
+          s,
+          m,
+          `${d.key}: at rest the shadow space lacks v${p.version_number}, which search still serves, and its MIGRATE #${mt.task_id} was SUPERSEDED: nothing will build it`,
+        );
+      else if (!mt || !["DEAD", "CANCELLED", "RESOLVED"].includes(mt.status))
+        violation(
+          s,
+          m,
+          `${d.key}: at rest the shadow space ${spaceLabel(m.shadow)} does not serve v${p.version_number}${p.pinned ? " (pinned)" : ""} as search does, and its MIGRATE is ${mt ? `#${mt.task_id} ${mt.status}` : "missing"}`,
+          snap.spacePtrs.get(`${shadow}|${id}`) ?? null,
+        );
+    }
+    // Progress is counted, not estimated: the migration's view says what the snapshot says.
+    const view = await getMigration(s.pool, TENANT, m.migration!.id);
+    if (view.documents.total !== c.total || view.documents.built !== c.built)
+      violation(
+        s,
+        m,
+        `migration view counts ${view.documents.built}/${view.documents.total}, the shadow serves ${c.built}/${c.total}`,
+      );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -878,7 +1208,9 @@ function expectOutcome(
   const row = snap.tasks.get(lease.taskId)!;
   const newIvs = [...snap.ivs.values()].filter((iv) => !pre.ivs.has(iv.id));
   const p = snap.ptrs.get(d.id);
-  const stale = obsolete({ task_type: lease.taskType, version_number: lease.versionNumber }, d);
+  const stale = obsolete({ task_type: lease.taskType, version_number: lease.versionNumber }, d, m, snap);
+  const shadowPtr = (sn: Snapshot) =>
+    m.shadow === null ? null : (sn.spacePtrs.get(`${s.spaceId(m.shadow)}|${d.id}`) ?? null);
   switch (out.kind) {
     case "completed": {
       if (stale) {
@@ -891,9 +1223,26 @@ function expectOutcome(
         if (newIvs.length > 0) violation(s, m, `${label}: a superseded task wrote an index version`, newIvs);
         if (JSON.stringify(pre.ptrs.get(d.id) ?? null) !== JSON.stringify(p ?? null))
           violation(s, m, `${label}: a superseded task moved the pointer`);
+        if (lease.taskType === "MIGRATE" && JSON.stringify(shadowPtr(pre)) !== JSON.stringify(shadowPtr(snap)))
+          violation(s, m, `${label}: a superseded MIGRATE moved the shadow pointer`);
         return;
       }
       if (row.status !== "SUCCEEDED") violation(s, m, `${label}: task #${lease.taskId} completed but is ${row.status}`);
+      if (lease.taskType === "MIGRATE") {
+        // Built into the shadow space as it stands now, at the version and pin search serves; search untouched.
+        const mine = newIvs.filter((iv) => iv.task_id === lease.taskId);
+        if (mine.length !== 1 || newIvs.length !== 1)
+          violation(s, m, `${label}: expected one new index version from MIGRATE #${lease.taskId}`, newIvs);
+        const iv = mine[0];
+        const sp = shadowPtr(snap);
+        if (iv.version_number !== lease.versionNumber || iv.space_id !== s.spaceId(m.shadow!))
+          violation(s, m, `${label}: MIGRATE built v${iv.version_number} in space ${iv.space_id}`, iv);
+        if (sp?.index_version_id !== iv.id || sp.pinned !== p?.pinned)
+          violation(s, m, `${label}: MIGRATE #${lease.taskId} succeeded but the shadow pointer says`, { sp, p });
+        if (JSON.stringify(pre.ptrs.get(d.id) ?? null) !== JSON.stringify(p ?? null))
+          violation(s, m, `${label}: a MIGRATE moved the search pointer`);
+        return;
+      }
       if (lease.taskType === "DELETE") {
         if (p) violation(s, m, `${label}: DELETE succeeded but the pointer remains`, p);
         const live = [...snap.ivs.values()].filter((iv) => iv.document_id === d.id && iv.status !== "RETIRED");
@@ -906,6 +1255,9 @@ function expectOutcome(
       const iv = mine[0];
       if (iv.version_number !== lease.versionNumber)
         violation(s, m, `${label}: index version built for the wrong version`, iv);
+      // Into the space the tenant searches when the build switches (a switch meanwhile: built again there).
+      if (iv.space_id !== s.spaceId(m.space))
+        violation(s, m, `${label}: built in space ${iv.space_id}; the tenant searches ${spaceLabel(m.space)}`, iv);
       if (d.pin === null) {
         if (p?.index_version_id !== iv.id)
           violation(
@@ -1071,6 +1423,7 @@ class Publish implements Cmd {
       m.docs.set(doc.id, doc);
       m.byKey.set(this.key, doc.id);
     }
+    if (m.docs.size === 1 && !d) m.space = m.defaultSpace; // the tenant starts on the default space
     if (r.documentId !== doc.id)
       violation(s, m, `${this}: published into document ${r.documentId}, expected ${doc.id}`);
     if (r.created) {
@@ -1084,7 +1437,13 @@ class Publish implements Cmd {
     const snap = await checkStep(m, s);
     if (r.created) {
       for (const t of snap.tasks.values()) {
-        if (t.document_id === doc.id && t.version_number < doc.business && UNFINISHED.has(t.status)) {
+        // A MIGRATE of an older version stays: it is bound to what search serves, which a publish does not move.
+        if (
+          t.document_id === doc.id &&
+          t.version_number < doc.business &&
+          UNFINISHED.has(t.status) &&
+          t.task_type !== "MIGRATE"
+        ) {
           violation(
             s,
             m,
@@ -1138,7 +1497,8 @@ class Delete implements Cmd {
         `${this} [${key}]: new DELETE task #${t.task_id} has max_attempts ${t.max_attempts}, the configured MAX_ATTEMPTS is ${MAX_ATTEMPTS}`,
       );
     for (const o of snap.tasks.values()) {
-      if (o.document_id === d.id && o.task_type !== "DELETE" && UNFINISHED.has(o.status))
+      // A MIGRATE is left to end SUPERSEDED when it runs (docs/index-spaces.md, "Against everything else").
+      if (o.document_id === d.id && BUILDS_ACTIVE(o) && UNFINISHED.has(o.status))
         violation(
           s,
           m,
@@ -1193,7 +1553,7 @@ class Rollback implements Cmd {
     const complete = [...s.snap.ivs.values()].filter(
       (iv) => iv.document_id === d.id && iv.version_number === to && completeIv(iv),
     );
-    if (complete.some((iv) => iv.embedding_model === MODELS[m.space])) {
+    if (complete.some((iv) => iv.space_id === s.spaceId(m.space))) {
       expectOk(s, m, `${this} [${key}]`, r);
       d.pin = to;
       await checkStep(m, s, { audit: { "document.rollback": [1, 1] }, rolledBack: [d.id] });
@@ -1251,14 +1611,14 @@ class Unpin implements Cmd {
         iv.document_id === d.id &&
         iv.version_number === d.business &&
         completeIv(iv) &&
-        iv.embedding_model === MODELS[m.space],
+        iv.space_id === s.spaceId(m.space),
     );
     const p = snap.ptrs.get(d.id);
     if (built && wasPinned && p?.version_number !== d.business)
       violation(s, m, `${this} [${key}]: a complete build of v${d.business} exists but search still shows`, p ?? null);
     if (!built && wasPinned) {
       const tasks = [...snap.tasks.values()].filter(
-        (t) => t.document_id === d.id && t.version_number === d.business && t.task_type !== "DELETE",
+        (t) => t.document_id === d.id && t.version_number === d.business && BUILDS_ACTIVE(t),
       );
       if (!tasks.some((t) => ["PENDING", "RUNNING", "RETRY_WAIT", "DEAD"].includes(t.status)))
         violation(
@@ -1394,7 +1754,7 @@ class Retry implements Cmd {
       await checkStep(m, s);
       return;
     }
-    if (obsolete(t, d)) {
+    if (obsolete(t, d, m, s.snap)) {
       expectErr(s, m, `${this} of an obsolete ${t.task_type} v${t.version_number}`, r, 409, ["TASK_SUPERSEDED"]);
       await checkStep(m, s);
       return;
@@ -1417,7 +1777,7 @@ class Retry implements Cmd {
 }
 
 class BulkRetry implements Cmd {
-  constructor(readonly type: "INDEX" | "DELETE" | null) {}
+  constructor(readonly type: "INDEX" | "DELETE" | "MIGRATE" | null) {}
   check() {
     return true;
   }
@@ -1425,7 +1785,7 @@ class BulkRetry implements Cmd {
     const dead = [...s.snap.tasks.values()].filter(
       (t) => t.status === "DEAD" && (this.type === null || t.task_type === this.type),
     );
-    const revive = dead.filter((t) => !obsolete(t, m.docs.get(t.document_id)!));
+    const revive = dead.filter((t) => !obsolete(t, m.docs.get(t.document_id)!, m, s.snap));
     const r = await bulkRetry(
       s.pool,
       { tenant: TENANT, type: this.type ?? undefined },
@@ -1518,13 +1878,23 @@ class Cancel implements Cmd {
 
 /** Operator pause of the tenant or of a task type; pausing what is paused is 409 ALREADY_PAUSED. */
 class PauseQueue implements Cmd {
-  constructor(readonly what: "tenant" | "INDEX" | "REINDEX" | "DELETE") {}
+  constructor(readonly what: "tenant" | "INDEX" | "REINDEX" | "DELETE" | "MIGRATE") {}
   check() {
     return true;
   }
   async run(m: Model, s: Sut) {
     const target = this.what === "tenant" ? { tenant: TENANT } : { taskType: this.what };
-    const r = await call(() => pauseQueue(s.pool, target, ACTOR, "model test: hold", null));
+    let r: { ok: { id: string } } | { err: DomainError };
+    try {
+      r = await call(() => pauseQueue(s.pool, target, ACTOR, "model test: hold", null));
+    } catch (e) {
+      // Anything but a DomainError is a 500 to the operator (docs/index-spaces.md: "paused by
+      // pausing the tenant or the MIGRATE type").
+      s.note(`${this}: threw ${(e as Error).message.slice(0, 200)}`, `pauseQueue ${this.what} threw`);
+      flag(s, m, `pauseQueue(${this.what}) failed with an unclassified error`, (e as Error).message.slice(0, 300));
+      await checkStep(m, s);
+      return;
+    }
     s.note(`${this}: ${"ok" in r ? "ok" : r.err.code}`, `pauseQueue ${"ok" in r ? "ok" : r.err.code}`);
     const was = m.holds.has(this.what);
     // The tenant row exists once anything was published; before that a tenant pause is 404.
@@ -1556,19 +1926,35 @@ class ResumeQueue implements Cmd {
   }
 }
 
+/**
+ * What a claim must take when it is due: the worker's claim takes every due task but MIGRATE ones
+ * and every expired lease (MIGRATE ones too); its migration claim (worker/loop.ts
+ * claimMigrationWork, into free slots) takes due MIGRATE tasks only.
+ */
+function claimable(t: TaskRow, migrate: boolean): boolean {
+  const waiting = t.status === "PENDING" || t.status === "RETRY_WAIT";
+  return migrate ? t.task_type === "MIGRATE" && waiting : t.task_type !== "MIGRATE" || !waiting;
+}
+
+/** A claim as a worker slot makes it: its ordinary claim, or its migration claim. */
+function claimFor(s: Sut, workerId: string, limit: number, migrate: boolean): Promise<Lease[]> {
+  return claim(s.pool, workerId, LEASE_SECONDS, limit, migrate ? { migrate: true } : {});
+}
+
 /** One worker step: claim one task and run it to its end (success, failure or recorded no-op). */
-export async function workStep(m: Model, s: Sut, workerId: string): Promise<boolean> {
+export async function workStep(m: Model, s: Sut, workerId: string, migrate = false): Promise<boolean> {
   const pre = s.snap;
-  const [lease] = await claim(s.pool, workerId, LEASE_SECONDS, 1);
+  const what = migrate ? "workMigrate" : "work";
+  const [lease] = await claimFor(s, workerId, 1, migrate);
   if (!lease) {
-    s.note(`work(${workerId}) → nothing due`, "work idle");
+    s.note(`${what}(${workerId}) → nothing due`, `${what} idle`);
     const snap = await checkStep(m, s);
-    const overdue = [...snap.tasks.values()].filter((t) => t.overdue && !m.held(t));
+    const overdue = [...snap.tasks.values()].filter((t) => t.overdue && !m.held(t) && claimable(t, migrate));
     if (overdue.length > 0)
       violation(
         s,
         m,
-        `work(${workerId}) claimed nothing though tasks are due`,
+        `${what}(${workerId}) claimed nothing though tasks are due`,
         overdue.map((t) => t.task_id),
       );
     return false;
@@ -1577,18 +1963,22 @@ export async function workStep(m: Model, s: Sut, workerId: string): Promise<bool
     violation(
       s,
       m,
-      `work(${workerId}) claimed task #${lease.taskId} (${lease.taskType}) though the queue holds it (${[...m.holds.keys()].join(", ")})`,
+      `${what}(${workerId}) claimed task #${lease.taskId} (${lease.taskType}) though the queue holds it (${[...m.holds.keys()].join(", ")})`,
     );
+  if (migrate && lease.taskType !== "MIGRATE")
+    violation(s, m, `${what}(${workerId}) claimed a ${lease.taskType} task #${lease.taskId}`);
+  if (!migrate && lease.taskType === "MIGRATE" && !lease.takenOver)
+    violation(s, m, `${what}(${workerId}) claimed a due MIGRATE #${lease.taskId} into a publish slot`);
   const before = s.burst.thrown;
-  const out = await s.execute(lease, s.embedder(m));
+  const out = await s.execute(lease, s.spaces);
   s.note(
-    `work(${workerId}) → #${lease.taskId} ${lease.taskType} v${lease.versionNumber} attempt ${lease.leaseAttempt}${lease.takenOver ? " (takeover)" : ""}: ${describe(out)}`,
+    `${what}(${workerId}) → #${lease.taskId} ${lease.taskType} v${lease.versionNumber} attempt ${lease.leaseAttempt}${lease.takenOver ? " (takeover)" : ""}: ${describe(out)}`,
   );
   await checkStep(m, s);
   s.count(
-    `work ${lease.taskType}${lease.takenOver ? " takeover" : ""}: ${describe(out)}${out.kind === "completed" ? " → " + s.snap.tasks.get(lease.taskId)?.status : ""}`,
+    `${what} ${lease.taskType}${lease.takenOver ? " takeover" : ""}: ${describe(out)}${out.kind === "completed" ? " → " + s.snap.tasks.get(lease.taskId)?.status : ""}`,
   );
-  expectOutcome(m, s, pre, lease, out, s.burst.thrown - before, `work(${workerId})`);
+  expectOutcome(m, s, pre, lease, out, s.burst.thrown - before, `${what}(${workerId})`);
   return true;
 }
 
@@ -1597,22 +1987,25 @@ export async function workStep(m: Model, s: Sut, workerId: string): Promise<bool
  * (executeTasks). Each task's outcome is recorded as a worker would, then checked on its own: a
  * task is judged by the index versions it wrote and its own row, whatever its siblings did.
  */
-export async function workBatchStep(m: Model, s: Sut, workerId: string): Promise<void> {
+export async function workBatchStep(m: Model, s: Sut, workerId: string, migrate = false): Promise<void> {
   const pre = s.snap;
-  const leases = await claim(s.pool, workerId, LEASE_SECONDS, 3);
-  for (const l of leases)
+  const what = migrate ? "workMigrateBatch" : "workBatch";
+  const leases = await claimFor(s, workerId, 3, migrate);
+  for (const l of leases) {
     if (m.held({ task_type: l.taskType }))
-      violation(s, m, `workBatch(${workerId}) claimed task #${l.taskId} (${l.taskType}) though the queue holds it`);
+      violation(s, m, `${what}(${workerId}) claimed task #${l.taskId} (${l.taskType}) though the queue holds it`);
+    if (migrate !== (l.taskType === "MIGRATE") && !l.takenOver)
+      violation(s, m, `${what}(${workerId}) claimed a due ${l.taskType} task #${l.taskId}`);
+  }
   if (leases.length === 0) {
-    s.note(`workBatch(${workerId}) → nothing due`, "workBatch idle");
+    s.note(`${what}(${workerId}) → nothing due`, `${what} idle`);
     await checkStep(m, s);
     return;
   }
   const before = s.burst.thrown;
-  const embedder = s.embedder(m);
   const results = await executeTasks(
     s.pool,
-    embedder,
+    s.spaces,
     leases.map((lease) => ({ lease, hooks: { signal: new AbortController().signal, progress: () => undefined } })),
     PIPELINE,
   );
@@ -1620,32 +2013,35 @@ export async function workBatchStep(m: Model, s: Sut, workerId: string): Promise
   for (const [i, r] of results.entries())
     outs.push(await s.outcomeOf(leases[i], r.status === "fulfilled" ? null : r.reason));
   s.note(
-    `workBatch(${workerId}) → ${leases.map((l, i) => `#${l.taskId} ${l.taskType} v${l.versionNumber}: ${describe(outs[i])}`).join("; ")}`,
-    `workBatch of ${leases.length}`,
+    `${what}(${workerId}) → ${leases.map((l, i) => `#${l.taskId} ${l.taskType} v${l.versionNumber}: ${describe(outs[i])}`).join("; ")}`,
+    `${what} of ${leases.length}`,
   );
   await checkStep(m, s);
   const snap = s.snap;
   for (const [i, lease] of leases.entries()) {
-    s.count(`workBatch ${lease.taskType}: ${describe(outs[i])}`);
+    s.count(`${what} ${lease.taskType}: ${describe(outs[i])}`);
     // A sibling of the same document may move its pointer too; such a task is covered by the
     // step's invariants only.
     if (leases.some((l, j) => j !== i && l.documentId === lease.documentId)) continue;
     const others = [...snap.ivs.values()].filter((iv) => !pre.ivs.has(iv.id) && iv.task_id !== lease.taskId);
     const own = { ...pre, ivs: new Map([...pre.ivs, ...others.map((iv) => [iv.id, iv] as const)]) };
-    expectOutcome(m, s, own, lease, outs[i], s.burst.thrown - before, `workBatch(${workerId}) #${lease.taskId}`);
+    expectOutcome(m, s, own, lease, outs[i], s.burst.thrown - before, `${what}(${workerId}) #${lease.taskId}`);
   }
 }
 
 class WorkBatch implements Cmd {
-  constructor(readonly worker: string) {}
+  constructor(
+    readonly worker: string,
+    readonly migrate = false,
+  ) {}
   check() {
     return true;
   }
   async run(m: Model, s: Sut) {
-    await workBatchStep(m, s, this.worker);
+    await workBatchStep(m, s, this.worker, this.migrate);
   }
   toString() {
-    return `workBatch(${this.worker})`;
+    return `${this.migrate ? "workMigrateBatch" : "workBatch"}(${this.worker})`;
   }
 }
 
@@ -1658,15 +2054,18 @@ function describe(o: Outcome): string {
 }
 
 class Work implements Cmd {
-  constructor(readonly worker: string) {}
+  constructor(
+    readonly worker: string,
+    readonly migrate = false,
+  ) {}
   check() {
     return true;
   }
   async run(m: Model, s: Sut) {
-    await workStep(m, s, this.worker);
+    await workStep(m, s, this.worker, this.migrate);
   }
   toString() {
-    return `work(${this.worker})`;
+    return `${this.migrate ? "workMigrate" : "work"}(${this.worker})`;
   }
 }
 
@@ -1677,22 +2076,24 @@ class Stall implements Cmd {
     readonly mode: "crash" | "pause",
     /** Pause past the lease: its lease expires at once (simulated time). */
     readonly expire: boolean,
+    /** Claimed by the migration claim (a MIGRATE task). */
+    readonly migrate = false,
   ) {}
   check() {
     return true;
   }
   async run(m: Model, s: Sut) {
     const pre = s.snap;
-    const [lease] = await claim(s.pool, this.worker, LEASE_SECONDS, 1);
+    const [lease] = await claimFor(s, this.worker, 1, this.migrate);
     if (!lease) {
       s.note(`${this} → nothing due`);
       await checkStep(m, s);
       return;
     }
-    const { stalled, outcome, thrown } = await s.startStalled(lease, m, this.mode);
+    const { stalled, outcome, thrown } = await s.startStalled(lease, this.mode);
     s.note(
       `${this} → #${lease.taskId} ${lease.taskType} v${lease.versionNumber} attempt ${lease.leaseAttempt}: ${stalled ? "stalled at its switch" : describe(outcome!)}`,
-      `${this.mode} ${stalled ? "stalled" : describe(outcome!)}`,
+      `${this.mode} ${lease.taskType} ${stalled ? "stalled" : describe(outcome!)}`,
     );
     if (stalled || outcome?.kind === "crashed")
       s.held.push({ taskId: lease.taskId, workerId: lease.workerId, attempt: lease.leaseAttempt });
@@ -1712,9 +2113,10 @@ class Stall implements Cmd {
     expectOutcome(m, s, pre, lease, outcome!, thrown, `${this}`);
   }
   toString() {
+    const m = this.migrate ? ", migration claim" : "";
     return this.mode === "crash"
-      ? `crash(${this.worker})`
-      : `pause(${this.worker}${this.expire ? ", past its lease" : ""})`;
+      ? `crash(${this.worker}${m})`
+      : `pause(${this.worker}${this.expire ? ", past its lease" : ""}${m})`;
   }
 }
 
@@ -1729,6 +2131,8 @@ export async function resumeStep(m: Model, s: Sut, index: number): Promise<void>
     row.lease_owner === p.lease.workerId &&
     row.attempts === p.lease.leaseAttempt &&
     row.lease_live;
+  // A resumed build whose tenant switched spaces meanwhile embeds again there (and may meet a burst).
+  const thrownBefore = s.burst.thrown;
   p.open();
   const out = await p.done;
   s.note(
@@ -1737,7 +2141,7 @@ export async function resumeStep(m: Model, s: Sut, index: number): Promise<void>
   );
   const snap = await checkStep(m, s);
   if (holds) {
-    expectOutcome(m, s, pre, p.lease, out, 0, `resume #${p.lease.taskId}`);
+    expectOutcome(m, s, pre, p.lease, out, s.burst.thrown - thrownBefore, `resume #${p.lease.taskId}`);
     return;
   }
   // Fenced out: the late worker must have noticed and written nothing at all.
@@ -1765,19 +2169,21 @@ class LateWorker implements Cmd {
   constructor(
     readonly late: string,
     readonly other: string,
+    /** The late one held a MIGRATE (taken over by the other's ordinary claim, as expired leases are). */
+    readonly migrate = false,
   ) {}
   check() {
     return true;
   }
   async run(m: Model, s: Sut) {
     const before = s.paused.length;
-    await new Stall(this.late, "pause", true).run(m, s);
+    await new Stall(this.late, "pause", true, this.migrate).run(m, s);
     if (s.paused.length === before) return; // nothing due, or the task ended before its switch
     await workStep(m, s, this.other);
     await resumeStep(m, s, s.paused.length - 1);
   }
   toString() {
-    return `lateWorker(${this.late} paused past its lease, ${this.other} takes over)`;
+    return `lateWorker(${this.late} paused past its lease${this.migrate ? " holding a MIGRATE" : ""}, ${this.other} takes over)`;
   }
 }
 
@@ -1974,21 +2380,376 @@ class ProviderBurst implements Cmd {
 }
 
 /**
- * The tenant moves to the other index space (same dimensions, another model) with nothing built
- * there, as by hand: what it serves from the old one serves nothing until rebuilt.
+ * The tenant moves to the other index space with nothing built there, by hand (an operator's SQL,
+ * or a tenant upgraded from before index spaces with its versions in two spaces): what it serves
+ * from the old one serves nothing until rebuilt (docs/decisions/039-index-spaces.md: a change of
+ * the environment's settings never does this; restartWithSettings below is what it does). Never
+ * while a migration is open: that is no state anything but SQL reaches.
  */
 class SwitchModel implements Cmd {
+  check(m: Model) {
+    return !m.open;
+  }
+  async run(m: Model, s: Sut) {
+    m.space = 1 - m.space;
+    m.defaultSpace = m.space;
+    await s.moveTenant(m.space);
+    m.legacy = new Map([...s.snap.ptrs.values()].map((p) => [p.document_id, p.index_version_id]));
+    s.note(`${this} → ${spaceLabel(m.space)}`, "switch model by hand");
+    await checkStep(m, s);
+  }
+  toString() {
+    return "moveTenantByHand()";
+  }
+}
+
+/**
+ * A worker starts with the embedding settings of SPACES[i] (lib/spaces/registry.ts): that space
+ * becomes the default, and a tenant on the old default with no migration open gets a migration to
+ * it (BUILDING, no autoSwitch, by "system"), never a move. A space nothing is loading gets its HNSW
+ * index at once.
+ */
+class RestartWithSettings implements Cmd {
+  constructor(readonly space: number) {}
   check() {
     return true;
   }
   async run(m: Model, s: Sut) {
-    m.space = 1 - m.space;
-    await s.moveTenant(m.space);
-    s.note(`${this} → ${MODELS[m.space]}`, "switch model");
-    await checkStep(m, s);
+    const cfg = loadConfig({
+      EMBEDDING_DIMENSIONS: String(SPACES[this.space].dims),
+      MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+    });
+    const pre = s.snap;
+    const r = await quietly(() => registerEnvironmentSpace(s.pool, cfg));
+    const becomes = this.space !== m.defaultSpace;
+    const migrates = becomes && m.docs.size > 0 && m.space === m.defaultSpace && !m.open;
+    s.note(
+      `${this} → default ${r.space.name}${r.becameDefault ? " (new)" : ""}, migrations [${r.migrationsStarted}]`,
+      `restart with settings: ${becomes ? (migrates ? "migration started" : "new default") : "same"}`,
+    );
+    if (r.space.id !== s.spaceId(this.space) || r.created)
+      violation(
+        s,
+        m,
+        `${this}: registered space ${r.space.name} (created ${r.created}), expected ${spaceLabel(this.space)}`,
+      );
+    if (r.becameDefault !== becomes || r.migrationsStarted.length !== (migrates ? 1 : 0))
+      violation(s, m, `${this}: becameDefault ${r.becameDefault}, ${r.migrationsStarted.length} migrations started`, {
+        becomes,
+        migrates,
+      });
+    const from = m.space;
+    m.defaultSpace = this.space;
+    if (m.docs.size === 0) m.space = this.space;
+    if (migrates)
+      m.migration = { id: r.migrationsStarted[0], from, to: this.space, state: "BUILDING", autoSwitch: false };
+    // Built now unless a migration is loading the space (then at its coverage, in one bulk build).
+    if (!(m.migration?.state === "BUILDING" && m.migration.to === this.space)) m.indexed[this.space] = true;
+    const snap = await checkStep(m, s);
+    if (migrates) expectMigrationQueued(m, s, pre, snap, "system");
   }
   toString() {
-    return "switchEmbeddingModel()";
+    return `restartWithSettings(${spaceLabel(this.space)})`;
+  }
+}
+
+/** Runs `f` without its info lines (a start's registration, a maintenance pass's index build). */
+async function quietly<T>(f: () => Promise<T>): Promise<T> {
+  const level = log.level;
+  log.level = "warn";
+  try {
+    return await f();
+  } finally {
+    log.level = level;
+  }
+}
+
+/**
+ * After a start: one PENDING MIGRATE per live document search serves, for the version it serves,
+ * by `actor`, with the configured budget (docs/index-spaces.md, "What the work is").
+ */
+function expectMigrationQueued(m: Model, s: Sut, pre: Snapshot, snap: Snapshot, label: string): void {
+  for (const p of snap.ptrs.values()) {
+    const d = m.docs.get(p.document_id)!;
+    if (d.deleted) continue;
+    const t = [...snap.tasks.values()].find(
+      (x) => x.document_id === d.id && x.task_type === "MIGRATE" && x.version_number === p.version_number,
+    );
+    const was = t ? pre.tasks.get(t.task_id) : undefined;
+    if (!t || !UNFINISHED.has(t.status))
+      violation(s, m, `${label}: no MIGRATE queued for ${d.key} v${p.version_number}`, t ?? null);
+    // A new task, or a finished one started over, gets the configured budget on top of its attempts.
+    if ((!was || !UNFINISHED.has(was.status)) && t.max_attempts - t.attempts !== MAX_ATTEMPTS)
+      flag(
+        s,
+        m,
+        `${label}: MIGRATE #${t.task_id} queued with ${t.max_attempts - t.attempts} attempts left, the configured MAX_ATTEMPTS is ${MAX_ATTEMPTS}`,
+      );
+  }
+}
+
+/** The operator starts a migration of the tenant (POST /tenants/{t}/migrations), to the other space or (refused) to its own. */
+class StartMigration implements Cmd {
+  constructor(
+    readonly other: boolean,
+    readonly autoSwitch: boolean,
+  ) {}
+  check(m: Model) {
+    // Before the first publish there is no tenant (404): only the refused variant tries that.
+    return m.docs.size > 0 || !this.other;
+  }
+  async run(m: Model, s: Sut) {
+    const to = this.other ? 1 - m.space : m.space;
+    const pre = s.snap;
+    const r = await call(() =>
+      startMigration(
+        s.pool,
+        ACTOR,
+        TENANT,
+        { space: SPACES[to].name, autoSwitch: this.autoSwitch, reason: "model test" },
+        MAX_ATTEMPTS,
+      ),
+    );
+    s.note(
+      `${this} → ${"ok" in r ? `#${r.ok.id} ${r.ok.state} ${r.ok.documents.built}/${r.ok.documents.total}` : r.err.code}`,
+      `startMigration ${"ok" in r ? "ok" : r.err.code}`,
+    );
+    if (m.docs.size === 0) {
+      expectErr(s, m, `${this}`, r, 404, ["NOT_FOUND"]);
+      await checkStep(m, s);
+      return;
+    }
+    if (to === m.space || m.open) {
+      expectErr(s, m, `${this}`, r, 409, [to === m.space ? "INVALID_STATE" : "MIGRATION_OPEN"]);
+      await checkStep(m, s);
+      return;
+    }
+    const view = expectOk(s, m, `${this}`, r);
+    m.migration = { id: view.id, from: m.space, to, state: "BUILDING", autoSwitch: this.autoSwitch };
+    const snap = await checkStep(m, s, { audit: { "migration.start": [1, 1] } });
+    expectMigrationQueued(m, s, pre, snap, `${this}`);
+    const c = coverageIn(snap, m, s.spaceId(to));
+    if (view.state !== "BUILDING" || view.documents.total !== c.total || view.documents.built !== c.built)
+      violation(s, m, `${this}: answered ${view.state} ${view.documents.built}/${view.documents.total}`, c);
+  }
+  toString() {
+    return `startMigration(${this.other ? "other space" : "own space"}${this.autoSwitch ? ", autoSwitch" : ""})`;
+  }
+}
+
+/**
+ * The workers' maintenance pass (lib/spaces/maintenance.ts): a BUILDING migration whose shadow
+ * serves every document gets its candidate's HNSW index and turns READY; one started with
+ * autoSwitch then switches, if the shadow still serves everything.
+ */
+class AdvanceMigration implements Cmd {
+  check(m: Model) {
+    return m.open;
+  }
+  async run(m: Model, s: Sut) {
+    const pre = s.snap;
+    const mig = m.migration;
+    let ready = false;
+    let switched = false;
+    if (mig?.state === "BUILDING" && covered(coverageIn(pre, m, s.spaceId(mig.to)))) ready = true;
+    if (mig?.autoSwitch && (ready || mig.state === "READY") && covered(coverageIn(pre, m, s.spaceId(mig.to))))
+      switched = true;
+    const r = await quietly(() => advanceMigrations(s.pool, "model-maintenance", MIGRATION_SETTINGS));
+    s.note(
+      `${this} → ready [${r.ready}] switched [${r.switched}]`,
+      `advanceMigrations: ${switched ? "auto-switched" : ready ? "ready" : mig && OPEN_STATES.includes(mig.state) ? `${mig.state} stays` : "nothing open"}`,
+    );
+    if (r.ready.join() !== (ready ? mig!.id : "") || r.switched.join() !== (switched ? mig!.id : ""))
+      violation(s, m, `${this}: answered ${JSON.stringify(r)}, expected ready ${ready}, switched ${switched}`);
+    if (ready) {
+      mig!.state = "READY";
+      m.indexed[mig!.to] = true;
+    }
+    if (switched) {
+      mig!.state = "SWITCHED";
+      m.space = mig!.to;
+    }
+    const snap = await checkStep(m, s);
+    if (switched) expectSwap(m, s, pre, snap, `${this}`, mig!.from);
+  }
+  toString() {
+    return "advanceMigrations()";
+  }
+}
+
+/**
+ * A switch (or switch-back) changed nothing anyone reads but the space: every document served at
+ * the same version with the same pin, now from the other space's builds, and the space left
+ * behind keeps exactly what search served (switch), or nothing (switch-back).
+ */
+function expectSwap(m: Model, s: Sut, pre: Snapshot, snap: Snapshot, label: string, keptSpace: number | null): void {
+  const fields = (p: PtrRow | undefined) => (p ? `v${p.version_number}${p.pinned ? " pinned" : ""}` : "none");
+  for (const d of m.docs.values()) {
+    const a = pre.ptrs.get(d.id);
+    const b = snap.ptrs.get(d.id);
+    // A deleted document's pointer (its DELETE still to run) may go with the swap, as the DELETE would take it.
+    if (d.deleted && !b) continue;
+    if (fields(a) !== fields(b))
+      violation(s, m, `${label}: ${d.key} was served as ${fields(a)}, after the switch as ${fields(b)}`);
+    // (A deleted document's pointer, its DELETE still to run, is checkSpaces' to flag.)
+    if (b && !d.deleted && snap.ivs.get(b.index_version_id)?.space_id !== s.spaceId(m.space))
+      violation(s, m, `${label}: ${d.key} is served from space ${snap.ivs.get(b.index_version_id)?.space_id}`, b);
+    if (keptSpace !== null && a && !d.deleted) {
+      const kept = snap.spacePtrs.get(`${s.spaceId(keptSpace)}|${d.id}`);
+      if (pre.ivs.get(a.index_version_id)?.space_id === s.spaceId(keptSpace)) {
+        if (kept?.index_version_id !== a.index_version_id || kept.pinned !== a.pinned)
+          violation(s, m, `${label}: ${d.key}'s previous pointer was not kept as the previous space's`, { a, kept });
+      } else {
+        // A pointer of yet another space (moved by hand) is no build of the previous space: the
+        // previous space lacks the document, and its MIGRATE is queued to build it there.
+        const mt = [...snap.tasks.values()].find(
+          (t) => t.document_id === d.id && t.task_type === "MIGRATE" && t.version_number === a.version_number,
+        );
+        if (kept || !mt || !UNFINISHED.has(mt.status))
+          violation(s, m, `${label}: ${d.key} was served from another space; the previous space should build it`, {
+            a,
+            kept,
+            mt,
+          });
+      }
+    }
+  }
+  if (keptSpace === null && snap.spacePtrs.size > 0)
+    violation(s, m, `${label}: shadow pointers remain after the migration ended`, [...snap.spacePtrs.values()]);
+}
+
+/**
+ * The migration catches up and the operator acts at once: migration work until none is due (as
+ * free slots would take it), a maintenance pass, then a switch or a switch-back; every step is
+ * checked on its own. Without it a switch rarely finds coverage within 25 random commands.
+ */
+class CatchUpAndAct implements Cmd {
+  constructor(
+    /** After the switch: switch back (or finish). */
+    readonly back: boolean,
+    readonly worker: string,
+  ) {}
+  check(m: Model) {
+    return m.open;
+  }
+  async run(m: Model, s: Sut) {
+    for (let i = 0; i < 12 && (await workStep(m, s, this.worker, true)); i++);
+    if (m.open) await new AdvanceMigration().run(m, s);
+    const action = m.migration?.state !== "SWITCHED" ? "switch" : this.back ? "switch-back" : "finish";
+    await new ActOnMigration(action, true).run(m, s);
+  }
+  toString() {
+    return `catchUpAnd(${this.back ? "switch, or back" : "switch, or finish"}, ${this.worker})`;
+  }
+}
+
+/** The operator's next step for the migration as it stands: switch or abort before the switch, switch back or finish after. */
+class NextMigrationStep implements Cmd {
+  constructor(readonly pick: number) {}
+  check(m: Model) {
+    return m.open;
+  }
+  async run(m: Model, s: Sut) {
+    const options: MigrationAction[] =
+      m.migration!.state === "SWITCHED" ? ["switch-back", "switch-back", "finish"] : ["switch", "switch", "abort"];
+    await new ActOnMigration(options[this.pick % options.length], true).run(m, s);
+  }
+  toString() {
+    return `nextMigrationStep(pick ${this.pick})`;
+  }
+}
+
+/** switch | switch-back | abort | finish of the tenant's latest migration (or, unaimed, of one that does not exist). */
+class ActOnMigration implements Cmd {
+  constructor(
+    readonly action: MigrationAction,
+    readonly aimed: boolean,
+  ) {}
+  check(m: Model) {
+    return !this.aimed || m.migration !== null;
+  }
+  async run(m: Model, s: Sut) {
+    const pre = s.snap;
+    const mig = this.aimed ? m.migration : null;
+    const id = mig?.id ?? "987654321";
+    const r = await call(() => actOnMigration(s.pool, ACTOR, TENANT, id, this.action, "model test"));
+    s.note(
+      `${this} → #${id} ${"ok" in r ? r.ok.state : r.err.code}`,
+      `${this.action} ${"ok" in r ? "ok" : r.err.code}`,
+    );
+    const done = () => checkStep(m, s);
+    if (!mig) {
+      expectErr(s, m, `${this}`, r, 404, ["NOT_FOUND"]);
+      await done();
+      return;
+    }
+    const allowed: Record<MigrationAction, MigrationState[]> = {
+      switch: ["BUILDING", "READY"],
+      "switch-back": ["SWITCHED"],
+      abort: ["BUILDING", "READY"],
+      finish: ["SWITCHED"],
+    };
+    if (!allowed[this.action].includes(mig.state)) {
+      expectErr(s, m, `${this} of a ${mig.state} migration`, r, 409, ["INVALID_STATE"]);
+      await done();
+      return;
+    }
+    // A switch needs the candidate's index and full coverage; a switch-back, the previous space's coverage.
+    const target = this.action === "switch" ? mig.to : mig.from;
+    const c = coverageIn(pre, m, s.spaceId(target));
+    const ready =
+      this.action === "switch" ? m.indexed[mig.to] && covered(c) : this.action === "switch-back" ? covered(c) : true;
+    if (!ready) {
+      expectErr(
+        s,
+        m,
+        `${this} (${c.built}/${c.total}, ${c.unverified} unverified, indexed ${m.indexed[mig.to]})`,
+        r,
+        409,
+        ["MIGRATION_NOT_READY"],
+      );
+      await done();
+      return;
+    }
+    const view = expectOk(s, m, `${this}`, r);
+    const next: Record<MigrationAction, MigrationState> = {
+      switch: "SWITCHED",
+      "switch-back": "SWITCHED_BACK",
+      abort: "ABORTED",
+      finish: "FINISHED",
+    };
+    mig.state = next[this.action];
+    if (this.action === "switch") m.space = mig.to;
+    if (this.action === "switch-back") m.space = mig.from;
+    if (view.state !== mig.state) violation(s, m, `${this}: answered ${view.state}, expected ${mig.state}`);
+    const shadowBefore = [...pre.spacePtrs.values()].map((p) => p.index_version_id);
+    const snap = await checkStep(m, s, { audit: { [`migration.${this.action.replace("-", "_")}`]: [1, 1] } });
+    if (this.action === "switch") expectSwap(m, s, pre, snap, `${this}`, mig.from);
+    else if (this.action === "switch-back") expectSwap(m, s, pre, snap, `${this}`, null);
+    else {
+      // Search untouched; the dropped shadow's builds age out, its queued work is superseded.
+      if (JSON.stringify([...snap.ptrs.entries()].sort()) !== JSON.stringify([...pre.ptrs.entries()].sort()))
+        violation(s, m, `${this}: search pointers moved`);
+      if (snap.spacePtrs.size > 0) violation(s, m, `${this}: shadow pointers remain`, [...snap.spacePtrs.values()]);
+      for (const id of shadowBefore)
+        if (snap.ivs.get(id) && snap.ivs.get(id)!.status !== "RETIRED")
+          violation(s, m, `${this}: the dropped shadow's index version ${id} is ${snap.ivs.get(id)!.status}`);
+    }
+    if (this.action !== "switch") {
+      const queued = [...snap.tasks.values()].filter(
+        (t) => t.task_type === "MIGRATE" && (t.status === "PENDING" || t.status === "RETRY_WAIT"),
+      );
+      if (queued.length > 0)
+        violation(
+          s,
+          m,
+          `${this}: MIGRATE work still queued after the migration ended`,
+          queued.map((t) => t.task_id),
+        );
+    }
+  }
+  toString() {
+    return `${this.action}(${this.aimed ? "latest migration" : "a migration that does not exist"})`;
   }
 }
 
@@ -2002,9 +2763,12 @@ export async function settle(m: Model, s: Sut): Promise<void> {
     await checkStep(m, s, { audit: { "queue.resume": [1, 1] } });
   }
   await timePasses(m, s);
-  for (let i = 0; ; i++) {
-    if (i > 200) violation(s, m, "the queue did not drain within 200 worker steps");
-    if (!(await workStep(m, s, "settler"))) break;
+  // Publishes first, migration work in the slots they leave free: until neither claim finds work.
+  for (let i = 0, idle = 0; idle < 2; i++) {
+    if (i > 300) violation(s, m, "the queue did not drain within 300 worker steps");
+    const migrate = i % 2 === 1;
+    if (await workStep(m, s, "settler", migrate)) idle = 0;
+    else idle++;
   }
   s.note("at rest", "settle");
   await checkAtRest(m, s);
@@ -2037,7 +2801,10 @@ type RaceOp =
   | { kind: "resume" }
   | { kind: "gc" }
   | { kind: "bulkRetry" }
-  | { kind: "retry"; pick: number };
+  | { kind: "retry"; pick: number }
+  | { kind: "workMigrate"; worker: string }
+  | { kind: "migration"; action: MigrationAction }
+  | { kind: "advance" };
 
 const RACE_REFUSALS = new Set([
   "NOT_FOUND",
@@ -2045,6 +2812,7 @@ const RACE_REFUSALS = new Set([
   "ROLLBACK_UNAVAILABLE",
   "ROLLBACK_INCOMPATIBLE",
   "TASK_SUPERSEDED",
+  "MIGRATION_NOT_READY",
 ]);
 
 function raceOpString(o: RaceOp): string {
@@ -2063,6 +2831,12 @@ function raceOpString(o: RaceOp): string {
       return "bulkRetry(all)";
     case "retry":
       return `retry(dead pick ${o.pick})`;
+    case "workMigrate":
+      return `workMigrate(${o.worker})`;
+    case "migration":
+      return `${o.action}(latest migration)`;
+    case "advance":
+      return "advanceMigrations()";
     default:
       return `${o.kind}(${o.key})`;
   }
@@ -2082,6 +2856,7 @@ class Race implements Cmd {
     const rolledBack: string[] = [];
     const published = new Map<string, Version[]>();
     const keys = this.ops.map((o) => ("key" in o ? resolveKey(m, o.key) : ""));
+    const mig = m.migration;
     const paused = this.ops
       .filter((o) => o.kind === "resume")
       .map(() => s.paused.shift())
@@ -2135,10 +2910,11 @@ class Race implements Cmd {
               await reindex(s.pool, TENANT, key, ACTOR, MAX_ATTEMPTS);
               bump("document.reindex");
               return "ok";
+            case "workMigrate":
             case "work": {
-              const [lease] = await claim(s.pool, o.worker, LEASE_SECONDS, 1);
+              const [lease] = await claimFor(s, o.worker, 1, o.kind === "workMigrate");
               if (!lease) return "nothing due";
-              const out = await s.execute(lease, s.embedder(m));
+              const out = await s.execute(lease, s.spaces);
               if (
                 out.kind === "failed" &&
                 out.code !== "EMBEDDING_PROVIDER_UNAVAILABLE" &&
@@ -2150,6 +2926,16 @@ class Race implements Cmd {
             }
             case "gc":
               return `${await collectGarbage(s.pool, 0)} removed`;
+            case "migration": {
+              if (!mig) return "no migration";
+              const v = await actOnMigration(s.pool, ACTOR, TENANT, mig.id, o.action, "model race");
+              bump(`migration.${o.action.replace("-", "_")}`);
+              return v.state;
+            }
+            case "advance": {
+              const r = await quietly(() => advanceMigrations(s.pool, "model-race", MIGRATION_SETTINGS));
+              return JSON.stringify(r);
+            }
             case "bulkRetry": {
               const r = await bulkRetry(s.pool, { tenant: TENANT }, ACTOR, "model race", RETRY_BUDGET, null);
               bump("task.bulk_retry");
@@ -2198,6 +2984,7 @@ class Race implements Cmd {
       `${this} → ${results.map((r, i) => `${raceOpString(this.ops[i])}${keys[i] && this.ops[i].kind !== "publish" ? ` [${keys[i]}]` : ""}: ${r}`).join("; ")}`,
       `race`,
     );
+    for (const [i, o] of this.ops.entries()) if (o.kind === "migration") s.count(`race ${o.action}: ${results[i]}`);
 
     // Resync the model with what the race made of the documents, within what it could make.
     const rows = (
@@ -2245,6 +3032,32 @@ class Race implements Cmd {
         d.pin = r.pinned;
       }
     }
+    // And with what it made of the migration: a state and an active space only its own operations could reach.
+    if (mig) {
+      const [row] = (
+        await s.pool.query<{ state: MigrationState; active: number }>(
+          `SELECT m.state, t.active_space_id AS active FROM space_migrations m JOIN tenants t ON t.id = m.tenant_id WHERE m.id = $1::bigint`,
+          [mig.id],
+        )
+      ).rows;
+      if (row.state !== mig.state) {
+        const by = (a: MigrationAction) => this.ops.some((o) => o.kind === "migration" && o.action === a);
+        const advanced = this.ops.some((o) => o.kind === "advance");
+        const reachable: Record<string, boolean> = {
+          READY: advanced && mig.state === "BUILDING",
+          SWITCHED: by("switch") || (advanced && mig.autoSwitch),
+          SWITCHED_BACK: by("switch-back"),
+          ABORTED: by("abort"),
+          FINISHED: by("finish"),
+        };
+        if (!reachable[row.state])
+          violation(s, m, `race: migration ${mig.state} → ${row.state} though nothing in the race could do that`);
+        if (row.state !== "ABORTED" && row.state !== "SWITCHED_BACK" && mig.state === "BUILDING" && advanced)
+          m.indexed[mig.to] = true;
+        mig.state = row.state;
+      }
+      m.space = s.spaceIndex(row.active);
+    }
     await checkStep(m, s, { audit, rolledBack });
   }
   toString() {
@@ -2277,6 +3090,22 @@ const raceOp: fc.Arbitrary<RaceOp> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: "gc" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "bulkRetry" as const }) },
   { weight: 1, arbitrary: fc.nat(7).map((pick) => ({ kind: "retry" as const, pick })) },
+  // A switch racing the builds, unpins and rollbacks that point search at a version (the space lock).
+  ...(MIGRATIONS
+    ? [
+        {
+          weight: 3,
+          arbitrary: fc.constantFrom("w1", "w2").map((worker) => ({ kind: "workMigrate" as const, worker })),
+        },
+        {
+          weight: 3,
+          arbitrary: fc
+            .constantFrom<MigrationAction>("switch", "switch", "switch-back", "abort", "finish")
+            .map((action) => ({ kind: "migration" as const, action })),
+        },
+        { weight: 1, arbitrary: fc.constant({ kind: "advance" as const }) },
+      ]
+    : []),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -2291,6 +3120,47 @@ const key = fc.oneof(
 const worker = fc.constantFrom("w1", "w2");
 /** For operator actions: mostly an existing document, sometimes any key (missing ones answer 404). */
 const target = fc.oneof({ weight: 3, arbitrary: fc.constantFrom("@0", "@1", "@2") }, { weight: 1, arbitrary: key });
+
+const migrationCommands: { weight: number; arbitrary: fc.Arbitrary<Cmd> }[] = [
+  {
+    weight: 8,
+    arbitrary: fc
+      .tuple(
+        fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+        fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+      )
+      .map(([other, auto]) => new StartMigration(other, auto)),
+  },
+  { weight: 5, arbitrary: worker.map((w) => new Work(w, true)) },
+  { weight: 2, arbitrary: worker.map((w) => new WorkBatch(w, true)) },
+  { weight: 1, arbitrary: worker.map((w) => new Stall(w, "crash", false, true)) },
+  { weight: 1, arbitrary: fc.tuple(worker, fc.boolean()).map(([w, e]) => new Stall(w, "pause", e, true)) },
+  { weight: 1, arbitrary: fc.tuple(worker, worker).map(([a, b]) => new LateWorker(a, b, true)) },
+  { weight: 4, arbitrary: fc.constant(new AdvanceMigration()) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .tuple(
+        fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+        worker,
+      )
+      .map(([back, w]) => new CatchUpAndAct(back, w)),
+  },
+  { weight: 5, arbitrary: fc.nat(5).map((p) => new NextMigrationStep(p)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom<MigrationAction>("switch", "switch-back", "abort", "finish")
+      .map((a) => new ActOnMigration(a, true)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom<MigrationAction>("switch", "switch-back", "abort", "finish")
+      .map((a) => new ActOnMigration(a, false)),
+  },
+  { weight: 1, arbitrary: fc.nat(1).map((i) => new RestartWithSettings(i)) },
+];
 
 export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 6, arbitrary: worker.map((w) => new Work(w)) },
@@ -2330,7 +3200,9 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.constantFrom<"INDEX" | "DELETE" | null>(null, "INDEX", "DELETE").map((t) => new BulkRetry(t)),
+    arbitrary: fc
+      .constantFrom<"INDEX" | "DELETE" | "MIGRATE" | null>(null, "INDEX", "DELETE", "MIGRATE")
+      .map((t) => new BulkRetry(t)),
   },
   {
     weight: 2,
@@ -2354,7 +3226,14 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .constantFrom<"tenant" | "INDEX" | "REINDEX" | "DELETE">("tenant", "tenant", "INDEX", "DELETE", "REINDEX")
+      .constantFrom<"tenant" | "INDEX" | "REINDEX" | "DELETE" | "MIGRATE">(
+        "tenant",
+        "tenant",
+        "INDEX",
+        "DELETE",
+        "REINDEX",
+        "MIGRATE",
+      )
       .map((w) => new PauseQueue(w)),
   },
   { weight: 2, arbitrary: fc.nat(3).map((i) => new ResumeQueue(i)) },
@@ -2367,8 +3246,10 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(new CollectGarbage()) },
   { weight: 2, arbitrary: fc.constant(new TimePasses()) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 8 }).map((k) => new ProviderBurst(k)) },
-  { weight: 1, arbitrary: fc.constant(new SwitchModel()) },
+  { weight: 2, arbitrary: fc.constant(new SwitchModel()) },
   { weight: 2, arbitrary: fc.constant(new Settle()) },
+  // Index-space migrations (docs/index-spaces.md), interleaved with everything above.
+  ...(MIGRATIONS ? migrationCommands : []),
   ...(process.env.MODEL_RACE
     ? [{ weight: 8, arbitrary: fc.array(raceOp, { minLength: 2, maxLength: 3 }).map((ops) => new Race(ops)) }]
     : []),

@@ -9,6 +9,8 @@ import { commandArbitrary, runSequence, Sut } from "./harness";
 //                                                         its seed, its path and the replayPath in the counterexample
 //   MODEL_STATS=1                                         print how often each command outcome happened
 //   MODEL_RACE=1                                          add concurrent races (see harness.ts; they do not replay exactly)
+//   MODEL_MIGRATIONS=0                                    leave out the index-space migration commands
+//   MODEL_RELAX="text,…"                                  go on past known violations whose message contains a text (bug hunting only)
 const numRuns = Number(process.env.MODEL_RUNS ?? 200);
 const seed = process.env.MODEL_SEED ? Number(process.env.MODEL_SEED) : (Date.now() ^ (Math.random() * 0x100000000)) | 0;
 const path = process.env.MODEL_PATH || undefined;
