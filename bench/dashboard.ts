@@ -11,12 +11,11 @@
 //   BENCH_REUSE_DB=<name>         measure a kept database again (its pending migrations applied first)
 import pg from "pg";
 import http from "node:http";
-import net from "node:net";
 import path from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { spawn, type ChildProcess } from "node:child_process";
-import { withBenchDatabase, percentile, round3, machineFacts, procCpuMs } from "./db";
+import { withBenchDatabase, percentile, round3, machineFacts, procCpuMs, freePort } from "./db";
 import { ROUTES } from "../lib/http/routes";
 import { rollUpTaskOutcomes } from "../lib/queue/snapshots";
 import { LOCAL_MODEL } from "../lib/pipeline/local-embedder";
@@ -184,17 +183,6 @@ async function seed(pool: pg.Pool) {
        FROM webhook_events e JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id`,
   );
   await pool.query(`VACUUM ANALYZE`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** `next build` in the project, its output sent to stderr so stdout's last line stays the result. */

@@ -2,6 +2,7 @@ import os from "node:os";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { migrate } from "../lib/db/migrate";
+import net from "node:net";
 
 /** A fresh migrated database for one benchmark run on BENCH_DATABASE_URL's server; dropped after. */
 export async function withBenchDatabase<T>(name: string, fn: (url: string) => Promise<T>): Promise<T> {
@@ -169,5 +170,27 @@ export async function seedFinishedTasks(pool: pg.Pool, n: number): Promise<void>
        JOIN LATERAL generate_series(1, ceil($1::numeric / 1000)::int) AS g(v) ON true
       LIMIT $1`,
     [n],
+  );
+}
+
+/** A port nothing listens on right now, on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+export async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
   );
 }

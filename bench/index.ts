@@ -33,11 +33,20 @@
 // The last line of stdout is one JSON object.
 import pg from "pg";
 import os from "node:os";
-import net from "node:net";
 import path from "node:path";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { withBenchDatabase, round3, serverVersion, prng, percentile, startCpuMeter, type Cpu } from "./db";
+import {
+  withBenchDatabase,
+  round3,
+  serverVersion,
+  prng,
+  percentile,
+  startCpuMeter,
+  freePort,
+  inParallel,
+  type Cpu,
+} from "./db";
 import { publish } from "../lib/documents/publish";
 import { reindex } from "../lib/documents/repository";
 import { migrate } from "../lib/db/migrate";
@@ -90,26 +99,6 @@ const v2 = [...changed].sort((a, b) => a - b).map((i) => ({ key: `doc-${i}`, tex
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]);
-    }),
-  );
-}
 
 type Counts = {
   texts: number;
@@ -331,11 +320,11 @@ async function runOurs(url: string) {
     log(`ours ${name}: ${seconds.toFixed(1)} s, ${tasks.n} tasks, ${counts.texts} texts embedded, CPU ${fmtCpu(cpu)}`);
     return { seconds, cpu, counts, steps, serving, tasks };
   };
-  const full = await phase("full", {}, DIMS, () => pool(v1, PUBLISHERS, (d) => publishDoc(db, d)));
-  const republish = await phase("republish", {}, DIMS, () => pool(v2, PUBLISHERS, (d) => publishDoc(db, d)));
+  const full = await phase("full", {}, DIMS, () => inParallel(v1, PUBLISHERS, (d) => publishDoc(db, d)));
+  const republish = await phase("republish", {}, DIMS, () => inParallel(v2, PUBLISHERS, (d) => publishDoc(db, d)));
   // Our own full re-index: every document again in another embedding space (nothing reusable).
   const reindexAll = await phase("reindex", { EMBEDDING_DIMENSIONS: String(DIMS - 1) }, DIMS - 1, () =>
-    pool(v1, PUBLISHERS, (d) => reindex(db, "bench", d.key, { subject: "bench" }, 8)),
+    inParallel(v1, PUBLISHERS, (d) => reindex(db, "bench", d.key, { subject: "bench" }, 8)),
   );
   const postgres = await serverVersion(db);
   await db.end();

@@ -1,8 +1,11 @@
 // Runs every benchmark one after another and rewrites bench/RESULTS.md from their figures.
 //
-//   npm run bench                          all of them (queue, index, search, dashboard)
+//   npm run bench                          all of them (queue, index, search, dashboard, migration)
 //   npm run bench -- queue search          only these
 //   BENCH_DATABASE_URL=... npm run bench   the server every bench creates its own database on
+//   npm run bench -- --render-only         runs nothing: RESULTS.md again from bench/results/*.json
+//                                          (a bench run on its own, e.g. `npm run bench:migration >
+//                                          out; tail -1 out > bench/results/migration.json`)
 //
 // Each bench is its own `npm run bench:<name>` process; this runner only starts it, passes its
 // stderr through, and reads the JSON object on the last line of its stdout. A bench that fails or
@@ -19,7 +22,7 @@ import { pathToFileURL } from "node:url";
 const FIGURES_SHOWN = 100;
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const ALL = ["queue", "index", "search", "dashboard"] as const;
+const ALL = ["queue", "index", "search", "dashboard", "migration"] as const;
 type Json = Record<string, unknown>;
 export type Outcome = {
   name: string;
@@ -64,6 +67,7 @@ export function previousSections(markdown: string): Map<string, { lines: string[
 const say = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 function selected(): string[] {
+  if (process.argv.includes("--render-only")) return [];
   const args = process.argv.slice(2).filter((a) => !a.startsWith("-"));
   if (args.length === 0) return [...ALL];
   const unknown = args.filter((a) => !(ALL as readonly string[]).includes(a));
