@@ -20,6 +20,11 @@
 //   CHAOS_CONVERGE_SECONDS (120), CHAOS_LEASE_SECONDS (3), CHAOS_MAX_ATTEMPTS (100),
 //   CHAOS_OPS_PER_SECOND (20), CHAOS_MAX_BACKLOG (300), CHAOS_RETENTION_SECONDS (90),
 //   CHAOS_PROVIDER_DELAY_MS (50), CHAOS_EMBED_BATCH_SIZE (2)
+//   CHAOS_MIGRATIONS (1) index-space migrations during the chaos (0: none): a second space on the same
+//                        fake provider (another model, 256 dimensions, a migration rate); the first
+//                        tenant is migrated to it and back at random (start, switch, switch-back,
+//                        finish, abort, start again) while everything above goes on, the migration
+//                        work claimed by the workers into their free slots
 //   CHAOS_LOG_DIR        directory to keep every worker's full log in (<id>.log); unset, only counts and samples
 //   CHAOS_SABOTAGE=1     self-test of the checks: when the chaos phase ends, one pointer is moved
 //                        to a version its index version is not, and another live document loses
@@ -46,7 +51,15 @@
 //               convergence window closes
 //   converged   every live unpinned document searchable at its business version (with exactly
 //               that version's chunks) or FAILED with an error code; every pinned one still pinned
-//               where the rollback put it; every deleted one without a pointer; no unfinished task
+//               where the rollback put it; every deleted one without a pointer; no unfinished task;
+//               and a tenant with an open migration has its shadow space serving every live
+//               document at the version and pin search serves (or that MIGRATE is DEAD with a code).
+//               Then the migrated tenant switches (or switches back) once more, and the same holds
+//               in the space it searches after the swap
+//   spaces      index-space invariants, read in one statement per tenant throughout: every search
+//               pointer of a live document names a version of its tenant's active space; every
+//               shadow pointer belongs to the open migration's shadow space and names a complete
+//               ACTIVE build of its version there with exactly that version's chunks
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { createWriteStream } from "node:fs";
@@ -57,12 +70,20 @@ import { publish } from "../../lib/documents/publish";
 import { requestDelete, rollback, unpin, reindex, rename } from "../../lib/documents/repository";
 import { search, type SearchHit } from "../../lib/search/search";
 import { LocalEmbedder } from "../../lib/embedding";
+import type { Embedder } from "../../lib/embedding/types";
+import { CHUNKER_VERSION } from "../../lib/pipeline/chunker";
+import { SpaceEmbedders } from "../../lib/spaces/embedders";
+import type { Space } from "../../lib/spaces/types";
+import { actOnMigration, getMigration, startMigration, type MigrationAction } from "../../lib/spaces/repository";
+import { advanceMigrations } from "../../lib/spaces/maintenance";
+import { pauseQueue, resumeQueue } from "../../lib/operations/repository";
 import { parseDocumentAsync } from "../../lib/pipeline/parse";
 import { chunkSections } from "../../lib/pipeline/chunker";
 import { DomainError } from "../../lib/domain/errors";
 import { statusOf } from "../../lib/http/errors";
 import { prng } from "../../bench/db";
 import { startFakeProvider, type FakeMode, type FakeProvider } from "../helpers/fake-provider";
+import { workerArgs } from "../helpers/process";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -96,16 +117,27 @@ const S = {
   tenants: 3,
   lanes: 4,
   readers: 2,
+  migrations: setting("CHAOS_MIGRATIONS", 1) > 0,
 };
 
 const MODEL = "chaos-embed";
 const DIMS = 384;
 const ACTOR = { subject: "chaos" };
 const PRINCIPALS = ["group:eng", "group:ops", "group:legal"];
+/** The second index space: the same fake provider, another model and dimensions (sent: text-embedding-3*). */
+const SPACE_B = { name: "chaos-b-256", model: "text-embedding-3-chaos", dims: 256, textsPerMinute: 12_000 };
 // Vectors of the fake provider are embedLocal(texts, dims), exactly what LocalEmbedder computes, so
-// the reader embeds queries in the workers' embedding space (same model name and dimensions)
-// without going through the failing provider.
-const readerEmbedder = new LocalEmbedder(DIMS, MODEL);
+// the reader embeds queries in each space (same model name and dimensions) without going through
+// the failing provider: search picks the space the tenant searches, and this its embedder.
+class ReaderSpaces extends SpaceEmbedders {
+  private readonly made = new Map<number, Embedder>();
+  override embedderFor(space: Space): Embedder {
+    let e = this.made.get(space.id);
+    if (!e) this.made.set(space.id, (e = new LocalEmbedder(space.dimensions, space.model)));
+    return e;
+  }
+}
+const readerEmbedder = new ReaderSpaces({ timeoutMs: 5_000, preset: null });
 
 const t0 = Date.now();
 const elapsed = () => (Date.now() - t0) / 1000;
@@ -150,7 +182,24 @@ const violations = {
   pinLost: 0,
   /** A worker process exited without being killed by the monkey or stopped at the end. */
   unexpectedWorkerExits: 0,
+  /** A live document's search pointer names a version outside its tenant's active space. */
+  pointerOutsideSpace: 0,
+  /**
+   * A shadow pointer outside the open migration's shadow space, or naming an incomplete, non-ACTIVE
+   * or other space's index version, or chunks that are not its version's.
+   */
+  shadowViolations: 0,
+  /** A migration action failed other than with an expected refusal. */
+  migrationErrors: 0,
+  /** After convergence: a switch (or switch-back) was refused, or left a document served otherwise than before it. */
+  swapMismatches: 0,
 };
+/**
+ * Seen, not failing the run: a deleted document's search pointer left in the old space by a
+ * switch while its DELETE had not run yet (test/spaces/migration-seams.test.ts); it is invisible
+ * to search, and its DELETE removes it.
+ */
+const known = { deletedPointerOutsideSpace: 0, deletedPointerRetired: 0 };
 type Finding = { what: string; [k: string]: unknown };
 const findings: Finding[] = [];
 const findingCounts: Record<string, number> = {};
@@ -345,8 +394,19 @@ function nextOp(initial: boolean): Op {
       break;
     }
   }
+  // A new document would land in the frozen tenant: a re-publish elsewhere instead.
+  if (
+    kind === "create" &&
+    Date.now() < migrator.frozenUntil &&
+    tenantIds[docs.length % tenantIds.length] === migrator.tenant
+  )
+    kind = "republish";
   if (kind === "create") return { kind, doc: newDoc(), seed, r };
-  return { kind, doc: docs[Math.floor(rngDriver() * docs.length)], seed, r };
+  let doc = docs[Math.floor(rngDriver() * docs.length)];
+  // While the migrated tenant's publishing is frozen (the migrator is switching it), another document.
+  for (let i = 0; i < 20 && doc.tenant === migrator.tenant && Date.now() < migrator.frozenUntil; i++)
+    doc = docs[Math.floor(rngDriver() * docs.length)];
+  return { kind, doc, seed, r };
 }
 
 function mismatch(what: string, d: Doc, detail: Record<string, unknown>) {
@@ -458,15 +518,15 @@ async function execOp(pool: pg.Pool, op: Op): Promise<void> {
       }
       case "rollback": {
         d.rolledBackSinceDelete = true;
-        // Prefer a version that has a complete index in this embedding space; sometimes any earlier one.
+        // Prefer a version that has a complete index in the space the tenant searches; sometimes any earlier one.
         let to = Math.max(1, d.bv - 1 - Math.floor(op.r * Math.max(1, d.bv - 1)));
         if (rng() < 0.8 && d.id) {
           const c = await pool.query<{ v: number }>(
             `SELECT DISTINCT version_number AS v FROM index_versions
               WHERE document_id = $1 AND version_number < $2 AND status IN ('READY', 'RETIRED', 'ACTIVE')
-                AND chunk_count = expected_chunk_count AND embedding_model = $3 AND embedding_dimensions = $4
+                AND chunk_count = expected_chunk_count AND space_id = (SELECT active_space_id FROM tenants WHERE id = $3)
               ORDER BY 1`,
-            [d.id, d.bv, MODEL, DIMS],
+            [d.id, d.bv, d.tenant],
           );
           if (c.rows.length) to = c.rows[Math.floor(op.r * c.rows.length)].v;
         }
@@ -621,6 +681,8 @@ function workerEnv(dbUrl: string, providerUrl: string): NodeJS.ProcessEnv {
     RETRY_MAX_SECONDS: process.env.RETRY_MAX_SECONDS ?? "4",
     POLL_INTERVAL_MS: "200",
     EMBED_BATCH_SIZE: String(S.embedBatchSize),
+    // The candidate's bulk HNSW build is small here.
+    MIGRATION_INDEX_MEMORY_MB: "64",
     RETENTION_HOURS: String(S.retentionSeconds / 3600),
     SHUTDOWN_GRACE_SECONDS: "5",
     LOG_LEVEL: "info",
@@ -631,21 +693,11 @@ function workerEnv(dbUrl: string, providerUrl: string): NodeJS.ProcessEnv {
 }
 
 function startWorker(w: W, env: NodeJS.ProcessEnv): void {
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=react-server",
-      "--import",
-      "tsx",
-      path.join(ROOT, "cli/main.ts"),
-      "worker",
-      "--concurrency",
-      String(S.workerConcurrency),
-      "--id",
-      w.id,
-    ],
-    { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, workerArgs(w.id, S.workerConcurrency), {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   w.child = child;
   w.state = "running";
   w.ready = false;
@@ -810,6 +862,7 @@ const reader = {
   unverifiable: 0,
   activeTwiceSeen: 0,
   pointerNotActive: 0,
+  shadowPointersChecked: 0,
 };
 let mixedVersionReads = 0;
 
@@ -907,11 +960,15 @@ async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<v
           chunk_count: number;
           chunk_ids: string[];
           active: number;
+          iv_space: number;
+          active_space: number;
         }>(
           `SELECT sp.document_id::text, d.deleted_at IS NOT NULL AS deleted, sp.version_number AS sp_version, iv.version_number AS iv_version, iv.document_id::text AS iv_document,
-                  iv.status, iv.expected_chunk_count AS expected, iv.chunk_count,
+                  iv.status, iv.expected_chunk_count AS expected, iv.chunk_count, iv.space_id AS iv_space,
+                  (SELECT t.active_space_id FROM tenants t WHERE t.id = sp.tenant_id) AS active_space,
                   (SELECT coalesce(array_agg(c.chunk_id ORDER BY c.ordinal), '{}') FROM chunks c WHERE c.index_version_id = iv.id) AS chunk_ids,
-                  (SELECT count(*)::int FROM index_versions a WHERE a.document_id = sp.document_id AND a.status = 'ACTIVE') AS active
+                  -- One ACTIVE version per document and space: a migration's shadow keeps its own.
+                  (SELECT count(*)::int FROM index_versions a WHERE a.document_id = sp.document_id AND a.status = 'ACTIVE' AND a.space_id = iv.space_id) AS active
              FROM search_pointers sp JOIN index_versions iv ON iv.id = sp.index_version_id JOIN documents d ON d.id = sp.document_id
             WHERE sp.tenant_id = $1`,
           [tenant],
@@ -944,7 +1001,11 @@ async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<v
               businessVersion: d.bv,
             });
           }
-          if (r.status !== "ACTIVE") {
+          if (r.status === "RETIRED" && r.deleted) {
+            // The same known issue, after a switch-back retired the old version with the shadow.
+            known.deletedPointerRetired++;
+            finding({ what: "known: a deleted document's pointer names a RETIRED version", key: d?.key });
+          } else if (r.status !== "ACTIVE") {
             reader.pointerNotActive++;
             finding({
               what: "pointer names a non-ACTIVE index version",
@@ -956,6 +1017,19 @@ async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<v
           if (r.active > 1) {
             reader.activeTwiceSeen++;
             finding({ what: "two ACTIVE index versions at once", key: d?.key, active: r.active });
+          }
+          if (r.iv_space !== r.active_space) {
+            if (r.deleted) known.deletedPointerOutsideSpace++;
+            else violations.pointerOutsideSpace++;
+            finding({
+              what: r.deleted
+                ? "known: a deleted document's pointer outside its tenant's active space"
+                : "search pointer outside its tenant's active space",
+              key: d?.key,
+              version: r.sp_version,
+              space: r.iv_space,
+              active: r.active_space,
+            });
           }
           const ids = d ? expectedChunkIds(d, r.sp_version) : null;
           if (!d || !ids) {
@@ -970,6 +1044,7 @@ async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<v
           mixedVersionReads++;
           finding({ what: "mixed-version pointer read", tenant, problems: bad.slice(0, 3) });
         }
+        await checkShadowPointers(pool, tenant);
       } catch (err) {
         reader.failed++;
         finding({ what: "pointer read failed", message: String((err as Error).message).slice(0, 300) });
@@ -977,6 +1052,263 @@ async function runPointerReads(pool: pg.Pool, stop: { now: boolean }): Promise<v
     }
     await sleep(1000);
   }
+}
+
+/**
+ * The tenant's shadow pointers in one statement: each in the shadow space of its tenant's open
+ * migration (the candidate while BUILDING or READY, the previous space once SWITCHED), naming a
+ * complete ACTIVE index version of its own document and version in that space, whose chunks are
+ * exactly that version's.
+ */
+async function checkShadowPointers(pool: pg.Pool, tenant: string): Promise<void> {
+  const { rows } = await pool.query<{
+    document_id: string;
+    space_id: number;
+    shadow: number | null;
+    sp_version: number;
+    iv_version: number;
+    iv_document: string;
+    iv_space: number;
+    status: string;
+    expected: number;
+    chunk_count: number;
+    chunk_ids: string[];
+  }>(
+    `SELECT p.document_id::text, p.space_id, p.version_number AS sp_version,
+            (SELECT CASE WHEN m.state = 'SWITCHED' THEN m.from_space_id ELSE m.to_space_id END FROM space_migrations m
+              WHERE m.tenant_id = p.tenant_id AND m.state IN ('BUILDING', 'READY', 'SWITCHED')) AS shadow,
+            iv.version_number AS iv_version, iv.document_id::text AS iv_document, iv.space_id AS iv_space, iv.status,
+            iv.expected_chunk_count AS expected, iv.chunk_count,
+            (SELECT coalesce(array_agg(c.chunk_id ORDER BY c.ordinal), '{}') FROM chunks c WHERE c.index_version_id = iv.id) AS chunk_ids
+       FROM space_pointers p JOIN index_versions iv ON iv.id = p.index_version_id
+      WHERE p.tenant_id = $1`,
+    [tenant],
+  );
+  reader.shadowPointersChecked += rows.length;
+  for (const r of rows) {
+    const d = byId.get(r.document_id);
+    const problems: string[] = [];
+    if (r.shadow !== r.space_id) problems.push(`in space ${r.space_id}, the shadow space is ${r.shadow ?? "none"}`);
+    if (r.iv_document !== r.document_id || r.iv_version !== r.sp_version)
+      problems.push(`v${r.sp_version} names an index version of v${r.iv_version}`);
+    if (r.iv_space !== r.space_id) problems.push(`names a version of space ${r.iv_space}`);
+    if (r.status !== "ACTIVE" || r.chunk_count !== r.expected || r.chunk_ids.length !== r.expected)
+      problems.push(`names a ${r.status} version with ${r.chunk_ids.length}/${r.expected} chunks`);
+    const ids = d ? expectedChunkIds(d, r.sp_version) : null;
+    if (ids) {
+      const want = await ids;
+      if (want.length !== r.chunk_ids.length || want.some((x, i) => x !== r.chunk_ids[i]))
+        problems.push(`serves chunks that are not v${r.sp_version}'s`);
+    }
+    if (problems.length) {
+      violations.shadowViolations++;
+      finding({ what: "shadow pointer", key: d?.key, tenant, problems });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The migrator: one tenant moves between the two spaces at random while everything else goes on.
+
+const migrator = {
+  tenant: "",
+  /** The workers' space (the environment's, registered at their start) and the second one. */
+  spaceIds: { a: 0, b: 0 },
+  nameA: "",
+  /** Until then the driver leaves the migrated tenant's documents alone (0: not frozen). */
+  frozenUntil: 0,
+  /** The tenant's latest migration. */
+  id: null as string | null,
+  actions: {} as Record<string, number>,
+};
+const migrated = (k: string) => (migrator.actions[k] = (migrator.actions[k] ?? 0) + 1);
+
+/** The second space, registered as an operator would (`spaces create`), minus the probe call. */
+async function createSpaceB(pool: pg.Pool, providerUrl: string): Promise<number> {
+  const { rows } = await pool.query<{ id: number }>(
+    `INSERT INTO embedding_spaces (name, provider, model, dimensions, base_url, api_key_env, chunker_version, texts_per_minute, created_by)
+     VALUES ($1, 'openai', $2, $3, $4, 'OPENAI_API_KEY', $5, $6, 'chaos')
+     ON CONFLICT (name) DO UPDATE SET base_url = EXCLUDED.base_url RETURNING id`,
+    [SPACE_B.name, SPACE_B.model, SPACE_B.dims, providerUrl, CHUNKER_VERSION, SPACE_B.textsPerMinute],
+  );
+  return rows[0].id;
+}
+
+async function migrationState(pool: pg.Pool): Promise<{ state: string; active: number } | null> {
+  const { rows } = await pool.query<{ state: string | null; active: number }>(
+    `SELECT (SELECT state FROM space_migrations WHERE tenant_id = $1 ORDER BY id DESC LIMIT 1) AS state,
+            active_space_id AS active FROM tenants WHERE id = $1`,
+    [migrator.tenant],
+  );
+  return rows[0] ? { state: rows[0].state ?? "NONE", active: rows[0].active } : null;
+}
+
+/** One migration action; an expected refusal (409) is counted, anything else is a violation. */
+async function migrationStep(pool: pg.Pool, what: MigrationAction | "start" | "advance"): Promise<string> {
+  try {
+    if (what === "advance") {
+      const r = await advanceMigrations(pool, "chaos-migrator", { indexMemoryMb: 64, parallelWorkers: 0 });
+      migrated(`advance${r.ready.length ? ".ready" : ""}`);
+      return "advanced";
+    }
+    if (what === "start") {
+      const cur = await migrationState(pool);
+      const to = cur?.active === migrator.spaceIds.b ? migrator.nameA : SPACE_B.name;
+      const v = await startMigration(pool, ACTOR, migrator.tenant, { space: to, reason: "chaos" }, S.maxAttempts);
+      migrator.id = v.id;
+      migrated("start.ok");
+      return `started #${v.id} → ${to} (${v.documents.total} documents)`;
+    }
+    const v = await actOnMigration(pool, ACTOR, migrator.tenant, migrator.id!, what, "chaos");
+    migrated(`${what}.ok`);
+    return `${what} → ${v.state}`;
+  } catch (err) {
+    if (err instanceof DomainError && statusOf(err) === 409) {
+      migrated(`${what}.${err.code}`);
+      return `${what}: ${err.code}`;
+    }
+    violations.migrationErrors++;
+    finding({ what: `migration ${what} failed`, message: String((err as Error).message).slice(0, 300) });
+    return `${what}: error`;
+  }
+}
+
+/**
+ * Holds the other tenants' work for a few seconds (an operator's queue pause), so that a busy
+ * fleet's free slots go to the migration and its switch can find the candidate in step.
+ */
+async function holdOthers(pool: pg.Pool, while_: () => boolean): Promise<void> {
+  const ids: string[] = [];
+  try {
+    for (const t of tenantIds.filter((x) => x !== migrator.tenant))
+      ids.push((await pauseQueue(pool, { tenant: t }, ACTOR, "chaos: let the migration catch up", null)).id);
+    migrated("othersHeld");
+    while (while_()) await sleep(250);
+  } catch (err) {
+    violations.migrationErrors++;
+    finding({ what: "pausing the other tenants failed", message: String((err as Error).message).slice(0, 300) });
+  } finally {
+    for (const id of ids) await resumeQueue(pool, id, ACTOR, "chaos: go on", null);
+  }
+}
+
+async function runMigrator(pool: pg.Pool, until: number, providerUrl: string): Promise<void> {
+  const rng = prng(S.seed ^ 0x27d4eb2f);
+  let refused = 0;
+  migrator.tenant = tenantIds[0];
+  const [a] = (await pool.query<{ id: number; name: string }>(`SELECT id, name FROM embedding_spaces WHERE is_default`))
+    .rows;
+  migrator.spaceIds.a = a.id;
+  migrator.nameA = a.name;
+  migrator.spaceIds.b = await createSpaceB(pool, providerUrl);
+  // The tenant exists once its first document is published.
+  while (Date.now() < until && !(await migrationState(pool))) await sleep(500);
+  while (Date.now() < until) {
+    await sleep(between(rng, 2000, 6000));
+    if (Date.now() >= until) break;
+    const cur = await migrationState(pool);
+    if (!cur) continue;
+    const r = rng();
+    let what: MigrationAction | "start" | "advance";
+    switch (cur.state) {
+      case "BUILDING":
+      case "READY":
+        // Mostly a switch (refused until the candidate covers everything); rarely an abort, which
+        // throws the build away (its vectors stay for the next start to reuse).
+        what = r < 0.3 ? "advance" : r < 0.95 ? "switch" : "abort";
+        break;
+      case "SWITCHED":
+        what = r < 0.6 ? "switch-back" : r < 0.75 ? "finish" : "advance";
+        break;
+      default:
+        what = "start";
+    }
+    // A refused switch is tried again for a few seconds, as an operator watching the progress would:
+    // under churn the shadow is in step only between a pointer's move and its MIGRATE.
+    let said = await migrationStep(pool, what);
+    for (let i = 0; i < 10 && said.endsWith("MIGRATION_NOT_READY") && Date.now() < until; i++) {
+      await sleep(300);
+      said = await migrationStep(pool, what as MigrationAction);
+    }
+    say(`migrator: ${said}`);
+    refused = said.endsWith("MIGRATION_NOT_READY") ? refused + 1 : 0;
+    // Refused again and again: under steady publishing the shadow is never in step everywhere at
+    // once (each moved pointer waits for its MIGRATE, which gets only free slots). Freeze the
+    // tenant's publishing, as an operator announcing the switch would, and hold the other tenants'
+    // queues so their work leaves the slots free; workers are still killed and stopped meanwhile.
+    if (refused >= 3 && Date.now() + 30_000 < until) {
+      refused = 0;
+      const action = what as MigrationAction;
+      const t0 = Date.now();
+      migrator.frozenUntil = Math.min(until, t0 + 90_000);
+      say(`migrator: freezing ${migrator.tenant}'s publishing and holding the others' queues to ${action}`);
+      const held = holdOthers(pool, () => Date.now() < migrator.frozenUntil);
+      let result = "";
+      for (let i = 0; Date.now() < migrator.frozenUntil; i++) {
+        if (action === "switch") await migrationStep(pool, "advance");
+        result = await migrationStep(pool, action);
+        if (!result.endsWith("MIGRATION_NOT_READY")) break;
+        if (i % 10 === 9) {
+          const v = await getMigration(pool, migrator.tenant, migrator.id!);
+          say(`migrator: frozen, ${v.state} ${JSON.stringify(v.documents)}, index built ${v.indexBuilt}`);
+        }
+        await sleep(1000);
+      }
+      migrator.frozenUntil = 0;
+      await held;
+      migrated(`frozen.${result.endsWith("MIGRATION_NOT_READY") ? "refused" : "done"}`);
+      say(`migrator: after ${((Date.now() - t0) / 1000).toFixed(0)}s frozen: ${result}; publishing resumed`);
+    }
+  }
+}
+
+/**
+ * After convergence: the migrated tenant swaps once more (switch when a migration builds, back
+ * when it is switched, else a new migration that is then switched), and nothing a reader sees may
+ * change but the space: every document at the same version and pin as before.
+ */
+async function finalSwap(pool: pg.Pool): Promise<Record<string, unknown>> {
+  const served = async () =>
+    new Map(
+      (
+        await pool.query<{ document_id: string; v: number; pinned: boolean }>(
+          `SELECT document_id::text, version_number AS v, pinned FROM search_pointers sp
+            WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM documents d WHERE d.id = sp.document_id AND d.deleted_at IS NULL)`,
+          [migrator.tenant],
+        )
+      ).rows.map((r) => [r.document_id, `v${r.v}${r.pinned ? " pinned" : ""}`]),
+    );
+  let cur = await migrationState(pool);
+  const steps: string[] = [];
+  if (cur && !["BUILDING", "READY", "SWITCHED"].includes(cur.state)) {
+    steps.push(await migrationStep(pool, "start"));
+    // Its work runs in the workers' free slots; the fleet is calm now.
+    for (let i = 0; i < 120; i++) {
+      const m = await getMigration(pool, migrator.tenant, migrator.id!);
+      if (m.documents.built === m.documents.total && m.documents.pending + m.documents.running === 0) break;
+      await sleep(1000);
+    }
+    cur = await migrationState(pool);
+  }
+  if (!cur) return { skipped: "no tenant" };
+  const before = await served();
+  const action: MigrationAction = cur.state === "SWITCHED" ? "switch-back" : "switch";
+  let result = "";
+  // A worker's maintenance may be building the candidate's index right now (it holds the pass's lock).
+  for (let i = 0; i < 30; i++) {
+    if (action === "switch") steps.push(await migrationStep(pool, "advance"));
+    result = await migrationStep(pool, action);
+    steps.push(result);
+    if (!result.endsWith("MIGRATION_NOT_READY")) break;
+    await sleep(1000);
+  }
+  const after = await served();
+  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k));
+  if (!result.endsWith(action === "switch" ? "SWITCHED" : "SWITCHED_BACK") || changed.length > 0) {
+    violations.swapMismatches++;
+    finding({ what: "final swap", steps, changed: changed.slice(0, 5).map((k) => [k, before.get(k), after.get(k)]) });
+  }
+  return { steps, documents: before.size, changed: changed.length, state: (await migrationState(pool))?.state };
 }
 
 /** CHAOS_SABOTAGE=1: break the invariants on purpose, behind the system's back, to prove the checks see it. */
@@ -1123,6 +1455,45 @@ async function evaluate(pool: pg.Pool, final: boolean): Promise<Evaluation> {
       categories.missingDocument = (categories.missingDocument ?? 0) + 1;
     }
   }
+  // An open migration has caught up: its shadow space serves every live document at the version
+  // and pin search serves, unless that version's MIGRATE is DEAD with a reason.
+  const shadow = await pool.query<{
+    document_id: string;
+    version_number: number;
+    state: string;
+    shadow_version: number | null;
+    in_step: boolean | null;
+    mt_status: string | null;
+    mt_error: string | null;
+  }>(
+    `SELECT sp.document_id::text, sp.version_number, m.state, s.version_number AS shadow_version,
+            s.version_number = sp.version_number AND s.pinned = sp.pinned AS in_step, mt.status AS mt_status, mt.error_code AS mt_error
+       FROM search_pointers sp
+       JOIN documents d ON d.id = sp.document_id AND d.deleted_at IS NULL
+       JOIN space_migrations m ON m.tenant_id = sp.tenant_id AND m.state IN ('BUILDING', 'READY', 'SWITCHED')
+       LEFT JOIN space_pointers s ON s.document_id = sp.document_id
+                                 AND s.space_id = CASE WHEN m.state = 'SWITCHED' THEN m.from_space_id ELSE m.to_space_id END
+       LEFT JOIN LATERAL (SELECT t.status, t.error_code FROM index_tasks t
+                           WHERE t.document_id = sp.document_id AND t.task_type = 'MIGRATE' AND t.version_number = sp.version_number
+                           ORDER BY t.task_id DESC LIMIT 1) mt ON true
+      WHERE sp.tenant_id = ANY($1::text[])`,
+    [tenantIds],
+  );
+  for (const r of shadow.rows) {
+    const cat = r.in_step
+      ? "shadowInStep"
+      : r.mt_status === "DEAD" && r.mt_error
+        ? "shadowFailedWithReason"
+        : r.mt_status && ["PENDING", "RUNNING", "RETRY_WAIT"].includes(r.mt_status)
+          ? "shadowBuilding"
+          : "shadowLost";
+    categories[cat] = (categories[cat] ?? 0) + 1;
+    if (cat === "shadowLost") lost++;
+    if (cat === "shadowLost" || cat === "shadowBuilding") {
+      ok = false;
+      if ((samples[cat] ??= []).length < 5) samples[cat].push({ ...r, key: byId.get(r.document_id)?.key });
+    }
+  }
   return { ok, unfinished, categories, lost, samples };
 }
 
@@ -1246,8 +1617,9 @@ async function main(): Promise<number> {
       }
     })();
 
+    const migratorDone = S.migrations ? runMigrator(pool, until, fake.url) : Promise.resolve();
     const publishSeconds = await runDriver(pool, until);
-    await Promise.all([monkeyDone, burstsDone]);
+    await Promise.all([monkeyDone, burstsDone, migratorDone]);
     const chaosSeconds = (Date.now() - chaosStart) / 1000;
     say(`chaos over: calming the fleet, provider healthy, waiting up to ${S.convergeSeconds}s for convergence`);
     fake.mode("ok", { delayMs: S.providerDelayMs });
@@ -1264,6 +1636,21 @@ async function main(): Promise<number> {
     say(
       `${ev.ok ? "converged" : "NOT converged"} after ${convergeSeconds.toFixed(1)}s: ${JSON.stringify(ev.categories)}`,
     );
+    // The migrated tenant swaps spaces once more on the settled state; it must converge again there.
+    let swapSeconds = 0;
+    if (S.migrations && ev.ok) {
+      const swapStart = Date.now();
+      result.finalSwap = await finalSwap(pool);
+      ev = await evaluate(pool, false);
+      while (!ev.ok && Date.now() - swapStart < S.convergeSeconds * 1000) {
+        await sleep(1000);
+        ev = await evaluate(pool, false);
+      }
+      swapSeconds = (Date.now() - swapStart) / 1000;
+      say(
+        `after the final swap ${JSON.stringify(result.finalSwap)}: ${ev.ok ? "converged" : "NOT converged"} in ${swapSeconds.toFixed(1)}s: ${JSON.stringify(ev.categories)}`,
+      );
+    }
     // A few more reads of the settled state, then stop reading.
     await sleep(2000);
     stopReads.now = true;
@@ -1282,14 +1669,15 @@ async function main(): Promise<number> {
     const dup = (
       await pool.query<{ chunks: number; active: number }>(
         `SELECT (SELECT count(*)::int FROM (SELECT 1 FROM chunks WHERE tenant_id = ANY($1::text[]) GROUP BY index_version_id, chunk_id HAVING count(*) > 1) x) AS chunks,
-                (SELECT count(*)::int FROM (SELECT 1 FROM index_versions WHERE tenant_id = ANY($1::text[]) AND status = 'ACTIVE' GROUP BY document_id HAVING count(*) > 1) y) AS active`,
+                (SELECT count(*)::int FROM (SELECT 1 FROM index_versions WHERE tenant_id = ANY($1::text[]) AND status = 'ACTIVE' GROUP BY document_id, space_id HAVING count(*) > 1) y) AS active`,
         [tenantIds],
       )
     ).rows[0];
     const orphanActive = (
       await pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM index_versions iv WHERE iv.tenant_id = ANY($1::text[]) AND iv.status = 'ACTIVE'
-            AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)`,
+            AND NOT EXISTS (SELECT 1 FROM search_pointers sp WHERE sp.index_version_id = iv.id)
+            AND NOT EXISTS (SELECT 1 FROM space_pointers sp WHERE sp.index_version_id = iv.id)`,
         [tenantIds],
       )
     ).rows[0].n;
@@ -1312,6 +1700,7 @@ async function main(): Promise<number> {
       }))
       .catch((err: Error) => ({ unavailable: err.message }));
     const versions = docs.reduce((a, d) => a + d.versions.size, 0);
+    const finalMigration = S.migrations ? await migrationState(pool) : null;
     await pool.end();
     const exits = await stopFleet();
     await fake.close();
@@ -1342,6 +1731,15 @@ async function main(): Promise<number> {
         failures: Object.entries(fake.outcomes).reduce((a, [m, n]) => (m === "ok" ? a : a + n), 0),
       },
       reader: { ...reader },
+      migration: S.migrations
+        ? {
+            tenant: migrator.tenant,
+            actions: migrator.actions,
+            finalState: finalMigration,
+            spaces: { a: migrator.nameA, b: SPACE_B.name },
+          }
+        : null,
+      known,
       tasks: {
         ...tasks,
         duplicateChunkIds: dup.chunks,
@@ -1364,6 +1762,7 @@ async function main(): Promise<number> {
         initialPublish: Math.round(publishSeconds * 10) / 10,
         chaos: Math.round(chaosSeconds * 10) / 10,
         converge: Math.round(convergeSeconds * 10) / 10,
+        finalSwap: Math.round(swapSeconds * 10) / 10,
         total: Math.round(elapsed() * 10) / 10,
       },
     });
