@@ -44,9 +44,10 @@
 //    d. Baseline, on a fresh database whose default space is the candidate's (same provider, model,
 //       dimensions and chunker; its HNSW index present from the start): the same DOCS documents
 //       published while INDEX is paused, the same fleet, clock from the resume until every task
-//       SUCCEEDED. Plain full re-index of the same stored documents into an empty space; no
-//       publisher or reader runs meanwhile (the migration had both: the ratio is conservative).
-//       Recall@10 of that incrementally built index is measured the same way (SEED_RECALL=1: the
+//       of them SUCCEEDED. Plain full re-index of the same stored documents into an empty space,
+//       with the same publisher and reader running meanwhile as during the migration (so the two
+//       walls are taken under the same side load, and the publish latency a re-index causes
+//       stands beside the migration's). Recall@10 of that incrementally built index is measured the same way (SEED_RECALL=1: the
 //       seed space's too).
 //
 // CPU: user+system of the bench process, the worker processes (and the fake provider) and the
@@ -265,11 +266,12 @@ async function stopFleet(ws: BenchWorker[]): Promise<void> {
   );
 }
 
-async function drain(db: pg.Pool, sinceTaskId: number): Promise<void> {
+/** Until every task after `sinceTaskId` (up to `upToTaskId`: the live publisher's come later) has ended. */
+async function drain(db: pg.Pool, sinceTaskId: number, upToTaskId = Number.MAX_SAFE_INTEGER): Promise<void> {
   for (;;) {
     const r = await db.query(
-      `SELECT count(*) FILTER (WHERE status NOT IN ('SUCCEEDED', 'SUPERSEDED'))::int AS open, count(*) FILTER (WHERE status = 'DEAD')::int AS dead FROM index_tasks WHERE task_id > $1`,
-      [sinceTaskId],
+      `SELECT count(*) FILTER (WHERE status NOT IN ('SUCCEEDED', 'SUPERSEDED'))::int AS open, count(*) FILTER (WHERE status = 'DEAD')::int AS dead FROM index_tasks WHERE task_id > $1 AND task_id <= $2`,
+      [sinceTaskId, upToTaskId],
     );
     if (r.rows[0].dead > 0) throw new Error(`${r.rows[0].dead} tasks DEAD`);
     if (r.rows[0].open === 0) return;
@@ -350,6 +352,11 @@ type FullIndex = {
   steps: Steps;
   spaceId: number;
   hnswIndexPresentAtStart: boolean;
+  latencyDuringReindex: {
+    publishToSearchableMs: ReturnType<typeof stats>;
+    searchMs: ReturnType<typeof stats>;
+    emptySearches: number;
+  } | null;
 };
 
 async function fullIndex(
@@ -358,6 +365,8 @@ async function fullIndex(
   name: string,
   env: Record<string, string>,
   extraPids: number[],
+  /** The publisher and reader of a migration run meanwhile too (a baseline), searching with these. */
+  loadSpaces: SpaceEmbedders | null = null,
 ): Promise<FullIndex> {
   // What the workers do first at start (the environment's space, default for new tenants, with its
   // HNSW index), done here so the tenant is created on it by the first publish below.
@@ -369,6 +378,7 @@ async function fullIndex(
   const p0 = performance.now();
   await inParallel(docs, PUBLISHERS, (d) => publishDoc(db, d));
   const publishSeconds = (performance.now() - p0) / 1000;
+  const seeded = await maxTaskId(db);
   log(`${name}: ${DOCS} documents stored in ${publishSeconds.toFixed(1)} s (INDEX paused); starting the fleet`);
   const ws = await startFleet(db, url, name, env);
   try {
@@ -377,9 +387,11 @@ async function fullIndex(
     const t0 = performance.now();
     const load0 = round3(os.loadavg()[0]);
     await resumeQueue(db, pause.id, ACTOR, null, null);
-    await drain(db, since);
+    const load = loadSpaces ? startLoad(url, loadSpaces, name) : null;
+    await drain(db, since, seeded);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = await meter.stop();
+    const live = load ? await load.stop() : null;
     const steps = stepsBetween(steps0, await fleetSteps(ws));
     const analyzeSeconds = await analyze(db);
     const s = await serving(db, reg.space.id);
@@ -398,6 +410,15 @@ async function fullIndex(
       spaceId: reg.space.id,
       hnswIndexPresentAtStart,
       analyzeSecondsAfter: analyzeSeconds,
+      // What the migration's publisher and reader saw meanwhile: a re-index queues its documents
+      // ahead of a publish (first in, first out), a migration's MIGRATE tasks do not.
+      latencyDuringReindex: live
+        ? {
+            publishToSearchableMs: stats(live.publishes),
+            searchMs: stats(live.searches),
+            emptySearches: live.emptySearches,
+          }
+        : null,
     };
   } finally {
     await stopFleet(ws);
@@ -897,8 +918,10 @@ async function main() {
           const db2 = new pg.Pool({ connectionString: url2, max: 6 });
           db2.on("error", () => undefined);
           try {
-            const full = await fullIndex(db2, url2, `baseline-${c.key}`, c.baselineEnv, fakePids);
-            const recall = await recallAt10(db2, spaces, full.spaceId);
+            // Space rows and embedders are cached by id, and ids are per database: a set of its own.
+            const spaces2 = new SpaceEmbedders({ timeoutMs: 30_000, preset: spaces.preset });
+            const full = await fullIndex(db2, url2, `baseline-${c.key}`, c.baselineEnv, fakePids, spaces2);
+            const recall = await recallAt10(db2, spaces2, full.spaceId);
             return { ...full, indexMB: await indexMb(db2, full.spaceId), recall };
           } finally {
             await db2.end();
@@ -969,9 +992,14 @@ async function main() {
             publishToSearchableP95Ms: {
               idle: l.idle.publishToSearchableMs.p95,
               migration: l.duringMigration.publishToSearchableMs.p95,
+              fullReindex: r.baseline.latencyDuringReindex?.publishToSearchableMs.p95 ?? null,
             },
             searchP50Ms: { idle: l.idle.searchMs.p50, migration: l.duringMigration.searchMs.p50 },
-            searchP95Ms: { idle: l.idle.searchMs.p95, migration: l.duringMigration.searchMs.p95 },
+            searchP95Ms: {
+              idle: l.idle.searchMs.p95,
+              migration: l.duringMigration.searchMs.p95,
+              fullReindex: r.baseline.latencyDuringReindex?.searchMs.p95 ?? null,
+            },
             switchMs: m.switchMs,
             documents: "documentsAtReady" in m ? m.documentsAtReady : m.documentsAtStart,
             chunks: "chunksServedAfterSwitch" in m ? m.chunksServedAfterSwitch : null,
@@ -984,7 +1012,7 @@ async function main() {
       bench: "migration",
       date: new Date().toISOString(),
       method:
-        "real worker processes on PostgreSQL; migration wall time = startMigration() → READY (MIGRATE tasks into free slots with no HNSW index to maintain, then one bulk CREATE INDEX CONCURRENTLY, called by the bench the moment coverage is 100 % instead of at the worker's 10 s maintenance tick), with a publisher (a new document every PUBLISH_EVERY_MS, until SEARCHABLE) and a reader (searchAnswer every SEARCH_EVERY_MS) running; baseline = the same stored documents indexed from a paused queue into a fresh database whose default space is the candidate's, HNSW index present, same fleet, no publisher or reader; recall@10 = searchWithPlan HNSW (exactMaxChunks 0) against exact (exactMaxChunks 1e9) after the switch; CPU: /proc user+system of the bench, workers, fake provider and the database's backends",
+        "real worker processes on PostgreSQL; migration wall time = startMigration() → READY (MIGRATE tasks into free slots with no HNSW index to maintain, then one bulk CREATE INDEX CONCURRENTLY, called by the bench the moment coverage is 100 % instead of at the worker's 10 s maintenance tick), with a publisher (a new document every PUBLISH_EVERY_MS, until SEARCHABLE) and a reader (searchAnswer every SEARCH_EVERY_MS) running; baseline = the same stored documents indexed from a paused queue into a fresh database whose default space is the candidate's, HNSW index present, same fleet, the same publisher and reader; recall@10 counted as ann-benchmarks does (a hit as close as the exact 10th, within 1e-3) and by chunk id, = searchWithPlan HNSW (exactMaxChunks 0) against exact (exactMaxChunks 1e9) after the switch; CPU: /proc user+system of the bench, workers, fake provider and the database's backends",
       machine: out.machine,
       target: TARGET,
       summary,

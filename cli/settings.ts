@@ -4,10 +4,12 @@ import {
   loadProxyConfig,
   loadReconcileConfig,
   oidcSettings,
+  tracingSettings,
   type Config,
   type OidcSettings,
   type ProxyConfig,
   type ReconcileConfig,
+  type TracingSettings,
 } from "../lib/config";
 import { createEmbedder } from "../lib/embedding";
 import { indexedVector } from "../lib/db/vector-index";
@@ -18,6 +20,7 @@ export type Settings = {
   reconcile: ReconcileConfig;
   proxy: ProxyConfig;
   sso: OidcSettings | null;
+  tracing: TracingSettings | null;
   embedding: { provider: string; model: string; dimensions: number; indexedAs: "vector" | "halfvec" };
 };
 
@@ -37,6 +40,7 @@ export function checkSettings(env: Record<string, string | undefined> = environm
     reconcile: loadReconcileConfig(env),
     proxy: loadProxyConfig(env),
     sso: oidcSettings(env),
+    tracing: tracingSettings(env),
     embedding: {
       provider: cfg.EMBEDDING_PROVIDER,
       model: embedder.model,
@@ -76,6 +80,10 @@ export function describeSettings(s: Settings): Record<string, unknown> {
     ...s.reconcile,
     ...proxy,
     sso: s.sso ? { issuer: s.sso.issuer, clientId: s.sso.clientId } : null,
+    // Export headers usually carry a vendor's API key: their names only.
+    tracing: s.tracing
+      ? { url: s.tracing.url, serviceName: s.tracing.serviceName, headers: Object.keys(s.tracing.headers) }
+      : null,
     embedding: s.embedding,
   };
 }

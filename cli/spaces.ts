@@ -5,7 +5,7 @@ import { print } from "./print";
 import { UsageError } from "./remote";
 
 // `spaces` and `migrate`: index spaces and a tenant's migration from one to another
-// (docs/migrations.md#index-space-migrations), through the typed client like every remote command.
+// (docs/index-spaces.md#index-spaces-and-migrations), through the typed client like every remote command.
 
 const show = (json: boolean | undefined, data: unknown, human: () => string[]) =>
   print(json ? JSON.stringify(data, null, 2) : human().join("\n"));

@@ -1,7 +1,7 @@
 import http from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { loadConfig, loadProxyConfig, PRIVATE_NETWORKS, proxyNetworks, setEnv } from "../lib/config";
+import { loadConfig, loadProxyConfig, PRIVATE_NETWORKS, proxyNetworks, setEnv, tracingSettings } from "../lib/config";
 import { loadEnvFiles } from "../lib/env-files";
 import type { BlockList } from "node:net";
 import { clientAddress, fromProxy } from "../lib/http/client-address";
@@ -9,6 +9,7 @@ import { clientAddress, fromProxy } from "../lib/http/client-address";
 const DEFAULT_PROXY_NETWORKS = proxyNetworks(PRIVATE_NETWORKS);
 import { allowHeader, routeFor } from "../lib/http/routes";
 import { log } from "../lib/log";
+import { startTracing } from "../lib/tracing-setup";
 
 const NEXT_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -122,6 +123,8 @@ async function main(): Promise<void> {
   loadEnvFiles();
   const cfg = loadConfig();
   const { TRUST_PROXY_HOPS: hops, TRUSTED_PROXY_ADDRESSES: proxies } = loadProxyConfig();
+  // Before Next loads, so Next's own request spans find the provider and ours nest under them.
+  const tracing = startTracing("web", tracingSettings());
   // `next start` sets this before Next loads; a custom server has to.
   setEnv("NODE_ENV", "production");
   const { default: next } = await import("next");
@@ -150,6 +153,7 @@ async function main(): Promise<void> {
     setTimeout(() => server.closeAllConnections(), cfg.SHUTDOWN_GRACE_SECONDS * 1000).unref();
     await closed;
     await app.close().catch((err: unknown) => log.error({ err }, "error while closing Next"));
+    await tracing?.shutdown();
     // A clean exit: cli/start.ts reads code 0 as a shutdown, not a crash.
     process.exit(0);
   };

@@ -153,6 +153,7 @@ test("every page passes axe (WCAG 2.1 A/AA) in the light and the dark theme: no 
   await visit("workers", "/workers", "Workers");
   await visit("tenants", "/tenants", "Tenants");
   await visit("tenant-migrations", `/tenants/${TENANT}/migrations`, "Index space migrations");
+  await visit("tenant-freshness", `/tenants/${TENANT}/freshness`, "Freshness SLO");
   await visit("index-spaces", "/spaces", "Index spaces");
 
   await test.step("search (with a query)", async () => {

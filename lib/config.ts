@@ -3,6 +3,7 @@ import { z } from "zod";
 import { HNSW_MAX_DIMENSIONS } from "./db/vector-index";
 import { ROLES, TENANT_PATTERN, type Role } from "./domain/constants";
 import { DEFAULT_PARSE_LIMITS } from "./pipeline/parsers/limits";
+import * as SLO from "./slo/limits";
 
 // The one reader of process.env (eslint.config.mjs enforces it): every setting's name, default
 // and rule is here, one schema per area, so `npm start` can check them all before it starts.
@@ -35,6 +36,29 @@ const schema = z.object({
   EVALUATION_TOLERANCE: z.coerce.number().min(0).max(1).default(0.02),
   // The search mode the gate compares the two spaces in (vector: the one a change of space changes most).
   EVALUATION_GATE_MODE: z.enum(["vector", "text", "hybrid"]).default("vector"),
+  // A run of every tenant's set against its active space (hybrid) this often, by the workers'
+  // maintenance; 0 = never. Off by default: each run embeds every query of the set, which a paid
+  // provider bills, so an operator opts in with the interval they want to watch.
+  EVALUATION_SCHEDULE_MINUTES: int(0, 0),
+  // The freshness SLO (docs/operations.md#freshness-slo): the share of publishes searchable within
+  // the target, over the window. A tenant's own objective or target (set by an admin) wins.
+  SLO_FRESHNESS_OBJECTIVE: z.coerce
+    .number()
+    .min(SLO.OBJECTIVE_MIN)
+    .max(SLO.OBJECTIVE_MAX)
+    .default(SLO.DEFAULT_OBJECTIVE),
+  SLO_FRESHNESS_TARGET_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(SLO.TARGET_MIN_SECONDS)
+    .max(SLO.TARGET_MAX_SECONDS)
+    .default(SLO.DEFAULT_TARGET_SECONDS),
+  SLO_FRESHNESS_WINDOW_DAYS: z.coerce
+    .number()
+    .int()
+    .min(SLO.WINDOW_MIN_DAYS)
+    .max(SLO.WINDOW_MAX_DAYS)
+    .default(SLO.DEFAULT_WINDOW_DAYS),
   // Claim and complete as named statements (lib/queue/engine.ts): "auto" is on for an external
   // PostgreSQL and off on the embedded database, whose connections share one session.
   WORKER_PREPARED_STATEMENTS: z.enum(["auto", "true", "false"]).default("auto"),
@@ -167,6 +191,17 @@ export function loadReconcileConfig(env: Env = process.env): ReconcileConfig {
   return parseEnv(reconcileSchema, env);
 }
 
+/** The freshness SLO's defaults as the SLI's statements take them (lib/slo/sql.ts). */
+export function sloDefaults(
+  c: Pick<Config, "SLO_FRESHNESS_OBJECTIVE" | "SLO_FRESHNESS_TARGET_SECONDS" | "SLO_FRESHNESS_WINDOW_DAYS">,
+): SLO.SloDefaults {
+  return {
+    objective: c.SLO_FRESHNESS_OBJECTIVE,
+    targetSeconds: c.SLO_FRESHNESS_TARGET_SECONDS,
+    windowDays: c.SLO_FRESHNESS_WINDOW_DAYS,
+  };
+}
+
 /** Loopback and private networks: where a reverse proxy on the same host or network connects from. */
 export const PRIVATE_NETWORKS = "127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,::1/128,fc00::/7,fe80::/10";
 
@@ -215,6 +250,52 @@ export type ProxyConfig = { TRUST_PROXY_HOPS: number; TRUSTED_PROXY_ADDRESSES: B
 
 export function loadProxyConfig(env: Env = process.env): ProxyConfig {
   return parseEnv(proxySchema, env);
+}
+
+// Traces (lib/tracing.ts): OpenTelemetry's own variable names, so a collector set up for other
+// services is pointed at the same way. Unset endpoint means tracing is off and costs nothing.
+const httpUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:\/\//i.test(u), { message: "must be an http:// or https:// URL" });
+const tracingSchema = z.object({
+  /** The collector's base URL; spans go to `<base>/v1/traces` (OTLP over HTTP, protobuf). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  /** The full URL for spans, when the collector takes them somewhere other than `/v1/traces`. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  /** `key=value,key=value` sent with every export (a vendor's API key); values URL-encoded. */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).optional(),
+});
+
+export type TracingSettings = {
+  /** Where spans are sent (the traces URL, already resolved from the base). */
+  url: string;
+  headers: Record<string, string>;
+  /** Null: the process names itself (indexwright-web, indexwright-worker). */
+  serviceName: string | null;
+};
+
+/** The trace export settings, null when no endpoint is set (tracing off); throws naming a bad variable. */
+export function tracingSettings(env: Env = process.env): TracingSettings | null {
+  const e = parseEnv(tracingSchema, env);
+  const url =
+    e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces` : undefined);
+  if (url === undefined) return null;
+  const headers: Record<string, string> = {};
+  for (const pair of (e.OTEL_EXPORTER_OTLP_HEADERS ?? "").split(",")) {
+    if (!pair.trim()) continue;
+    const at = pair.indexOf("=");
+    if (at <= 0)
+      throw new Error(`invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: "${pair.trim()}" is not key=value`);
+    try {
+      headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      throw new Error(`invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: "${pair.trim()}" is not URL-encoded`);
+    }
+  }
+  return { url, headers, serviceName: e.OTEL_SERVICE_NAME ?? null };
 }
 
 // Single sign-on through an OpenID Connect provider (lib/auth/oidc.ts); unset OIDC_ISSUER means none.

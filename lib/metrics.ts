@@ -3,8 +3,26 @@ import { Registry, Gauge, Counter, Histogram } from "prom-client";
 import { collectProcessMetrics } from "./process-metrics";
 import { overview } from "./operations/repository";
 import type pg from "pg";
+import { latestFigures } from "./evaluation/sql";
+import { freshnessMetrics, METRIC_WINDOWS, SLI_SETTINGS, type MetricRow } from "./slo/sql";
+import {
+  budgetRemaining,
+  DEFAULT_OBJECTIVE,
+  DEFAULT_TARGET_SECONDS,
+  DEFAULT_WINDOW_DAYS,
+  type SloDefaults,
+} from "./slo/limits";
 
-// Labels stay low-cardinality: state, error code, worker pool — never task, document or tenant ids.
+const SLO_DEFAULTS: SloDefaults = {
+  objective: DEFAULT_OBJECTIVE,
+  targetSeconds: DEFAULT_TARGET_SECONDS,
+  windowDays: DEFAULT_WINDOW_DAYS,
+};
+
+// Labels stay low-cardinality: state, error code, worker pool — never task or document ids, and
+// tenant only on figures whose meaning is per tenant (a fleet mean of nDCG@10 says nothing): the
+// evaluation figures are at most two spaces (active, an open migration's shadow) × three modes per
+// tenant, on this authenticated fleet-wide endpoint only, never on a worker's unauthenticated /metrics.
 const registry = new Registry();
 collectProcessMetrics(registry, "indexwright_web_");
 const g = (name: string, help: string, labelNames: string[] = []) =>
@@ -84,6 +102,112 @@ const migrationTokens = g(
   "Tokens embedded by the open migrations so far, summed (cost = tokens × the space's price per million)",
 );
 
+const EVALUATION_LABELS = ["tenant", "space", "mode"];
+const evalNdcg = g(
+  "indexwright_evaluation_ndcg_at_10",
+  "nDCG@10 of the newest finished evaluation run per tenant, index space (active or an open migration's shadow) and search mode",
+  EVALUATION_LABELS,
+);
+const evalRecall = g(
+  "indexwright_evaluation_recall_at_10",
+  "recall@10 of the newest finished evaluation run per tenant, index space and search mode",
+  EVALUATION_LABELS,
+);
+const evalMrr = g(
+  "indexwright_evaluation_mrr_at_10",
+  "MRR@10 of the newest finished evaluation run per tenant, index space and search mode",
+  EVALUATION_LABELS,
+);
+const evalAge = g(
+  "indexwright_evaluation_last_run_age_seconds",
+  "Seconds since the newest finished evaluation run per tenant, index space and search mode finished",
+  EVALUATION_LABELS,
+);
+
+/** The latest figures: series of a space the tenant no longer searches (nor migrates to) disappear. */
+async function observeEvaluations(db: pg.Pool): Promise<void> {
+  const s = latestFigures();
+  const { rows } = await db.query<{
+    tenant_id: string;
+    space: string;
+    mode: string;
+    recall_at_10: number;
+    mrr_at_10: number;
+    ndcg_at_10: number;
+    age_seconds: number;
+  }>(s.text, s.values);
+  for (const gauge of [evalNdcg, evalRecall, evalMrr, evalAge]) gauge.reset();
+  for (const r of rows) {
+    const labels = { tenant: r.tenant_id, space: r.space, mode: r.mode };
+    evalNdcg.set(labels, r.ndcg_at_10);
+    evalRecall.set(labels, r.recall_at_10);
+    evalMrr.set(labels, r.mrr_at_10);
+    evalAge.set(labels, Math.max(0, r.age_seconds));
+  }
+}
+
+// The freshness SLO per tenant (docs/operations.md#freshness-slo), computed from the tasks at each
+// scrape with the dashboard's own statement (lib/slo/sql.ts): per tenant a ratio and a count per
+// window (seven burn-rate windows and the SLO's), its objective, target and budget left. Tenant is
+// the only label beside window: 19 series a tenant, never a document or task.
+const sloRatio = g(
+  "indexwright_slo_freshness_ratio",
+  "Share of the tenant's publishes decided in the window that were searchable within its target (absent with none decided)",
+  ["tenant", "window"],
+);
+const sloEvents = g("indexwright_slo_freshness_events", "The tenant's publishes decided (good or bad) in the window", [
+  "tenant",
+  "window",
+]);
+const sloObjective = g(
+  "indexwright_slo_freshness_objective",
+  "The tenant's freshness objective in force (its own or the default), a ratio",
+  ["tenant"],
+);
+const sloTarget = g(
+  "indexwright_slo_freshness_target_seconds",
+  "The tenant's freshness target in force: seconds from publish to searchable",
+  ["tenant"],
+);
+const sloBudget = g(
+  "indexwright_slo_freshness_error_budget_remaining",
+  "Share of the tenant's error budget left over the SLO window: 1 untouched, 0 spent, below 0 overspent (absent with none decided)",
+  ["tenant"],
+);
+
+/** Series of a tenant that no longer exists, or of a window with nothing decided, disappear. */
+async function observeFreshness(db: pg.Pool, d: SloDefaults): Promise<void> {
+  const s = freshnessMetrics(d);
+  const c = await db.connect();
+  let rows: MetricRow[];
+  try {
+    await c.query("BEGIN READ ONLY");
+    await c.query(SLI_SETTINGS);
+    rows = (await c.query<MetricRow>(s.text, s.values)).rows;
+    await c.query("COMMIT");
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    c.release();
+  }
+  for (const gauge of [sloRatio, sloEvents, sloObjective, sloTarget, sloBudget]) gauge.reset();
+  const windows = [...METRIC_WINDOWS.map(([name]) => name), `${d.windowDays}d`];
+  for (const r of rows) {
+    const tenant = r.tenant_id;
+    sloObjective.set({ tenant }, r.objective);
+    sloTarget.set({ tenant }, r.target_seconds);
+    windows.forEach((window, i) => {
+      const [good, bad] = [r.counts[2 * i], r.counts[2 * i + 1]];
+      sloEvents.set({ tenant, window }, good + bad);
+      if (good + bad > 0) sloRatio.set({ tenant, window }, good / (good + bad));
+    });
+    const n = windows.length - 1;
+    const left = budgetRemaining(r.counts[2 * n], r.counts[2 * n + 1], r.objective);
+    if (left !== null) sloBudget.set({ tenant }, left);
+  }
+}
+
 // Scrapes that overlap take turns here, so none can put back an older sample and count a task twice.
 let latencyTurn: Promise<void> = Promise.resolve();
 function observeLatency(db: pg.Pool): Promise<void> {
@@ -134,7 +258,7 @@ async function observeMigrations(db: pg.Pool): Promise<void> {
 
 export async function renderMetrics(
   db: pg.Pool,
-  opts: { leaseSeconds: number; heartbeatSeconds: number },
+  opts: { leaseSeconds: number; heartbeatSeconds: number; slo?: SloDefaults },
 ): Promise<{ body: string; contentType: string }> {
   const o = await overview(db, opts);
   due.set(o.queue.due);
@@ -162,6 +286,8 @@ export async function renderMetrics(
   webhooksDue.set(wh.due);
   webhooksOldestDue.set(Math.max(0, wh.age));
   await observeMigrations(db);
+  await observeEvaluations(db);
+  await observeFreshness(db, opts.slo ?? SLO_DEFAULTS);
   // Metrics are rendered for the fleet only (the route refuses tenant-limited callers).
   const rec = o.reconciler!;
   for (const k of rec.kinds) reconcileFindings.set({ kind: k.kind }, k.found);

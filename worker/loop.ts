@@ -20,12 +20,14 @@ import type { CompleteStats } from "../lib/queue/sql";
 import type { Embedder } from "../lib/embedding/types";
 import { asSpaceEmbedders, type SpaceEmbedders } from "../lib/spaces/embedders";
 import { advanceMigrations, migrationSettings } from "../lib/spaces/maintenance";
-import { runPendingEvaluations } from "../lib/evaluation/runner";
+import { runPendingEvaluations, scheduleEvaluations } from "../lib/evaluation/runner";
 import { rollUpTaskOutcomes, takeBacklogSnapshot } from "../lib/queue/snapshots";
 import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
 import { newPool, run } from "../lib/db/pool";
-import { recordTask } from "../lib/pipeline/metrics";
+import { recordTask, type TaskOutcome } from "../lib/pipeline/metrics";
+import { activeTracer, failSpan, recordSpan, startTaskSpan } from "../lib/tracing";
+import type { ErrorCode } from "../lib/domain/constants";
 import { configureParsePool, parseLimitsOf } from "../lib/pipeline/parsers/sandbox";
 
 export type WorkerOptions = {
@@ -44,6 +46,8 @@ export type WorkerOptions = {
   preparedStatements?: boolean | "auto";
   /** Tasks one slot claims and runs together (lib/pipeline/index-batch.ts): TASKS_PER_SLOT unless set. */
   tasksPerSlot?: number;
+  /** The aging rule's interval (MIGRATION_AGING_MS); tests shorten it. */
+  migrationAgingMs?: number;
 };
 
 /**
@@ -59,6 +63,11 @@ export const TASKS_PER_SLOT = 8;
  * by one. So a crashed worker's task waits at most about this long past its lease's expiry.
  */
 export const TAKE_OVER_EVERY_MS = 1000;
+/**
+ * Migration work yields to publishes, but never for longer than this: a worker whose slots a
+ * publish backlog keeps full still gives one slot to a MIGRATE batch this often.
+ */
+export const MIGRATION_AGING_MS = 10_000;
 
 type InFlight = {
   lease: Lease;
@@ -90,8 +99,10 @@ export class Worker {
   /** When this worker last claimed with the look for expired leases; whether its last claim came back short. */
   private lastTakeOverAt = 0;
   private lastClaimShort = true;
-  /** Slots running a group of MIGRATE tasks (at most MIGRATION_SLOTS: the rest serve publishes only). */
+  /** Slots running a batch of MIGRATE tasks (at most MIGRATION_SLOTS; the others take one MIGRATE at a time). */
   private migrationSlots = 0;
+  /** When this worker last looked for migration work (the aging rule's clock). */
+  private lastMigrationClaimAt = Date.now();
   private readonly spaces: SpaceEmbedders;
   /** Slots running a claimed group of tasks; a slot is free again once each of its tasks has an outcome. */
   private busySlots = 0;
@@ -202,8 +213,7 @@ export class Worker {
     const { cfg } = this.o;
     let failures = 0;
     while (this.running) {
-      const free = this.o.concurrency - this.busySlots;
-      if (free <= 0) {
+      if (this.o.concurrency - this.busySlots <= 0) {
         await this.sleep(cfg.POLL_INTERVAL_MS);
         continue;
       }
@@ -214,11 +224,28 @@ export class Worker {
         await this.sleep(Math.min(closedFor, cfg.POLL_INTERVAL_MS));
         continue;
       }
+      // Aging: a publish backlog that keeps every slot full would otherwise hold migration work back
+      // without bound (docs/index-spaces.md, "What the work is"); so one batch goes first.
+      if (
+        this.migrationSlots === 0 &&
+        Date.now() - this.lastMigrationClaimAt >= (this.o.migrationAgingMs ?? MIGRATION_AGING_MS)
+      )
+        await this.claimMigrationWork(1, false);
+      const free = this.o.concurrency - this.busySlots;
+      if (free <= 0) continue;
       let leases: Lease[];
       const takeOver = this.lastClaimShort || Date.now() - this.lastTakeOverAt >= TAKE_OVER_EVERY_MS;
       try {
         if (takeOver) this.lastTakeOverAt = Date.now();
+        const tracer = activeTracer();
+        const c0 = tracer ? performance.now() : 0;
         leases = await claim(this.claimPool!, this.o.workerId, cfg.LEASE_SECONDS, free * this.perSlot, { takeOver });
+        // One claim serves tasks of many traces: each traced task gets the claim's span in its own.
+        if (tracer) {
+          const c1 = performance.now();
+          const attrs = { "indexwright.worker": this.o.workerId, "indexwright.claim.tasks": leases.length };
+          for (const l of leases) if (l.traceParent) recordSpan(tracer, l.traceParent, "claim", c0, c1, attrs);
+        }
         this.lastClaimShort = leases.length < free * this.perSlot;
         if (leases.length === 0) this.stats.emptyClaims++;
         failures = 0;
@@ -237,9 +264,9 @@ export class Worker {
       );
       for (const group of groups) this.startSlot(group);
       if (leases.length === free * this.perSlot) continue; // more may be due: claim again at once
-      // What publishes left free goes to migration work, up to MIGRATION_SLOTS slots, so at least
-      // one slot only ever runs publishes (docs/decisions/039-index-spaces.md §4).
-      if (await this.claimMigrationWork(free - groups.length)) continue;
+      // What publishes left free goes to migration work: batches in up to MIGRATION_SLOTS slots,
+      // single tasks in the others while nothing else is due (docs/decisions/039-index-spaces.md §4).
+      if (await this.claimMigrationWork(free - groups.length, leases.length === 0)) continue;
       // A short due-only claim is followed at once by a full one (lastClaimShort), not by a sleep:
       // an expired lease must not wait out an idle back-off because the backlog just drained.
       if (!takeOver) continue;
@@ -253,31 +280,42 @@ export class Worker {
     }
   }
 
-  /** Claims MIGRATE tasks into up to `free` slots; true when it filled them (more may be due). */
-  private async claimMigrationWork(free: number): Promise<boolean> {
+  /**
+   * Claims MIGRATE tasks into up to `free` slots; true when it filled them (more may be due). Up to
+   * MIGRATION_SLOTS slots take a batch each; while nothing else is due (`idle`), the slots past that
+   * cap take one task each, so a publish arriving meanwhile waits for one MIGRATE task at most and
+   * a migration on an otherwise quiet worker uses all of it.
+   */
+  private async claimMigrationWork(free: number, idle: boolean): Promise<boolean> {
     const { cfg, concurrency } = this.o;
     const cap = Math.min(cfg.MIGRATION_SLOTS ?? Math.max(1, concurrency - 1), concurrency);
+    if (cap === 0) return false;
     // Capped by the slots migration work holds, not by how many are free after this claim: keeping
     // the last free slot empty starved a migration for as long as anyone published (a slot running
     // INDEX left only "the last" one), while the capped slots already leave publishes their own.
-    const room = Math.min(free, cap - this.migrationSlots);
-    if (room <= 0) return false;
+    const room = Math.max(0, Math.min(free, cap - this.migrationSlots));
+    const borrow = idle ? free - room : 0;
+    const want = room * this.perSlot + borrow;
+    if (want <= 0) return false;
+    this.lastMigrationClaimAt = Date.now();
     let leases: Lease[];
     try {
-      leases = await claim(this.claimPool!, this.o.workerId, cfg.LEASE_SECONDS, room * this.perSlot, { migrate: true });
+      leases = await claim(this.claimPool!, this.o.workerId, cfg.LEASE_SECONDS, want, { migrate: true });
     } catch (err) {
       // Logged, not swallowed silently: the next turn of the loop claims again.
       log.error({ err }, "migration claim failed");
       return false;
     }
-    const groups = Array.from({ length: Math.min(room, leases.length) }, (_, g) =>
-      leases.filter((_, k) => k % room === g),
+    const batched = leases.slice(0, room * this.perSlot);
+    const groups = Array.from({ length: Math.min(room, batched.length) }, (_, g) =>
+      batched.filter((_, k) => k % room === g),
     );
     for (const group of groups) {
       this.migrationSlots++;
       this.startSlot(group, () => this.migrationSlots--);
     }
-    return leases.length === room * this.perSlot;
+    for (const lease of leases.slice(room * this.perSlot)) this.startSlot([lease]);
+    return leases.length === want;
   }
 
   private get perSlot(): number {
@@ -361,8 +399,29 @@ export class Worker {
       }
     }, cfg.heartbeatSeconds * 1000);
 
+    // Only tasks whose creator was traced (a publish) are traced here: migration work would otherwise
+    // start one trace per document, and an untraced task has no trace to continue.
+    const tracer = lease.traceParent ? activeTracer() : null;
+    const traced = tracer
+      ? startTaskSpan(tracer, lease.traceParent, `task ${lease.taskType}`, {
+          "indexwright.task.id": lease.taskId,
+          "indexwright.task.type": lease.taskType,
+          "indexwright.task.attempt": lease.leaseAttempt,
+          "indexwright.tenant": lease.tenantId,
+          "indexwright.document.id": lease.documentId,
+          "indexwright.document.version": lease.versionNumber,
+          "indexwright.worker": lease.workerId,
+        })
+      : undefined;
+    const recordOutcome = (outcome: TaskOutcome, seconds: number, code?: ErrorCode) => {
+      recordTask(lease.taskType, outcome, seconds, code);
+      if (!traced) return;
+      traced.span.setAttribute("indexwright.task.outcome", outcome);
+      if (code) failSpan(traced.span, new Error(code));
+    };
     let supersededBy: string | null = null;
     const hooks: PipelineHooks = {
+      trace: traced?.steps,
       signal: controller.signal,
       progress: (done, total) => {
         entry.progress = { done, total };
@@ -385,14 +444,14 @@ export class Worker {
           const stats = await result;
           if (supersededBy !== null) {
             this.stats.superseded++;
-            recordTask(lease.taskType, "superseded", seconds());
+            recordOutcome("superseded", seconds());
             log.info(
               { taskId: lease.taskId, type: lease.taskType, leaseAttempt: lease.leaseAttempt, reason: supersededBy },
               "task superseded at its switch; nothing written",
             );
           } else {
             this.stats.succeeded++;
-            recordTask(lease.taskType, "succeeded", seconds());
+            recordOutcome("succeeded", seconds());
             log.info(
               {
                 taskId: lease.taskId,
@@ -406,13 +465,13 @@ export class Worker {
           }
         } catch (err) {
           if (entry.lost || err instanceof LeaseLostError) {
-            recordTask(lease.taskType, "lost_lease", seconds());
+            recordOutcome("lost_lease", seconds());
             log.warn({ taskId: lease.taskId, leaseAttempt: lease.leaseAttempt }, "LOST_LEASE: stopped without writing");
             return;
           }
           if (controller.signal.aborted && controller.signal.reason === SHUTDOWN) {
             const released = await release(pool, lease).catch(() => false);
-            recordTask(lease.taskType, "released", seconds());
+            recordOutcome("released", seconds());
             log.info({ taskId: lease.taskId, released }, "task released at shutdown");
             return;
           }
@@ -429,15 +488,16 @@ export class Worker {
               { baseSeconds: cfg.RETRY_BASE_SECONDS, maxSeconds: cfg.RETRY_MAX_SECONDS, jitter: 0.2 },
               retryAfterSeconds,
             );
-            recordTask(lease.taskType, r.status === "DEAD" ? "dead" : "retry_wait", seconds(), code);
+            recordOutcome(r.status === "DEAD" ? "dead" : "retry_wait", seconds(), code);
             log.warn({ taskId: lease.taskId, code, status: r.status, nextAttemptAt: r.nextAttemptAt }, "task failed");
           } catch (e) {
-            recordTask(lease.taskType, e instanceof LeaseLostError ? "lost_lease" : "unrecorded", seconds(), code);
+            recordOutcome(e instanceof LeaseLostError ? "lost_lease" : "unrecorded", seconds(), code);
             if (e instanceof LeaseLostError)
               log.warn({ taskId: lease.taskId }, "LOST_LEASE: failure not recorded (lease gone)");
             else log.error({ err: e, taskId: lease.taskId }, "could not record task failure");
           }
         } finally {
+          traced?.span.end();
           entry.switching = true;
           clearInterval(hb);
           this.inflight.delete(slot);
@@ -482,7 +542,14 @@ export class Worker {
         tolerance: this.o.cfg.EVALUATION_TOLERANCE,
         mode: this.o.cfg.EVALUATION_GATE_MODE,
       }).catch((err: Error) => log.warn({ err: err.message }, "migration maintenance failed"));
-      // Evaluation runs asked for through the API (docs/evaluation.md), claimed with SKIP LOCKED.
+      // The evaluation schedule queues its runs first, so this same pass may run them; one per
+      // tenant is queued however many workers pass at once (a unique partial index).
+      await scheduleEvaluations(this.o.pool, {
+        minutes: this.o.cfg.EVALUATION_SCHEDULE_MINUTES,
+        worker: this.o.workerId,
+      }).catch((err: Error) => log.warn({ err: err.message }, "evaluation schedule failed"));
+      // Evaluation runs (asked for through the API, scheduled, or queued by a switch;
+      // docs/evaluation.md), claimed with SKIP LOCKED.
       await runPendingEvaluations(this.o.pool, this.spaces, this.o.workerId).catch((err: Error) =>
         log.warn({ err: err.message }, "evaluation runs failed"),
       );

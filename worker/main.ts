@@ -1,6 +1,6 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { loadConfig, loadReconcileConfig } from "../lib/config";
+import { loadConfig, loadReconcileConfig, tracingSettings } from "../lib/config";
 import { getPool, databaseUrl, closePools } from "../lib/db/pool";
 import { createEmbedder } from "../lib/embedding";
 import { registerEnvironmentSpace } from "../lib/spaces/registry";
@@ -8,6 +8,7 @@ import { Worker } from "./loop";
 import { startWorkerMetrics } from "./metrics-server";
 import { WebhookDeliveryLoop, webhookSettings } from "./webhooks";
 import { log } from "../lib/log";
+import { startTracing } from "../lib/tracing-setup";
 
 /** `npm run worker -- --concurrency N [--id NAME]` */
 export async function runWorker(argv: string[]): Promise<void> {
@@ -19,6 +20,8 @@ export async function runWorker(argv: string[]): Promise<void> {
   const cfg = loadConfig();
   // Fail at start with the variable's name, not as a repeated maintenance warning later.
   loadReconcileConfig();
+  // Off (null) unless an OTLP endpoint is set; before the first claim, so every task is traced.
+  const tracing = startTracing("worker", tracingSettings());
   const concurrency = values.concurrency ? Number(values.concurrency) : cfg.WORKER_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
     throw new Error("--concurrency must be an integer from 1 to 256");
@@ -55,6 +58,7 @@ export async function runWorker(argv: string[]): Promise<void> {
       webhooks.stop(cfg.SHUTDOWN_GRACE_SECONDS * 1000),
     ]);
     await metrics?.close();
+    await tracing?.shutdown();
     await closePools();
     process.exit(0);
   };

@@ -1,7 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import { useId, useMemo, useState } from "react";
+import { useSearchParams } from "next/navigation";
+import { useId, useMemo, useRef, useState, type ReactNode } from "react";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { documentHref, errorText } from "@/lib/ui/api";
 import { roleAtLeast } from "@/lib/ui/roles";
@@ -9,21 +10,27 @@ import {
   historyPoints,
   parseSetUpload,
   setProblemsOf,
+  TRIGGER_LABEL,
   useEvaluationRun,
   useEvaluationRuns,
   useEvaluationSet,
   usePutEvaluationSet,
   useStartEvaluation,
+  useWhy,
   winsAndLosses,
   type QueryChange,
+  type QueryResult,
   type RunMode,
   type RunSummary,
+  type RunView,
+  type WhyAsk,
 } from "@/lib/ui/evaluation";
 import { useViewer } from "../PrincipalContext";
 import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { EmptyState, QueryErrorState, TableSkeleton } from "../States";
 import { AXIS_TICK, ChartCard, ChartEmpty, TOOLTIP_STYLE } from "../overview/OverviewCharts";
+import "./evaluation.css";
 
 const f3 = (x: number) => x.toFixed(3);
 const when = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
@@ -40,7 +47,9 @@ export function EvaluationView({ tenant }: { tenant: string }) {
   const maintainer = roleAtLeast(viewer.role, "maintainer");
   const runs = useEvaluationRuns(tenant);
   const items = useMemo(() => runs.data ?? [], [runs.data]);
-  const [picked, setPicked] = useState<string | null>(null);
+  // ?run=<id> (the Migrations page's links) opens that run; otherwise the newest finished one.
+  const asked = useSearchParams().get("run");
+  const [picked, setPicked] = useState<string | null>(asked && /^[1-9][0-9]{0,17}$/.test(asked) ? asked : null);
   const selected = picked ?? items.find((r) => r.state === "DONE")?.id ?? null;
 
   return (
@@ -77,6 +86,7 @@ function SetSection({ tenant }: { tenant: string }) {
   const put = usePutEvaluationSet(tenant);
   const [readError, setReadError] = useState<string | null>(null);
   const inputId = useId();
+  const fileInput = useRef<HTMLInputElement>(null);
   const problems = setProblemsOf(put.error);
   const upload = async (file: File) => {
     setReadError(null);
@@ -106,12 +116,30 @@ function SetSection({ tenant }: { tenant: string }) {
       ) : (
         <p className="muted">No set yet.</p>
       )}
-      <label htmlFor={inputId}>Upload a new version (JSON, JSONL or CSV with columns query, relevant)</label>{" "}
+      {/* A styled button in front of a hidden file input (as the publish dialog's FileDrop): the
+          browser's own file button has no dark-theme colours and fails contrast there. */}
+      <button
+        type="button"
+        className="btn btn--secondary"
+        onClick={() => fileInput.current?.click()}
+        disabled={put.isPending}
+        aria-describedby={`${inputId}-hint`}
+        data-testid="evaluation-set-upload"
+      >
+        Upload a new version…
+      </button>{" "}
+      <span id={`${inputId}-hint`} className="field__hint">
+        JSON, JSONL or CSV with columns query, relevant
+      </span>
       <input
+        ref={fileInput}
         id={inputId}
         type="file"
+        hidden
+        aria-label="Upload a new version of the golden set"
         accept=".json,.jsonl,.csv,application/json,text/csv"
         disabled={put.isPending}
+        data-testid="evaluation-set-input"
         onChange={(e) => {
           const file = e.currentTarget.files?.[0];
           if (file) void upload(file);
@@ -150,20 +178,32 @@ function RunSection({ tenant, runs }: { tenant: string; runs: RunSummary[] }) {
       <h2 className="section-title" id={`${modeId}-title`}>
         Run
       </h2>
-      <label htmlFor={modeId}>Search mode</label>{" "}
-      <select id={modeId} value={mode} onChange={(e) => setMode(e.currentTarget.value as RunMode)}>
-        <option value="hybrid">hybrid</option>
-        <option value="vector">vector</option>
-        <option value="text">text</option>
-      </select>{" "}
-      <button
-        type="button"
-        className="btn btn--primary"
-        disabled={start.isPending || Boolean(open)}
-        onClick={() => start.mutate({ mode })}
-      >
-        Evaluate the active space
-      </button>
+      {/* The product's select and field classes: a bare <select> keeps the browser's light colours in the dark theme. */}
+      <div className="evaluation-controls">
+        <div className="field field--inline">
+          <label htmlFor={modeId} className="field__label">
+            Search mode
+          </label>
+          <select
+            id={modeId}
+            className="select"
+            value={mode}
+            onChange={(e) => setMode(e.currentTarget.value as RunMode)}
+          >
+            <option value="hybrid">hybrid</option>
+            <option value="vector">vector</option>
+            <option value="text">text</option>
+          </select>
+        </div>
+        <button
+          type="button"
+          className="btn btn--primary"
+          disabled={start.isPending || Boolean(open)}
+          onClick={() => start.mutate({ mode })}
+        >
+          Evaluate the active space
+        </button>
+      </div>
       {open ? (
         <div role="status" aria-live="polite">
           <p>
@@ -282,7 +322,7 @@ function RunsTable({
                 ) : (
                   `#${r.id}`
                 )}
-                {r.trigger === "gate" ? " (switch gate)" : ""}
+                {r.trigger === "api" ? "" : ` (${TRIGGER_LABEL[r.trigger]})`}
               </th>
               <td>{r.state === "FAILED" ? `FAILED: ${r.error ?? ""}` : r.state}</td>
               <td>
@@ -317,6 +357,9 @@ function RunDetail({ tenant, id, runs }: { tenant: string; id: string; runs: Run
         r.space === summary.space,
     )?.id ?? null;
   const earlier = useEvaluationRun(tenant, earlierId);
+  const [why, setWhy] = useState<{ index: number; key: string } | null>(null);
+  const whyQuery = run.data?.queries?.find((q): q is QueryResult => "query" in q && q.index === why?.index);
+  const whyOf = why && whyQuery ? { q: whyQuery, key: why.key } : null;
   if (run.isPending) return <TableSkeleton rows={4} columns={4} label="Loading the run" />;
   if (run.isError) return <QueryErrorState title="Could not load the run" query={run} />;
   const r = run.data;
@@ -325,6 +368,7 @@ function RunDetail({ tenant, id, runs }: { tenant: string; id: string; runs: Run
     "query" in q ? q.relevant.filter((d) => d.diagnosis).map((d) => ({ q, d })) : [],
   );
   const hidden = (r.queries ?? []).filter((q) => !("query" in q)).length;
+  const whyId = `why-${r.id}`;
   return (
     <section className="card card--padded" aria-label={`Run ${r.id}`} data-testid="evaluation-detail">
       <h2 className="section-title">
@@ -354,24 +398,47 @@ function RunDetail({ tenant, id, runs }: { tenant: string; id: string; runs: Run
               <th scope="col">Document</th>
               <th scope="col">Stage</th>
               <th scope="col">Why</th>
+              <th scope="col">
+                <span className="visually-hidden">Diagnose now</span>
+              </th>
             </tr>
           </thead>
           <tbody>
-            {misses.map(({ q, d }) => (
-              <tr key={`${q.index}-${d.key}`}>
-                <td>{q.query}</td>
-                <td>
-                  <Link href={documentHref(tenant, d.key)}>{d.key}</Link>
-                </td>
-                <td>
-                  <code>{d.diagnosis!.stage}</code>
-                </td>
-                <td>{d.diagnosis!.message}</td>
-              </tr>
-            ))}
+            {misses.map(({ q, d }) => {
+              const open = why?.index === q.index && why.key === d.key;
+              return (
+                <tr key={`${q.index}-${d.key}`} data-testid="evaluation-miss" data-key={d.key}>
+                  <td>{q.query}</td>
+                  <td>
+                    <Link href={documentHref(tenant, d.key)}>{d.key}</Link>
+                  </td>
+                  <td>
+                    <code>{d.diagnosis!.stage}</code>
+                  </td>
+                  <td>{d.diagnosis!.message}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="btn btn--secondary btn--sm"
+                      aria-expanded={open}
+                      aria-controls={whyId}
+                      onClick={() => setWhy(open ? null : { index: q.index, key: d.key })}
+                      data-testid="evaluation-why"
+                    >
+                      {open ? "Hide" : "Why?"}
+                      <span className="visually-hidden">
+                        {" "}
+                        {d.key} for “{q.query}”
+                      </span>
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       )}
+      <div id={whyId}>{whyOf ? <WhyPanel tenant={tenant} run={r} q={whyOf.q} docKey={whyOf.key} /> : null}</div>
     </section>
   );
 }
@@ -394,6 +461,94 @@ function ChangeList({ title, items }: { title: string; items: QueryChange[] }) {
           ))}
         </ul>
       )}
+    </div>
+  );
+}
+
+/**
+ * The diagnosis of one miss asked again now (the why API, docs/evaluation.md#why-a-document-was-missed):
+ * the tenant's active space, the run's mode and topK, searched as the query's principals. The
+ * run's own diagnosis is what it found then, possibly in a migration's other space.
+ */
+function WhyPanel({ tenant, run, q, docKey }: { tenant: string; run: RunView; q: QueryResult; docKey: string }) {
+  const ask: WhyAsk = { key: docKey, query: q.query, principals: q.principals, mode: run.mode, topK: run.topK };
+  const why = useWhy(tenant, ask);
+  const headingId = useId();
+  return (
+    <section className="card card--padded" aria-labelledby={headingId} data-testid="evaluation-why-panel">
+      <h3 className="section-title" id={headingId}>
+        Why isn&rsquo;t {docKey} in the first 10 for &ldquo;{q.query}&rdquo;?
+      </h3>
+      {why.isPending ? (
+        <p className="muted" role="status">
+          <span className="spinner" aria-hidden="true" /> Asking the index…
+        </p>
+      ) : why.isError ? (
+        <div className="form-error" role="alert">
+          {errorText(why.error)}
+        </div>
+      ) : (
+        <div role="status" aria-live="polite">
+          <p className="muted">
+            Now, in the active space {why.data.space} ({why.data.mode}, topK {why.data.topK}), searched as{" "}
+            {why.data.searchedAs.length ? why.data.searchedAs.join(", ") : "no principals (tenant-wide documents only)"}
+            . Run #{run.id} searched {run.space}.
+          </p>
+          {why.data.diagnosis ? (
+            <div data-testid="evaluation-why-diagnosis" data-stage={why.data.diagnosis.stage}>
+              <p>
+                <code>{why.data.diagnosis.stage}</code>: {why.data.diagnosis.message}
+              </p>
+              <dl className="facts">
+                {why.data.diagnosis.state ? <Fact label="Document state">{why.data.diagnosis.state}</Fact> : null}
+                {why.data.diagnosis.task ? (
+                  <Fact label="Newest build">
+                    task {why.data.diagnosis.task.taskId} ({why.data.diagnosis.task.type},{" "}
+                    {why.data.diagnosis.task.status}
+                    {why.data.diagnosis.task.errorCode ? `, ${why.data.diagnosis.task.errorCode}` : ""})
+                  </Fact>
+                ) : null}
+                {why.data.diagnosis.acl ? (
+                  <Fact label="ACL">
+                    served [{why.data.diagnosis.acl.served.join(", ")}], latest [
+                    {why.data.diagnosis.acl.latest.join(", ")}]
+                  </Fact>
+                ) : null}
+                {why.data.diagnosis.closestChunk ? (
+                  <Fact label="Nearest chunk">
+                    {why.data.diagnosis.closestChunk.sectionPath || "(top)"}, similarity{" "}
+                    {f3(why.data.diagnosis.closestChunk.similarity)}: &ldquo;{why.data.diagnosis.closestChunk.text}
+                    &rdquo;
+                  </Fact>
+                ) : null}
+                {why.data.diagnosis.rank !== undefined ? (
+                  <Fact label="Rank">
+                    {why.data.diagnosis.rank ??
+                      `not within ${why.data.diagnosis.depth ?? "the deeper search's"} chunks`}
+                    {typeof why.data.diagnosis.score === "number" ? `, score ${f3(why.data.diagnosis.score)}` : ""}
+                    {typeof why.data.diagnosis.kthScore === "number"
+                      ? ` (the 10th document scores ${f3(why.data.diagnosis.kthScore)})`
+                      : ""}
+                  </Fact>
+                ) : null}
+              </dl>
+            </div>
+          ) : (
+            <p data-testid="evaluation-why-diagnosis" data-stage="FOUND">
+              Found now: {docKey} ranks {why.data.rank} among the answer&rsquo;s documents.
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="fact">
+      <dt>{label}</dt>
+      <dd>{children}</dd>
     </div>
   );
 }

@@ -26,6 +26,7 @@ import { ProgressBar } from "../ProgressBar";
 import { RelativeTime } from "../RelativeTime";
 import { BlockSkeleton, EmptyState, QueryErrorState, StaleDataBanner } from "../States";
 import { MigrationActionDialog, formatUsd } from "./MigrationDialogs";
+import { SpaceComparison } from "../evaluation/SpaceComparison";
 
 const n = (v: number) => v.toLocaleString("en");
 
@@ -271,6 +272,8 @@ function MigrationBody({
       </div>
 
       <Progress m={m} />
+
+      <SpaceComparison m={m} />
 
       <Failures m={m} />
 

@@ -12,6 +12,7 @@ import {
   useTenantsMigrations,
   type MigrationView,
 } from "@/lib/ui/spaces";
+import { freshnessHref } from "@/lib/ui/slo";
 import { QueryStates } from "../ListFrame";
 import { useCan } from "../PrincipalContext";
 import { ProgressBar } from "../ProgressBar";
@@ -112,6 +113,13 @@ export function TenantsView() {
                           data-testid="tenant-migrations-link"
                         >
                           Migrations<span className="visually-hidden"> of {t.id}</span>
+                        </Link>{" "}
+                        <Link
+                          href={freshnessHref(t.id)}
+                          className="btn btn--ghost btn--sm"
+                          data-testid="tenant-freshness-link"
+                        >
+                          Freshness<span className="visually-hidden"> of {t.id}</span>
                         </Link>{" "}
                         <Link href={`/documents?tenant=${encodeURIComponent(t.id)}`} className="btn btn--ghost btn--sm">
                           Documents<span className="visually-hidden"> of {t.id}</span>

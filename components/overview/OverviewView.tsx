@@ -16,6 +16,7 @@ import { RangePicker, ThroughputChart } from "./ActivityCharts";
 import { ReconcilerCard } from "./ReconcilerCard";
 import { PausePanel } from "../operations/PausePanel";
 import { OpenMigrationsCard } from "../migrations/TenantsView";
+import { FreshnessSloCard } from "../slo/FreshnessSloCard";
 import "../access.css";
 
 /** Thresholds for the warning colours (seconds). */
@@ -359,6 +360,8 @@ function OverviewBody({
       </dl>
 
       <OpenMigrationsCard />
+
+      <FreshnessSloCard />
 
       {fleet ? (
         <div className="charts">

@@ -565,7 +565,9 @@ export type paths = {
         put?: never;
         /**
          * Rebuild the current version's index
-         * @description Role maintainer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         * @description Takes no request body: one is refused with 400 VALIDATION_FAILED.
+         *
+         *     Role maintainer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
          */
         post: operations["reindexDocument"];
         delete?: never;
@@ -625,7 +627,9 @@ export type paths = {
         put?: never;
         /**
          * Release a rollback pin
-         * @description Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         * @description Takes no request body: one is refused with 400 VALIDATION_FAILED.
+         *
+         *     Role operator or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
          */
         post: operations["unpinDocument"];
         delete?: never;
@@ -1085,6 +1089,54 @@ export type paths = {
          */
         get: operations["getEvaluation"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/slo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The freshness SLO of every tenant in scope, worst first
+         * @description Per tenant: the objective in force (its own or the default), publishes decided good and bad over the window, those still pending, compliance and error budget left. Computed from the tasks' own timestamps at each call (docs/operations.md#freshness-slo).
+         *
+         *     Role viewer or above. Answers cover the caller's tenants only.
+         */
+        get: operations["listFreshnessSlo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/slo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's freshness SLO, with its compliance per day
+         * @description Role viewer or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        get: operations["getFreshnessSlo"];
+        /**
+         * Set the tenant's own freshness objective and target
+         * @description An absent field is left as it is; null returns it to the default. Every problem is reported at once with its own code in details.problems (NOTHING_TO_SET, OBJECTIVE_OUT_OF_RANGE, TARGET_NOT_WHOLE, TARGET_OUT_OF_RANGE) and nothing is written. Audited as tenant.slo.update with the values before and after.
+         *
+         *     Role admin or above. The tenant in the path must be one of the caller's (403 FORBIDDEN).
+         */
+        put: operations["putFreshnessSlo"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2108,7 +2160,7 @@ export type components = {
             /** @enum {string} */
             state: "PENDING" | "RUNNING" | "DONE" | "FAILED";
             /** @enum {string} */
-            trigger: "api" | "gate";
+            trigger: "api" | "gate" | "scheduled" | "switch";
             migrationId: string | null;
             setVersion: number;
             space: string;
@@ -2139,7 +2191,7 @@ export type components = {
             /** @enum {string} */
             state: "PENDING" | "RUNNING" | "DONE" | "FAILED";
             /** @enum {string} */
-            trigger: "api" | "gate";
+            trigger: "api" | "gate" | "scheduled" | "switch";
             migrationId: string | null;
             setVersion: number;
             space: string;
@@ -2221,6 +2273,70 @@ export type components = {
             kthScore?: number | null;
             depth?: number;
         } | null;
+        FreshnessSloList: {
+            items: components["schemas"]["FreshnessSloSummary"][];
+            defaults: {
+                objective: number;
+                targetSeconds: number;
+                windowDays: number;
+            };
+            generatedAt: string;
+        };
+        FreshnessSloSummary: {
+            tenant: string;
+            /** @description The objective in force: the tenant's own, else the default. */
+            objective: number;
+            targetSeconds: number;
+            windowDays: number;
+            custom: {
+                objective: boolean;
+                targetSeconds: boolean;
+            };
+            /** @description Publishes searchable within the target, decided in the window. */
+            good: number;
+            /** @description Publishes that missed the target (late, failed, or still unfinished past it). */
+            bad: number;
+            /** @description Publishes still unfinished within their target: not decided yet. */
+            pending: number;
+            /** @description good / (good + bad); null with no decided publish. */
+            compliance: number | null;
+            /** @description 1 - (bad / total) / (1 - objective): 1 untouched, 0 spent, below 0 overspent; null with no decided publish. */
+            budgetRemaining: number | null;
+        };
+        FreshnessSloView: {
+            tenant: string;
+            /** @description The objective in force: the tenant's own, else the default. */
+            objective: number;
+            targetSeconds: number;
+            windowDays: number;
+            custom: {
+                objective: boolean;
+                targetSeconds: boolean;
+            };
+            /** @description Publishes searchable within the target, decided in the window. */
+            good: number;
+            /** @description Publishes that missed the target (late, failed, or still unfinished past it). */
+            bad: number;
+            /** @description Publishes still unfinished within their target: not decided yet. */
+            pending: number;
+            /** @description good / (good + bad); null with no decided publish. */
+            compliance: number | null;
+            /** @description 1 - (bad / total) / (1 - objective): 1 untouched, 0 spent, below 0 overspent; null with no decided publish. */
+            budgetRemaining: number | null;
+            days: {
+                day: string;
+                good: number;
+                bad: number;
+                compliance: number | null;
+            }[];
+            generatedAt: string;
+        };
+        FreshnessSloBody: {
+            /** @description Share of publishes that must be searchable within the target, 0.5–0.9999 (0.99 = 99 %); null: the default. */
+            objective?: number | null;
+            /** @description Seconds from publish to searchable, a whole number 10–86400; null: the default. */
+            targetSeconds?: number | null;
+        };
         WhyResult: {
             tenant: string;
             key: string;
@@ -9008,6 +9124,290 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "NOT_FOUND";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFreshnessSlo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Worst first: least budget left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FreshnessSloList"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFreshnessSlo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures over the window. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FreshnessSloView"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putFreshnessSlo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FreshnessSloBody"];
+            };
+        };
+        responses: {
+            /** @description The figures under the new objective. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FreshnessSloView"];
+                };
+            };
+            /** @description INVALID_ENCODING, INVALID_JSON, SLO_INVALID, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_ENCODING" | "INVALID_JSON" | "SLO_INVALID" | "VALIDATION_FAILED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN, ORIGIN_MISMATCH */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "ORIGIN_MISMATCH";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
                             details?: {
                                 [key: string]: unknown;

@@ -32,6 +32,8 @@ export type PublishInput = {
   maxAttempts: number;
   /** Idempotency-Key header and a hash of the request it came with. */
   idempotency?: { key: string; requestHash: string };
+  /** The publish request's span (W3C traceparent), stored with the task; absent or null with tracing off. */
+  traceparent?: string | null;
 };
 
 export type PublishResult = {
@@ -374,10 +376,16 @@ async function publishInTx(
     [doc.id],
   );
   // The version is new (document_versions holds one row per number), so no task of it exists yet.
-  const created = createTask(input.tenant, doc.id, versionNumber, "INDEX", input.maxAttempts, input.actor, {
+  const created = createTask(
+    input.tenant,
+    doc.id,
     versionNumber,
-    checksum,
-  });
+    "INDEX",
+    input.maxAttempts,
+    input.actor,
+    { versionNumber, checksum },
+    input.traceparent ?? null,
+  );
   const task = (await q<{ task_id: string }>(created.text, created.values)).rows[0];
   if (!task)
     throw new Error(

@@ -4,12 +4,12 @@
 // (docs/evaluation.md#the-gate). Raw pg only: the worker must not reach Prisma.
 import type pg from "pg";
 import { log } from "../log";
-import type { SearchMode } from "../search/modes";
+import { DEFAULT_SEARCH_MODE, type SearchMode } from "../search/modes";
 import { SpaceEmbedders } from "../spaces/embedders";
 import { coverageOf, shadowOf, type MigrationRow } from "../spaces/migrations";
 import { hasSpaceIndex } from "../spaces/indexes";
 import { evaluateSet, targetFor, type EvaluationOutcome } from "./evaluate";
-import type { EvaluationQuery, QueryResult } from "./schemas";
+import type { EvaluationQuery, GateVerdict, QueryLoss, QueryResult } from "./schemas";
 import * as q from "./sql";
 
 type RunRow = {
@@ -77,6 +77,28 @@ export async function runPendingEvaluations(
 }
 
 /**
+ * The schedule (EVALUATION_SCHEDULE_MINUTES, 0 = off): queues a run of each tenant's newest set
+ * against its active space in `mode` when the tenant's newest scheduled run was asked for at least
+ * `minutes` ago; the same pass's runPendingEvaluations (or any worker's) runs it. Safe on every
+ * worker at once: the statement's unique partial index lets one run per tenant wait or run
+ * (lib/evaluation/sql.ts enqueueScheduledRuns). The runs queued, by tenant.
+ */
+export async function scheduleEvaluations(
+  pool: pg.Pool,
+  input: { minutes: number; worker: string; mode?: SearchMode },
+): Promise<{ id: string; tenant: string }[]> {
+  if (!(input.minutes > 0)) return [];
+  const { rows } = await exec(
+    pool,
+    q.enqueueScheduledRuns(Math.round(input.minutes), input.mode ?? DEFAULT_SEARCH_MODE, `${input.worker} (schedule)`),
+  );
+  const queued = (rows as { id: string; tenant_id: string }[]).map((r) => ({ id: r.id, tenant: r.tenant_id }));
+  if (queued.length)
+    log.info({ runs: queued.length, tenants: queued.map((r) => r.tenant) }, "scheduled evaluation runs queued");
+  return queued;
+}
+
+/**
  * The mode a switch's gate judges in by default (EVALUATION_GATE_MODE): vector, the one a change of
  * space changes most. The text list's terms are the same in every space (lib/search/sql.ts), so in
  * hybrid a small tenant's text matches carry the fused ranking and hide an embedding that answers
@@ -85,33 +107,6 @@ export async function runPendingEvaluations(
  */
 export const GATE_MODE: SearchMode = "vector";
 export const GATE_TOP_K = 10;
-
-export type QueryLoss = {
-  index: number;
-  query: string;
-  active: number;
-  candidate: number;
-  /** Relevant documents the candidate ranks worse (or not at all within the first 10). */
-  lost: { key: string; activeRank: number | null; candidateRank: number | null }[];
-};
-
-/** What a switch was judged on (the migration's `gate`, and the 409's details). */
-export type GateVerdict =
-  | { evaluated: false; reason: "NO_EVALUATION_SET" }
-  | {
-      evaluated: true;
-      setVersion: number;
-      mode: SearchMode;
-      topK: number;
-      tolerance: number;
-      active: { space: string; runId: string; recallAt10: number; mrrAt10: number; ndcgAt10: number };
-      candidate: { space: string; runId: string; recallAt10: number; mrrAt10: number; ndcgAt10: number };
-      /** candidate − active nDCG@10. */
-      delta: number;
-      regressed: boolean;
-      wins: number;
-      losses: QueryLoss[];
-    };
 
 /** Per-query losses: queries whose nDCG@10 the candidate lowers, with the documents it ranks worse. */
 export function lossesOf(active: QueryResult[], candidate: QueryResult[]): { wins: number; losses: QueryLoss[] } {

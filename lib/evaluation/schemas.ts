@@ -2,7 +2,7 @@
 // document is drawn from them, the CLI sends them.
 import { z } from "zod";
 import { keyParam, NO_CONTROL, noControl, readableText, TEXT_CONTROL } from "../documents/schemas";
-import { SEARCH_MODES, searchMode } from "../search/modes";
+import { SEARCH_MODES, searchMode, type SearchMode } from "../search/modes";
 import { spaceName } from "../spaces/schemas";
 
 const principal = z.string().min(1).max(200).refine(noControl, NO_CONTROL);
@@ -173,6 +173,41 @@ export type QueryResult = z.infer<typeof queryResult>;
 export const RUN_STATES = Object.freeze(["PENDING", "RUNNING", "DONE", "FAILED"] as const);
 export type RunState = (typeof RUN_STATES)[number];
 
+/**
+ * Who asked for a run: `api` by hand (the API, the CLI, the dashboard), `gate` a switch's own
+ * judgement of both spaces, `scheduled` the schedule (EVALUATION_SCHEDULE_MINUTES), `switch` queued
+ * by a committed switch or switch-back against the space that then serves.
+ */
+export const RUN_TRIGGERS = Object.freeze(["api", "gate", "scheduled", "switch"] as const);
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+
+export type QueryLoss = {
+  index: number;
+  query: string;
+  active: number;
+  candidate: number;
+  /** Relevant documents the candidate ranks worse (or not at all within the first 10). */
+  lost: { key: string; activeRank: number | null; candidateRank: number | null }[];
+};
+
+/** What a switch was judged on (the migration's `gate`, and the 409's details). */
+export type GateVerdict =
+  | { evaluated: false; reason: "NO_EVALUATION_SET" }
+  | {
+      evaluated: true;
+      setVersion: number;
+      mode: SearchMode;
+      topK: number;
+      tolerance: number;
+      active: { space: string; runId: string; recallAt10: number; mrrAt10: number; ndcgAt10: number };
+      candidate: { space: string; runId: string; recallAt10: number; mrrAt10: number; ndcgAt10: number };
+      /** candidate − active nDCG@10. */
+      delta: number;
+      regressed: boolean;
+      wins: number;
+      losses: QueryLoss[];
+    };
+
 const figures = z.object({ recallAt10: z.number(), mrrAt10: z.number(), ndcgAt10: z.number() });
 export type Figures = z.infer<typeof figures>;
 
@@ -181,7 +216,7 @@ export const runSummary = z
     id: z.string(),
     tenant: z.string(),
     state: z.enum(RUN_STATES),
-    trigger: z.enum(["api", "gate"]),
+    trigger: z.enum(RUN_TRIGGERS),
     migrationId: z.string().nullable(),
     setVersion: z.number().int(),
     space: z.string(),

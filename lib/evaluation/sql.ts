@@ -26,13 +26,84 @@ export function claimRun(worker: string): Statement {
    SET state = 'RUNNING', attempts = r.attempts + 1, claimed_by = $1, heartbeat_at = now(), done = 0,
        started_at = coalesce(r.started_at, now())
  WHERE r.id = (SELECT id FROM evaluation_runs
-                WHERE trigger = 'api'
+                WHERE trigger <> 'gate'
                   AND (state = 'PENDING' OR (state = 'RUNNING' AND heartbeat_at < now() - interval '${RUN_STALE_SECONDS} seconds'))
                 ORDER BY id
                 LIMIT 1
                 FOR UPDATE SKIP LOCKED)
 RETURNING ${RUN_COLUMNS}`,
     values: [worker],
+  };
+}
+
+/**
+ * Queues a scheduled run (newest set, the tenant's active space, `mode`, topK 10) for every tenant
+ * with a set whose newest scheduled run was asked for `minutes` ago or longer (or never). Every
+ * worker's maintenance offers it; the partial unique index evaluation_runs_one_open_scheduled keeps
+ * one open per tenant: two passes at once both find no recent run, and the second insert waits
+ * for the first's and then does nothing. A pass that starts after another committed sees its run.
+ * Returns the runs queued (id, tenant).
+ */
+export function enqueueScheduledRuns(minutes: number, mode: string, requestedBy: string): Statement {
+  return {
+    text: `INSERT INTO evaluation_runs (tenant_id, set_version, space_id, mode, top_k, trigger, total, settings, requested_by)
+SELECT s.tenant_id, s.version, sp.id, $2, 10, 'scheduled', s.query_count,
+       jsonb_build_object('space', jsonb_build_object('name', sp.name), 'pointers', 'active', 'mode', $2::text, 'topK', 10), $3
+  FROM (SELECT DISTINCT ON (tenant_id) tenant_id, version, query_count FROM evaluation_sets
+         ORDER BY tenant_id, version DESC) s
+  JOIN tenants t ON t.id = s.tenant_id
+  JOIN embedding_spaces sp ON sp.id = coalesce(t.active_space_id, indexwright_default_space())
+ WHERE NOT EXISTS (SELECT 1 FROM evaluation_runs r
+                    WHERE r.tenant_id = s.tenant_id AND r.trigger = 'scheduled'
+                      AND r.created_at > now() - make_interval(mins => $1::int))
+ON CONFLICT (tenant_id) WHERE trigger = 'scheduled' AND state IN ('PENDING', 'RUNNING') DO NOTHING
+RETURNING id::text, tenant_id`,
+    values: [minutes, mode, requestedBy],
+  };
+}
+
+/**
+ * Queues a run of the tenant's newest set (if it has one) against `spaceId`, the space a switch or
+ * switch-back just made active, in the switch's own transaction: it commits with the switch or not
+ * at all. A worker's maintenance runs it (search's own pointers by then). Returns its id, if any.
+ */
+export function enqueueSwitchRun(
+  tenantId: string,
+  spaceId: number,
+  migrationId: string,
+  mode: string,
+  requestedBy: string,
+): Statement {
+  return {
+    text: `INSERT INTO evaluation_runs (tenant_id, set_version, space_id, mode, top_k, trigger, migration_id, total, settings, requested_by)
+SELECT s.tenant_id, s.version, sp.id, $3, 10, 'switch', $4::bigint, s.query_count,
+       jsonb_build_object('space', jsonb_build_object('name', sp.name), 'pointers', 'active', 'mode', $3::text, 'topK', 10), $5
+  FROM (SELECT tenant_id, version, query_count FROM evaluation_sets WHERE tenant_id = $1 ORDER BY version DESC LIMIT 1) s
+  JOIN embedding_spaces sp ON sp.id = $2
+RETURNING id::text`,
+    values: [tenantId, spaceId, mode, migrationId, requestedBy],
+  };
+}
+
+/**
+ * The newest finished run of every tenant, space and mode where the space is one search can read
+ * for the tenant (its active space, or its open migration's shadow): what the metrics export. A
+ * space the tenant left stops being a series, so a tenant is at most two spaces × three modes.
+ */
+export function latestFigures(): Statement {
+  return {
+    text: `SELECT DISTINCT ON (r.tenant_id, r.space_id, r.mode)
+       r.tenant_id, sp.name AS space, r.mode, r.recall_at_10, r.mrr_at_10, r.ndcg_at_10,
+       extract(epoch FROM now() - r.finished_at)::float8 AS age_seconds
+  FROM evaluation_runs r
+  JOIN tenants t ON t.id = r.tenant_id
+  JOIN embedding_spaces sp ON sp.id = r.space_id
+ WHERE r.state = 'DONE'
+   AND (r.space_id = t.active_space_id
+        OR EXISTS (SELECT 1 FROM space_migrations m WHERE m.tenant_id = r.tenant_id AND m.state IN ('BUILDING','READY','SWITCHED')
+                     AND (CASE WHEN m.state = 'SWITCHED' THEN m.from_space_id ELSE m.to_space_id END) = r.space_id))
+ ORDER BY r.tenant_id, r.space_id, r.mode, r.finished_at DESC, r.id DESC`,
+    values: [],
   };
 }
 

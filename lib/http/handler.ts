@@ -4,6 +4,7 @@ import { headersOf, statusOf } from "./errors";
 import { routeFor, routeRule, type RouteRule } from "./routes";
 import { runWithRequestContext, type RequestContext } from "./request-context";
 import { log } from "../log";
+import { failSpan, startRequestSpan, traceparentOf, withContext } from "../tracing";
 import { authorize } from "../auth/authenticate";
 import type { Principal } from "../auth/principal";
 
@@ -45,16 +46,27 @@ export function publicHandler<P = Record<string, string>>(fn: (req: Request, par
   return async (req: Request, ctx: Ctx<P>): Promise<Response> => {
     const started = performance.now();
     const rc: RequestContext = { subject: null };
+    const route = routePattern(req.url);
+    const traced = startRequestSpan(req, route);
     let res: Response;
     try {
-      res = await runWithRequestContext(rc, async () => fn(req, (await ctx?.params) as P));
+      const run = () => runWithRequestContext(rc, async () => fn(req, (await ctx?.params) as P));
+      if (traced) {
+        rc.traceparent = traceparentOf(traced.span);
+        res = await withContext(traced.ctx, run);
+      } else res = await run();
     } catch (err) {
       res = errorResponse(err);
+    }
+    if (traced) {
+      traced.span.setAttribute("http.response.status_code", res.status);
+      if (res.status >= 500) failSpan(traced.span, new Error(`status ${res.status}`));
+      traced.span.end();
     }
     log.info(
       {
         method: req.method,
-        route: routePattern(req.url),
+        route,
         status: res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
         subject: rc.subject,
@@ -117,6 +129,32 @@ export async function readBody(req: Request, maxBytes: number): Promise<Buffer> 
     parts.push(value);
   }
   return Buffer.concat(parts, total);
+}
+
+/**
+ * For actions whose document lists no request body (their input is the path): a body is refused,
+ * 400 VALIDATION_FAILED, rather than ignored, so a client that thinks it sends options (a reason, a
+ * version) learns they are not read. Nothing past the first byte is read.
+ */
+export async function refuseBody(req: Request): Promise<void> {
+  let sent = Number(req.headers.get("content-length") ?? "0") > 0;
+  if (!sent && req.body) {
+    const reader = req.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value.byteLength > 0) {
+        sent = true;
+        break;
+      }
+    }
+    await reader.cancel().catch(() => undefined);
+  }
+  if (sent)
+    throw new DomainError(
+      "VALIDATION_FAILED",
+      "this operation takes no request body (its input is the path); send none",
+    );
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

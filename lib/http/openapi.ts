@@ -19,6 +19,7 @@ import { signInBody } from "../auth/schemas";
 import * as W from "../webhooks/schemas";
 import * as S from "../spaces/schemas";
 import * as E from "../evaluation/schemas";
+import * as SLO from "../slo/schemas";
 import { auditListQuery } from "../audit/schemas";
 import { chunkListQuery } from "../documents/chunk-schemas";
 import { documentExportQuery, taskExportQuery } from "../exports/schemas";
@@ -384,6 +385,7 @@ export const OPERATIONS: Record<string, Op> = {
   [`POST ${DOC}/reindex`]: {
     operationId: "reindexDocument",
     summary: "Rebuild the current version's index",
+    description: "Takes no request body: one is refused with 400 VALIDATION_FAILED.",
     tags: ["documents"],
     request: { params: docParams },
     ok: { 202: { description: "The REINDEX task.", schema: R.taskCreated } },
@@ -410,6 +412,7 @@ export const OPERATIONS: Record<string, Op> = {
   [`POST ${DOC}/unpin`]: {
     operationId: "unpinDocument",
     summary: "Release a rollback pin",
+    description: "Takes no request body: one is refused with 400 VALIDATION_FAILED.",
     tags: ["documents"],
     request: { params: docParams },
     ok: { 200: { description: "Search follows the business version again.", schema: R.unpinResult } },
@@ -632,6 +635,33 @@ export const OPERATIONS: Record<string, Op> = {
       } satisfies Op,
     ]),
   ),
+  "GET /api/v1/slo": {
+    operationId: "listFreshnessSlo",
+    summary: "The freshness SLO of every tenant in scope, worst first",
+    description:
+      "Per tenant: the objective in force (its own or the default), publishes decided good and bad over the window, those still pending, compliance and error budget left. Computed from the tasks' own timestamps at each call (docs/operations.md#freshness-slo).",
+    tags: ["operations"],
+    ok: { 200: { description: "Worst first: least budget left.", schema: SLO.sloList } },
+  },
+  "GET /api/v1/tenants/[tenant]/slo": {
+    operationId: "getFreshnessSlo",
+    summary: "The tenant's freshness SLO, with its compliance per day",
+    tags: ["operations"],
+    request: { params: z.object({ tenant: tenantParam }) },
+    ok: { 200: { description: "The figures over the window.", schema: SLO.tenantSloView } },
+    errors: { 404: ["NOT_FOUND"] },
+  },
+  "PUT /api/v1/tenants/[tenant]/slo": {
+    operationId: "putFreshnessSlo",
+    summary: "Set the tenant's own freshness objective and target",
+    description:
+      "An absent field is left as it is; null returns it to the default. Every problem is reported at once with its own code in details.problems (NOTHING_TO_SET, OBJECTIVE_OUT_OF_RANGE, TARGET_NOT_WHOLE, TARGET_OUT_OF_RANGE) and nothing is written. Audited as tenant.slo.update with the values before and after.",
+    tags: ["operations"],
+    request: { params: z.object({ tenant: tenantParam }), body: body(SLO.sloBody) },
+    json: true,
+    ok: { 200: { description: "The figures under the new objective.", schema: SLO.tenantSloView } },
+    errors: { 400: ["SLO_INVALID"], 404: ["NOT_FOUND"] },
+  },
   "GET /api/v1/tenants/[tenant]/evaluation-set": {
     operationId: "getEvaluationSet",
     summary: "The tenant's golden query set",

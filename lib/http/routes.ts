@@ -121,6 +121,11 @@ export const ROUTES: readonly RouteRule[] = Object.freeze([
   role("GET", "/api/v1/tenants/[tenant]/evaluations", "viewer", "tenant-param"),
   role("POST", "/api/v1/tenants/[tenant]/evaluations", "maintainer", "tenant-param"),
   role("GET", "/api/v1/tenants/[tenant]/evaluations/[id]", "maintainer", "tenant-param"),
+  // The freshness SLO (docs/operations.md#freshness-slo): every reader of a tenant sees its figures;
+  // its objective is a promise made for the tenant, so an admin of the tenant sets it (audited).
+  role("GET", "/api/v1/slo", "viewer", "own-tenants"),
+  role("GET", "/api/v1/tenants/[tenant]/slo", "viewer", "tenant-param"),
+  role("PUT", "/api/v1/tenants/[tenant]/slo", "admin", "tenant-param"),
   // "Why isn't this document in my results?": a search, diagnosed; as search, for every reader.
   role("GET", `${DOC}/why`, "viewer", "tenant-param"),
   role("POST", `${DOC}/why`, "viewer", "tenant-param"),

@@ -164,7 +164,10 @@ async function runGroup(
     const parsed = await loadAndParse(pool, target, members, out, steps);
     const space = reuseSpace(target.space);
     if (parsed.length > 0) {
+      const r0 = performance.now();
       await findReused(pool, parsed, space);
+      const r1 = performance.now();
+      for (const m of parsed) m.hooks.trace?.span("reuse", r0, r1, { "indexwright.chunks.reused": m.stored.size });
       const vectors = await embed(pool, target, parsed, out, opts);
       const writers = parsed.filter((m) => out.open(m.index));
       steps.done(STEP.EMBED, writers.length);
@@ -285,9 +288,12 @@ async function loadAndParse(
   out: Outcomes,
   steps: StepClock,
 ): Promise<Member[]> {
+  const l0 = performance.now();
   const loaded = await runHot<LoadedVersion>(pool, sql.loadVersions(members.map((m) => m.lease)));
   const versionOf = new Map(loaded.rows.map((r) => [`${r.document_id}#${r.version_number}`, r]));
   steps.done(STEP.LOAD, members.length);
+  const l1 = performance.now();
+  for (const m of members) m.hooks.trace?.span("load", l0, l1, { "indexwright.batch.tasks": members.length });
   const parsed: Member[] = [];
   let parseMs = 0;
   for (const [index, m] of members.entries()) {
@@ -297,15 +303,23 @@ async function loadAndParse(
       out.reject(index, new TaskError("INTERNAL_ERROR", `document version ${m.lease.versionNumber} not found`));
       continue;
     }
+    const p0 = performance.now();
+    let p1: number | undefined;
     try {
-      const p0 = performance.now();
       const sections = await parseDocumentAsync(version.content_type, new Uint8Array(version.content), {
         signal: m.hooks.signal,
       });
-      parseMs += performance.now() - p0;
+      p1 = performance.now();
+      parseMs += p1 - p0;
       const chunks = recordsOf(m.lease, version, sections, target.space);
       parsed.push({ ...m, index, chunks, manifest: manifestOf(chunks), stored: new Set(), batches: 0 });
+      if (m.hooks.trace) {
+        const attrs = { "indexwright.content_type": version.content_type, "indexwright.bytes": version.content.length };
+        m.hooks.trace.span("parse", p0, p1, attrs);
+        m.hooks.trace.span("chunk", p1, performance.now(), { "indexwright.chunks": chunks.length });
+      }
     } catch (err) {
+      m.hooks.trace?.span(p1 === undefined ? "parse" : "chunk", p1 ?? p0, performance.now(), undefined, err);
       out.reject(index, err);
     }
   }
@@ -409,12 +423,26 @@ async function embed(
     if (target.shadow) await paceMigration(pool, target.space, batch.length, senders);
     // The call is cut short only when every task it serves has stopped being ours.
     const shared = allOf(senders.map((m) => m.hooks.signal));
+    const e0 = performance.now();
+    const traceCall = (error?: unknown) => {
+      const e1 = performance.now();
+      const attrs = { "indexwright.embed.texts": batch.length, "indexwright.embed.bytes": bytes };
+      for (const m of senders) m.hooks.trace?.span("embed", e0, e1, attrs, error);
+    };
     const got = await timeEmbedding(shared.signal, () =>
       embedder.embed(
         batch.map((h) => textOf.get(h)!),
         shared.signal,
       ),
-    ).finally(shared.dispose);
+    )
+      .then(
+        (v) => (traceCall(), v),
+        (err: unknown) => {
+          traceCall(err);
+          throw err;
+        },
+      )
+      .finally(shared.dispose);
     if (got.length !== batch.length)
       throw new TaskError("EMBEDDING_INVALID_RESPONSE", `asked for ${batch.length} embeddings, got ${got.length}`);
     got.forEach((v, j) => {
@@ -494,6 +522,8 @@ async function writeAndSwitch(
   const restart: { member: Member; missing: number }[] = [];
   const outcome = new Map<Member, { stats: CompleteStats } | { superseded: string } | { error: unknown }>();
   const decidedNothing = new Error("the switch decided nothing");
+  const w0 = performance.now();
+  let wroteAt = w0;
   await withTransaction(pool, async (tx) => {
     const docs = new Map(
       (
@@ -644,6 +674,7 @@ async function writeAndSwitch(
       ).rows.map((p) => [p.document_id, p]),
     );
     steps.done(STEP.WRITE, verified.length);
+    wroteAt = performance.now();
     if (target.shadow) {
       // The shadow serves what the active pointer serves, with its pin (locked above).
       await runHot(
@@ -714,6 +745,15 @@ async function writeAndSwitch(
   });
   const switched = [...outcome.values()].filter((o) => "stats" in o).length;
   if (switched > 0) steps.done(STEP.SWITCH, switched);
+  const s1 = performance.now();
+  for (const [m, o] of outcome) {
+    if (!m.hooks.trace) continue;
+    if ("stats" in o) {
+      m.hooks.trace.span("write", w0, wroteAt, { "indexwright.chunks": m.chunks.length });
+      m.hooks.trace.span("switch", wroteAt, s1);
+    } else if ("superseded" in o) m.hooks.trace.span("write", w0, s1, { "indexwright.superseded": o.superseded });
+    else m.hooks.trace.span("write", w0, s1, undefined, o.error);
+  }
   for (const [m, o] of outcome) {
     if ("stats" in o) {
       m.hooks.progress(m.chunks.length, m.chunks.length);

@@ -4,6 +4,7 @@
 import type { Lease, LockedDocument } from "../queue/engine";
 import type { CompleteStats } from "../queue/sql";
 import type { FaultSwitches } from "../faults";
+import type { TaskTrace } from "../tracing";
 
 export type PipelineOptions = {
   batchSize: number;
@@ -27,6 +28,8 @@ export type PipelineHooks = {
   switchUndone?: () => void;
   /** The task ended as a recorded no-op (SUPERSEDED under the document lock), with the reason. */
   superseded?: (reason: string) => void;
+  /** The task's step spans, only while tracing is on (lib/tracing.ts); absent, no step records one. */
+  trace?: TaskTrace;
 };
 
 export type BatchMember = {

@@ -29,6 +29,7 @@ export const OBSOLETE = `(CASE WHEN t.task_type = 'DELETE' THEN d.deleted_at IS 
  * A new task of `taskType` for a version, with its CREATED event; none if that version already has
  * one (the business key allows one task per type and version), and then nothing comes back. The
  * configured attempt budget is written, like every other task (the column default is a fallback).
+ * `traceparent`: the creating request's span (lib/tracing.ts), which the worker's spans continue.
  */
 export function createTask(
   tenantId: string,
@@ -38,11 +39,12 @@ export function createTask(
   maxAttempts: number,
   actor: string,
   detail: unknown,
+  traceparent: string | null = null,
 ): Statement {
   return {
     text: `WITH task AS (
-  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
-  VALUES ($1, $2::uuid, $3::int, $4, $5::int)
+  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts, trace_parent)
+  VALUES ($1, $2::uuid, $3::int, $4, $5::int, $8::text)
   ON CONFLICT (tenant_id, document_id, version_number, task_type) DO NOTHING
   RETURNING task_id, tenant_id
 ), created AS (
@@ -50,7 +52,7 @@ export function createTask(
   SELECT task_id, tenant_id, 'CREATED', $6, $7::jsonb FROM task
 )
 SELECT task_id::text FROM task`,
-    values: [tenantId, documentId, versionNumber, taskType, maxAttempts, actor, json(detail)],
+    values: [tenantId, documentId, versionNumber, taskType, maxAttempts, actor, json(detail), traceparent],
   };
 }
 

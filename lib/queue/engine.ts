@@ -18,6 +18,8 @@ export type Lease = {
   maxAttempts: number;
   workerId: string;
   takenOver: boolean;
+  /** The creating publish's span (W3C traceparent), which this task's spans continue; null or absent: none. */
+  traceParent?: string | null;
 };
 
 /**
@@ -70,6 +72,7 @@ export async function claim(
     maxAttempts: r.max_attempts,
     workerId,
     takenOver: r.previous_status === "RUNNING",
+    traceParent: r.trace_parent,
   }));
 }
 

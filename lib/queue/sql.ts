@@ -52,7 +52,8 @@ function claimAndReturn(source: string): string {
     FROM ${source} p
    WHERE t.task_id = p.task_id
   RETURNING t.task_id, t.tenant_id, t.document_id, t.version_number, t.task_type, t.attempts,
-            t.max_attempts, t.lease_until, p.status AS previous_status, p.lease_owner AS previous_owner
+            t.max_attempts, t.lease_until, t.trace_parent, p.status AS previous_status,
+            p.lease_owner AS previous_owner
 ), claim_events AS (
   INSERT INTO task_events (task_id, tenant_id, kind, actor, lease_attempt, detail)
   SELECT task_id, tenant_id,
@@ -64,7 +65,7 @@ function claimAndReturn(source: string): string {
   SELECT set_config('synchronous_commit', 'off', true)
 )
 SELECT c.task_id::text, c.tenant_id, c.document_id::text, c.version_number, c.task_type, c.attempts,
-       c.max_attempts, c.lease_until, c.previous_status
+       c.max_attempts, c.lease_until, c.previous_status, c.trace_parent
   FROM claimed c CROSS JOIN async_commit
  ORDER BY c.task_id`;
 }
@@ -79,6 +80,8 @@ export type ClaimedRow = {
   max_attempts: number;
   lease_until: Date;
   previous_status: string;
+  /** The creating publish's span (W3C traceparent); null when it was not traced. */
+  trace_parent: string | null;
 };
 
 /**

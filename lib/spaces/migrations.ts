@@ -9,7 +9,9 @@ import { queueMigrationTasks, supersedeMigrationTasks } from "../queue/actions-s
 import { lockTenantSpaceExclusive } from "./sql";
 import * as m from "./actions-sql";
 import type { MigrationState, Space } from "./types";
-import type { GateVerdict } from "../evaluation/runner";
+import type { GateVerdict } from "../evaluation/schemas";
+import { enqueueSwitchRun } from "../evaluation/sql";
+import { DEFAULT_SEARCH_MODE } from "../search/modes";
 
 export type Db = {
   rows<T>(s: Statement): Promise<T[]>;
@@ -208,6 +210,7 @@ export async function switchIn(
       gate: { ...gate, at: new Date().toISOString(), ...gateRecord(input.gate) },
     }),
   );
+  await queueRunAfterSwitch(db, input.tenant, row.to_space_id, row.id, input.actor);
   return lockOrThrow(db, input.tenant, row.id);
 }
 
@@ -228,7 +231,19 @@ export async function switchBackIn(
   await db.rows(m.endSwap());
   await endShadow(db, input.tenant, row.to_space_id, input.actor, `migration ${row.id} switched back`);
   await db.exec(m.setMigrationState(row.id, "SWITCHED_BACK", { endedBy: input.actor }));
+  await queueRunAfterSwitch(db, input.tenant, row.from_space_id, row.id, input.actor);
   return lockOrThrow(db, input.tenant, row.id);
+}
+
+/**
+ * The tenant's set (if it has one) evaluated on the space that now serves, as its callers search
+ * it (the default mode): queued in the switch's transaction, so every committed switch, by hand or
+ * auto, and every switch-back has its run, and a switch that rolls back has none. The gate's runs
+ * judged the candidate before the switch, in the gate's mode; this one is the first measurement of
+ * what search actually answers afterwards, and the history's point for the change.
+ */
+async function queueRunAfterSwitch(db: Db, tenant: string, spaceId: number, migrationId: string, actor: string) {
+  await db.rows(enqueueSwitchRun(tenant, spaceId, migrationId, DEFAULT_SEARCH_MODE, actor));
 }
 
 /** The candidate is dropped; search never read it. */

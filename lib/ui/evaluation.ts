@@ -233,3 +233,115 @@ export function historyPoints(
     }))
     .sort((a, b) => a.t - b.t);
 }
+
+/** How the runs table names who asked for a run (the API's `trigger`). */
+export const TRIGGER_LABEL: Record<RunSummary["trigger"], string> = {
+  api: "by hand",
+  gate: "switch gate",
+  scheduled: "scheduled",
+  switch: "after a switch",
+};
+
+/** The Evaluation page, optionally opened on one run (what the Migrations page links to). */
+export function evaluationHref(tenant: string, runId?: string | null): string {
+  const base = `/tenants/${encodeURIComponent(tenant)}/evaluation`;
+  return runId ? `${base}?run=${encodeURIComponent(runId)}` : base;
+}
+
+export type WhyResult = JsonOf<paths["/api/v1/tenants/{tenant}/documents/{key}/why"]["post"]["responses"][200]>;
+export type WhyAsk = { key: string; query: string; principals: string[]; mode: RunMode; topK: number };
+
+/**
+ * "Why isn't this document in my results?" now, in the tenant's active space, for one miss of a
+ * run: the same diagnosis the run stored, asked again of the index as it stands (the run may be
+ * older, or have searched a migration's other space).
+ */
+export function useWhy(tenant: string, ask: WhyAsk | null) {
+  return useQuery({
+    queryKey: ["why", tenant, ask] as const,
+    queryFn: async ({ signal }) =>
+      (
+        await api.POST("/api/v1/tenants/{tenant}/documents/{key}/why", {
+          params: { path: { tenant, key: ask!.key } },
+          body: {
+            query: ask!.query,
+            ...(ask!.principals.length ? { principals: ask!.principals } : {}),
+            mode: ask!.mode,
+            topK: ask!.topK,
+          },
+          signal,
+        })
+      ).data!,
+    enabled: ask !== null,
+    retry: shouldRetry,
+    staleTime: 30_000,
+  });
+}
+
+/** The two runs a migration's side by side compares: one per space, same set version and mode when there is such a pair. */
+export type SpacePair = { from: RunSummary | null; to: RunSummary | null; comparable: boolean };
+
+/**
+ * The newest finished run on each of a migration's two spaces. Figures only compare under the
+ * same set version and mode, so the newest such pair is preferred (a gate's pair in vector mode,
+ * or two runs asked for together); without one, each space's newest run, marked not comparable.
+ */
+export function latestPair(runs: RunSummary[], fromSpace: string, toSpace: string): SpacePair {
+  const done = runs
+    .filter((r) => r.state === "DONE" && r.figures && (r.space === fromSpace || r.space === toSpace))
+    .sort((a, b) => Number(b.id) - Number(a.id));
+  for (const r of done) {
+    const other = done.find((o) => o.space !== r.space && o.mode === r.mode && o.setVersion === r.setVersion);
+    if (other) {
+      const [from, to] = r.space === fromSpace ? [r, other] : [other, r];
+      return { from, to, comparable: true };
+    }
+  }
+  return {
+    from: done.find((r) => r.space === fromSpace) ?? null,
+    to: done.find((r) => r.space === toSpace) ?? null,
+    comparable: false,
+  };
+}
+
+export type SpaceChange = {
+  index: number;
+  query: string;
+  fromNdcg: number;
+  toNdcg: number;
+  /** Each relevant document (grade ≥ 1) with its rank in each space (null: not in the answer). */
+  documents: { key: string; fromRank: number | null; toRank: number | null }[];
+};
+
+/**
+ * Per query, the `to` space against the `from` space (same set version): wins (nDCG@10 up) best
+ * first, losses (down) worst first. Queries hidden from the reader in either run are left out.
+ */
+export function spaceWinsAndLosses(from: RunView, to: RunView): { wins: SpaceChange[]; losses: SpaceChange[] } {
+  const wins: SpaceChange[] = [];
+  const losses: SpaceChange[] = [];
+  if (from.setVersion !== to.setVersion) return { wins, losses };
+  const before = new Map((from.queries ?? []).filter((q): q is QueryResult => "query" in q).map((q) => [q.index, q]));
+  for (const q of to.queries ?? []) {
+    if (!("query" in q)) continue;
+    const b = before.get(q.index);
+    if (!b || Math.abs(q.ndcg - b.ndcg) < 1e-9) continue;
+    const change: SpaceChange = {
+      index: q.index,
+      query: q.query,
+      fromNdcg: b.ndcg,
+      toNdcg: q.ndcg,
+      documents: q.relevant
+        .filter((d) => d.grade >= 1)
+        .map((d) => ({
+          key: d.key,
+          fromRank: b.relevant.find((x) => x.key === d.key)?.rank ?? null,
+          toRank: d.rank,
+        })),
+    };
+    (q.ndcg > b.ndcg ? wins : losses).push(change);
+  }
+  wins.sort((a, b) => b.toNdcg - b.fromNdcg - (a.toNdcg - a.fromNdcg));
+  losses.sort((a, b) => a.toNdcg - a.fromNdcg - (b.toNdcg - b.fromNdcg));
+  return { wins, losses };
+}

@@ -915,6 +915,35 @@ const FIXTURES: Record<string, (f: FixtureCtx) => Promise<Prepared>> = {
       },
     };
   },
+  // The freshness SLO: every reader of the tenant sees it; only its admins set its objective, and a
+  // refused call leaves the stored objective as it was.
+  "GET /api/v1/slo": async () => ({
+    params: {},
+    check: async ({ body, caller }) => {
+      const got = (body as { items: { tenant: string }[] }).items.map((i) => i.tenant);
+      const known = (await t.pool.query<{ id: string }>(`SELECT id FROM tenants`)).rows.map((r) => r.id);
+      const want = caller.tenants === null ? known : caller.tenants!.filter((x) => known.includes(x));
+      return sameSet(got, want) ? [] : [`the SLO list covers ${[...got].sort().join(", ") || "none"}`];
+    },
+  }),
+  "PUT /api/v1/tenants/[tenant]/slo": async ({ target, n }) => {
+    const objective = 0.9 + (n % 90) / 1000;
+    const stored = async () =>
+      (await t.pool.query<{ o: number | null }>(`SELECT freshness_objective AS o FROM tenants WHERE id = $1`, [target]))
+        .rows[0]?.o ?? null;
+    const before = await stored();
+    return {
+      params: { tenant: target },
+      body: { objective },
+      checkRefused: true,
+      check: async ({ succeeded }) => {
+        const after = await stored();
+        return after === (succeeded ? objective : before)
+          ? []
+          : [`tenant ${target}'s objective is ${after} after the call, ${before} before`];
+      },
+    };
+  },
   "GET /api/v1/tenants/[tenant]/evaluations": async ({ target }) => {
     const id = await evaluationRunOf(target);
     return {

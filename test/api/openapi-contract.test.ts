@@ -3,6 +3,8 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { OpenAPIBackend, type Document as BackendDocument, type Operation } from "openapi-backend";
+import { Validator as OpenApiSchemaValidator } from "@seriousme/openapi-schema-validator";
 import { createTestDb, type TestDb } from "../helpers/db";
 import { ROUTES, type RouteRule } from "../../lib/http/routes";
 import type { Worker } from "../../worker/loop";
@@ -13,6 +15,13 @@ import type { Worker } from "../../worker/loop";
 // the document lists and a body its schema accepts (error bodies too: the code must be one the
 // operation documents). Requests the fixtures send are valid by the document's request schemas,
 // and a body with an undocumented field is refused by both.
+//
+// The document checked is the one served at GET /api/openapi.json, and the answers are checked by
+// validators we did not write: the served document against the OpenAPI 3.1 schema
+// (@seriousme/openapi-schema-validator), and every answer by openapi-backend, which finds the
+// operation from the request's method and path itself and validates the body against that
+// operation's schema for the status. openapi-backend passes a status the operation does not list
+// (it finds no schema to check), so that, and the content type, are checked here as well.
 
 const BOOT = "openapi-contract-bootstrap-token-0123";
 const HOST = "api.local";
@@ -40,6 +49,9 @@ function routeFiles(dir = API_DIR, rel = ""): { pattern: string; file: string }[
 
 let t: TestDb;
 let doc: Doc;
+let served: OpenAPIBackend;
+/** Answers whose JSON body openapi-backend validated, so a run that checked nothing cannot pass. */
+let servedChecks = 0;
 let worker: Worker;
 let fallback: Mod;
 let waitFor: typeof import("../helpers/worker").waitFor;
@@ -76,12 +88,31 @@ beforeAll(async () => {
   process.env.INDEXWRIGHT_SESSION_SECRET = "openapi-contract-session-secret";
   process.env.LOG_LEVEL = "silent";
   for (const k of Object.keys(process.env)) if (k.startsWith("OIDC_")) delete process.env[k];
-  doc = (await import("../../lib/http/openapi")).openApiDocument() as unknown as Doc;
   fallback = await import("../../lib/http/method-fallback");
   for (const { pattern, file } of routeFiles()) {
     if (pattern.includes("[...")) continue; // the catch-all JSON 404, no operation
     modules.set(pattern, (await import(/* @vite-ignore */ path.relative(import.meta.dirname, file))) as Mod);
   }
+  // The document as a client downloads it, not the object the server builds it from.
+  const res = await (modules.get("/api/openapi.json")!.GET as Handler)(
+    new Request(`http://${HOST}/api/openapi.json`, { headers: { host: HOST } }),
+    { params: Promise.resolve({}) },
+  );
+  expect(res.status).toBe(200);
+  doc = (await res.json()) as Doc;
+  served = new OpenAPIBackend({
+    definition: structuredClone(doc) as unknown as BackendDocument,
+    // quick: its own check of the document is OpenAPI 3.0's, which a 3.1 document fails on every
+    // `type: [..., "null"]`; the 3.1 check is @seriousme/openapi-schema-validator's, below.
+    quick: true,
+    // OpenAPI 3.1 schemas are JSON Schema 2020-12, and formats (date-time, uuid) are part of the contract.
+    customizeAjv: (_ajv, opts) => {
+      const a = new Ajv2020({ ...opts, strict: false, allErrors: true });
+      addFormats(a);
+      return a as unknown as typeof _ajv;
+    },
+  });
+  await served.init();
   // Imported after LOG_LEVEL is set: the logger reads it once.
   const { testWorker, waitFor: wait } = await import("../helpers/worker");
   waitFor = wait;
@@ -115,6 +146,28 @@ describe("the document lists exactly the API's operations", () => {
       ...missing(inDoc, onDisk, "in the document; no route file serves it"),
     ]).toEqual([]);
     expect(inDoc.size).toBe(ROUTES.length);
+  });
+
+  it("the served document is a valid OpenAPI 3.1 document", async () => {
+    const v = new OpenApiSchemaValidator();
+    const result = await v.validate(structuredClone(doc) as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(v.version).toBe("3.1");
+  });
+
+  it("openapi-backend finds operations by method and path, and refuses what a schema does not allow", () => {
+    const op = served.matchOperation({ method: "get", path: "/api/v1/tasks/123", headers: {} })!;
+    expect(op.operationId).toBe(doc.paths["/api/v1/tasks/{taskId}"].get.operationId);
+    const check = (body: unknown, status: number) => served.validator.validateResponse(body, op, status).valid;
+    expect(check({ error: { code: "NOT_FOUND", message: "task 1 not found" } }, 404)).toBe(true);
+    expect(check({ error: { code: "SOMETHING_ELSE", message: "x" } }, 404)).toBe(false);
+    expect(check({ error: { code: "NOT_FOUND", message: "x", extra: 1 } }, 404)).toBe(false);
+    expect(check({ taskId: "1" }, 200)).toBe(false);
+    // Formats are checked: a task's timestamps are date-times.
+    const task = served.matchOperation({ method: "get", path: "/api/v1/tasks", headers: {} })!;
+    const listed = served.validator.validateResponse({ items: [{ createdAt: "yesterday" }] }, task, 200);
+    expect(listed.valid).toBe(false);
   });
 
   it("the validator refuses what a schema does not allow (so the checks below can fail)", () => {
@@ -189,22 +242,56 @@ async function call(c: Call): Promise<Answer> {
   return { status: res.status, contentType, body: contentType.includes("json") && text ? JSON.parse(text) : text };
 }
 
+/**
+ * What openapi-backend says is wrong with an answer: it finds the operation from the request's
+ * method and path (which must be the one the route file serves) and validates a JSON body against
+ * that operation's schema for the status.
+ */
+function servedProblems(c: Call, a: Answer, where: string): string[] {
+  const url = new URL(
+    `http://${HOST}${c.pattern.replace(/\[([^\]]+)\]/g, (_, n: string) => encodeURIComponent(c.params?.[n] ?? "x"))}`,
+  );
+  const op: Operation | undefined = served.matchOperation({
+    method: c.method.toLowerCase(),
+    path: url.pathname,
+    headers: {},
+  });
+  const expected = operation({ method: c.method as RouteRule["method"], path: c.pattern })?.operationId;
+  if (!op) return [`${where}: openapi-backend matches no operation for ${c.method} ${url.pathname}`];
+  if (op.operationId !== expected)
+    return [`${where}: openapi-backend routes ${c.method} ${url.pathname} to ${op.operationId}, not ${expected}`];
+  if (!a.contentType.includes("json")) return [];
+  servedChecks++;
+  const r = served.validator.validateResponse(a.body, op, a.status);
+  return (r.errors ?? []).map(
+    (e) =>
+      `${where} (openapi-backend): ${e.instancePath || "/"} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`,
+  );
+}
+
 /** What is wrong with an answer by the document: an undocumented status, or a body its schema refuses. */
 function answerProblems(c: Call, a: Answer): string[] {
   const op = operation({ method: c.method as RouteRule["method"], path: c.pattern });
   const where = `${c.method} ${c.pattern} → ${a.status}`;
   if (!op) return [`${c.method} ${c.pattern}: not in the document`];
+  const third = servedProblems(c, a, where);
   const response = op.responses[String(a.status)];
   if (!response)
     return [
+      ...third,
       `${where}: status not in the document (${Object.keys(op.responses).join(", ")}); body ${JSON.stringify(a.body).slice(0, 300)}`,
     ];
   if (!response.content)
-    return a.body === "" ? [] : [`${where}: the document says no body; got ${String(a.body).slice(0, 100)}`];
+    return a.body === ""
+      ? third
+      : [...third, `${where}: the document says no body; got ${String(a.body).slice(0, 100)}`];
   const mediaType = Object.keys(response.content).find((m) => a.contentType.startsWith(m));
-  if (!mediaType) return [`${where}: content type ${a.contentType} not among ${Object.keys(response.content)}`];
+  if (!mediaType)
+    return [...third, `${where}: content type ${a.contentType} not among ${Object.keys(response.content)}`];
+  // A body openapi-backend does not check (text: CSV, Prometheus) is checked here by its schema.
+  if (mediaType === "application/json") return third;
   const v = validator(`${where} ${mediaType}`, response.content[mediaType].schema);
-  return problemsOf(v, a.body).map((p) => `${where}: ${p}`);
+  return [...third, ...problemsOf(v, a.body).map((p) => `${where}: ${p}`)];
 }
 
 /** What is wrong with a request by the document: its parameters and its JSON body against their schemas. */
@@ -619,10 +706,14 @@ describe("every operation answers as the document says", () => {
       ).id;
     const migId = await startMig();
     await exercise({ method: "GET", pattern: MIG, params: { tenant: "acme" } }, 200);
+    // A wait that fails says what it was answered (once a body without `documents` was all it told).
+    const migration = async (id: string) => {
+      const a = await call({ method: "GET", pattern: `${MIG}/[id]`, params: { tenant: "acme", id } });
+      if (a.status !== 200) throw new Error(`GET migration ${id}: ${a.status} ${JSON.stringify(a.body)}`);
+      return a.body as { state: string; documents: { built: number; total: number } };
+    };
     await waitFor(async () => {
-      const m = (await call({ method: "GET", pattern: `${MIG}/[id]`, params: { tenant: "acme", id: migId } })).body as {
-        documents: { built: number; total: number };
-      };
+      const m = await migration(migId);
       return m.documents.built === m.documents.total;
     }, 60_000);
     const { advanceMigrations } = await import("../../lib/spaces/maintenance");
@@ -649,8 +740,7 @@ describe("every operation answers as the document says", () => {
     await exercise({ method: "POST", pattern: `${MIG}/[id]/abort`, params: { tenant: "acme", id: aborted } }, 200);
     const finished = await startMig();
     await waitFor(async () => {
-      const m = (await call({ method: "GET", pattern: `${MIG}/[id]`, params: { tenant: "acme", id: finished } }))
-        .body as { state: string; documents: { built: number; total: number } };
+      const m = await migration(finished);
       return m.documents.built === m.documents.total;
     }, 60_000);
     await exercise({ method: "POST", pattern: `${MIG}/[id]/switch`, params: { tenant: "acme", id: finished } }, 200);
@@ -658,6 +748,21 @@ describe("every operation answers as the document says", () => {
     await exercise(
       { method: "POST", pattern: "/api/v1/admin/migrations", body: { space: "local", from: "contract-256" } },
       202,
+    );
+
+    // The freshness SLO (docs/operations.md#freshness-slo): the list, a tenant's figures, its own
+    // objective set, refused and returned to the default.
+    const SLO = "/api/v1/tenants/[tenant]/slo";
+    await exercise({ method: "GET", pattern: "/api/v1/slo" }, 200);
+    await exercise({ method: "GET", pattern: SLO, params: { tenant: "acme" } }, 200);
+    await exercise(
+      { method: "PUT", pattern: SLO, params: { tenant: "acme" }, body: { objective: 0.995, targetSeconds: 120 } },
+      200,
+    );
+    await exercise({ method: "PUT", pattern: SLO, params: { tenant: "acme" }, body: { objective: 1 } }, 400);
+    await exercise(
+      { method: "PUT", pattern: SLO, params: { tenant: "acme" }, body: { objective: null, targetSeconds: null } },
+      200,
     );
 
     // Evaluation (docs/evaluation.md): a set in two versions, a run executed as a worker's
@@ -744,6 +849,7 @@ describe("every operation answers as the document says", () => {
     await t.pool.query(`DELETE FROM bootstrap_token`);
 
     expect(problems).toEqual([]);
+    expect(servedChecks).toBeGreaterThan(ROUTES.length);
     const exercised = new Set([...seen].map((s) => s.split(" ").slice(0, 2).join(" ")));
     expect(
       ROUTES.filter((r) => operation(r) && !exercised.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path}`),
@@ -880,6 +986,28 @@ describe("every operation answers as the document says", () => {
         400,
         "VALIDATION_FAILED",
       ]);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("reindex and unpin take no body: the document lists none, and the handler refuses one with 400", async () => {
+    problems.length = 0;
+    for (const action of ["reindex", "unpin"]) {
+      const pattern = `${DOC}/${action}`;
+      const params = { tenant: "acme", key: "guide" };
+      const json: Call = { method: "POST", pattern, params, body: { reason: "a reason nobody reads" } };
+      expect(requestProblems(json).join("\n")).toContain("sends a JSON body the document does not describe");
+      const text: Call = { method: "POST", pattern, params, body: "x", headers: { "content-type": "text/plain" } };
+      for (const c of [json, text]) {
+        const a = await exercise(c, 400);
+        expect((a.body as { error: { code: string; message: string } }).error).toEqual({
+          code: "VALIDATION_FAILED",
+          message: "this operation takes no request body (its input is the path); send none",
+        });
+      }
+      // Without a body the same call is not refused (unpin of an unpinned document is its own 409).
+      const without = await exercise({ method: "POST", pattern, params });
+      expect([200, 202, 409], `${action} without a body`).toContain(without.status);
     }
     expect(problems).toEqual([]);
   });

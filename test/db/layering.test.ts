@@ -142,6 +142,8 @@ describe("layering", () => {
       "webhooks",
       "search",
       "evaluation",
+      "spaces",
+      "tenants",
       "queue",
       "pipeline",
       "reconcile",

@@ -1,8 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { historyPoints, parseSetUpload, winsAndLosses, type RunSummary, type RunView } from "../../lib/ui/evaluation";
+import {
+  evaluationHref,
+  historyPoints,
+  latestPair,
+  parseSetUpload,
+  spaceWinsAndLosses,
+  winsAndLosses,
+  type RunSummary,
+  type RunView,
+} from "../../lib/ui/evaluation";
 
 // The Evaluation page's rules: reading an uploaded set (JSON, JSONL, CSV), the history's points,
-// and a run's wins and losses against an earlier one.
+// and a run's wins and losses against an earlier one; and the Migrations page's side by side: the
+// pair of runs it compares and the new space's wins and losses with each document's two ranks.
 
 describe("an uploaded set", () => {
   it("reads JSON, JSONL and CSV into the same queries", () => {
@@ -96,5 +106,87 @@ describe("runs", () => {
       [1, "RANKED_LOW"],
       [2, "NOT_BUILT"],
     ]);
+  });
+});
+
+describe("a migration's two spaces side by side", () => {
+  const on = (id: string, space: string, mode: RunSummary["mode"], setVersion = 1): RunSummary => ({
+    ...summary(id, 0.5, "2026-12-02T00:00:00Z"),
+    space,
+    mode,
+    setVersion,
+  });
+
+  it("prefers the newest pair of one set version and mode, else each space's newest run, not comparable", () => {
+    const runs = [
+      on("9", "new", "hybrid", 2),
+      { ...on("8", "old", "hybrid"), state: "RUNNING" as const, figures: null },
+      on("7", "old", "vector"),
+      on("6", "new", "vector"),
+      on("5", "old", "hybrid"),
+      on("4", "elsewhere", "hybrid"),
+    ];
+    expect(latestPair(runs, "old", "new")).toMatchObject({ from: { id: "7" }, to: { id: "6" }, comparable: true });
+    expect(latestPair(runs.slice(0, 1).concat(runs.slice(4)), "old", "new")).toMatchObject({
+      from: { id: "5" },
+      to: { id: "9" },
+      comparable: false,
+    });
+    expect(latestPair([], "old", "new")).toEqual({ from: null, to: null, comparable: false });
+  });
+
+  it("lists what the new space wins and loses per query, with each relevant document's rank in both", () => {
+    const q = (index: number, ndcg: number, ranks: [string, number | null, number][]) => ({
+      index,
+      query: `q${index}`,
+      principals: [],
+      graded: true,
+      relevant: ranks.map(([key, rank, grade]) => ({ key, grade, rank, score: null, diagnosis: null })),
+      answer: [],
+      recall: ndcg,
+      reciprocalRank: ndcg,
+      ndcg,
+    });
+    const run = (space: string, queries: RunView["queries"]): RunView => ({
+      ...summary("1", 0, "2026-12-02T00:00:00Z"),
+      space,
+      settings: {},
+      queries,
+    });
+    const from = run("old", [
+      q(0, 1, [["a", 1, 1]]),
+      q(1, 0.3, [
+        ["b", 7, 2],
+        ["c", null, 0],
+      ]),
+      q(2, 0.8, [["d", 2, 1]]),
+      q(3, 0.5, [["e", 3, 1]]),
+      { index: 4, hidden: true },
+    ]);
+    const to = run("new", [
+      q(0, 0.2, [["a", null, 1]]),
+      q(1, 0.9, [
+        ["b", 1, 2],
+        ["c", 2, 0],
+      ]),
+      q(2, 0.5, [["d", 5, 1]]),
+      q(3, 0.5, [["e", 3, 1]]),
+      q(4, 1, [["f", 1, 1]]),
+    ]);
+    const { wins, losses } = spaceWinsAndLosses(from, to);
+    // Grade 0 ("judged, not relevant") is left out; an unchanged query is neither; a hidden one is left out.
+    expect(wins).toEqual([
+      { index: 1, query: "q1", fromNdcg: 0.3, toNdcg: 0.9, documents: [{ key: "b", fromRank: 7, toRank: 1 }] },
+    ]);
+    expect(losses.map((l) => [l.index, l.documents])).toEqual([
+      [0, [{ key: "a", fromRank: 1, toRank: null }]],
+      [2, [{ key: "d", fromRank: 2, toRank: 5 }]],
+    ]);
+    expect(spaceWinsAndLosses(from, { ...to, setVersion: 2 })).toEqual({ wins: [], losses: [] });
+  });
+
+  it("links to the Evaluation page, on one run", () => {
+    expect(evaluationHref("acme")).toBe("/tenants/acme/evaluation");
+    expect(evaluationHref("acme", "12")).toBe("/tenants/acme/evaluation?run=12");
   });
 });

@@ -2,6 +2,7 @@ import { handler } from "@/lib/http/handler";
 import { renderMetrics } from "@/lib/metrics";
 import { db, serverConfig } from "@/lib/server";
 import { singleFlight } from "@/lib/http/single-flight";
+import { sloDefaults } from "@/lib/config";
 
 export const dynamic = "force-dynamic";
 
@@ -13,6 +14,7 @@ export const GET = handler("GET /api/metrics", async () => {
     renderMetrics(db(), {
       leaseSeconds: cfg.LEASE_SECONDS,
       heartbeatSeconds: cfg.heartbeatSeconds,
+      slo: sloDefaults(cfg),
     }),
   );
   return new Response(m.body, { status: 200, headers: { "content-type": m.contentType, "cache-control": "no-store" } });

@@ -4,13 +4,7 @@
 
 import { parseDocumentInProcess } from "../parse";
 import { PipelineError, ParserUnavailableError, type Section } from "./common";
-import { limitExceeded, type ParseLimits } from "./limits";
-
-export type ParseRequest = { id: number; contentType: string; content: Uint8Array; limits: ParseLimits };
-export type ParseReply =
-  | { id: number; kind: "truncated"; totalPages: number; parsedPages: number }
-  | { id: number; kind: "ok"; sections: Section[] }
-  | { id: number; kind: "error"; name: string; code?: string; message: string };
+import { limitExceeded, type ParseLimits, type ParseReply, type ParseRequest } from "./limits";
 
 /** Sections within the output limits, or PARSE_LIMIT_EXCEEDED naming the one broken. */
 export function checkOutput(sections: Section[], limits: ParseLimits): Section[] {

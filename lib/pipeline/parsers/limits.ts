@@ -3,7 +3,7 @@
 // PARSE_LIMIT_EXCEEDED is not retryable: the task is DEAD at its first attempt, and the message
 // names the limit and what the publisher can do.
 
-import { PipelineError } from "./common";
+import { PipelineError, type Section } from "./common";
 
 export type ParseLimits = {
   /** Parse processes in the pool (each parses one document at a time). */
@@ -23,6 +23,17 @@ export type ParseLimits = {
   /** PDF: pages read at most; later pages are ignored (not a failure). */
   maxPages: number;
 };
+
+/**
+ * The messages between the pool (sandbox.ts) and a parse process (child.ts): a document and the
+ * limits it is parsed under in, its sections (or the error as code + message) out. Here, not in
+ * child.ts, so that the pool does not import the process's side (which imports ../parse).
+ */
+export type ParseRequest = { id: number; contentType: string; content: Uint8Array; limits: ParseLimits };
+export type ParseReply =
+  | { id: number; kind: "truncated"; totalPages: number; parsedPages: number }
+  | { id: number; kind: "ok"; sections: Section[] }
+  | { id: number; kind: "error"; name: string; code?: string; message: string };
 
 export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = Object.freeze({
   processes: 2,

@@ -17,8 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, type Config } from "../../config";
 import { PipelineError, type Section } from "./common";
-import { limitExceeded, type ParseLimits } from "./limits";
-import type { ParseReply, ParseRequest } from "./child";
+import { limitExceeded, type ParseLimits, type ParseReply, type ParseRequest } from "./limits";
 
 export type SandboxParseOptions = {
   signal?: AbortSignal;

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
+import { Suspense } from "react";
 import { EvaluationView } from "@/components/evaluation/EvaluationView";
+import { DetailSkeleton } from "@/components/route/PageSkeletons";
 
 type Props = { params: Promise<{ tenant: string }> };
 
@@ -18,5 +20,10 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 export default async function TenantEvaluationPage({ params }: Props) {
   const tenant = decode((await params).tenant);
-  return <EvaluationView key={tenant} tenant={tenant} />;
+  // The view reads the run to open from the query string (useSearchParams), hence the boundary.
+  return (
+    <Suspense fallback={<DetailSkeleton label="Loading the evaluation" />}>
+      <EvaluationView key={tenant} tenant={tenant} />
+    </Suspense>
+  );
 }

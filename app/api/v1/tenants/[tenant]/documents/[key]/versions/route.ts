@@ -5,6 +5,7 @@ import { checkPublish, idempotencyKeyOf, publish, type PublishRequest } from "@/
 import { db, serverConfig } from "@/lib/server";
 import { activeEmbeddingModel } from "@/lib/documents/repository";
 import { afterPublishCommit } from "@/lib/faults";
+import { requestTraceparent } from "@/lib/http/request-context";
 
 export const dynamic = "force-dynamic";
 
@@ -78,7 +79,8 @@ export const POST = handler<{ tenant: string; key: string }>(
       cfg.MAX_CONTENT_BYTES,
       () => activeEmbeddingModel(db(), tenant),
     );
-    const r = await publish(db(), { ...input, maxAttempts: cfg.MAX_ATTEMPTS });
+    // The task carries this request's span, so the worker's spans for it continue the trace.
+    const r = await publish(db(), { ...input, maxAttempts: cfg.MAX_ATTEMPTS, traceparent: requestTraceparent() });
     if (!r.replayed) afterPublishCommit(cfg);
     return json(
       {
