@@ -452,7 +452,9 @@ function startLoad(url: string, spaces: SpaceEmbedders, tag: string): Load {
         [p.documentId, p.versionNumber],
       );
       if (s.rowCount) break;
-      if (performance.now() - at > 120_000) throw new Error(`live-${tag}-${i} not searchable after 120 s`);
+      // A full re-index queues a publish behind all of its documents: as long as the re-index lasts.
+      if (performance.now() - at > MIGRATION_TIMEOUT_SECONDS * 1000)
+        throw new Error(`live-${tag}-${i} not searchable after ${MIGRATION_TIMEOUT_SECONDS} s`);
       await sleep(10);
     }
     publishes.push({ at, ms: performance.now() - at });
