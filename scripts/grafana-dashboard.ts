@@ -233,6 +233,25 @@ export function buildDashboard(): Dashboard {
       ),
     )
     .withPanel(
+      timeseries(
+        "Freshness SLO: error budget left, least first",
+        "Per tenant, over the SLO window (docs/operations.md#freshness-slo): 1 untouched, 0 spent, below 0 overspent; the 10 tenants with the least left",
+        "percentunit",
+        [q("bottomk(10, indexwright_slo_freshness_error_budget_remaining)", "{{tenant}}")],
+      ),
+    )
+    .withPanel(
+      timeseries(
+        "Freshness SLO: publishes in time, last hour",
+        "Per tenant: publishes searchable within the tenant's target over the last hour, against its objective; the 10 tenants lowest",
+        "percentunit",
+        [
+          q('bottomk(10, indexwright_slo_freshness_ratio{window="1h"})', "{{tenant}}"),
+          q("min(indexwright_slo_freshness_objective)", "objective (strictest)"),
+        ],
+      ),
+    )
+    .withPanel(
       timeseries("Pipeline step p95", "Time in each step of INDEX and REINDEX tasks", "s", [
         q(
           "histogram_quantile(0.95, sum by (le, step) (rate(indexwright_worker_step_duration_seconds_bucket[$__rate_interval])))",
@@ -247,6 +266,23 @@ export function buildDashboard(): Dashboard {
           "{{type}}",
         ),
       ]),
+    )
+    .withRow(row("Retrieval quality"))
+    .withPanel(
+      timeseries(
+        "Evaluation nDCG@10",
+        "Latest finished evaluation run per tenant, index space and mode (docs/evaluation.md); a drop after a switch is a regression",
+        "percentunit",
+        [q("indexwright_evaluation_ndcg_at_10", "{{tenant}} {{space}} {{mode}}")],
+      ),
+    )
+    .withPanel(
+      timeseries(
+        "Evaluation recall@10",
+        "Latest finished evaluation run per tenant, index space and mode",
+        "percentunit",
+        [q("indexwright_evaluation_recall_at_10", "{{tenant}} {{space}} {{mode}}")],
+      ),
     )
     .withRow(row("Embedding and workers"))
     .withPanel(
