@@ -53,10 +53,20 @@ const EVENTS = `scope AS (
   SELECT s.tenant_id, e.outcome, e.decided_at
     FROM scope s
     CROSS JOIN LATERAL (
+      -- Ended tasks through index_tasks_freshness_idx (which holds only them, so a claim writes no
+      -- entry there), unfinished ones through the status and lease indexes.
       SELECT it.task_id, it.document_id, it.version_number, it.status, it.created_at, it.finished_at,
              it.created_at + make_interval(secs => s.target_seconds) AS deadline
         FROM index_tasks it
        WHERE it.tenant_id = s.tenant_id AND it.task_type = 'INDEX'
+         AND it.status IN ('SUCCEEDED','DEAD','SUPERSEDED','RESOLVED','CANCELLED')
+         AND it.created_at > now() - make_interval(secs => $4::float8 + s.target_seconds)
+      UNION ALL
+      SELECT it.task_id, it.document_id, it.version_number, it.status, it.created_at, it.finished_at,
+             it.created_at + make_interval(secs => s.target_seconds) AS deadline
+        FROM index_tasks it
+       WHERE it.tenant_id = s.tenant_id AND it.task_type = 'INDEX'
+         AND it.status IN ('PENDING','RUNNING','RETRY_WAIT')
          AND it.created_at > now() - make_interval(secs => $4::float8 + s.target_seconds)
     ) p
     CROSS JOIN LATERAL (

@@ -57,7 +57,7 @@ async function written(c: pg.PoolClient, fn: () => Promise<void>): Promise<Writt
 }
 
 describe.runIf(onRealPostgres)("the queue's writes per task", () => {
-  it("claim: the task row, its CLAIMED event and 4 index entries; completion: the row, its event and 5; one row lock, the claim's own", async (ctx) => {
+  it("claim: the task row, its CLAIMED event and 4 index entries; completion: the row, its event and 6; one row lock, the claim's own", async (ctx) => {
     if (!walinspect) ctx.skip();
     await seedTasks(t.pool, 1, { tenant: "cost" });
     const c = await t.pool.connect();
@@ -79,6 +79,8 @@ describe.runIf(onRealPostgres)("the queue's writes per task", () => {
       expect(completed.indexEntries).toEqual([
         "index_tasks_document_key",
         "index_tasks_finished_at_idx",
+        // The freshness SLO's (ended INDEX tasks only, so never at the claim).
+        "index_tasks_freshness_idx",
         "index_tasks_pkey",
         "index_tasks_settled_status_idx",
         "task_events_pkey",
