@@ -37,8 +37,9 @@ export const METRIC_WINDOWS = [
 /**
  * Every judged (or pending) publish of the tenants in scope, created since `$reach` seconds before
  * now minus the tenant's target: a decision never comes later than the deadline, so nothing older
- * can fall in the window. Read per tenant through index_tasks_freshness_idx (tenant, created_at of
- * INDEX tasks), so the scan is the window's publishes and nothing more. Values: $1 tenants (null =
+ * can fall in the window. Read per tenant, the ended ones through index_tasks_freshness_idx
+ * (tenant, created_at of ended INDEX tasks) and the unfinished ones through the status and lease
+ * indexes, so the scan is the window's publishes and nothing more. Values: $1 tenants (null =
  * all), $2 default objective, $3 default target seconds, $4 reach in seconds.
  */
 const EVENTS = `scope AS (
