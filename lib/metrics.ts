@@ -1,6 +1,7 @@
 import "server-only";
 import { Registry, Gauge, Counter, Histogram } from "prom-client";
 import { collectProcessMetrics } from "./process-metrics";
+import { log } from "./log";
 import { overview } from "./operations/repository";
 import type pg from "pg";
 import { latestFigures } from "./evaluation/sql";
@@ -286,8 +287,16 @@ export async function renderMetrics(
   webhooksDue.set(wh.due);
   webhooksOldestDue.set(Math.max(0, wh.age));
   await observeMigrations(db);
-  await observeEvaluations(db);
-  await observeFreshness(db, opts.slo ?? SLO_DEFAULTS);
+  // Per-tenant families read more than the rest: one that fails leaves its own series out of this
+  // scrape (logged, and its gauges emptied rather than left stale), not the queue's and leases'.
+  await observeEvaluations(db).catch((err: Error) => {
+    for (const gauge of [evalNdcg, evalRecall, evalMrr, evalAge]) gauge.reset();
+    log.warn({ err: err.message }, "evaluation metrics left out of this scrape");
+  });
+  await observeFreshness(db, opts.slo ?? SLO_DEFAULTS).catch((err: Error) => {
+    for (const gauge of [sloRatio, sloEvents, sloObjective, sloTarget, sloBudget]) gauge.reset();
+    log.warn({ err: err.message }, "freshness SLO metrics left out of this scrape");
+  });
   // Metrics are rendered for the fleet only (the route refuses tenant-limited callers).
   const rec = o.reconciler!;
   for (const k of rec.kinds) reconcileFindings.set({ kind: k.kind }, k.found);

@@ -110,8 +110,9 @@ export async function putTenantFreshnessSlo(
     );
   await transaction(pool, async (tx) => {
     // Locked: two admins changing one tenant's objective are audited in the order they applied.
+    // NO KEY: the foreign-key checks of the tenant's publishes (KEY SHARE) go on meanwhile.
     const [before] = await tx.$queryRaw<{ objective: number | null; target_seconds: number | null }[]>`
-      SELECT freshness_objective AS objective, freshness_target_seconds AS target_seconds FROM tenants WHERE id = ${tenant} FOR UPDATE`;
+      SELECT freshness_objective AS objective, freshness_target_seconds AS target_seconds FROM tenants WHERE id = ${tenant} FOR NO KEY UPDATE`;
     if (!before) throw new DomainError("NOT_FOUND", `tenant ${tenant} not found (it has never published)`);
     const after = {
       objective: body.objective === undefined ? before.objective : body.objective,

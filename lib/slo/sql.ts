@@ -38,8 +38,8 @@ export const METRIC_WINDOWS = [
  * Every judged (or pending) publish of the tenants in scope, created since `$reach` seconds before
  * now minus the tenant's target: a decision never comes later than the deadline, so nothing older
  * can fall in the window. Read per tenant, the ended ones through index_tasks_freshness_idx
- * (tenant, created_at of ended INDEX tasks) and the unfinished ones through the status and lease
- * indexes, so the scan is the window's publishes and nothing more. Values: $1 tenants (null =
+ * (tenant, created_at of ended INDEX tasks) and the unfinished ones through the due and lease
+ * indexes (the backlog, whoever's), so the scan is the window's publishes and the backlog. Values: $1 tenants (null =
  * all), $2 default objective, $3 default target seconds, $4 reach in seconds.
  */
 const EVENTS = `scope AS (
@@ -62,12 +62,21 @@ const EVENTS = `scope AS (
        WHERE it.tenant_id = s.tenant_id AND it.task_type = 'INDEX'
          AND it.status IN ('SUCCEEDED','DEAD','SUPERSEDED','RESOLVED','CANCELLED')
          AND it.created_at > now() - make_interval(secs => $4::float8 + s.target_seconds)
+      -- Each unfinished branch states its partial index's own predicate (the due index: waiting,
+      -- not MIGRATE; the lease index: RUNNING), or the planner cannot use it and reads the table.
       UNION ALL
       SELECT it.task_id, it.document_id, it.version_number, it.status, it.created_at, it.finished_at,
              it.created_at + make_interval(secs => s.target_seconds) AS deadline
         FROM index_tasks it
-       WHERE it.tenant_id = s.tenant_id AND it.task_type = 'INDEX'
-         AND it.status IN ('PENDING','RUNNING','RETRY_WAIT')
+       WHERE it.status IN ('PENDING','RETRY_WAIT') AND it.task_type <> 'MIGRATE'
+         AND it.tenant_id = s.tenant_id AND it.task_type = 'INDEX'
+         AND it.created_at > now() - make_interval(secs => $4::float8 + s.target_seconds)
+      UNION ALL
+      SELECT it.task_id, it.document_id, it.version_number, it.status, it.created_at, it.finished_at,
+             it.created_at + make_interval(secs => s.target_seconds) AS deadline
+        FROM index_tasks it
+       WHERE it.status = 'RUNNING'
+         AND it.tenant_id = s.tenant_id AND it.task_type = 'INDEX'
          AND it.created_at > now() - make_interval(secs => $4::float8 + s.target_seconds)
     ) p
     CROSS JOIN LATERAL (
