@@ -130,13 +130,20 @@ SELECT (SELECT count(*) FROM saved)::int AS saved, (SELECT count(*) FROM flag)::
  * Before a swap: the pointers of documents that are deleted but whose DELETE has not run yet go,
  * as that DELETE would do (search already hides them; the trigger drops their shadow pointers
  * too). Coverage counts live documents only, so such a pointer would otherwise stay behind in the
- * old space.
+ * old space. Dropping a pointer writes its document row (the search_version trigger), and the
+ * caller already holds every pointer: a document row held by someone else (its DELETE task, or a
+ * publish doing the DELETE's work, both waiting for this pointer) is skipped, never waited for,
+ * and that pointer is left to the holder, which drops it once the swap commits.
  */
 export function dropDeletedPointers(tenantId: string): Statement {
   return {
-    text: `WITH gone AS (
-  DELETE FROM search_pointers sp USING documents d
-   WHERE d.id = sp.document_id AND sp.tenant_id = $1 AND d.deleted_at IS NOT NULL
+    text: `WITH doomed AS (
+  SELECT d.id FROM search_pointers sp JOIN documents d ON d.id = sp.document_id
+   WHERE sp.tenant_id = $1 AND d.deleted_at IS NOT NULL
+   ORDER BY d.id
+   FOR NO KEY UPDATE OF d SKIP LOCKED
+), gone AS (
+  DELETE FROM search_pointers sp USING doomed WHERE sp.document_id = doomed.id
   RETURNING sp.index_version_id
 )
 UPDATE index_versions iv SET status = 'RETIRED', retired_at = now()
@@ -145,7 +152,13 @@ UPDATE index_versions iv SET status = 'RETIRED', retired_at = now()
   };
 }
 
-/** The second half of the swap (a statement of its own: it must see the rows the first one saved). */
+/**
+ * The second half of the swap (a statement of its own: it must see the rows the first one saved).
+ * Only shadows at the active pointer's own version are taken, so no pointer changes version and
+ * no document row is written (the search_version trigger) while every pointer is held: coverage
+ * made that every live document's case; a deleted one left by dropDeletedPointers keeps its
+ * pointer for its DELETE.
+ */
 export function takeShadowPointers(tenantId: string, toSpaceId: number): Statement {
   return {
     text: `WITH taken AS (
@@ -154,6 +167,7 @@ export function takeShadowPointers(tenantId: string, toSpaceId: number): Stateme
          pinned_by = s.pinned_by, pinned_reason = s.pinned_reason, updated_at = now()
     FROM space_pointers s
    WHERE s.space_id = $2 AND s.tenant_id = $1 AND s.document_id = sp.document_id AND sp.tenant_id = $1
+     AND s.version_number = sp.version_number
   RETURNING sp.document_id
 ), dropped AS (
   DELETE FROM space_pointers WHERE space_id = $2 AND tenant_id = $1 RETURNING 1
