@@ -62,7 +62,7 @@
 //               ACTIVE build of its version there with exactly that version's chunks
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, mkdirSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { migrate } from "../../lib/db/migrate";
@@ -702,6 +702,7 @@ function startWorker(w: W, env: NodeJS.ProcessEnv): void {
   w.state = "running";
   w.ready = false;
   w.expectExit = false;
+  if (process.env.CHAOS_LOG_DIR) mkdirSync(process.env.CHAOS_LOG_DIR, { recursive: true });
   const logFile = process.env.CHAOS_LOG_DIR
     ? createWriteStream(path.join(process.env.CHAOS_LOG_DIR, `${w.id}.log`), { flags: "a" })
     : null;
