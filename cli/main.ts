@@ -12,13 +12,14 @@ const USAGE = `indexwright <command>
   config [--json]                         the settings this process sees (.env files read, secrets masked); exit 1 if start would refuse them
 
 Against a running server (--url URL or INDEXWRIGHT_URL; --token TOKEN or INDEXWRIGHT_TOKEN; --json for JSON output):
-  publish --tenant T --key K --file F [--title T] [--content-type CT] [--acl P,Q] [--wait] [--timeout S]
+  publish --tenant T --key K --file F [--title T] [--content-type CT] [--acl P,Q] [--priority interactive|bulk] [--wait] [--timeout S]
                                           Markdown, text, HTML, PDF or DOCX; the type from the file's extension.
                                           no --acl: the document keeps its ACL; --acl "": open to the whole tenant
                                           --wait: until SEARCHABLE (exit 0), FAILED or held on an older version by a pin
                                           or a force-done (exit 1); exit 2 after --timeout (600 s)
-  sync DIR --tenant T [--prefix P] [--dry-run] [--wait] [--concurrency N]
-                                          publish new and changed files, delete documents whose file is gone;
+  sync DIR --tenant T [--prefix P] [--dry-run] [--wait] [--concurrency N] [--priority bulk|interactive]
+                                          publish new and changed files (bulk: what people publish meanwhile goes first),
+                                          delete documents whose file is gone;
                                           key = path relative to DIR ("/" as "."), change = content checksum
   search --tenant T [--top-k N] [--mode vector|text|hybrid] [--principal P]... WORDS
   status [--tenant T --key K]             a document's state, or the overview

@@ -76,9 +76,11 @@ export async function publishCmd(argv: string[]): Promise<void> {
       title: { type: "string" },
       "content-type": { type: "string" },
       acl: { type: "string" },
+      priority: { type: "string" },
     },
   });
   required("publish", values, ["tenant", "key", "file"]);
+  const priority = priorityOption(values.priority, "interactive");
   const client = connect(values);
   const target = { tenant: values.tenant!, key: values.key! };
   const acl =
@@ -92,6 +94,7 @@ export async function publishCmd(argv: string[]): Promise<void> {
     title: values.title,
     contentType: values["content-type"],
     acl,
+    priority,
   });
   const waited = values.wait
     ? await follow(client, values, target, { kind: "searchable", versionNumber: r.versionNumber, taskId: r.taskId })
@@ -337,6 +340,13 @@ export async function rollbackCmd(argv: string[]): Promise<void> {
   );
 }
 
+/** --priority: interactive or bulk (docs/decisions/043-fair-claim.md); `fallback` when absent. */
+function priorityOption(v: string | undefined, fallback: "interactive" | "bulk"): "interactive" | "bulk" {
+  if (v === undefined) return fallback;
+  if (v !== "interactive" && v !== "bulk") throw new UsageError(`--priority must be interactive or bulk, got ${v}`);
+  return v;
+}
+
 export async function syncCmd(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -348,9 +358,11 @@ export async function syncCmd(argv: string[]): Promise<void> {
       prefix: { type: "string" },
       "dry-run": { type: "boolean" },
       concurrency: { type: "string" },
+      priority: { type: "string" },
     },
   });
   required("sync", values, ["tenant"]);
+  const priority = priorityOption(values.priority, "bulk");
   if (positionals.length !== 1) throw new UsageError("sync needs one folder: indexwright sync DIR --tenant T");
   const dir = path.resolve(positionals[0]);
   const prefix = values.prefix ?? "";
@@ -393,7 +405,8 @@ export async function syncCmd(argv: string[]): Promise<void> {
     ...plan.publish.map((p) =>
       limit(async () => {
         try {
-          const r = await publishFile(client, tenant, p.key, byKey.get(p.key)!.abs);
+          // A sync is bulk work (docs/decisions/043-fair-claim.md): what people publish meanwhile goes first.
+          const r = await publishFile(client, tenant, p.key, byKey.get(p.key)!.abs, { priority });
           goals.set(p.key, { kind: "searchable", versionNumber: r.versionNumber, taskId: r.taskId });
           return { action: "publish", key: p.key, ...r };
         } catch (err) {

@@ -125,7 +125,7 @@ export async function publishFile(
   tenant: string,
   key: string,
   file: string,
-  opts: { title?: string; contentType?: string; acl?: string[] } = {},
+  opts: { title?: string; contentType?: string; acl?: string[]; priority?: "interactive" | "bulk" } = {},
 ) {
   const content = await readFile(file);
   const contentType = opts.contentType ?? contentTypeOf(file);
@@ -142,6 +142,7 @@ export async function publishFile(
         content: content.toString("base64"),
         contentEncoding: "base64",
         ...(opts.acl ? { acl: opts.acl } : {}),
+        ...(opts.priority ? { priority: opts.priority } : {}),
       },
     }),
   );

@@ -13,7 +13,7 @@ import {
   type Lease,
 } from "../lib/queue/engine";
 import { classify, LeaseLostError } from "../lib/queue/errors";
-import { NOTIFY_CHANNEL, recordRenewLost } from "../lib/queue/sql";
+import { NOTIFY_CHANNEL, PRIORITY, recordRenewLost } from "../lib/queue/sql";
 import { executeTasks, collectGarbage } from "../lib/pipeline/run";
 import type { PipelineHooks } from "../lib/pipeline/member";
 import type { CompleteStats } from "../lib/queue/sql";
@@ -48,6 +48,8 @@ export type WorkerOptions = {
   tasksPerSlot?: number;
   /** The aging rule's interval (MIGRATION_AGING_MS); tests shorten it. */
   migrationAgingMs?: number;
+  /** The bulk class's aging interval (BULK_AGING_MS); tests shorten it. */
+  bulkAgingMs?: number;
 };
 
 /**
@@ -68,6 +70,13 @@ export const TAKE_OVER_EVERY_MS = 1000;
  * publish backlog keeps full still gives one slot to a MIGRATE batch this often.
  */
 export const MIGRATION_AGING_MS = 10_000;
+
+/**
+ * Bulk work is claimed after interactive work (docs/decisions/043-fair-claim.md); so that a stream
+ * of publishes that keeps every slot full cannot hold it back for good, a worker whose claims have
+ * not come back short (nothing else due) for this long claims one slot of bulk work first.
+ */
+export const BULK_AGING_MS = 5_000;
 
 type InFlight = {
   lease: Lease;
@@ -103,6 +112,8 @@ export class Worker {
   private migrationSlots = 0;
   /** When this worker last looked for migration work (the aging rule's clock). */
   private lastMigrationClaimAt = Date.now();
+  /** When bulk work last had its turn: a claim that came back short (it took all that was due) or an aging claim. */
+  private lastBulkTurnAt = Date.now();
   private readonly spaces: SpaceEmbedders;
   /** Slots running a claimed group of tasks; a slot is free again once each of its tasks has an outcome. */
   private busySlots = 0;
@@ -231,6 +242,7 @@ export class Worker {
         Date.now() - this.lastMigrationClaimAt >= (this.o.migrationAgingMs ?? MIGRATION_AGING_MS)
       )
         await this.claimMigrationWork(1, false);
+      if (Date.now() - this.lastBulkTurnAt >= (this.o.bulkAgingMs ?? BULK_AGING_MS)) await this.claimBulkWork();
       const free = this.o.concurrency - this.busySlots;
       if (free <= 0) continue;
       let leases: Lease[];
@@ -247,6 +259,7 @@ export class Worker {
           for (const l of leases) if (l.traceParent) recordSpan(tracer, l.traceParent, "claim", c0, c1, attrs);
         }
         this.lastClaimShort = leases.length < free * this.perSlot;
+        if (this.lastClaimShort) this.lastBulkTurnAt = Date.now();
         if (leases.length === 0) this.stats.emptyClaims++;
         failures = 0;
       } catch (err) {
@@ -316,6 +329,22 @@ export class Worker {
     }
     for (const lease of leases.slice(room * this.perSlot)) this.startSlot([lease]);
     return leases.length === want;
+  }
+
+  /** The bulk class's aging turn: one slot of due bulk work, claimed ahead of interactive work. */
+  private async claimBulkWork(): Promise<void> {
+    this.lastBulkTurnAt = Date.now();
+    if (this.o.concurrency - this.busySlots <= 0) return;
+    try {
+      const leases = await claim(this.claimPool!, this.o.workerId, this.o.cfg.LEASE_SECONDS, this.perSlot, {
+        takeOver: false,
+        classes: [PRIORITY.BULK],
+      });
+      if (leases.length > 0) this.startSlot(leases);
+    } catch (err) {
+      // Logged, not swallowed silently: the loop's own claim follows at once.
+      log.error({ err }, "bulk aging claim failed");
+    }
   }
 
   private get perSlot(): number {

@@ -1970,6 +1970,11 @@ export type components = {
             acl?: string;
             abstract?: string;
             overview?: string;
+            /**
+             * @description interactive (the default) or bulk.
+             * @enum {string}
+             */
+            priority?: "interactive" | "bulk";
         };
         RenameResult: {
             tenant: string;
@@ -4872,6 +4877,11 @@ export interface operations {
                     acl?: string[];
                     abstract?: string | null;
                     overview?: string | null;
+                    /**
+                     * @description The build's class in the claim: interactive (the default) is claimed ahead of bulk; bulk is for syncs and backfills, which then never delay what people publish now. Either way tenants take turns within a class.
+                     * @enum {string}
+                     */
+                    priority?: "interactive" | "bulk";
                 };
                 "multipart/form-data": components["schemas"]["PublishUpload"];
             };

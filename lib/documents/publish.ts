@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { withTransaction } from "../db/pool";
 import { namedStatementsOn, preparedSettingFromEnv, runNamed } from "../db/prepared";
-import { notifyTasks } from "../queue/sql";
+import { notifyTasks, PRIORITY, type Priority } from "../queue/sql";
 import { createTask, supersedeOlderTasks } from "../queue/actions-sql";
 import { DOCUMENT_STATE_SQL, LATEST_TASK_JOIN, POINTER_JOIN } from "./state";
 import { DomainError } from "../domain/errors";
@@ -34,6 +34,8 @@ export type PublishInput = {
   idempotency?: { key: string; requestHash: string };
   /** The publish request's span (W3C traceparent), stored with the task; absent or null with tracing off. */
   traceparent?: string | null;
+  /** The build's claim class; interactive when absent. */
+  priority?: Priority;
 };
 
 export type PublishResult = {
@@ -161,6 +163,7 @@ export async function checkPublish(
     overview: body.overview ?? null,
     actor: r.actor,
     idempotency: r.idempotencyKey ? { key: r.idempotencyKey, requestHash } : undefined,
+    priority: body.priority === "bulk" ? PRIORITY.BULK : PRIORITY.INTERACTIVE,
   };
 }
 
@@ -385,6 +388,7 @@ async function publishInTx(
     input.actor,
     { versionNumber, checksum },
     input.traceparent ?? null,
+    input.priority ?? PRIORITY.INTERACTIVE,
   );
   const task = (await q<{ task_id: string }>(created.text, created.values)).rows[0];
   if (!task)

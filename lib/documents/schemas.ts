@@ -19,6 +19,9 @@ const aclPrincipal = z.string().trim().min(1).max(200).refine(noControl, NO_CONT
 export const tenantParam = z.string().regex(TENANT_PATTERN, "tenant must match [a-z0-9][a-z0-9._-]{0,63}");
 export const keyParam = z.string().regex(KEY_PATTERN, "key must match [a-z0-9][a-z0-9._-]{0,127}");
 
+/** A publish's claim class (docs/decisions/043-fair-claim.md). */
+export const PUBLISH_PRIORITIES = ["interactive", "bulk"] as const;
+
 export const publishBody = z
   .object({
     title: z.string().trim().min(1).max(500).refine(noControl, NO_CONTROL),
@@ -32,6 +35,10 @@ export const publishBody = z
     }),
     abstract: z.string().max(20_000).refine(readableText, TEXT_CONTROL).nullish(),
     overview: z.string().max(50_000).refine(readableText, TEXT_CONTROL).nullish(),
+    priority: z.enum(PUBLISH_PRIORITIES).optional().meta({
+      description:
+        "The build's class in the claim: interactive (the default) is claimed ahead of bulk; bulk is for syncs and backfills, which then never delay what people publish now. Either way tenants take turns within a class.",
+    }),
   })
   .strict();
 export type PublishBody = z.infer<typeof publishBody>;

@@ -2,7 +2,14 @@ import { z } from "zod";
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { ROUTES, type HttpMethod, type RouteRule } from "./routes";
 import * as R from "./openapi-schemas";
-import { documentListQuery, keyParam, publishBody, searchBody, tenantParam } from "../documents/schemas";
+import {
+  documentListQuery,
+  keyParam,
+  PUBLISH_PRIORITIES,
+  publishBody,
+  searchBody,
+  tenantParam,
+} from "../documents/schemas";
 import {
   bulkRetryBody,
   optionalReasonBody,
@@ -83,6 +90,7 @@ const multipartPublish = z
     }),
     abstract: z.string().optional(),
     overview: z.string().optional(),
+    priority: z.enum(PUBLISH_PRIORITIES).optional().meta({ description: "interactive (the default) or bulk." }),
   })
   .meta({ id: "PublishUpload" });
 

@@ -6,6 +6,7 @@
 // Prisma repositories run them through the transaction (lib/db/repository.ts execute/queryRows),
 // the reconciler through pg (run). Every caller holds the document row lock (lock order).
 import type { Statement } from "../db/pool";
+import { PRIORITY, type Priority } from "./sql";
 import { CANCELLABLE_STATUSES, REVIVABLE_STATUSES, UNFINISHED_STATUSES, sqlList } from "../domain/constants";
 
 const REVIVABLE = sqlList(REVIVABLE_STATUSES);
@@ -40,11 +41,13 @@ export function createTask(
   actor: string,
   detail: unknown,
   traceparent: string | null = null,
+  /** Interactive unless the caller's work is bulk (docs/decisions/043-fair-claim.md). */
+  priority: Priority = PRIORITY.INTERACTIVE,
 ): Statement {
   return {
     text: `WITH task AS (
-  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts, trace_parent)
-  VALUES ($1, $2::uuid, $3::int, $4, $5::int, $8::text)
+  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts, trace_parent, priority)
+  VALUES ($1, $2::uuid, $3::int, $4, $5::int, $8::text, $9::smallint)
   ON CONFLICT (tenant_id, document_id, version_number, task_type) DO NOTHING
   RETURNING task_id, tenant_id
 ), created AS (
@@ -52,7 +55,7 @@ export function createTask(
   SELECT task_id, tenant_id, 'CREATED', $6, $7::jsonb FROM task
 )
 SELECT task_id::text FROM task`,
-    values: [tenantId, documentId, versionNumber, taskType, maxAttempts, actor, json(detail), traceparent],
+    values: [tenantId, documentId, versionNumber, taskType, maxAttempts, actor, json(detail), traceparent, priority],
   };
 }
 
@@ -97,14 +100,17 @@ export function reopenReindexTask(
   maxAttempts: number,
   actor: string,
   before: string | null,
+  priority: Priority = PRIORITY.INTERACTIVE,
 ): Statement {
   const kept = `index_tasks.status IN ${UNFINISHED}`;
   return {
     text: `WITH task AS (
-  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts)
-  VALUES ($1, $2::uuid, $3::int, 'REINDEX', $4::int)
+  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts, priority)
+  VALUES ($1, $2::uuid, $3::int, 'REINDEX', $4::int, $7::smallint)
   ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE
     SET status = CASE WHEN ${kept} THEN index_tasks.status ELSE 'PENDING' END,
+        priority = CASE WHEN ${kept} THEN index_tasks.priority ELSE EXCLUDED.priority END,
+        fair_at = CASE WHEN ${kept} THEN index_tasks.fair_at ELSE EXCLUDED.fair_at END,
         next_attempt_at = CASE WHEN ${kept} THEN index_tasks.next_attempt_at ELSE now() END,
         max_attempts = CASE WHEN ${kept} THEN index_tasks.max_attempts ELSE index_tasks.attempts + $4::int END,
         finished_at = CASE WHEN ${kept} THEN index_tasks.finished_at END,
@@ -119,7 +125,7 @@ export function reopenReindexTask(
    WHERE $6::text IS NULL OR $6::text NOT IN ${UNFINISHED}
 )
 SELECT task_id::text FROM task`,
-    values: [tenantId, documentId, versionNumber, maxAttempts, actor, before],
+    values: [tenantId, documentId, versionNumber, maxAttempts, actor, before, priority],
   };
 }
 
@@ -138,9 +144,10 @@ export function restartReindexTask(
 ): Statement {
   return {
     text: `WITH task AS (
-  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts) VALUES ($1, $2, $3, 'REINDEX', $4)
+  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts, priority)
+  VALUES ($1, $2, $3, 'REINDEX', $4, ${PRIORITY.BULK})
   ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE
-    SET status = 'PENDING', next_attempt_at = now(), max_attempts = index_tasks.attempts + $4, finished_at = NULL,
+    SET status = 'PENDING', priority = ${PRIORITY.BULK}, fair_at = EXCLUDED.fair_at, next_attempt_at = now(), max_attempts = index_tasks.attempts + $4, finished_at = NULL,
         lease_until = NULL, error_code = NULL, error_message = NULL, updated_at = now()
     WHERE index_tasks.status IN ('SUCCEEDED', 'SUPERSEDED')
   RETURNING task_id, tenant_id
@@ -163,7 +170,8 @@ export function retryTask(taskId: string, budget: number, actor: string, detail:
   return {
     text: `WITH retried AS (
   UPDATE index_tasks
-     SET status = 'PENDING', next_attempt_at = now(), max_attempts = attempts + $2::int, finished_at = NULL, lease_until = NULL, updated_at = now(),
+     SET status = 'PENDING', next_attempt_at = now(), fair_at = indexwright_fair_at(tenant_id, priority),
+         max_attempts = attempts + $2::int, finished_at = NULL, lease_until = NULL, updated_at = now(),
          error_code = CASE WHEN status = 'CANCELLED' THEN NULL ELSE error_code END,
          error_message = CASE WHEN status = 'CANCELLED' THEN NULL ELSE error_message END
    WHERE task_id = $1::bigint AND status IN ${REVIVABLE}
@@ -217,7 +225,8 @@ export function retryDeadTasks(
    ORDER BY t.task_id
      FOR UPDATE OF t
 ), revived AS (
-  UPDATE index_tasks t SET status = 'PENDING', next_attempt_at = now(), max_attempts = t.attempts + $6::int, finished_at = NULL, lease_until = NULL, updated_at = now()
+  UPDATE index_tasks t SET status = 'PENDING', next_attempt_at = now(), fair_at = indexwright_fair_at(t.tenant_id, t.priority),
+         max_attempts = t.attempts + $6::int, finished_at = NULL, lease_until = NULL, updated_at = now()
     FROM candidates c
    WHERE t.task_id = c.task_id AND NOT c.obsolete
   RETURNING t.task_id, t.tenant_id
@@ -322,10 +331,10 @@ export function queueMigrationTasks(
      AND NOT EXISTS (SELECT 1 FROM space_pointers s
                       WHERE s.space_id = $2 AND s.document_id = sp.document_id AND s.version_number = sp.version_number)
 ), task AS (
-  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts, space_id)
-  SELECT tenant_id, document_id, version_number, 'MIGRATE', $4::int, $2 FROM wanted
+  INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, max_attempts, space_id, priority)
+  SELECT tenant_id, document_id, version_number, 'MIGRATE', $4::int, $2, ${PRIORITY.MIGRATION} FROM wanted
   ON CONFLICT (tenant_id, document_id, version_number, task_type) DO UPDATE
-    SET status = 'PENDING', next_attempt_at = now(), max_attempts = index_tasks.attempts + $4::int, space_id = EXCLUDED.space_id,
+    SET status = 'PENDING', next_attempt_at = now(), fair_at = EXCLUDED.fair_at, max_attempts = index_tasks.attempts + $4::int, space_id = EXCLUDED.space_id,
         lease_owner = NULL, lease_until = NULL, error_code = NULL, error_message = NULL, progress_done = 0, progress_total = 0,
         chunks_total = NULL, chunks_reused = NULL, batches_sent = NULL, started_at = NULL, finished_at = NULL,
         created_at = now(), updated_at = now()

@@ -54,7 +54,7 @@ export async function claim(
   workerId: string,
   leaseSeconds: number,
   limit: number,
-  opts: { takeOver?: boolean; migrate?: boolean } = {},
+  opts: { takeOver?: boolean; migrate?: boolean; classes?: readonly sql.Priority[] } = {},
 ): Promise<Lease[]> {
   const { rows } = await runHot<sql.ClaimedRow>(
     db,

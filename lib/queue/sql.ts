@@ -22,23 +22,51 @@ const NOT_PAUSED = `(NOT EXISTS (SELECT 1 FROM task_pauses)
           OR NOT (tenant_id = ANY (ARRAY(SELECT tenant_id FROM task_pauses WHERE tenant_id IS NOT NULL))
                   OR task_type = ANY (ARRAY(SELECT task_type FROM task_pauses WHERE task_type IS NOT NULL))))`;
 
+/** Priority classes (docs/decisions/043-fair-claim.md); MIGRATE tasks are class 2 and nothing else is. */
+export const PRIORITY = { INTERACTIVE: 0, BULK: 1, MIGRATION: 2 } as const;
+export type Priority = (typeof PRIORITY)[keyof typeof PRIORITY];
+
 /**
- * Due PENDING/RETRY_WAIT tasks, oldest first, locked with SKIP LOCKED: the scan every claim shares.
- * Migration work (MIGRATE) has a due index of its own and is claimed only by claimMigrationTasks,
- * into slots the rest leaves free, so a migration's backlog is never ahead of a publish.
+ * Due tasks of the priority classes `classes`, in claim order, locked with SKIP LOCKED: the scans
+ * every claim shares. PENDING work is read in (priority, fair_at) order from index_tasks_fair_idx,
+ * where a trigger placed each task when it joined the queue, after its tenant's other queued work
+ * (so tenants take turns: self-clocked fair queuing); RETRY_WAIT work by the time it comes due
+ * from index_tasks_retry_idx, so a retry that is not due yet is never read. One scan per class
+ * and kind, each an index range with its own LIMIT, merged by the caller. Migration work (class
+ * 2) is claimed only by claimMigrationTasks, into slots the rest leaves free, so a migration's
+ * backlog is never ahead of a publish.
  */
-function dueScan(n: string, migrate = false): string {
-  return `  SELECT task_id, status, lease_owner, next_attempt_at, created_at
+function dueScans(n: string, classes: readonly Priority[]): string[] {
+  const scan = (where: string, order: string) => `SELECT task_id, status, lease_owner, priority, fair_at
     FROM index_tasks
-   WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now()
-     AND task_type ${migrate ? "=" : "<>"} 'MIGRATE'
+   WHERE ${where}
      -- Never claim past the budget: one such row (left by an older release) would otherwise fail
      -- every claim on the attempts <= max_attempts constraint and stall the whole queue.
      AND attempts < max_attempts
      AND ${NOT_PAUSED}
-   ORDER BY next_attempt_at, created_at, task_id
+   ORDER BY ${order}
    LIMIT ${n}
-   FOR UPDATE SKIP LOCKED
+   FOR UPDATE SKIP LOCKED`;
+  return classes.flatMap((c) => [
+    scan(`status = 'PENDING' AND priority = ${c} AND next_attempt_at <= now()`, "priority, fair_at, task_id"),
+    scan(
+      `status = 'RETRY_WAIT' AND priority = ${c} AND next_attempt_at <= now()`,
+      "priority, next_attempt_at, task_id",
+    ),
+  ]);
+}
+
+/**
+ * The due scans of `classes` as CTEs (a locking scan cannot be a UNION's arm), then `due`: them
+ * merged into claim order and cut to `n`. Opens the statement's WITH list; the caller goes on
+ * with its next CTE.
+ */
+function dueTasks(n: string, classes: readonly Priority[]): string {
+  const scans = dueScans(n, classes);
+  return `${scans.map((sc, k) => `due_${k} AS (\n  ${sc}\n), `).join("")}due AS (
+  SELECT * FROM (${scans.map((_, k) => `SELECT * FROM due_${k}`).join(" UNION ALL ")}) d
+   ORDER BY priority, fair_at, task_id
+   LIMIT ${n}
 `;
 }
 
@@ -103,18 +131,31 @@ export function claimTasks(
   workerId: string,
   leaseSeconds: number,
   limit: number,
-  opts: { takeOver?: boolean } = {},
+  opts: {
+    takeOver?: boolean;
+    /**
+     * The classes whose due work it takes, interactive before bulk; `[PRIORITY.BULK]` is the
+     * worker's aging claim (worker/loop.ts), so bulk work never starves behind interactive work.
+     */
+    classes?: readonly Priority[];
+  } = {},
 ): Statement {
   // The batch size is part of the text, not a parameter: with a literal LIMIT a prepared claim can
   // keep one generic plan (a parameter there makes the planner re-plan every call, to size it).
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
     throw new RangeError(`claim limit must be an integer from 1 to 10000, got ${limit}`);
+  const classes = opts.classes ?? [PRIORITY.INTERACTIVE, PRIORITY.BULK];
   return opts.takeOver === false
-    ? claimDueTasks(workerId, leaseSeconds, limit)
-    : claimDueOrExpiredTasks(workerId, leaseSeconds, limit);
+    ? claimDueTasks(workerId, leaseSeconds, limit, classes)
+    : claimDueOrExpiredTasks(workerId, leaseSeconds, limit, classes);
 }
 
-function claimDueOrExpiredTasks(workerId: string, leaseSeconds: number, limit: number): Statement {
+function claimDueOrExpiredTasks(
+  workerId: string,
+  leaseSeconds: number,
+  limit: number,
+  classes: readonly Priority[],
+): Statement {
   const n = String(limit);
   return {
     text: `WITH exhausted AS (
@@ -134,9 +175,8 @@ function claimDueOrExpiredTasks(workerId: string, leaseSeconds: number, limit: n
   SELECT task_id, tenant_id, 'LEASE_EXPIRED_DEAD', $1, attempts, 'LEASE_ATTEMPTS_EXHAUSTED',
          jsonb_build_object('previousOwner', lease_owner)
     FROM exhausted
-), due AS (
-${dueScan(n)}), expired AS (
-  SELECT task_id, status, lease_owner, next_attempt_at, created_at
+), ${dueTasks(n, classes)}), expired AS (
+  SELECT task_id, status, lease_owner, priority, fair_at
     FROM index_tasks
    WHERE status = 'RUNNING' AND lease_until <= now() AND attempts < max_attempts
      AND ${NOT_PAUSED}
@@ -145,7 +185,7 @@ ${dueScan(n)}), expired AS (
    FOR UPDATE SKIP LOCKED
 ), picked AS (
   SELECT * FROM (SELECT * FROM due UNION ALL SELECT * FROM expired) c
-   ORDER BY next_attempt_at, created_at, task_id
+   ORDER BY priority, fair_at, task_id
    LIMIT ${n}
 ${claimAndReturn("picked")}`,
     values: [workerId, leaseSeconds],
@@ -159,11 +199,10 @@ ${claimAndReturn("picked")}`,
  * it still makes at least once a second and after every claim that came back short
  * (worker/loop.ts), so an expired lease waits at most about a second longer to be taken over.
  */
-function claimDueTasks(workerId: string, leaseSeconds: number, limit: number): Statement {
+function claimDueTasks(workerId: string, leaseSeconds: number, limit: number, classes: readonly Priority[]): Statement {
   const n = String(limit);
   return {
-    text: `WITH due AS (
-${dueScan(n)}${claimAndReturn("due")}`,
+    text: `WITH ${dueTasks(n, classes)}${claimAndReturn("due")}`,
     values: [workerId, leaseSeconds],
   };
 }
@@ -177,8 +216,7 @@ export function claimMigrationTasks(workerId: string, leaseSeconds: number, limi
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
     throw new RangeError(`claim limit must be an integer from 1 to 10000, got ${limit}`);
   return {
-    text: `WITH due AS (
-${dueScan(String(limit), true)}${claimAndReturn("due")}`,
+    text: `WITH ${dueTasks(String(limit), [PRIORITY.MIGRATION])}${claimAndReturn("due")}`,
     values: [workerId, leaseSeconds],
   };
 }
@@ -246,6 +284,8 @@ export function failTask(
   UPDATE index_tasks
      SET status = $4, lease_until = NULL, updated_at = now(),
          next_attempt_at = CASE WHEN $4 = 'RETRY_WAIT' THEN now() + make_interval(secs => $5::double precision) ELSE next_attempt_at END,
+         -- A retry queues behind its tenant's waiting work, in turn with the others (the fair claim).
+         fair_at = CASE WHEN $4 = 'RETRY_WAIT' THEN indexwright_fair_at(tenant_id, priority) ELSE fair_at END,
          finished_at = CASE WHEN $4 = 'DEAD' THEN now() ELSE NULL END,
          error_code = $6, error_message = $7
    WHERE task_id = $1 AND ${FENCE}
@@ -273,7 +313,7 @@ export function releaseTask(taskId: string, workerId: string, leaseAttempt: numb
     text: `WITH released AS (
   UPDATE index_tasks
      SET status = 'RETRY_WAIT', lease_until = NULL, next_attempt_at = now(), updated_at = now(),
-         max_attempts = max_attempts + 1
+         fair_at = indexwright_fair_at(tenant_id, priority), max_attempts = max_attempts + 1
    WHERE task_id = $1 AND ${FENCE}
   RETURNING task_id, tenant_id, attempts
 )

@@ -10,7 +10,7 @@ import {
   type AnomalyKind,
 } from "../domain/constants";
 import { run } from "../db/pool";
-import { notifyTasks } from "../queue/sql";
+import { notifyTasks, PRIORITY } from "../queue/sql";
 import { createTask, expireExhaustedLease, restartReindexTask } from "../queue/actions-sql";
 import { loadReconcileConfig, type ReconcileConfig } from "../config";
 import { movePointer } from "../pipeline/pointer";
@@ -390,6 +390,9 @@ class Pass {
           this.opts.maxAttempts,
           RECONCILER_ACTOR,
           detail,
+          null,
+          // A repair is bulk work: it must not queue ahead of what users publish now.
+          PRIORITY.BULK,
         ),
       )
     ).rows[0];

@@ -18,7 +18,9 @@ beforeEach(async () => resetContent(t.pool));
 
 /** Turns `n` of the tenant's seeded INDEX tasks into MIGRATE tasks (what a migration queues). */
 async function asMigrate(ids: string[]): Promise<void> {
-  await t.pool.query(`UPDATE index_tasks SET task_type = 'MIGRATE' WHERE task_id = ANY($1::bigint[])`, [ids]);
+  await t.pool.query(`UPDATE index_tasks SET task_type = 'MIGRATE', priority = 2 WHERE task_id = ANY($1::bigint[])`, [
+    ids,
+  ]);
 }
 
 /**

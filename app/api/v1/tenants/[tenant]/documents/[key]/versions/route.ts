@@ -31,7 +31,7 @@ async function readMultipart(req: Request, maxBytes: number, limit: number): Pro
     const v = form.get(name);
     return typeof v === "string" ? v : undefined;
   };
-  const allowed = new Set(["file", "title", "contentType", "acl", "abstract", "overview"]);
+  const allowed = new Set(["file", "title", "contentType", "acl", "abstract", "overview", "priority"]);
   for (const name of form.keys())
     if (!allowed.has(name)) throw new DomainError("VALIDATION_FAILED", `${name}: unknown field`);
   const acl = text("acl");
@@ -48,6 +48,7 @@ async function readMultipart(req: Request, maxBytes: number, limit: number): Pro
             .filter(Boolean),
     abstract: text("abstract"),
     overview: text("overview"),
+    priority: text("priority"),
   });
   return { body, content: Buffer.from(await file.arrayBuffer()), sentAs: "file" };
 }
