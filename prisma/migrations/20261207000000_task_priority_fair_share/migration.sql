@@ -20,8 +20,8 @@ END $$;
 ALTER TABLE "index_tasks" VALIDATE CONSTRAINT "index_tasks_priority_check";
 
 -- A task's place when it joins the queue (inserted, revived, or back from RUNNING to wait for a
--- retry): after the queue's head in its class (the task the next claim takes; paused work is not
--- the head) and one millisecond after the tenant's newest queued task of that class. Volatile, so
+-- retry): after the queue's head in its class (the task the next claim takes; a paused tenant's
+-- work is not the head while anything else is queued) and one millisecond after the tenant's newest queued task of that class. Volatile, so
 -- each call sees the rows its statement wrote before: a tenant's bulk insert or bulk retry lines
 -- up one after another. indexwright.fair_queue = off (a database or session setting) is first-in
 -- first-out, the comparison bench:fairness measures against. The statements that move a task
@@ -36,6 +36,11 @@ BEGIN
   IF current_setting('indexwright.fair_queue', true) = 'off' THEN
     RETURN clock_timestamp();
   END IF;
+  -- One enqueue at a time per tenant and class, to its transaction's end: concurrent publishes of
+  -- one tenant would otherwise each read the same newest task and share a place, and a client
+  -- publishing N at a time would be served N per turn. Taken last in the lock order (it holds
+  -- nothing anyone waits for in turn), so it closes no cycle (docs/architecture.md#lock-order).
+  PERFORM pg_advisory_xact_lock(1769435494, hashtext(p_tenant || '/' || p_priority));
   SELECT t."fair_at" INTO head FROM "index_tasks" t
    WHERE t."status" = 'PENDING' AND t."priority" = p_priority
      AND (NOT EXISTS (SELECT 1 FROM "task_pauses")
@@ -43,6 +48,14 @@ BEGIN
                   OR t."task_type" = ANY (ARRAY(SELECT "task_type" FROM "task_pauses" WHERE "task_type" IS NOT NULL))))
    ORDER BY t."priority", t."fair_at", t."task_id"
    LIMIT 1;
+  -- Everything paused (a task-type pause, or a fleet paused to queue a backfill first): the head
+  -- is then the first queued task all the same, so what queues meanwhile still takes turns.
+  IF head IS NULL THEN
+    SELECT t."fair_at" INTO head FROM "index_tasks" t
+     WHERE t."status" = 'PENDING' AND t."priority" = p_priority
+     ORDER BY t."priority", t."fair_at", t."task_id"
+     LIMIT 1;
+  END IF;
   SELECT t."fair_at" INTO last FROM "index_tasks" t
    WHERE t."status" = 'PENDING' AND t."tenant_id" = p_tenant AND t."priority" = p_priority
    ORDER BY t."tenant_id" DESC, t."priority" DESC, t."fair_at" DESC
