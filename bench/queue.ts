@@ -5,6 +5,11 @@
 //                                 postgresql://postgres@127.0.0.1:5432/postgres)
 //   TASKS=50000 PROCESSES=1,4 CONCURRENCY=10 ROUNDS=2 npm run bench:queue
 //   SYSTEMS=indexwright ROUNDS=1 BENCH_PROFILE=1 npm run bench:queue   (statements per task)
+//   MIXED_PRIORITIES=0 npm run bench:queue                             (every task in one class)
+//
+// By default half the tasks are bulk (ours: priority 1, claimed after interactive work, tenants in
+// turn: docs/decisions/040-fair-claim.md) and graphile-worker's jobs have priorities 0 and 1 alike,
+// so both claims order by priority.
 //
 // It creates (and afterwards drops) its own database, applies our migrations and the peers' own
 // schemas, and seeds FINISHED succeeded tasks (the table a long-running install has).
@@ -84,6 +89,8 @@ const S = {
   latencyClaimers: intList("LATENCY_CLAIMERS", "1,4,8"),
   pgBossWorkers: positiveInt("PGBOSS_WORKERS", 1),
   profile: process.env.BENCH_PROFILE === "1",
+  /** Half the tasks bulk (ours) and half at priority 1 (graphile-worker's job priority): both claims order by class. */
+  mixedPriorities: setting("MIXED_PRIORITIES", "1") === "1",
   systems: setting("SYSTEMS", SYSTEM_NAMES.filter((n) => n !== "indexwright-baseline" || BASELINE).join(","))
     .split(",")
     .map((s) => s.trim()) as SystemName[],
@@ -153,11 +160,12 @@ function indexwrightAdapter(name: SystemName, prepared: boolean, root = ROOT): A
       const perDoc = Math.ceil(n / 1000);
       const r = await pool.query<{ lo: string; hi: string }>(
         `WITH ins AS (
-           INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type)
-           SELECT 'bench', d.id, g.v, 'INDEX' FROM documents d CROSS JOIN generate_series($1::int, $2::int) AS g(v) LIMIT $3
+           INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type, priority)
+           SELECT 'bench', d.id, g.v, 'INDEX', CASE WHEN $4::boolean THEN (abs(hashtext(d.id::text || g.v)) % 2)::smallint ELSE 0::smallint END
+             FROM documents d CROSS JOIN generate_series($1::int, $2::int) AS g(v) LIMIT $3
            RETURNING task_id)
          SELECT min(task_id)::text AS lo, max(task_id)::text AS hi FROM ins`,
-        [nextVersion, nextVersion + perDoc - 1, n],
+        [nextVersion, nextVersion + perDoc - 1, n, S.mixedPriorities],
       );
       versionCounter.next += perDoc;
       range = r.rows[0];
@@ -203,8 +211,8 @@ function graphileAdapter(): Adapter {
     async enqueue(pool, n) {
       await pool.query(
         `SELECT count(*) FROM graphile_worker.add_jobs(array(
-           SELECT ('noop', '{}'::json, NULL, NULL, NULL, NULL, NULL, NULL)::graphile_worker.job_spec FROM generate_series(1, $1)))`,
-        [n],
+           SELECT ('noop', '{}'::json, NULL, NULL, NULL, NULL, CASE WHEN $2::boolean THEN g % 2 END, NULL)::graphile_worker.job_spec FROM generate_series(1, $1) g))`,
+        [n, S.mixedPriorities],
       );
     },
     async remaining(pool) {

@@ -22,7 +22,7 @@ import { pathToFileURL } from "node:url";
 const FIGURES_SHOWN = 100;
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const ALL = ["queue", "index", "search", "dashboard", "migration"] as const;
+const ALL = ["queue", "index", "search", "dashboard", "migration", "fairness"] as const;
 type Json = Record<string, unknown>;
 export type Outcome = {
   name: string;

@@ -340,7 +340,7 @@ export async function rollbackCmd(argv: string[]): Promise<void> {
   );
 }
 
-/** --priority: interactive or bulk (docs/decisions/043-fair-claim.md); `fallback` when absent. */
+/** --priority: interactive or bulk (docs/decisions/040-fair-claim.md); `fallback` when absent. */
 function priorityOption(v: string | undefined, fallback: "interactive" | "bulk"): "interactive" | "bulk" {
   if (v === undefined) return fallback;
   if (v !== "interactive" && v !== "bulk") throw new UsageError(`--priority must be interactive or bulk, got ${v}`);
@@ -405,7 +405,7 @@ export async function syncCmd(argv: string[]): Promise<void> {
     ...plan.publish.map((p) =>
       limit(async () => {
         try {
-          // A sync is bulk work (docs/decisions/043-fair-claim.md): what people publish meanwhile goes first.
+          // A sync is bulk work (docs/decisions/040-fair-claim.md): what people publish meanwhile goes first.
           const r = await publishFile(client, tenant, p.key, byKey.get(p.key)!.abs, { priority });
           goals.set(p.key, { kind: "searchable", versionNumber: r.versionNumber, taskId: r.taskId });
           return { action: "publish", key: p.key, ...r };

@@ -3,6 +3,8 @@ import { Registry, Gauge, Counter, Histogram } from "prom-client";
 import { collectProcessMetrics } from "./process-metrics";
 import { log } from "./log";
 import { overview } from "./operations/repository";
+import { PRIORITY_NAMES, tenantQueueHeads, type TenantQueueHead } from "./queue/waits";
+import type { Priority } from "./queue/sql";
 import type pg from "pg";
 import { latestFigures } from "./evaluation/sql";
 import { freshnessMetrics, METRIC_WINDOWS, SLI_SETTINGS, type MetricRow } from "./slo/sql";
@@ -23,13 +25,29 @@ const SLO_DEFAULTS: SloDefaults = {
 // Labels stay low-cardinality: state, error code, worker pool — never task or document ids, and
 // tenant only on figures whose meaning is per tenant (a fleet mean of nDCG@10 says nothing): the
 // evaluation figures are at most two spaces (active, an open migration's shadow) × three modes per
-// tenant, on this authenticated fleet-wide endpoint only, never on a worker's unauthenticated /metrics.
+// tenant, the queue wait at most three classes per tenant, on this authenticated fleet-wide endpoint
+// only, never on a worker's unauthenticated /metrics.
 const registry = new Registry();
 collectProcessMetrics(registry, "indexwright_web_");
 const g = (name: string, help: string, labelNames: string[] = []) =>
   new Gauge({ name, help, labelNames, registers: [registry] });
 const due = g("indexwright_tasks_due", "Tasks due now (PENDING or RETRY_WAIT past next_attempt_at)");
 const oldestDue = g("indexwright_oldest_due_task_age_seconds", "Age of the oldest due task");
+const tenantsWaiting = g(
+  "indexwright_queue_tenants_waiting",
+  "Tenants with PENDING work queued, per priority class (interactive, bulk, migration)",
+  ["priority"],
+);
+const oldestWait = g(
+  "indexwright_queue_oldest_wait_seconds",
+  "Per priority class, the longest any tenant's next queued task has been due (0 when none is queued); the fair claim serves tenants in turn",
+  ["priority"],
+);
+const tenantWait = g(
+  "indexwright_tenant_queue_wait_seconds",
+  "How long a tenant's next queued task of a priority class has been due; only tenants with work queued",
+  ["tenant", "priority"],
+);
 const running = g("indexwright_tasks_running", "Tasks RUNNING");
 const leases = g("indexwright_leases", "RUNNING leases by condition", ["condition"]);
 const dead = g("indexwright_tasks_dead", "Tasks DEAD");
@@ -232,6 +250,15 @@ async function observeNewLatencies(db: pg.Pool): Promise<void> {
  * time in practice) with the index probes the Migrations page uses; the task counts read the
  * MIGRATE due index and the DEAD index.
  */
+/** Every tenant's wait per class (bounded: tenants × 3 classes, only those with work queued). */
+async function observeTenantWaits(db: pg.Pool): Promise<void> {
+  const heads = tenantQueueHeads();
+  const { rows } = await db.query<TenantQueueHead>(heads.text, heads.values);
+  tenantWait.reset();
+  for (const h of rows)
+    tenantWait.set({ tenant: h.tenant_id, priority: PRIORITY_NAMES[Number(h.priority) as Priority] }, h.wait_seconds);
+}
+
 async function observeMigrations(db: pg.Pool): Promise<void> {
   const { rows } = await db.query<{ state: string; n: number; remaining: number; tokens: number }>(
     `SELECT m.state, count(*)::int AS n, coalesce(sum(tokens_embedded), 0)::float8 AS tokens,
@@ -250,7 +277,7 @@ async function observeMigrations(db: pg.Pool): Promise<void> {
   const {
     rows: [t],
   } = await db.query<{ due: number; dead: number }>(
-    `SELECT (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND task_type = 'MIGRATE') AS due,
+    `SELECT (SELECT count(*)::int FROM index_tasks WHERE status IN ('PENDING', 'RETRY_WAIT') AND next_attempt_at <= now() AND priority = 2) AS due,
             (SELECT count(*)::int FROM index_tasks WHERE status = 'DEAD' AND task_type = 'MIGRATE') AS dead`,
   );
   migrationDue.set(t.due);
@@ -265,6 +292,14 @@ export async function renderMetrics(
   due.set(o.queue.due);
   oldestDue.set(o.queue.oldestDueAgeSeconds ?? 0);
   running.set(o.queue.running);
+  for (const p of o.queue.byPriority) {
+    tenantsWaiting.set({ priority: p.priority }, p.tenantsWaiting);
+    oldestWait.set({ priority: p.priority }, p.oldestWaitSeconds ?? 0);
+  }
+  await observeTenantWaits(db).catch((err: Error) => {
+    tenantWait.reset();
+    log.warn({ err: err.message }, "per-tenant queue waits left out of this scrape");
+  });
   leases.set({ condition: "expiring_soon" }, o.queue.leasesExpiringSoon);
   leases.set({ condition: "expired" }, o.queue.leasesExpired);
   dead.set(o.queue.dead);

@@ -72,7 +72,7 @@ export const TAKE_OVER_EVERY_MS = 1000;
 export const MIGRATION_AGING_MS = 10_000;
 
 /**
- * Bulk work is claimed after interactive work (docs/decisions/043-fair-claim.md); so that a stream
+ * Bulk work is claimed after interactive work (docs/decisions/040-fair-claim.md); so that a stream
  * of publishes that keeps every slot full cannot hold it back for good, a worker whose claims have
  * not come back short (nothing else due) for this long claims one slot of bulk work first.
  */

@@ -14,6 +14,7 @@ import { BlockSkeleton, QueryErrorState, StaleDataBanner } from "../States";
 import { BacklogChart, DriftChart, ErrorBreakdownChart, LatencyChart, OldestDueChart } from "./OverviewCharts";
 import { RangePicker, ThroughputChart } from "./ActivityCharts";
 import { ReconcilerCard } from "./ReconcilerCard";
+import { QueueWaitsCard } from "./QueueWaitsCard";
 import { PausePanel } from "../operations/PausePanel";
 import { OpenMigrationsCard } from "../migrations/TenantsView";
 import { FreshnessSloCard } from "../slo/FreshnessSloCard";
@@ -358,6 +359,8 @@ function OverviewBody({
           />
         ) : null}
       </dl>
+
+      <QueueWaitsCard queue={q} />
 
       <OpenMigrationsCard />
 

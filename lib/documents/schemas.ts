@@ -19,7 +19,7 @@ const aclPrincipal = z.string().trim().min(1).max(200).refine(noControl, NO_CONT
 export const tenantParam = z.string().regex(TENANT_PATTERN, "tenant must match [a-z0-9][a-z0-9._-]{0,63}");
 export const keyParam = z.string().regex(KEY_PATTERN, "key must match [a-z0-9][a-z0-9._-]{0,127}");
 
-/** A publish's claim class (docs/decisions/043-fair-claim.md). */
+/** A publish's claim class (docs/decisions/040-fair-claim.md). */
 export const PUBLISH_PRIORITIES = ["interactive", "bulk"] as const;
 
 export const publishBody = z

@@ -23,6 +23,8 @@ const bigintId = z.string().regex(/^\d+$/);
 const uuid = z.uuid();
 const count = z.int().min(0);
 const seconds = z.number().min(0);
+/** A task's claim class (docs/decisions/040-fair-claim.md). */
+const priorityClass = z.enum(["interactive", "bulk", "migration"]);
 
 const documentState = z.enum(Object.values(DOCUMENT_STATE) as [DocumentState, ...DocumentState[]]).meta({
   id: "DocumentState",
@@ -329,6 +331,21 @@ export const overview = z
       leasesExpiringSoon: count,
       leasesExpired: count,
       dead: count,
+      byPriority: z
+        .array(
+          z.strictObject({
+            priority: priorityClass,
+            tenantsWaiting: count,
+            oldestWaitSeconds: nullableSeconds,
+          }),
+        )
+        .meta({
+          description:
+            "Per priority class: tenants with work queued, and the longest any of them has waited for its next task (the fair claim serves tenants in turn, so the oldest wait is a tenant's, not the queue head's).",
+        }),
+      longestWaits: z
+        .array(z.strictObject({ tenant: z.string(), priority: priorityClass, waitSeconds: seconds }))
+        .meta({ description: "The five tenants whose next queued task has waited longest, longest first." }),
     }),
     errors: z.array(z.strictObject({ errorCode: z.string(), status: taskStatus, count })),
     drift: z.strictObject({ count, acknowledged: count, oldestAgeSeconds: nullableSeconds }),

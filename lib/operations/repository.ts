@@ -1,4 +1,5 @@
 import "server-only";
+import { summariseWaits, tenantQueueHeads, type TenantQueueHead } from "../queue/waits";
 import type pg from "pg";
 import {
   prisma,
@@ -335,6 +336,10 @@ export async function overview(
     // statement lives with the reconciler; it runs on this client's connections.
     fleet ? latestPass(asQueryable(db)) : null,
   ]);
+  // Each tenant's next task in line (one index probe per tenant and class): the fair claim's
+  // longest waits, which a single oldest-due figure no longer is (docs/decisions/040-fair-claim.md).
+  const heads = tenantQueueHeads();
+  const waits = summariseWaits(await db.$queryRawUnsafe<TenantQueueHead[]>(heads.text, ...heads.values), tenants);
   const r = rows[0];
   // JSON renders timestamps with the session's offset; the API's are UTC ISO strings.
   const utc = (s: string) => new Date(s).toISOString();
@@ -349,6 +354,8 @@ export async function overview(
       leasesExpiringSoon: r.leases_expiring,
       leasesExpired: r.leases_expired,
       dead: r.dead,
+      byPriority: waits.byPriority,
+      longestWaits: waits.longest,
     },
     errors: r.errors.map((e) => ({ errorCode: e.error_code, status: e.status, count: e.n })),
     drift: { count: r.drift, acknowledged: r.acknowledged, oldestAgeSeconds: r.oldest_drift_age },

@@ -41,7 +41,7 @@ export function createTask(
   actor: string,
   detail: unknown,
   traceparent: string | null = null,
-  /** Interactive unless the caller's work is bulk (docs/decisions/043-fair-claim.md). */
+  /** Interactive unless the caller's work is bulk (docs/decisions/040-fair-claim.md). */
   priority: Priority = PRIORITY.INTERACTIVE,
 ): Statement {
   return {

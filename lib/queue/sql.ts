@@ -22,7 +22,7 @@ const NOT_PAUSED = `(NOT EXISTS (SELECT 1 FROM task_pauses)
           OR NOT (tenant_id = ANY (ARRAY(SELECT tenant_id FROM task_pauses WHERE tenant_id IS NOT NULL))
                   OR task_type = ANY (ARRAY(SELECT task_type FROM task_pauses WHERE task_type IS NOT NULL))))`;
 
-/** Priority classes (docs/decisions/043-fair-claim.md); MIGRATE tasks are class 2 and nothing else is. */
+/** Priority classes (docs/decisions/040-fair-claim.md); MIGRATE tasks are class 2 and nothing else is. */
 export const PRIORITY = { INTERACTIVE: 0, BULK: 1, MIGRATION: 2 } as const;
 export type Priority = (typeof PRIORITY)[keyof typeof PRIORITY];
 

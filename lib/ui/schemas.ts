@@ -271,6 +271,14 @@ export const overviewSchema = z.object({
     leasesExpiringSoon: num,
     leasesExpired: num,
     dead: num,
+    byPriority: z
+      .array(z.object({ priority: z.string(), tenantsWaiting: num, oldestWaitSeconds: nullableNum }))
+      .nullish()
+      .transform((v) => v ?? []),
+    longestWaits: z
+      .array(z.object({ tenant: z.string(), priority: z.string(), waitSeconds: num }))
+      .nullish()
+      .transform((v) => v ?? []),
   }),
   errors: z
     .array(z.object({ errorCode: z.string(), status: z.string(), count: num }))

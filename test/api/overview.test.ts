@@ -269,8 +269,9 @@ describe("overview", () => {
     expect(text).toMatch(/^indexwright_task_errors\{error_code="PARSE_ERROR",status="DEAD"\} \d+$/m);
     expect(text).toMatch(/^indexwright_leases\{condition="expired"\} [1-9]\d*$/m);
     // A tenant label only on the per-tenant families an SRE alerts on per tenant (the freshness SLO,
-    // the latest evaluation figures: a bounded number of series a tenant), never a task, document or key.
-    const perTenant = /^indexwright_(slo_freshness|evaluation)_/;
+    // the latest evaluation figures, the fair claim's wait per tenant and class: a bounded number of
+    // series a tenant), never a task, document or key.
+    const perTenant = /^indexwright_(slo_freshness|evaluation|tenant_queue_wait)_/;
     for (const m of text.matchAll(/^(\w+)\{([^}]*)\}/gm)) {
       const labels = m[2].split(",").map((kv) => kv.split("=")[0]);
       for (const l of labels)

@@ -8,7 +8,7 @@ import { loadConfig } from "../../lib/config";
 import { LocalEmbedder } from "../../lib/embedding";
 import { Worker } from "../../worker/loop";
 
-// Priorities and fair share in the claim (docs/decisions/043-fair-claim.md): tenants take turns
+// Priorities and fair share in the claim (docs/decisions/040-fair-claim.md): tenants take turns
 // within a class whatever their backlogs, interactive work goes before bulk, and bulk still gets
 // its turn. Each case here failed with the first-in first-out claim it replaces.
 let t: TestDb;
@@ -61,6 +61,29 @@ describe("the fair claim", () => {
     for (let i = 0; i < 6; i++) order.push(...(await claimed(1)).map((l) => l.taskId));
     expect(order.indexOf(other)).toBeLessThan(order.indexOf(lease.taskId));
     expect(order).toHaveLength(6);
+  });
+
+  it("concurrent enqueues of one tenant take places one after another, not one shared place", async () => {
+    await t.pool.query(`INSERT INTO tenants (id, name) VALUES ('conc', 'conc') ON CONFLICT DO NOTHING`);
+    const clients = await Promise.all(Array.from({ length: 4 }, () => t.pool.connect()));
+    try {
+      for (const c of clients) await c.query("BEGIN");
+      // Each open transaction queues one task; none sees the others' rows until they commit.
+      for (const [k, c] of clients.entries())
+        await c.query(
+          `WITH d AS (INSERT INTO documents (id, tenant_id, key, title, business_version)
+                      VALUES (gen_random_uuid(), 'conc', 'c-' || $1::text, 'Doc', 1) RETURNING id)
+           INSERT INTO index_tasks (tenant_id, document_id, version_number, task_type) SELECT 'conc', id, 1, 'INDEX' FROM d`,
+          [k],
+        );
+      for (const c of clients) await c.query("COMMIT");
+    } finally {
+      for (const c of clients) c.release();
+    }
+    const { rows } = await t.pool.query<{ n: number }>(
+      `SELECT count(DISTINCT fair_at)::int AS n FROM index_tasks WHERE tenant_id = 'conc'`,
+    );
+    expect(rows[0].n).toBe(4);
   });
 
   it("with indexwright.fair_queue = off the claim is first-in first-out", async () => {

@@ -1,5 +1,5 @@
 -- indexwright:no-transaction
--- Priorities and fair share in the claim (docs/decisions/043-fair-claim.md). Every task has a
+-- Priorities and fair share in the claim (docs/decisions/040-fair-claim.md). Every task has a
 -- priority class: 0 interactive (a publish, a delete, an operator's action), 1 bulk (a sync, a
 -- reconciler repair, a bulk reindex), 2 migration (MIGRATE, claimed into its own slots). Within a
 -- class, the claim takes PENDING tasks in fair_at order: a virtual finish time given when the task
@@ -32,15 +32,23 @@ LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   head TIMESTAMPTZ;
   last TIMESTAMPTZ;
+  slot INTEGER;
+  key BIGINT;
 BEGIN
   IF current_setting('indexwright.fair_queue', true) = 'off' THEN
     RETURN clock_timestamp();
   END IF;
-  -- One enqueue at a time per tenant and class, to its transaction's end: concurrent publishes of
-  -- one tenant would otherwise each read the same newest task and share a place, and a client
-  -- publishing N at a time would be served N per turn. Taken last in the lock order (it holds
-  -- nothing anyone waits for in turn), so it closes no cycle (docs/architecture.md#lock-order).
-  PERFORM pg_advisory_xact_lock(1769435494, hashtext(p_tenant || '/' || p_priority));
+  -- Concurrent enqueues of one tenant and class cannot see each other's rows, so each would read
+  -- the same newest task and take the same place: a client publishing N at a time would be served
+  -- N per turn. Each enqueue therefore takes the first free of 32 slot locks of its tenant and
+  -- class (try-locks: nobody waits) and adds its slot number to its place, so concurrent ones line
+  -- up one after another. Held to the transaction's end and never waited for, they close no cycle
+  -- (docs/architecture.md#lock-order); a statement that queues many rows holds its slot for all.
+  slot := 0;
+  key := (26993::bigint << 48) | ((hashtext(p_tenant || '/' || p_priority)::bigint & 4294967295) << 5);
+  WHILE slot < 32 AND NOT pg_try_advisory_xact_lock(key | slot) LOOP
+    slot := slot + 1;
+  END LOOP;
   SELECT t."fair_at" INTO head FROM "index_tasks" t
    WHERE t."status" = 'PENDING' AND t."priority" = p_priority
      AND (NOT EXISTS (SELECT 1 FROM "task_pauses")
@@ -60,7 +68,7 @@ BEGIN
    WHERE t."status" = 'PENDING' AND t."tenant_id" = p_tenant AND t."priority" = p_priority
    ORDER BY t."tenant_id" DESC, t."priority" DESC, t."fair_at" DESC
    LIMIT 1;
-  RETURN greatest(coalesce(head, clock_timestamp()), last + interval '1 millisecond');
+  RETURN greatest(coalesce(head, clock_timestamp()), last + interval '1 millisecond') + slot * interval '1 millisecond';
 END $$;
 
 -- An inserted task's class and place. A BEFORE INSERT trigger locks nothing; an upsert that
