@@ -110,11 +110,12 @@ BEGIN
   END IF;
 END $$;
 
--- The claim's two scans: PENDING work in fair order per class, and RETRY_WAIT work by the time it
--- comes due (so a retry that is not due is never read), merged by (priority, fair_at).
+-- The claim's two scans: PENDING work in (priority, fair_at) order, one range across the classes
+-- it takes, and RETRY_WAIT work by the time it comes due (so a retry that is not due is never
+-- read), merged by (priority, fair_at).
 CREATE INDEX CONCURRENTLY IF NOT EXISTS "index_tasks_fair_idx" ON "index_tasks"("priority", "fair_at", "task_id")
   WHERE "status" = 'PENDING';
-CREATE INDEX CONCURRENTLY IF NOT EXISTS "index_tasks_retry_idx" ON "index_tasks"("priority", "next_attempt_at", "task_id")
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "index_tasks_retry_idx" ON "index_tasks"("next_attempt_at", "task_id")
   WHERE "status" = 'RETRY_WAIT';
 -- A tenant's newest queued task of a class (the trigger), and each tenant's next task in line (the
 -- overview's and metrics' wait per tenant).
