@@ -1325,6 +1325,20 @@ export type components = {
                 leasesExpiringSoon: number;
                 leasesExpired: number;
                 dead: number;
+                /** @description Per priority class: tenants with work queued, and the longest any of them has waited for its next task (the fair claim serves tenants in turn, so the oldest wait is a tenant's, not the queue head's). */
+                byPriority: {
+                    /** @enum {string} */
+                    priority: "interactive" | "bulk" | "migration";
+                    tenantsWaiting: number;
+                    oldestWaitSeconds: number | null;
+                }[];
+                /** @description The five tenants whose next queued task has waited longest, longest first. */
+                longestWaits: {
+                    tenant: string;
+                    /** @enum {string} */
+                    priority: "interactive" | "bulk" | "migration";
+                    waitSeconds: number;
+                }[];
             };
             errors: {
                 errorCode: string;
