@@ -28,16 +28,14 @@
 import pg from "pg";
 import os from "node:os";
 import path from "node:path";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, openSync, readFileSync } from "node:fs";
-import { freePort, inParallel, machineFacts, percentile, prng, round3, withBenchDatabase } from "./db";
+import { mkdtempSync } from "node:fs";
+import { inParallel, machineFacts, percentile, prng, round3, withBenchDatabase } from "./db";
 import { publish } from "../lib/documents/publish";
 import { loadConfig } from "../lib/config";
 import { PRIORITY } from "../lib/queue/sql";
 import { pauseQueue, resumeQueue } from "../lib/operations/repository";
-import { workerArgs } from "../test/helpers/process";
+import { startWorker, stopFleet } from "./fleet";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
 const A_DOCS = Number(process.env.A_DOCS ?? 20_000);
 const TENANTS = Number(process.env.TENANTS ?? 100);
 const PER_TENANT = Number(process.env.PER_TENANT ?? 60);
@@ -61,48 +59,6 @@ const paragraph = (r: () => number) =>
     () => Array.from({ length: 14 }, () => WORDS[Math.floor(r() * WORDS.length)]).join(" ") + ".",
   ).join(" ");
 
-type BenchWorker = { child: ChildProcess; id: string; logFile: string };
-
-async function startWorker(db: pg.Pool, url: string, id: string): Promise<BenchWorker> {
-  const logFile = path.join(TMP, `${id}.log`);
-  const out = openSync(logFile, "a");
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(env)) if (/^(EMBEDDING_|OPENAI_)/.test(k)) delete env[k];
-  const child = spawn(process.execPath, workerArgs(id, CONCURRENCY), {
-    cwd: ROOT,
-    env: {
-      ...env,
-      DATABASE_URL: url,
-      WORKER_METRICS_PORT: String(await freePort()),
-      WORKER_METRICS_HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", out, out],
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`worker ${id} exited with ${child.exitCode}:\n${readFileSync(logFile, "utf8").slice(-3000)}`);
-    const r = await db
-      .query(`SELECT 1 FROM workers WHERE id = $1 AND stopped_at IS NULL`, [id])
-      .catch(() => ({ rowCount: 0 }));
-    if (r.rowCount) return { child, id, logFile };
-    if (Date.now() > deadline) throw new Error(`worker ${id} did not register within 60 s`);
-    await sleep(50);
-  }
-}
-
-async function stopFleet(ws: BenchWorker[]): Promise<void> {
-  await Promise.all(
-    ws.map(async (w) => {
-      if (w.child.exitCode !== null) return;
-      const exited = new Promise((r) => w.child.once("exit", r));
-      w.child.kill("SIGTERM");
-      await exited;
-    }),
-  );
-}
-
 const publishNote = (db: pg.Pool, tenant: string, key: string, text: string, bulk: boolean) =>
   publish(db, {
     tenant,
@@ -118,10 +74,11 @@ const publishNote = (db: pg.Pool, tenant: string, key: string, text: string, bul
     priority: bulk ? PRIORITY.BULK : PRIORITY.INTERACTIVE,
   });
 
-const urls = new WeakMap<pg.Pool, string>();
-const dbUrl = (db: pg.Pool) => urls.get(db)!;
-
-async function withFleet<T>(mode: "fair" | "fifo", name: string, fn: (db: pg.Pool) => Promise<T>): Promise<T> {
+async function withFleet<T>(
+  mode: "fair" | "fifo",
+  name: string,
+  fn: (db: pg.Pool, url: string) => Promise<T>,
+): Promise<T> {
   return withBenchDatabase(`fair_${name}_${mode}`, async (url) => {
     const admin = new pg.Pool({ connectionString: url, max: 1 });
     const dbName = new URL(url).pathname.slice(1);
@@ -129,13 +86,18 @@ async function withFleet<T>(mode: "fair" | "fifo", name: string, fn: (db: pg.Poo
     await admin.end();
     const db = new pg.Pool({ connectionString: url, max: PUBLISHERS + 4 });
     db.on("error", () => undefined);
-    urls.set(db, url);
     const ws = await Promise.all(
-      Array.from({ length: WORKERS }, (_, k) => startWorker(db, url, `bench-fair-${mode}-${k}-${process.pid}`)),
+      Array.from({ length: WORKERS }, (_, k) =>
+        startWorker(db, url, `bench-fair-${mode}-${k}-${process.pid}`, {
+          logDir: TMP,
+          concurrency: CONCURRENCY,
+          env: { LOG_LEVEL: "warn" },
+        }),
+      ),
     );
     await sleep(1500);
     try {
-      return await fn(db);
+      return await fn(db, url);
     } finally {
       await stopFleet(ws);
       await db.end();
@@ -150,7 +112,7 @@ function stats(ms: number[]) {
 }
 
 async function bulkBacklog(mode: "fair" | "fifo") {
-  return withFleet(mode, "bulk", async (db) => {
+  return withFleet(mode, "bulk", async (db, url) => {
     const r = prng(7);
     const texts = Array.from({ length: A_DOCS }, () => paragraph(r));
     const small: { tenant: string; ms: number; at: number }[] = [];
@@ -160,7 +122,7 @@ async function bulkBacklog(mode: "fair" | "fifo") {
     // the load the watching adds is the same however many wait (a poller per publish would pile
     // up exactly when the wait is long, and slow the run it measures).
     const waiting = new Map<string, { tenant: string; version: number; at: number }>();
-    const watchPool = new pg.Pool({ connectionString: dbUrl(db), max: 3 });
+    const watchPool = new pg.Pool({ connectionString: url, max: 3 });
     const poller = (async () => {
       while (running || waiting.size > 0) {
         if (waiting.size > 0) {

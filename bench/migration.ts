@@ -57,19 +57,9 @@
 import pg from "pg";
 import os from "node:os";
 import path from "node:path";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
-import {
-  withBenchDatabase,
-  round3,
-  prng,
-  percentile,
-  startCpuMeter,
-  machineFacts,
-  freePort,
-  inParallel,
-  type Cpu,
-} from "./db";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { withBenchDatabase, round3, prng, percentile, startCpuMeter, machineFacts, inParallel, type Cpu } from "./db";
 import { publish } from "../lib/documents/publish";
 import { loadConfig } from "../lib/config";
 import { pauseQueue, resumeQueue } from "../lib/operations/repository";
@@ -81,7 +71,7 @@ import { spaceIndexName } from "../lib/spaces/indexes";
 import { SpaceEmbedders } from "../lib/spaces/embedders";
 import { searchAnswer, searchWithPlan, tenantSearchSpace } from "../lib/search/search";
 import { OpenAIEmbedder } from "../lib/embedding";
-import { workerArgs } from "../test/helpers/process";
+import { startWorker, stopFleet, workerEnv, type BenchWorker, type WorkerStart } from "./fleet";
 import { DomainError } from "../lib/domain/errors";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -180,42 +170,12 @@ const noteOf = (r: () => number) => paragraphOf(r, CORPUS === "topics" ? Math.fl
 // Worker processes (as bench/index.ts starts them).
 
 type Steps = Record<string, { seconds: number; count: number }>;
-type BenchWorker = { child: ChildProcess; id: string; metricsPort: number; logFile: string };
-
-/** The workers' environment: the inherited one without embedding settings, then `env`. */
-function workerEnv(url: string, metricsPort: number, env: Record<string, string>): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(base)) if (/^(EMBEDDING_|OPENAI_)/.test(k) || k === KEY_VAR) delete base[k];
-  return {
-    ...base,
-    DATABASE_URL: url,
-    WORKER_METRICS_PORT: String(metricsPort),
-    WORKER_METRICS_HOST: "127.0.0.1",
-    ...env,
-  };
-}
-
-async function startWorker(db: pg.Pool, url: string, id: string, env: Record<string, string>): Promise<BenchWorker> {
-  const metricsPort = await freePort();
-  const logFile = path.join(TMP, `${id}.log`);
-  const out = openSync(logFile, "a");
-  const child = spawn(process.execPath, workerArgs(id, CONCURRENCY), {
-    cwd: ROOT,
-    env: workerEnv(url, metricsPort, env),
-    stdio: ["ignore", out, out],
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`worker ${id} exited with ${child.exitCode}:\n${readFileSync(logFile, "utf8").slice(-3000)}`);
-    const r = await db
-      .query(`SELECT 1 FROM workers WHERE id = $1 AND stopped_at IS NULL`, [id])
-      .catch(() => ({ rowCount: 0 }));
-    if (r.rowCount) return { child, id, metricsPort, logFile };
-    if (Date.now() > deadline) throw new Error(`worker ${id} did not register within 60 s`);
-    await sleep(50);
-  }
-}
+const workerStart = (env: Record<string, string>): WorkerStart => ({
+  logDir: TMP,
+  concurrency: CONCURRENCY,
+  withhold: [KEY_VAR],
+  env,
+});
 
 async function scrapeSteps(w: BenchWorker): Promise<Steps> {
   const text = await (await fetch(`http://127.0.0.1:${w.metricsPort}/metrics`)).text();
@@ -248,22 +208,13 @@ const stepsBetween = (a: Steps, b: Steps): Steps =>
 
 async function startFleet(db: pg.Pool, url: string, name: string, env: Record<string, string>) {
   const ws = await Promise.all(
-    Array.from({ length: WORKERS }, (_, k) => startWorker(db, url, `bench-${name}-${k}-${process.pid}`, env)),
+    Array.from({ length: WORKERS }, (_, k) =>
+      startWorker(db, url, `bench-${name}-${k}-${process.pid}`, workerStart(env)),
+    ),
   );
   // Parse processes, LISTEN, the first idle claim: start-up, not part of any figure.
   await sleep(2000);
   return ws;
-}
-
-async function stopFleet(ws: BenchWorker[]): Promise<void> {
-  await Promise.all(
-    ws.map(async (w) => {
-      if (w.child.exitCode !== null) return;
-      const exited = new Promise((r) => w.child.once("exit", r));
-      w.child.kill("SIGTERM");
-      await exited;
-    }),
-  );
 }
 
 /** Until every task after `sinceTaskId` (up to `upToTaskId`: the live publisher's come later) has ended. */
@@ -370,7 +321,10 @@ async function fullIndex(
 ): Promise<FullIndex> {
   // What the workers do first at start (the environment's space, default for new tenants, with its
   // HNSW index), done here so the tenant is created on it by the first publish below.
-  const reg = await registerEnvironmentSpace(db, loadConfig(workerEnv(url, 0, env) as Record<string, string>));
+  const reg = await registerEnvironmentSpace(
+    db,
+    loadConfig(workerEnv(url, 0, workerStart(env)) as Record<string, string>),
+  );
   const hnswIndexPresentAtStart =
     (await db.query(`SELECT 1 FROM pg_indexes WHERE indexname = $1`, [spaceIndexName(reg.space.id)])).rowCount === 1;
   const since = await maxTaskId(db);
