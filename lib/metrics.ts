@@ -250,15 +250,6 @@ async function observeNewLatencies(db: pg.Pool): Promise<void> {
  * time in practice) with the index probes the Migrations page uses; the task counts read the
  * MIGRATE due index and the DEAD index.
  */
-/** Every tenant's wait per class (bounded: tenants × 3 classes, only those with work queued). */
-async function observeTenantWaits(db: pg.Pool): Promise<void> {
-  const heads = tenantQueueHeads();
-  const { rows } = await db.query<TenantQueueHead>(heads.text, heads.values);
-  tenantWait.reset();
-  for (const h of rows)
-    tenantWait.set({ tenant: h.tenant_id, priority: PRIORITY_NAMES[Number(h.priority) as Priority] }, h.wait_seconds);
-}
-
 async function observeMigrations(db: pg.Pool): Promise<void> {
   const { rows } = await db.query<{ state: string; n: number; remaining: number; tokens: number }>(
     `SELECT m.state, count(*)::int AS n, coalesce(sum(tokens_embedded), 0)::float8 AS tokens,
@@ -288,7 +279,10 @@ export async function renderMetrics(
   db: pg.Pool,
   opts: { leaseSeconds: number; heartbeatSeconds: number; slo?: SloDefaults },
 ): Promise<{ body: string; contentType: string }> {
-  const o = await overview(db, opts);
+  // Read once: the overview sums them up per class, and each tenant's is exported as it is.
+  const headsSql = tenantQueueHeads();
+  const heads = (await db.query<TenantQueueHead>(headsSql.text, headsSql.values)).rows;
+  const o = await overview(db, { ...opts, heads });
   due.set(o.queue.due);
   oldestDue.set(o.queue.oldestDueAgeSeconds ?? 0);
   running.set(o.queue.running);
@@ -296,10 +290,9 @@ export async function renderMetrics(
     tenantsWaiting.set({ priority: p.priority }, p.tenantsWaiting);
     oldestWait.set({ priority: p.priority }, p.oldestWaitSeconds ?? 0);
   }
-  await observeTenantWaits(db).catch((err: Error) => {
-    tenantWait.reset();
-    log.warn({ err: err.message }, "per-tenant queue waits left out of this scrape");
-  });
+  tenantWait.reset();
+  for (const h of heads)
+    tenantWait.set({ tenant: h.tenant_id, priority: PRIORITY_NAMES[Number(h.priority) as Priority] }, h.wait_seconds);
   leases.set({ condition: "expiring_soon" }, o.queue.leasesExpiringSoon);
   leases.set({ condition: "expired" }, o.queue.leasesExpired);
   dead.set(o.queue.dead);

@@ -253,7 +253,13 @@ type OverviewRow = QueueRow &
  */
 export async function overview(
   pool: pg.Pool,
-  opts: { leaseSeconds: number; heartbeatSeconds: number; tenants?: string[] | null },
+  opts: {
+    leaseSeconds: number;
+    heartbeatSeconds: number;
+    tenants?: string[] | null;
+    /** Each tenant's next task in line, when the caller read them already (the metrics, which export each one). */
+    heads?: TenantQueueHead[];
+  },
 ) {
   const db = prisma(pool);
   const tenants = opts.tenants ?? null;
@@ -338,8 +344,8 @@ export async function overview(
   ]);
   // Each tenant's next task in line (one index probe per tenant and class): the fair claim's
   // longest waits, which a single oldest-due figure no longer is (docs/decisions/040-fair-claim.md).
-  const heads = tenantQueueHeads();
-  const waits = summariseWaits(await db.$queryRawUnsafe<TenantQueueHead[]>(heads.text, ...heads.values), tenants);
+  const heads = opts.heads ?? (await readQueueHeads(db));
+  const waits = summariseWaits(heads, tenants);
   const r = rows[0];
   // JSON renders timestamps with the session's offset; the API's are UTC ISO strings.
   const utc = (s: string) => new Date(s).toISOString();
@@ -390,6 +396,11 @@ export async function overview(
     })),
     reconciler,
   };
+}
+
+async function readQueueHeads(db: ReturnType<typeof prisma>): Promise<TenantQueueHead[]> {
+  const s = tenantQueueHeads();
+  return db.$queryRawUnsafe<TenantQueueHead[]>(s.text, ...s.values);
 }
 
 type ThroughputRow = { bucket: Date; status: Outcome; n: number };
