@@ -4,6 +4,8 @@ import { resetContent, seedTasks } from "../helpers/seed";
 import { waitFor } from "../helpers/worker";
 import { claim, complete, fail, type Lease } from "../../lib/queue/engine";
 import { PRIORITY } from "../../lib/queue/sql";
+import { retryTask } from "../../lib/queue/actions-sql";
+import { publish } from "../../lib/documents/publish";
 import { loadConfig } from "../../lib/config";
 import { LocalEmbedder } from "../../lib/embedding";
 import { Worker } from "../../worker/loop";
@@ -84,6 +86,49 @@ describe("the fair claim", () => {
       `SELECT count(DISTINCT fair_at)::int AS n FROM index_tasks WHERE tenant_id = 'conc'`,
     );
     expect(rows[0].n).toBe(4);
+  });
+
+  it("an operator's retry keeps a bulk task bulk and queues it behind its tenant's waiting work", async () => {
+    const ids = await seedTasks(t.pool, 3, { tenant: "retried" });
+    await bulk(ids);
+    await t.pool.query(`UPDATE index_tasks SET status = 'DEAD', attempts = 1, finished_at = now() WHERE task_id = $1`, [
+      ids[0],
+    ]);
+    const [person] = await seedTasks(t.pool, 1, { tenant: "retried" });
+    const r = retryTask(ids[0], 3, "user:op", null);
+    await t.pool.query(r.text, r.values);
+    const row = (await t.pool.query(`SELECT status, priority FROM index_tasks WHERE task_id = $1`, [ids[0]])).rows[0];
+    expect(row).toEqual({ status: "PENDING", priority: PRIORITY.BULK });
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) order.push(...(await claimed(1)).map((l) => l.taskId));
+    expect(order).toEqual([person, ids[1], ids[2], ids[0]]);
+  });
+
+  it("a publish over a queued bulk build supersedes it; its own build has the class it asked for", async () => {
+    const body = (text: string, priority: (typeof PRIORITY)[keyof typeof PRIORITY]) => ({
+      tenant: "pub",
+      key: "policy",
+      title: "Policy",
+      contentType: "text/markdown",
+      content: Buffer.from(`# Policy\n\n${text}`),
+      acl: [],
+      abstract: null,
+      overview: null,
+      actor: "t",
+      maxAttempts: 8,
+      priority,
+    });
+    const first = await publish(t.pool, body("From the nightly sync.", PRIORITY.BULK));
+    const second = await publish(t.pool, body("Fixed by a person.", PRIORITY.INTERACTIVE));
+    const rows = (
+      await t.pool.query<{ task_id: string; status: string; priority: number }>(
+        `SELECT task_id::text, status, priority FROM index_tasks WHERE tenant_id = 'pub' ORDER BY task_id`,
+      )
+    ).rows;
+    expect(rows).toEqual([
+      { task_id: first.taskId, status: "SUPERSEDED", priority: PRIORITY.BULK },
+      { task_id: second.taskId, status: "PENDING", priority: PRIORITY.INTERACTIVE },
+    ]);
   });
 
   it("with indexwright.fair_queue = off the claim is first-in first-out", async () => {
