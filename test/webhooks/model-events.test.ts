@@ -139,26 +139,31 @@ describe("webhook events under the model-based test's random sequences", () => {
     async () => {
       console.log(`[webhook model] seed=${seed} runs=${numRuns} (replay: WEBHOOK_MODEL_SEED=${seed})`);
       const seen = new Map<string, number>();
-      await fc.assert(
-        fc.asyncProperty(fc.commands([commandArbitrary], { maxCommands: 25, size: "max" }), async (cmds) => {
-          await t.pool.query(`TRUNCATE webhook_events, webhook_deliveries`);
-          await runSequence(sut, cmds);
-          for (const r of (
-            await t.pool.query<{ type: string; n: number }>(
-              `SELECT type, count(*)::int AS n FROM webhook_events GROUP BY 1`,
-            )
-          ).rows)
-            seen.set(r.type, (seen.get(r.type) ?? 0) + r.n);
-          const p = await problems();
-          if (p.length) throw new Error(`webhook events disagree with the state:\n  ${p.join("\n  ")}`);
-        }),
-        { numRuns, seed, endOnFailure: true },
-      );
+      const expected = WEBHOOK_EVENT_TYPES.filter((t) => !t.startsWith("migration."));
+      const missing = () => expected.filter((type) => (seen.get(type) ?? 0) === 0);
+      // A batch of random sequences may happen to reach no document.deleted (seed 2012297078 did):
+      // further batches from the next seeds run until every kind was reached, at most three more.
+      for (let round = 0; round === 0 || (round < 4 && missing().length > 0); round++) {
+        await fc.assert(
+          fc.asyncProperty(fc.commands([commandArbitrary], { maxCommands: 25, size: "max" }), async (cmds) => {
+            await t.pool.query(`TRUNCATE webhook_events, webhook_deliveries`);
+            await runSequence(sut, cmds);
+            for (const r of (
+              await t.pool.query<{ type: string; n: number }>(
+                `SELECT type, count(*)::int AS n FROM webhook_events GROUP BY 1`,
+              )
+            ).rows)
+              seen.set(r.type, (seen.get(r.type) ?? 0) + r.n);
+            const p = await problems();
+            if (p.length) throw new Error(`webhook events disagree with the state:\n  ${p.join("\n  ")}`);
+          }),
+          { numRuns, seed: seed + round, endOnFailure: true },
+        );
+      }
       console.log(`[webhook model] events seen: ${[...seen].map(([k, n]) => `${k} ${n}`).join(", ")}`);
       // The sequences did reach every kind of event (otherwise the checks above proved little).
       // Migration events are the migration test's (test/spaces/migration.test.ts): these sequences run none.
-      for (const type of WEBHOOK_EVENT_TYPES.filter((t) => !t.startsWith("migration.")))
-        expect(seen.get(type) ?? 0, type).toBeGreaterThan(0);
+      expect(missing()).toEqual([]);
     },
   );
 });
