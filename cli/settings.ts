@@ -59,7 +59,7 @@ export function describeSettings(s: Settings): Record<string, unknown> {
       Object.entries(o).map(([k, v]) => {
         if (v === undefined || v === "") return [k, v];
         if (SECRET.test(k)) return [k, "(set)"];
-        if (k === "DATABASE_URL" && typeof v === "string") {
+        if ((k === "DATABASE_URL" || k === "DATABASE_READ_URL") && typeof v === "string") {
           try {
             const u = new URL(v);
             if (u.password) u.password = "***";

@@ -15,6 +15,15 @@ const num = (def: number, min = 0) => z.coerce.number().min(min).default(def);
 
 const schema = z.object({
   DATABASE_URL: z.string().optional(),
+  // A streaming replica for the dashboard's reads and search (docs/decisions/041-read-replica.md):
+  // reads go to the primary while it is more than REPLICA_MAX_LAG_SECONDS behind, and a caller's read
+  // after its own write waits up to READ_YOUR_WRITES_WAIT_MS for the replica, else reads the primary.
+  DATABASE_READ_URL: z.string().optional(),
+  REPLICA_MAX_LAG_SECONDS: num(5, 0),
+  READ_YOUR_WRITES_WAIT_MS: int(100, 0),
+  // How long the overview's and the activity chart's figures are shared by every viewer of one
+  // tenant scope in a web process (lib/http/single-flight.ts sharedRead); 0: computed per request.
+  DASHBOARD_SHARED_READ_MS: int(1000, 0),
   PORT: int(3000, 1),
   LEASE_SECONDS: num(60, 0.2),
   HEARTBEAT_SECONDS: num(0, 0),
@@ -149,6 +158,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (c.WEBHOOK_RETRY_BASE_SECONDS > c.WEBHOOK_RETRY_MAX_SECONDS) {
     throw new Error(
       `invalid configuration: WEBHOOK_RETRY_BASE_SECONDS (${c.WEBHOOK_RETRY_BASE_SECONDS}) must not exceed WEBHOOK_RETRY_MAX_SECONDS (${c.WEBHOOK_RETRY_MAX_SECONDS})`,
+    );
+  }
+  // The embedded database is one process with no replication: a replica of it cannot exist, so a
+  // read URL without DATABASE_URL names some other database, whose answers would be someone else's.
+  if (c.DATABASE_READ_URL && !c.DATABASE_URL) {
+    throw new Error(
+      "invalid configuration: DATABASE_READ_URL is set without DATABASE_URL; a read replica needs the external primary it streams from (the embedded database has none)",
     );
   }
   // pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000; above that
@@ -385,6 +401,7 @@ export function oidcSettings(env: Env = process.env): OidcSettings | null {
  */
 export type RawSetting =
   | "DATABASE_URL"
+  | "DATABASE_READ_URL"
   | "PG_POOL_MAX"
   | "PORT"
   | "EMBEDDED_DB_PORT"

@@ -2,6 +2,7 @@ import "server-only";
 import { Registry, Gauge, Counter, Histogram } from "prom-client";
 import { collectProcessMetrics } from "./process-metrics";
 import { log } from "./log";
+import { replicaStatus } from "./db/replica";
 import { overview } from "./operations/repository";
 import { PRIORITY_NAMES, tenantQueueHeads, type TenantQueueHead } from "./queue/waits";
 import type { Priority } from "./queue/sql";
@@ -47,6 +48,14 @@ const tenantWait = g(
   "indexwright_tenant_queue_wait_seconds",
   "How long a tenant's next queued task of a priority class has been due; only tenants with work queued",
   ["tenant", "priority"],
+);
+const replicaLag = g(
+  "indexwright_read_replica_lag_seconds",
+  "Upper bound of how old the read replica's view is (DATABASE_READ_URL); absent without a replica or while it does not answer",
+);
+const replicaServing = g(
+  "indexwright_read_replica_serving",
+  "1 while the dashboard's reads and search go to the read replica, 0 while they fall back to the primary (too far behind, not answering); absent without a replica",
 );
 const running = g("indexwright_tasks_running", "Tasks RUNNING");
 const leases = g("indexwright_leases", "RUNNING leases by condition", ["condition"]);
@@ -315,6 +324,13 @@ export async function renderMetrics(
   webhooksDue.set(wh.due);
   webhooksOldestDue.set(Math.max(0, wh.age));
   await observeMigrations(db);
+  replicaLag.reset();
+  replicaServing.reset();
+  const reads = await replicaStatus();
+  if (reads.configured) {
+    replicaServing.set(reads.servingReads === "replica" ? 1 : 0);
+    if (reads.lagSeconds !== null) replicaLag.set(reads.lagSeconds);
+  }
   // Per-tenant families read more than the rest: one that fails leaves its own series out of this
   // scrape (logged, and its gauges emptied rather than left stale), not the queue's and leases'.
   await observeEvaluations(db).catch((err: Error) => {

@@ -15,6 +15,7 @@ import { BacklogChart, DriftChart, ErrorBreakdownChart, LatencyChart, OldestDueC
 import { RangePicker, ThroughputChart } from "./ActivityCharts";
 import { ReconcilerCard } from "./ReconcilerCard";
 import { QueueWaitsCard } from "./QueueWaitsCard";
+import { ReadsStatus } from "./ReadsStatus";
 import { PausePanel } from "../operations/PausePanel";
 import { OpenMigrationsCard } from "../migrations/TenantsView";
 import { FreshnessSloCard } from "../slo/FreshnessSloCard";
@@ -161,6 +162,7 @@ export function OverviewView() {
               <span className="muted">
                 Updated <RelativeTime iso={query.data.generatedAt} /> · every {OVERVIEW_POLL_MS / 1000} s
               </span>
+              <ReadsStatus reads={query.data.reads} />
             </div>
           </div>
         ) : null}

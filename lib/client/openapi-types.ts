@@ -1430,6 +1430,33 @@ export type components = {
                     count: number;
                 }[];
             } | null;
+            /** @description Where the dashboard's reads and search go, and how far behind the read replica is. */
+            reads: {
+                /** @description Whether a read replica is configured (DATABASE_READ_URL). */
+                configured: boolean;
+                /**
+                 * @description Where this answer was read.
+                 * @enum {string}
+                 */
+                answeredFrom: "primary" | "replica";
+                /**
+                 * @description Where reads with no write of the caller's own to wait for go now: the primary while the replica is more than maxLagSeconds behind or does not answer.
+                 * @enum {string}
+                 */
+                servingReads: "primary" | "replica";
+                /** @description At most this old is the replica's view: everything the primary had committed that long ago is replayed there (0: it had replayed all the primary had written when last asked). null: not known (no replica, or it did not answer). */
+                lagSeconds: number | null;
+                /** @description WAL the replica had not replayed when last asked. */
+                lagBytes: number | null;
+                maxLagSeconds: number;
+                /** @description Why reads are on the primary although a replica is configured. */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @description An instant, ISO 8601 in UTC.
+                 */
+                sampledAt: string | null;
+            };
         };
         /** @enum {string} */
         TaskStatus: "PENDING" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "DEAD" | "SUPERSEDED" | "RESOLVED" | "CANCELLED";

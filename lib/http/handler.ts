@@ -1,8 +1,19 @@
 import { ZodError } from "zod";
 import { DomainError } from "../domain/errors";
 import { headersOf, statusOf } from "./errors";
-import { routeFor, routeRule, type RouteRule } from "./routes";
-import { runWithRequestContext, type RequestContext } from "./request-context";
+import { readsOnly, routeFor, routeRule, type RouteRule } from "./routes";
+import { runWithRequestContext, setRequestRead, type RequestContext } from "./request-context";
+import { noteWrite } from "../db/recent-writes";
+import {
+  chooseReadPool,
+  formatLsn,
+  LSN_COOKIE,
+  LSN_HEADER,
+  primaryLsn,
+  READ_FROM_HEADER,
+  replicaUrl,
+  requiredLsn,
+} from "../db/replica";
 import { log } from "../log";
 import { failSpan, startRequestSpan, traceparentOf, withContext } from "../tracing";
 import { authorize } from "../auth/authenticate";
@@ -88,12 +99,71 @@ export function handler<P = Record<string, string>>(
 ) {
   const rule = routeRule(route);
   if (rule.auth === "public") throw new Error(`${route} is public: serve it with publicHandler`);
+  const reads = readsOnly(rule);
   return Object.assign(
-    publicHandler<P>(async (req, params) =>
-      fn(req, params, await authorize(req, rule, params as Record<string, string | undefined>)),
-    ),
+    publicHandler<P>(async (req, params) => {
+      const principal = await authorize(req, rule, params as Record<string, string | undefined>);
+      if (replicaUrl() === null) {
+        const res = await fn(req, params, principal);
+        if (!reads && res.status < 400) noteWrite(principal.subject);
+        return res;
+      }
+      if (reads) {
+        const read = await chooseReadPool(requiredLsn(req, principal.subject));
+        setRequestRead(read);
+        let res: Response;
+        try {
+          res = await fn(req, params, principal);
+        } catch (err) {
+          // A 404 read from the replica says "not there yet" as much as "not there": say where.
+          res = errorResponse(err);
+        }
+        return withHeaders(res, { [READ_FROM_HEADER]: read.source });
+      }
+      const res = await fn(req, params, principal);
+      if (res.status >= 400) return res;
+      let lsn: bigint;
+      try {
+        lsn = await primaryLsn();
+      } catch (err) {
+        noteWrite(principal.subject);
+        // The write has committed: its answer stands. Without a position the caller's next read
+        // may meet the replica before it replays the write, within REPLICA_MAX_LAG_SECONDS.
+        log.warn({ err: (err as Error).message, route }, "could not read the primary's WAL position after a write");
+        return res;
+      }
+      return withHeaders(res, writePosition(req, principal.subject, lsn));
+    }),
     { rule } as { rule: RouteRule },
   );
+}
+
+/**
+ * Read-your-writes with a replica: the primary's WAL position after a write, asked once the write
+ * has committed, is where this caller's next reads must be. Handed back three ways, since callers
+ * differ in what they return: a header (API clients that pass it on as Indexwright-Min-Lsn), a
+ * cookie (browsers, across web processes), and this process's memory of the caller (scripts).
+ */
+function writePosition(req: Request, subject: string, lsn: bigint): Record<string, string> {
+  noteWrite(subject, lsn);
+  const text = formatLsn(lsn);
+  const secure = new URL(req.url).protocol === "https:" ? "; Secure" : "";
+  return {
+    [LSN_HEADER]: text,
+    "set-cookie": `${LSN_COOKIE}=${encodeURIComponent(text)}; Path=/; Max-Age=300; HttpOnly; SameSite=Lax${secure}`,
+  };
+}
+
+/** `res` with `headers` added; a response whose headers are immutable (a fetched one) is copied. */
+function withHeaders(res: Response, headers: Record<string, string>): Response {
+  try {
+    for (const [k, v] of Object.entries(headers)) res.headers.append(k, v);
+    return res;
+  } catch {
+    const copy = new Response(res.body, res);
+    for (const [k, v] of Object.entries(headers)) copy.headers.append(k, v);
+    return copy;
+  }
 }
 
 function routePattern(url: string): string {

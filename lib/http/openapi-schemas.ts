@@ -316,6 +316,7 @@ export const workerList = z
   .meta({ id: "WorkerList" });
 
 const nullableSeconds = seconds.nullable();
+const readSource = z.enum(["primary", "replica"]);
 export const overview = z
   .strictObject({
     generatedAt: instant,
@@ -400,6 +401,27 @@ export const overview = z
         ),
       })
       .nullable(),
+    reads: z
+      .strictObject({
+        configured: z.boolean().meta({ description: "Whether a read replica is configured (DATABASE_READ_URL)." }),
+        answeredFrom: readSource.meta({ description: "Where this answer was read." }),
+        servingReads: readSource.meta({
+          description:
+            "Where reads with no write of the caller's own to wait for go now: the primary while the replica is more than maxLagSeconds behind or does not answer.",
+        }),
+        lagSeconds: nullableSeconds.meta({
+          description:
+            "At most this old is the replica's view: everything the primary had committed that long ago is replayed there (0: it had replayed all the primary had written when last asked). null: not known (no replica, or it did not answer).",
+        }),
+        lagBytes: count.nullable().meta({ description: "WAL the replica had not replayed when last asked." }),
+        maxLagSeconds: seconds,
+        reason: z
+          .string()
+          .nullable()
+          .meta({ description: "Why reads are on the primary although a replica is configured." }),
+        sampledAt: nullableInstant,
+      })
+      .meta({ description: "Where the dashboard's reads and search go, and how far behind the read replica is." }),
   })
   .meta({ id: "Overview" });
 

@@ -24,7 +24,16 @@ export type RouteRule = {
   scope: "none" | "tenant-param" | "own-tenants" | "fleet";
   /** A token holding this capability passes regardless of role (fleet scope still applies to the token's grant). */
   capability?: Capability;
+  /**
+   * A POST that only reads (a search: its body is the query), so its reads may go to the read
+   * replica as a GET's do. What it writes (the audit of a search as other principals) goes to the primary.
+   */
+  reads?: true;
 };
+
+/** Whether a route's reads may go to the read replica: every GET, and the POSTs marked as reads. */
+export const readsOnly = (rule: RouteRule) => rule.method === "GET" || rule.reads === true;
+const reading = (rule: RouteRule): RouteRule => ({ ...rule, reads: true });
 
 const pub = (method: HttpMethod, path: string): RouteRule => ({ method, path, auth: "public", scope: "none" });
 const role = (
@@ -86,7 +95,7 @@ export const ROUTES: readonly RouteRule[] = Object.freeze([
   role("POST", `${DOC}/rename`, "maintainer", "tenant-param"),
   role("POST", `${DOC}/rollback`, "operator", "tenant-param"),
   role("POST", `${DOC}/unpin`, "operator", "tenant-param"),
-  role("POST", "/api/v1/tenants/[tenant]/search", "viewer", "tenant-param"),
+  reading(role("POST", "/api/v1/tenants/[tenant]/search", "viewer", "tenant-param")),
   role("GET", "/api/v1/admin/users", "admin", "own-tenants"),
   role("POST", "/api/v1/admin/users", "admin", "own-tenants"),
   role("PATCH", "/api/v1/admin/users/[id]", "admin", "own-tenants"),
@@ -128,7 +137,7 @@ export const ROUTES: readonly RouteRule[] = Object.freeze([
   role("PUT", "/api/v1/tenants/[tenant]/slo", "admin", "tenant-param"),
   // "Why isn't this document in my results?": a search, diagnosed; as search, for every reader.
   role("GET", `${DOC}/why`, "viewer", "tenant-param"),
-  role("POST", `${DOC}/why`, "viewer", "tenant-param"),
+  reading(role("POST", `${DOC}/why`, "viewer", "tenant-param")),
   role("GET", "/api/v1/admin/webhooks", "admin", "own-tenants"),
   role("POST", "/api/v1/admin/webhooks", "admin", "own-tenants"),
   role("PATCH", "/api/v1/admin/webhooks/[id]", "admin", "own-tenants"),

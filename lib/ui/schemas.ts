@@ -321,5 +321,17 @@ export const overviewSchema = z.object({
     .nullish()
     .transform((v) => v ?? []),
   reconciler: reconcilerSchema,
+  reads: z
+    .object({
+      configured: z.boolean(),
+      answeredFrom: z.string(),
+      servingReads: z.string(),
+      lagSeconds: nullableNum,
+      lagBytes: nullableNum,
+      maxLagSeconds: num,
+      reason: nullableStr,
+    })
+    .nullish()
+    .transform((v) => v ?? null),
 });
 export type Overview = z.infer<typeof overviewSchema>;

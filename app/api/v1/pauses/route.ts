@@ -1,12 +1,12 @@
 import { handler, json, readJson } from "@/lib/http/handler";
 import { pauseBody } from "@/lib/operations/schemas";
 import { listPauses, pauseQueue } from "@/lib/operations/repository";
-import { db } from "@/lib/server";
+import { db, readDb } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
 export const GET = handler("GET /api/v1/pauses", async (req, params, p) => {
-  return json(await listPauses(db(), p.tenants));
+  return json(await listPauses(readDb(), p.tenants));
 });
 
 export const POST = handler("POST /api/v1/pauses", async (req, params, p) => {

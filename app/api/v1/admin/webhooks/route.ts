@@ -1,12 +1,12 @@
 import { handler, json, readJson } from "@/lib/http/handler";
 import { newEndpointBody } from "@/lib/webhooks/schemas";
 import { listEndpoints, createEndpoint } from "@/lib/webhooks/repository";
-import { db, serverConfig } from "@/lib/server";
+import { db, serverConfig, readDb } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
 export const GET = handler("GET /api/v1/admin/webhooks", async (req, params, p) => {
-  return json({ items: await listEndpoints(db(), p) });
+  return json({ items: await listEndpoints(readDb(), p) });
 });
 
 export const POST = handler("POST /api/v1/admin/webhooks", async (req, params, p) => {

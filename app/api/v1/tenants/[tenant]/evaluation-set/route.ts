@@ -2,12 +2,12 @@ import { handler, json, readJson } from "@/lib/http/handler";
 import { tenantParam } from "@/lib/documents/schemas";
 import { evaluationSetBody } from "@/lib/evaluation/schemas";
 import { getEvaluationSet, putEvaluationSet } from "@/lib/evaluation/repository";
-import { db } from "@/lib/server";
+import { db, readDb } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
 export const GET = handler<{ tenant: string }>("GET /api/v1/tenants/[tenant]/evaluation-set", async (req, params) =>
-  json(await getEvaluationSet(db(), tenantParam.parse(params.tenant))),
+  json(await getEvaluationSet(readDb(), tenantParam.parse(params.tenant))),
 );
 
 export const PUT = handler<{ tenant: string }>(

@@ -3,7 +3,7 @@ import { auditSearchAs, searchPrincipals } from "@/lib/auth/search-principals";
 import { searchBody, tenantParam } from "@/lib/documents/schemas";
 import { searchAnswer } from "@/lib/search/search";
 import { DEFAULT_SEARCH_MODE } from "@/lib/search/modes";
-import { db, serverSpaces } from "@/lib/server";
+import { db, readDb, serverSpaces } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -12,9 +12,10 @@ export const POST = handler<{ tenant: string }>("POST /api/v1/tenants/[tenant]/s
   const body = searchBody.parse(await readJson(req, 64_000));
   const as = searchPrincipals(p, body.principals);
   const topK = body.topK ?? 10;
-  // Recorded before the answer is read: a search that fails half way still showed intent.
+  // Recorded before the answer is read: a search that fails half way still showed intent. On the
+  // primary: the answer itself may come from the read replica, which takes no writes.
   if (as.audited) await auditSearchAs(db(), p, tenant, as, topK);
-  const { hits, space } = await searchAnswer(db(), serverSpaces(), {
+  const { hits, space } = await searchAnswer(readDb(), serverSpaces(), {
     tenant,
     query: body.query,
     topK,

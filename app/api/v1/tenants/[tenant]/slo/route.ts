@@ -3,12 +3,12 @@ import { sloDefaults } from "@/lib/config";
 import { tenantParam } from "@/lib/documents/schemas";
 import { sloBody } from "@/lib/slo/schemas";
 import { getTenantFreshnessSlo, putTenantFreshnessSlo } from "@/lib/slo/repository";
-import { db, serverConfig } from "@/lib/server";
+import { db, serverConfig, readDb } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
 export const GET = handler<{ tenant: string }>("GET /api/v1/tenants/[tenant]/slo", async (req, params) =>
-  json(await getTenantFreshnessSlo(db(), tenantParam.parse(params.tenant), sloDefaults(serverConfig()))),
+  json(await getTenantFreshnessSlo(readDb(), tenantParam.parse(params.tenant), sloDefaults(serverConfig()))),
 );
 
 export const PUT = handler<{ tenant: string }>("PUT /api/v1/tenants/[tenant]/slo", async (req, params, p) => {

@@ -3,7 +3,7 @@ import { notFound } from "@/lib/domain/errors";
 import { hasRole } from "@/lib/auth/principal";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { getDocument, requestDelete } from "@/lib/documents/repository";
-import { db, serverConfig } from "@/lib/server";
+import { db, serverConfig, readDb } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +12,7 @@ export const GET = handler<{ tenant: string; key: string }>(
   async (req, params, principal) => {
     const tenant = tenantParam.parse(params.tenant);
     const key = keyParam.parse(params.key);
-    const doc = await getDocument(db(), tenant, key, {
+    const doc = await getDocument(readDb(), tenant, key, {
       principals: principal.principals,
       publisher: hasRole(principal, "maintainer"),
     });

@@ -2,7 +2,7 @@ import { handler, json } from "@/lib/http/handler";
 import { tenantParam, keyParam } from "@/lib/documents/schemas";
 import { chunkListQuery } from "@/lib/documents/chunk-schemas";
 import { listChunks } from "@/lib/documents/repository";
-import { db } from "@/lib/server";
+import { readDb } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +12,7 @@ export const GET = handler<{ tenant: string; key: string }>(
     const tenant = tenantParam.parse(params.tenant);
     const key = keyParam.parse(params.key);
     const q = chunkListQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
-    return json(await listChunks(db(), tenant, key, principal.principals, q));
+    return json(await listChunks(readDb(), tenant, key, principal.principals, q));
   },
 );
 

@@ -5,7 +5,7 @@ import { keyParam, tenantParam } from "@/lib/documents/schemas";
 import { whyBody, whyQuery, type WhyBody } from "@/lib/evaluation/schemas";
 import { whyNotInActiveSpace } from "@/lib/evaluation/evaluate";
 import { DEFAULT_SEARCH_MODE } from "@/lib/search/modes";
-import { db, serverSpaces } from "@/lib/server";
+import { db, readDb, serverSpaces } from "@/lib/server";
 
 export const dynamic = "force-dynamic";
 
@@ -19,7 +19,7 @@ async function why(params: Params, p: Principal, body: WhyBody): Promise<Respons
   const topK = body.topK ?? 10;
   if (as.audited) await auditSearchAs(db(), p, tenant, as, topK);
   return json(
-    await whyNotInActiveSpace(db(), serverSpaces(), {
+    await whyNotInActiveSpace(readDb(), serverSpaces(), {
       tenant,
       key,
       query: body.query,
