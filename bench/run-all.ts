@@ -1,6 +1,6 @@
 // Runs every benchmark one after another and rewrites bench/RESULTS.md from their figures.
 //
-//   npm run bench                          all of them (queue, index, search, dashboard, migration)
+//   npm run bench                          all of them (queue, index, search, dashboard, migration, fairness, first-publish)
 //   npm run bench -- queue search          only these
 //   BENCH_DATABASE_URL=... npm run bench   the server every bench creates its own database on
 //   npm run bench -- --render-only         runs nothing: RESULTS.md again from bench/results/*.json
@@ -22,7 +22,7 @@ import { pathToFileURL } from "node:url";
 const FIGURES_SHOWN = 100;
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const ALL = ["queue", "index", "search", "dashboard", "migration", "fairness"] as const;
+const ALL = ["queue", "index", "search", "dashboard", "migration", "fairness", "first-publish"] as const;
 type Json = Record<string, unknown>;
 export type Outcome = {
   name: string;

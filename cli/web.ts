@@ -1,4 +1,6 @@
+import cluster from "node:cluster";
 import http from "node:http";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadConfig, loadProxyConfig, PRIVATE_NETWORKS, proxyNetworks, setEnv, tracingSettings } from "../lib/config";
@@ -118,6 +120,47 @@ export function createWebServer(handle: Handler, hops: number, proxies?: BlockLi
   });
 }
 
+/**
+ * The first request to a route runs code nothing has run yet in this process (the route's bundle,
+ * the data layer's first query, the schemas): measured on the embedded database, the first publish
+ * and the first read of a document took 100–300 ms more than the next ones. So before the port
+ * opens, the routes a new user's first minute hits are asked once each, through the same handler,
+ * on a port of their own on 127.0.0.1: reads of a document that does not exist, and a publish
+ * whose body is refused before anything is written. Nothing is written; with no bootstrap token
+ * only the public routes are asked.
+ */
+async function warmUp(handle: Handler, token: string | undefined): Promise<void> {
+  const started = performance.now();
+  const server = createWebServer(handle, 0);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = server.address() as import("node:net").AddressInfo;
+  const base = `http://127.0.0.1:${port}`;
+  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const doc = "/api/v1/tenants/warm-up/documents/warm-up";
+  const asks: [string, string, RequestInit][] = [
+    ["GET", "/api/health", {}],
+    ...(token
+      ? ([
+          ["GET", doc, { headers: auth }],
+          ["POST", `${doc}/versions`, { headers: { ...auth, "content-type": "application/json" }, body: "{}" }],
+          ["GET", "/api/v1/documents?limit=1", { headers: auth }],
+          ["GET", "/api/v1/overview", { headers: auth }],
+        ] as [string, string, RequestInit][])
+      : []),
+  ];
+  try {
+    for (const [method, p, init] of asks)
+      await fetch(base + p, { ...init, method, signal: AbortSignal.timeout(30_000) }).then((r) => r.arrayBuffer());
+    log.info({ ms: Math.round(performance.now() - started) }, "warmed up the first routes");
+  } catch (err) {
+    // A slow start is not a failed one: the routes warm up on their first real request instead.
+    log.warn({ err: (err as Error).message }, "warming up the first routes failed");
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
 async function main(): Promise<void> {
   // Under `npm start` the launcher already loaded them; run on its own, PORT is read before Next would.
   loadEnvFiles();
@@ -131,6 +174,7 @@ async function main(): Promise<void> {
   const dir = process.cwd();
   const app = next({ dev: false, dir, hostname: "localhost", port: cfg.PORT });
   await app.prepare();
+  await warmUp(app.getRequestHandler(), cfg.INDEXWRIGHT_BOOTSTRAP_TOKEN);
   const server = createWebServer(app.getRequestHandler(), hops, proxies);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -161,9 +205,48 @@ async function main(): Promise<void> {
   process.on("SIGTERM", (s) => void stop(s));
 }
 
+/** How many web processes WEB_PROCESSES asks for ("auto": one per core). */
+export function webProcesses(setting: number | "auto", cores = availableParallelism()): number {
+  return setting === "auto" ? Math.max(1, cores) : setting;
+}
+
+/**
+ * Several web processes on one port (WEB_PROCESSES): this process forks them and hands out the
+ * connections (node:cluster), restarts one that crashes, and passes a stop signal on, exiting 0
+ * once all have finished their requests. Each is the one-process server above, with its own pool
+ * and its own share of the database's connections (PG_POOL_MAX each).
+ */
+function superviseWebProcesses(count: number): void {
+  let stopping = false;
+  const fork = () => {
+    const child = cluster.fork();
+    child.on("exit", (code, signal) => {
+      if (stopping) {
+        if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+        return;
+      }
+      log.error({ code, signal, pid: child.process.pid }, "a web process exited; starting another in 1 s");
+      setTimeout(() => !stopping && fork(), 1000);
+    });
+  };
+  for (let i = 0; i < count; i++) fork();
+  log.info({ processes: count }, `web: ${count} processes share the port`);
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+  };
+  process.on("SIGINT", (s) => stop(s));
+  process.on("SIGTERM", (s) => stop(s));
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main().catch((err: unknown) => {
-    log.fatal({ err }, `web server stopped: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  });
+  loadEnvFiles();
+  const count = cluster.isPrimary ? webProcesses(loadConfig().WEB_PROCESSES) : 1;
+  if (count > 1) superviseWebProcesses(count);
+  else
+    main().catch((err: unknown) => {
+      log.fatal({ err }, `web server stopped: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    });
 }
