@@ -25,6 +25,8 @@ const schema = z.object({
   // tenant scope in a web process (lib/http/single-flight.ts sharedRead); 0: computed per request.
   DASHBOARD_SHARED_READ_MS: int(1000, 0),
   PORT: int(3000, 1),
+  // Web processes sharing PORT (node:cluster, cli/web.ts): a number, or "auto" for one per core.
+  WEB_PROCESSES: z.union([z.literal("auto"), z.coerce.number().int().min(1).max(64)]).default(1),
   LEASE_SECONDS: num(60, 0.2),
   HEARTBEAT_SECONDS: num(0, 0),
   MAX_ATTEMPTS: int(8, 1),
