@@ -215,8 +215,9 @@ export class Worker {
               + (SELECT count(*) FROM (SELECT 1 FROM chunk_vectors LIMIT 0) c) + (SELECT count(*) FROM (SELECT 1 FROM search_pointers LIMIT 0) d)
               + (SELECT count(*) FROM (SELECT 1 FROM space_pointers LIMIT 0) e) + (SELECT count(*) FROM (SELECT 1 FROM task_events LIMIT 0) f) AS n`,
       );
-      if (this.o.embedder.constructor === LocalEmbedder)
-        await this.o.embedder.embed(
+      const embedder = this.o.embedder;
+      if (embedder instanceof LocalEmbedder && Object.getPrototypeOf(embedder) === LocalEmbedder.prototype)
+        await embedder.embed(
           ["A first paragraph, parsed and embedded before the first claim."],
           AbortSignal.timeout(10_000),
         );
