@@ -2,7 +2,17 @@
 
 import Link from "next/link";
 import { useId, useState, type FormEvent } from "react";
-import { Bar, BarChart, CartesianGrid, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Cell,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import { errorText } from "@/lib/ui/api";
 import { formatDuration } from "@/lib/ui/format";
 import { OBJECTIVE_MAX, OBJECTIVE_MIN, TARGET_MAX_SECONDS, TARGET_MIN_SECONDS } from "@/lib/slo/limits";
@@ -203,7 +213,16 @@ function DailyChart({ s }: { s: TenantSlo }) {
                 position: "insideBottomRight",
               }}
             />
-            <Bar dataKey="pct" name="Compliance" fill={C.succeeded} isAnimationActive={false} />
+            <Bar dataKey="pct" name="Compliance" fill={C.succeeded} isAnimationActive={false}>
+              {/* A day below the objective is a miss and reads as one, not as another green bar. */}
+              {points.map((p) => (
+                <Cell
+                  key={p.day}
+                  fill={p.compliance !== null && p.compliance < s.objective ? C.dead : C.succeeded}
+                  data-below={p.compliance !== null && p.compliance < s.objective ? "true" : "false"}
+                />
+              ))}
+            </Bar>
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>
