@@ -20,6 +20,7 @@ import { ROUTES } from "../lib/http/routes";
 import { rollUpTaskOutcomes } from "../lib/queue/snapshots";
 import { LOCAL_MODEL } from "../lib/pipeline/local-embedder";
 import { migrate } from "../lib/db/migrate";
+import { spaceIndexName, spaceIndexSql } from "../lib/spaces/indexes";
 
 const DOCS = Number(process.env.DOCS ?? 100_000);
 const TASKS = Number(process.env.TASKS ?? 1_000_000);
@@ -106,7 +107,12 @@ async function seed(pool: pg.Pool) {
   );
   // Search: one chunk per served document of one tenant, with a random unit-length vector. Within
   // SEARCH_EXACT_MAX_CHUNKS, so its searches take the exact path (bench/search.ts times HNSW).
-  await pool.query(`DROP INDEX chunk_vectors_embedding_384_hnsw`);
+  // The default index space's HNSW index, dropped for the load and built again after it.
+  const space = {
+    id: Number((await pool.query(`SELECT indexwright_default_space() AS id`)).rows[0].id),
+    dimensions: 384,
+  };
+  await pool.query(`DROP INDEX IF EXISTS ${spaceIndexName(space.id)}`);
   await pool.query(
     sql`INSERT INTO chunk_vectors (tenant_id, document_id, content_hash, embedding_model, dims, chunker_version, embedding, text)
      SELECT d.tenant_id, d.id, md5(d.key), iv.embedding_model, 384, iv.chunker_version,
@@ -122,9 +128,7 @@ async function seed(pool: pg.Pool) {
       WHERE d.tenant_id = $1`,
     [SEARCH_TENANT],
   );
-  await pool.query(
-    `CREATE INDEX chunk_vectors_embedding_384_hnsw ON chunk_vectors USING hnsw ((embedding::vector(384)) vector_cosine_ops) WHERE dims = 384`,
-  );
+  await pool.query(spaceIndexSql(space, false));
   await pool.query(
     `INSERT INTO workers (id, host, pid, concurrency) SELECT 'w' || i, 'host', 1000 + i, 4 FROM generate_series(0, 3) i`,
   );
