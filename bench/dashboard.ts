@@ -18,6 +18,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { withBenchDatabase, percentile, round3, machineFacts, procCpuMs, freePort } from "./db";
 import { ROUTES } from "../lib/http/routes";
 import { rollUpTaskOutcomes } from "../lib/queue/snapshots";
+import { rollUpFreshness } from "../lib/slo/rollup";
+import { DEFAULT_OBJECTIVE, DEFAULT_TARGET_SECONDS, DEFAULT_WINDOW_DAYS } from "../lib/slo/limits";
+
+const FRESHNESS_DEFAULTS = {
+  objective: DEFAULT_OBJECTIVE,
+  targetSeconds: DEFAULT_TARGET_SECONDS,
+  windowDays: DEFAULT_WINDOW_DAYS,
+};
 import { LOCAL_MODEL } from "../lib/pipeline/local-embedder";
 import { migrate } from "../lib/db/migrate";
 import { spaceIndexName, spaceIndexSql } from "../lib/spaces/indexes";
@@ -347,6 +355,12 @@ async function main() {
     // tasks' 15-minute buckets (lib/queue/snapshots.ts), which the 24 h and 7 d activity read.
     const sealed = await rollUpTaskOutcomes(pool);
     if (sealed) console.error(`[bench] task outcomes rolled up to ${sealed.toISOString()}`);
+    // And count the freshness SLO's finished hours (lib/slo/rollup.ts), which its long windows read.
+    const r0 = performance.now();
+    const fresh = await rollUpFreshness(pool, FRESHNESS_DEFAULTS);
+    console.error(
+      `[bench] freshness rolled up: ${fresh.hours} hours of ${fresh.tenants} tenants in ${Math.round(performance.now() - r0)} ms`,
+    );
     const seedSeconds = REUSE ? null : (performance.now() - t0) / 1000;
     const data = (
       await pool.query(

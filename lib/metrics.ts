@@ -8,7 +8,9 @@ import { PRIORITY_NAMES, tenantQueueHeads, type TenantQueueHead } from "./queue/
 import type { Priority } from "./queue/sql";
 import type pg from "pg";
 import { latestFigures } from "./evaluation/sql";
-import { freshnessMetrics, METRIC_WINDOWS, SLI_SETTINGS, type MetricRow } from "./slo/sql";
+import { freshnessMetrics, METRIC_WINDOWS, reachFor, ROLLED_REACH, SLI_SETTINGS, type MetricRow } from "./slo/sql";
+
+const LONGEST_METRIC_WINDOW = Math.max(...METRIC_WINDOWS.map(([, s]) => s));
 import {
   budgetRemaining,
   DEFAULT_OBJECTIVE,
@@ -205,12 +207,13 @@ const sloBudget = g(
 
 /** Series of a tenant that no longer exists, or of a window with nothing decided, disappear. */
 async function observeFreshness(db: pg.Pool, d: SloDefaults): Promise<void> {
-  const s = freshnessMetrics(d);
   const c = await db.connect();
   let rows: MetricRow[];
   try {
     await c.query("BEGIN READ ONLY");
     await c.query(SLI_SETTINGS);
+    const { behind } = (await c.query<{ behind: number | null }>(ROLLED_REACH, [null, d.targetSeconds])).rows[0];
+    const s = freshnessMetrics(d, reachFor(d, behind, LONGEST_METRIC_WINDOW));
     rows = (await c.query<MetricRow>(s.text, s.values)).rows;
     await c.query("COMMIT");
   } catch (err) {

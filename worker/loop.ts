@@ -22,6 +22,8 @@ import { asSpaceEmbedders, type SpaceEmbedders } from "../lib/spaces/embedders";
 import { advanceMigrations, migrationSettings } from "../lib/spaces/maintenance";
 import { runPendingEvaluations, scheduleEvaluations } from "../lib/evaluation/runner";
 import { rollUpTaskOutcomes, takeBacklogSnapshot } from "../lib/queue/snapshots";
+import { rollUpFreshness } from "../lib/slo/rollup";
+import { sloDefaults } from "../lib/config";
 import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
 import { newPool, run } from "../lib/db/pool";
@@ -603,6 +605,11 @@ export class Worker {
             { err: err.message },
             "task outcome roll-up failed; the activity charts count from the task table meanwhile",
           ),
+        );
+        // The freshness SLO's hours, counted once each hour is over (lib/slo/rollup.ts); until they
+        // are, the SLO's long windows are read from the tasks, slower but the same figures.
+        await rollUpFreshness(this.o.pool, sloDefaults(this.o.cfg)).catch((err: Error) =>
+          log.warn({ err: err.message }, "freshness roll-up failed; the SLO is counted from the task table meanwhile"),
         );
         const gc = await collectGarbage(this.o.pool, this.o.cfg.RETENTION_HOURS);
         if (gc > 0) log.info({ removed: gc }, "garbage-collected retired index versions");

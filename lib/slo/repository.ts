@@ -6,7 +6,15 @@ import { DomainError } from "../domain/errors";
 import type { Principal } from "../auth/principal";
 import { budgetRemaining, compliance, type SloDefaults } from "./limits";
 import { sloProblems, type SloBody, type SloList, type TenantSloSummary, type TenantSloView } from "./schemas";
-import { freshnessDaily, freshnessSummary, SLI_SETTINGS, type DailyRow, type SummaryRow } from "./sql";
+import {
+  freshnessDaily,
+  freshnessSummary,
+  reachFor,
+  ROLLED_REACH,
+  SLI_SETTINGS,
+  type DailyRow,
+  type SummaryRow,
+} from "./sql";
 
 // The freshness SLO per tenant for the API and the dashboard (docs/operations.md#freshness-slo):
 // figures computed at each read from the tasks' own timestamps (lib/slo/sql.ts), and the tenant's
@@ -30,7 +38,8 @@ function summaryOf(r: SummaryRow, d: SloDefaults): TenantSloSummary {
 }
 
 async function summaries(db: Db, tenants: string[] | null, d: SloDefaults): Promise<TenantSloSummary[]> {
-  const s = freshnessSummary(tenants, d);
+  const [{ behind }] = await db.$queryRawUnsafe<{ behind: number | null }[]>(ROLLED_REACH, tenants, d.targetSeconds);
+  const s = freshnessSummary(tenants, d, reachFor(d, behind));
   return (await db.$queryRawUnsafe<SummaryRow[]>(s.text, ...s.values)).map((r) => summaryOf(r, d));
 }
 

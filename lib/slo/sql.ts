@@ -47,7 +47,11 @@ const EVENTS = `scope AS (
          coalesce(t.freshness_objective, $2::float8) AS objective,
          coalesce(t.freshness_target_seconds, $3::int) AS target_seconds,
          t.freshness_objective IS NOT NULL AS custom_objective,
-         t.freshness_target_seconds IS NOT NULL AS custom_target
+         t.freshness_target_seconds IS NOT NULL AS custom_target,
+         -- Hours before this are counted in freshness_hours (lib/slo/rollup.ts), when they were
+         -- rolled up under the target in force now; else nothing is (null).
+         CASE WHEN t.freshness_rolled_target = coalesce(t.freshness_target_seconds, $3::int)
+              THEN t.freshness_rolled_until END AS rolled_until
     FROM tenants t
    WHERE $1::text[] IS NULL OR t.id = ANY($1::text[])
 ), events AS (
@@ -142,19 +146,23 @@ export type SummaryRow = {
   pending: number;
 };
 
-/** Per tenant in scope (every one, with or without publishes): its objective and the window's counts. */
-export function freshnessSummary(tenants: string[] | null, d: SloDefaults): Statement {
+/**
+ * Per tenant in scope (every one, with or without publishes): its objective and the window's
+ * counts. Hours rolled up are read from freshness_hours, the rest from the tasks (ROLLED_REACH says
+ * how far back that rest reaches); the window's first, partial hour is left out once rolled up.
+ */
+export function freshnessSummary(tenants: string[] | null, d: SloDefaults, reachSeconds = reach(d)): Statement {
   return {
-    text: `WITH ${EVENTS}
+    text: `WITH ${EVENTS}, ${ROLLED("$6")}
 SELECT s.tenant_id, s.objective, s.target_seconds, s.custom_objective, s.custom_target,
-       count(*) FILTER (WHERE e.outcome = 'good' AND e.decided_at > now() - make_interval(secs => $5::float8))::int AS good,
-       count(*) FILTER (WHERE e.outcome = 'bad' AND e.decided_at > now() - make_interval(secs => $5::float8))::int AS bad,
+       (coalesce(r.good[1], 0) + count(*) FILTER (WHERE e.outcome = 'good' AND ${LIVE("$5")}))::int AS good,
+       (coalesce(r.bad[1], 0) + count(*) FILTER (WHERE e.outcome = 'bad' AND ${LIVE("$5")}))::int AS bad,
        count(*) FILTER (WHERE e.outcome = 'pending')::int AS pending
-  FROM scope s LEFT JOIN events e ON e.tenant_id = s.tenant_id
- GROUP BY s.tenant_id, s.objective, s.target_seconds, s.custom_objective, s.custom_target
+  FROM scope s LEFT JOIN events e ON e.tenant_id = s.tenant_id LEFT JOIN rolled r ON r.tenant_id = s.tenant_id
+ GROUP BY s.tenant_id, s.objective, s.target_seconds, s.custom_objective, s.custom_target, r.good, r.bad
  ORDER BY s.tenant_id
  LIMIT 1000`,
-    values: [...base(tenants, d, reach(d)), d.windowDays * 86_400],
+    values: [...base(tenants, d, reachSeconds), d.windowDays * 86_400, [d.windowDays * 86_400]],
   };
 }
 
@@ -183,20 +191,89 @@ export type MetricRow = {
 };
 
 /** Every tenant's counts over each metric window and the SLO window, for /api/metrics: one statement. */
-export function freshnessMetrics(d: SloDefaults): Statement {
+export function freshnessMetrics(d: SloDefaults, reachSeconds = reach(d, LONGEST_WINDOW)): Statement {
   const windows = [...METRIC_WINDOWS.map(([, s]) => s), d.windowDays * 86_400];
-  const cols = windows.flatMap((s) =>
-    ["good", "bad"].map(
-      (o) => `count(*) FILTER (WHERE e.outcome = '${o}' AND e.decided_at > now() - make_interval(secs => ${s}))::int`,
-    ),
+  const long = windows.filter((w) => w >= ROLLED_FROM_SECONDS);
+  const cols = windows.flatMap((w) =>
+    ["good", "bad"].map((o) => {
+      const live = `count(*) FILTER (WHERE e.outcome = '${o}' AND ${w >= ROLLED_FROM_SECONDS ? LIVE(String(w)) : `e.decided_at > now() - make_interval(secs => ${w})`})`;
+      return w >= ROLLED_FROM_SECONDS ? `(coalesce(r.${o}[${long.indexOf(w) + 1}], 0) + ${live})::int` : `${live}::int`;
+    }),
   );
   return {
-    text: `WITH ${EVENTS}
+    text: `WITH ${EVENTS}, ${ROLLED("$5")}
 SELECT s.tenant_id, s.objective, s.target_seconds, ARRAY[${cols.join(", ")}] AS counts
-  FROM scope s LEFT JOIN events e ON e.tenant_id = s.tenant_id
- GROUP BY s.tenant_id, s.objective, s.target_seconds
+  FROM scope s LEFT JOIN events e ON e.tenant_id = s.tenant_id LEFT JOIN rolled r ON r.tenant_id = s.tenant_id
+ GROUP BY s.tenant_id, s.objective, s.target_seconds, r.good, r.bad
  ORDER BY s.tenant_id
  LIMIT 1000`,
-    values: base(null, d, reach(d, Math.max(...windows))),
+    values: [...base(null, d, reachSeconds), long],
+  };
+}
+
+// Windows of a day or more are counted from the hourly roll-ups where they exist (lib/slo/rollup.ts),
+// shorter ones always from the tasks. The longest metric window reaches this far from the tasks
+// when the roll-ups are current.
+export const ROLLED_FROM_SECONDS = 86_400;
+const LONGEST_WINDOW = Math.max(...METRIC_WINDOWS.map(([, s]) => s));
+const SHORT_REACH = Math.max(...METRIC_WINDOWS.map(([, s]) => s).filter((s) => s < ROLLED_FROM_SECONDS));
+
+/**
+ * Per tenant, the rolled-up counts of the windows in `param` (seconds, an int array), good and bad
+ * in that order: the whole hours from the window's start up to the tenant's rolled_until.
+ */
+const ROLLED = (param: string) => `rolled AS (
+  SELECT h.tenant_id,
+         array_agg(g ORDER BY w.ord) AS good, array_agg(b ORDER BY w.ord) AS bad
+    FROM scope s
+    JOIN LATERAL unnest(${param}::int[]) WITH ORDINALITY AS w(secs, ord) ON true
+    CROSS JOIN LATERAL (
+      SELECT s.tenant_id, coalesce(sum(h.good), 0)::int AS g, coalesce(sum(h.bad), 0)::int AS b
+        FROM freshness_hours h
+       WHERE h.tenant_id = s.tenant_id AND h.hour < s.rolled_until
+         AND h.hour >= now() - make_interval(secs => w.secs)
+    ) h
+   WHERE s.rolled_until IS NOT NULL
+   GROUP BY h.tenant_id
+)`;
+
+/** The part of a long window (of `secs` seconds) counted from the tasks: decisions since the roll-ups end. */
+const LIVE = (secs: string) =>
+  `e.decided_at > now() - make_interval(secs => ${secs}::float8) AND (s.rolled_until IS NULL OR e.decided_at >= s.rolled_until)`;
+
+/**
+ * How far back (seconds) the statements above must read the tasks for the tenants in scope: the
+ * oldest end of their roll-ups, at least the short windows; null when one of them has none under
+ * the target in force (then the whole window is read from the tasks). Values: $1 tenants (null =
+ * all), $2 default target seconds.
+ */
+export const ROLLED_REACH = `SELECT CASE WHEN bool_and(t.freshness_rolled_until IS NOT NULL
+                             AND t.freshness_rolled_target = coalesce(t.freshness_target_seconds, $2::int))
+            THEN extract(epoch FROM now() - min(t.freshness_rolled_until))::float8 END AS behind
+  FROM tenants t WHERE $1::text[] IS NULL OR t.id = ANY($1::text[])`;
+
+/** The reach for the statements above given ROLLED_REACH's answer. */
+export function reachFor(d: SloDefaults, behind: number | null, atLeastSeconds = 0): number {
+  if (behind === null) return reach(d, atLeastSeconds);
+  return Math.min(reach(d, atLeastSeconds), Math.max(SHORT_REACH, behind));
+}
+
+/**
+ * One tenant's decided publishes per UTC hour with decisions in [from, until), to insert into
+ * freshness_hours (lib/slo/rollup.ts). The tasks are read an hour further back than `from` needs:
+ * the web process's clock and the database's may differ a little.
+ */
+export function freshnessHoursSql(tenant: string, d: SloDefaults, from: Date, until: Date): Statement {
+  const reachSeconds = Math.max(0, (Date.now() - from.getTime()) / 1000) + 3_600;
+  return {
+    text: `WITH ${EVENTS}
+INSERT INTO freshness_hours (tenant_id, hour, good, bad)
+SELECT e.tenant_id, date_trunc('hour', e.decided_at, 'UTC'),
+       count(*) FILTER (WHERE e.outcome = 'good')::int, count(*) FILTER (WHERE e.outcome = 'bad')::int
+  FROM events e
+ WHERE e.outcome IN ('good', 'bad') AND e.decided_at >= $5::timestamptz AND e.decided_at < $6::timestamptz
+ GROUP BY 1, 2
+ON CONFLICT (tenant_id, hour) DO UPDATE SET good = EXCLUDED.good, bad = EXCLUDED.bad`,
+    values: [...base([tenant], d, reachSeconds), from, until],
   };
 }
