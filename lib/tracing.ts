@@ -8,6 +8,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type HrTime,
   type Span,
   type Tracer,
 } from "@opentelemetry/api";
@@ -82,6 +83,23 @@ export function withContext<T>(ctx: Context, fn: () => T): T {
   return context.with(ctx, fn);
 }
 
+// The SDK turns a performance.now() reading into wall time with an offset it takes from Date.now()
+// as each span is made, so spans recorded after the fact move by up to a millisecond against each
+// other and a trace shows steps out of the order they ran. Readings go in as absolute times on one
+// origin taken at start instead (whole seconds and the rest kept apart, so no nanosecond is lost
+// to a double's precision at 1.8e12 ms).
+const ORIGIN_MS = Date.now() - performance.now();
+const ORIGIN_S = Math.floor(ORIGIN_MS / 1000);
+const ORIGIN_REST_MS = ORIGIN_MS - ORIGIN_S * 1000;
+
+/** A performance.now() reading as an absolute time on this process's one origin. */
+export function hrTimeAt(ms: number): HrTime {
+  const rest = ORIGIN_REST_MS + ms;
+  const s = Math.floor(rest / 1000);
+  const ns = Math.min(999_999_999, Math.round((rest - s * 1000) * 1e6));
+  return [ORIGIN_S + s, ns];
+}
+
 /**
  * Spans of one held task in the worker, recorded after the fact with the times the pipeline
  * measured (performance.now() values): a batch's steps are shared by its tasks, which belong to
@@ -99,15 +117,19 @@ export function startTaskSpan(
   attributes: Attributes,
   startTime?: number,
 ): { span: Span; steps: TaskTrace } {
-  const span = tracer.startSpan(name, { kind: SpanKind.CONSUMER, attributes, startTime }, contextOf(traceparent));
+  const span = tracer.startSpan(
+    name,
+    { kind: SpanKind.CONSUMER, attributes, startTime: hrTimeAt(startTime ?? performance.now()) },
+    contextOf(traceparent),
+  );
   const parent = trace.setSpan(ROOT_CONTEXT, span);
   return {
     span,
     steps: {
       span(step, start, end, attrs, error) {
-        const s = tracer.startSpan(step, { startTime: start, attributes: attrs }, parent);
+        const s = tracer.startSpan(step, { startTime: hrTimeAt(start), attributes: attrs }, parent);
         if (error !== undefined) failSpan(s, error);
-        s.end(end);
+        s.end(hrTimeAt(end));
       },
     },
   };
@@ -122,5 +144,7 @@ export function recordSpan(
   end: number,
   attributes?: Attributes,
 ): void {
-  tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: start, attributes }, contextOf(traceparent)).end(end);
+  tracer
+    .startSpan(name, { kind: SpanKind.INTERNAL, startTime: hrTimeAt(start), attributes }, contextOf(traceparent))
+    .end(hrTimeAt(end));
 }

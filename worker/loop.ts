@@ -28,7 +28,7 @@ import { reconcileTick } from "../lib/reconcile/reconcile";
 import { log } from "../lib/log";
 import { newPool, run } from "../lib/db/pool";
 import { recordTask, type TaskOutcome } from "../lib/pipeline/metrics";
-import { activeTracer, failSpan, recordSpan, startTaskSpan } from "../lib/tracing";
+import { activeTracer, failSpan, hrTimeAt, recordSpan, startTaskSpan } from "../lib/tracing";
 import type { ErrorCode } from "../lib/domain/constants";
 import { configureParsePool, parseLimitsOf } from "../lib/pipeline/parsers/sandbox";
 import { LocalEmbedder } from "../lib/embedding";
@@ -571,7 +571,8 @@ export class Worker {
             else log.error({ err: e, taskId: lease.taskId }, "could not record task failure");
           }
         } finally {
-          traced?.span.end();
+          // On the same origin as its steps (lib/tracing.ts), so it ends after them.
+          traced?.span.end(hrTimeAt(performance.now()));
           entry.switching = true;
           clearInterval(hb);
           this.inflight.delete(slot);
