@@ -10,6 +10,8 @@ const TOKEN = "overview-token-0123456789abcdef";
 beforeAll(async () => {
   t = await createTestDb();
   process.env.DATABASE_URL = t.url;
+  // Each case scrapes right after its own writes: no answer shared from an earlier scrape.
+  process.env.DASHBOARD_SHARED_READ_MS = "0";
   process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = TOKEN;
   await t.pool.query(`INSERT INTO tenants (id, name) VALUES ('ov', 'ov')`);
   // 60 documents; document i has business version 1 + (i % 3) and a task mix driven by i.

@@ -14,6 +14,8 @@ const TOKEN = "hygiene-token-0123456789abcdef";
 beforeAll(async () => {
   t = await createTestDb();
   process.env.DATABASE_URL = t.url;
+  // Each case scrapes right after its own writes: no answer shared from an earlier scrape.
+  process.env.DASHBOARD_SHARED_READ_MS = "0";
   process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN = TOKEN;
 });
 afterAll(async () => {
