@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { expect, test as base, type APIRequestContext, type Page } from "@playwright/test";
 import { SERVICES_URL } from "./services/settings";
+import { checkedSoFar, recordBrowserAnswer, takeProblems, watchRequests } from "./support/contract";
 
 /** The bootstrap token the web server is started with (playwright.config.ts sets the same value). */
 export const E2E_TOKEN = process.env.INDEXWRIGHT_BOOTSTRAP_TOKEN ?? "e2e-bootstrap-token-0123456789abcdef";
@@ -122,9 +124,16 @@ export async function clearProviderRule(request: APIRequestContext, match: strin
 type Fixtures = {
   /** A page already signed in with the bootstrap token, sitting on /documents. */
   signedIn: Page;
+  /** Every API answer of the test checked against the served OpenAPI document (support/contract.ts). */
+  contract: void;
 };
 
-export const test = base.extend<Fixtures>({
+type WorkerFixtures = {
+  /** At the end of the run: how many answers of each operation were checked, in reports/. */
+  contractSummary: void;
+};
+
+export const test = base.extend<Fixtures, WorkerFixtures>({
   // (The second parameter is Playwright's `use`, renamed so React lint rules do not mistake it for React's.)
   signedIn: async ({ page }, provide) => {
     await signIn(page);
@@ -133,6 +142,31 @@ export const test = base.extend<Fixtures>({
     await expect(page.getByRole("heading", { level: 1, name: "Documents" })).toBeVisible();
     await provide(page);
   },
+  request: async ({ request }, provide) => {
+    await provide(watchRequests(request));
+  },
+  contract: [
+    async ({ context }, provide, info) => {
+      context.on("response", recordBrowserAnswer);
+      await provide();
+      const { answers, problems } = await takeProblems();
+      info.annotations.push({ type: "contract", description: `${answers} API answers checked` });
+      expect(problems, "API answers the served OpenAPI document does not allow").toEqual([]);
+    },
+    { auto: true },
+  ],
+  contractSummary: [
+    async ({}, provide, info) => {
+      await provide();
+      const checked = await checkedSoFar();
+      mkdirSync("reports", { recursive: true });
+      writeFileSync(
+        `reports/e2e-contract-${info.workerIndex}.json`,
+        JSON.stringify({ answers: Object.values(checked).reduce((a, b) => a + b, 0), operations: checked }, null, 2),
+      );
+    },
+    { scope: "worker", auto: true },
+  ],
 });
 
 export { expect };

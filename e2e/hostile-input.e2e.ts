@@ -1,6 +1,7 @@
 import { request as playwrightRequest, type APIRequestContext, type APIResponse } from "@playwright/test";
 import type pg from "pg";
 import { E2E_TOKEN, expect, test, uniqueKey } from "./fixtures";
+import { watchRequests } from "./support/contract";
 import { E2E_PORTS } from "./services/settings";
 import { rawRequest, type RawRequest } from "./support/raw-http";
 import { connectAppDb, contentSnapshot, snapshotDiff, type Snapshot } from "./support/content-snapshot";
@@ -1760,7 +1761,7 @@ test.describe.serial("hostile input", () => {
 
   test.beforeAll(async () => {
     test.setTimeout(300_000);
-    api = await playwrightRequest.newContext({ baseURL: APP_URL });
+    api = watchRequests(await playwrightRequest.newContext({ baseURL: APP_URL }));
     db = connectAppDb(E2E_PORTS.db);
     await db.connect();
     s = await seed();

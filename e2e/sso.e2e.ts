@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { unwrap } from "../lib/client";
 import { attachShot, expect, shooter, signIn, signOut, test, uniqueKey } from "./fixtures";
+import { recordBrowserAnswer } from "./support/contract";
 import { apiClient } from "./support/api";
 import { FAKE_OIDC } from "./services/settings";
 
@@ -39,6 +40,7 @@ test("single sign-on: a person an admin added comes in through the provider; an 
 
   await test.step("an admin sees the open session and signs them out everywhere", async () => {
     const adminContext = await browser.newContext();
+    adminContext.on("response", recordBrowserAnswer);
     const admin = await adminContext.newPage();
     try {
       await signIn(admin);

@@ -2,6 +2,7 @@ import { expect } from "@playwright/test";
 import { createIndexwrightClient, unwrap, type IndexwrightClient, type operations } from "../../lib/client";
 import { E2E_TOKEN } from "../fixtures";
 import { E2E_PORTS } from "../services/settings";
+import { recordingFetch } from "./contract";
 
 // Seeding and reading through the typed client (lib/client), as the CLI and scripts do: a path,
 // body or answer that drifts from the OpenAPI document fails to compile here instead of failing
@@ -12,7 +13,7 @@ export const APP_URL = `http://127.0.0.1:${E2E_PORTS.app}`;
 
 /** A typed client against the e2e app, authorised by `token` (the bootstrap token by default). */
 export function apiClient(token: string = E2E_TOKEN): IndexwrightClient {
-  return createIndexwrightClient({ baseUrl: APP_URL, token });
+  return createIndexwrightClient({ baseUrl: APP_URL, token, fetch: recordingFetch });
 }
 
 export type PublishBody = operations["publishVersion"]["requestBody"]["content"]["application/json"];
