@@ -3,9 +3,10 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { OpenAPIBackend, type Document as BackendDocument, type Operation } from "openapi-backend";
+import type { OpenAPIBackend, Operation } from "openapi-backend";
 import { Validator as OpenApiSchemaValidator } from "@seriousme/openapi-schema-validator";
 import { createTestDb, type TestDb } from "../helpers/db";
+import { openApiBackend } from "../../e2e/support/contract";
 import { ROUTES, type RouteRule } from "../../lib/http/routes";
 import type { Worker } from "../../worker/loop";
 
@@ -100,19 +101,7 @@ beforeAll(async () => {
   );
   expect(res.status).toBe(200);
   doc = (await res.json()) as Doc;
-  served = new OpenAPIBackend({
-    definition: structuredClone(doc) as unknown as BackendDocument,
-    // quick: its own check of the document is OpenAPI 3.0's, which a 3.1 document fails on every
-    // `type: [..., "null"]`; the 3.1 check is @seriousme/openapi-schema-validator's, below.
-    quick: true,
-    // OpenAPI 3.1 schemas are JSON Schema 2020-12, and formats (date-time, uuid) are part of the contract.
-    customizeAjv: (_ajv, opts) => {
-      const a = new Ajv2020({ ...opts, strict: false, allErrors: true });
-      addFormats(a);
-      return a as unknown as typeof _ajv;
-    },
-  });
-  await served.init();
+  served = await openApiBackend(doc);
   // Imported after LOG_LEVEL is set: the logger reads it once.
   const { testWorker, waitFor: wait } = await import("../helpers/worker");
   waitFor = wait;
